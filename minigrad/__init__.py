@@ -1,0 +1,14 @@
+"""minigrad: a small autograd engine on numpy, readable op by op.
+
+    from minigrad import Tensor
+    import minigrad.functional as F
+"""
+from . import functional, ops
+from .engine import Function, Tensor, grad, is_grad_enabled, no_grad, unbroadcast
+from .gradcheck import GradcheckError, gradcheck
+
+__all__ = [
+    "Function", "GradcheckError", "Tensor", "functional", "grad", "gradcheck",
+    "is_grad_enabled", "no_grad", "ops", "unbroadcast",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,83 @@
+"""Check analytic gradients against central finite differences: the way to trust a new op."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .engine import Tensor
+
+
+class GradcheckError(AssertionError):
+    """An analytic gradient disagreed with the finite-difference estimate."""
+
+
+def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
+              atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0) -> bool:
+    """Check `fn(*inputs)`'s backward against central differences, for every entry of every input
+    that requires grad.
+
+    The output is projected on a random upstream gradient u (seeded), so the scalar checked is
+    f = sum(fn(*inputs) * u): a plain `.sum()` would hide gradients that are transposed or
+    permuted. Each entry x_j is nudged in place, numeric_j = (f(x_j + eps) - f(x_j - eps)) / 2eps,
+    and must satisfy |analytic_j - numeric_j| <= atol + rtol * |numeric_j|.
+
+    Inputs that require grad must be float64 (float32 differences are too coarse to compare);
+    `fn` may also use them through closures (e.g. a module's parameters), since entries are
+    perturbed in place and restored.
+
+    Returns True, or raises GradcheckError naming the input, the worst entry, and both values.
+    """
+    checked = [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not checked:
+        raise ValueError("gradcheck: no input requires grad; create them with requires_grad=True")
+    for i, t in checked:
+        if t.dtype != np.float64:
+            raise TypeError(f"gradcheck: input {_label(i, t)} is {t.dtype}; use float64 inputs "
+                            f"(e.g. Tensor(x, dtype=np.float64, requires_grad=True))")
+        if not t.data.flags.c_contiguous:
+            t.data = np.ascontiguousarray(t.data)  # so the flat view below writes into it
+
+    out = fn(*inputs)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"gradcheck: fn must return a Tensor, got {type(out).__name__}")
+    upstream = np.random.default_rng(seed).standard_normal(out.shape)
+
+    saved_grads = [t.grad for _, t in checked]
+    for _, t in checked:
+        t.grad = None
+    try:
+        out.backward(upstream)
+        analytic = [np.zeros_like(t.data) if t.grad is None else t.grad for _, t in checked]
+    finally:
+        for (_, t), g in zip(checked, saved_grads):
+            t.grad = g
+
+    def projected() -> float:
+        return float(np.sum(fn(*inputs).data * upstream))
+
+    for (i, t), a_grad in zip(checked, analytic):
+        numeric = np.zeros_like(t.data)
+        flat = t.data.reshape(-1)  # a view: writing to it perturbs the input in place
+        for j in range(flat.size):
+            original = flat[j]
+            flat[j] = original + eps
+            plus = projected()
+            flat[j] = original - eps
+            minus = projected()
+            flat[j] = original
+            numeric.flat[j] = (plus - minus) / (2 * eps)
+        error = np.abs(a_grad - numeric) - (atol + rtol * np.abs(numeric))
+        if np.any(error > 0) or not np.all(np.isfinite(a_grad)):
+            worst = np.unravel_index(np.argmax(np.where(np.isfinite(error), error, np.inf)),
+                                     t.shape)
+            raise GradcheckError(
+                f"gradcheck: gradient of input {_label(i, t)} (shape {t.shape}) is wrong at "
+                f"index {tuple(int(k) for k in worst)}: analytic {a_grad[worst]:.8g}, numeric "
+                f"{numeric[worst]:.8g} (atol={atol}, rtol={rtol}); "
+                f"{int(np.sum(error > 0))} of {t.size} entries disagree")
+    return True
+
+
+def _label(index: int, tensor: Tensor) -> str:
+    return f"{index} ({tensor.name!r})" if tensor.name else str(index)

@@ -1,0 +1,68 @@
+"""Reductions over `axis` (an int, a tuple of ints, or None for all axes), with `keepdims`.
+Their backward spreads G back over the reduced axes (`_expand`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import Function
+
+
+def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for ax in axes:
+        if not -ndim <= ax < max(ndim, 1):
+            raise ValueError(f"{op}: axis {ax} is out of range for a tensor with {ndim} dims")
+    return tuple(sorted(ax % ndim for ax in axes)) if ndim else ()
+
+
+def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]):
+    """Broadcast a reduced gradient back to the input's shape (a read-only view, no copy)."""
+    if not keepdims:
+        g = np.expand_dims(g, axes)
+    return np.broadcast_to(g, shape)
+
+
+class Sum(Function):
+    """out = a.sum(axis).   da = G broadcast back over the summed axes"""
+
+    def forward(self, a, axis=None, keepdims=False):
+        self.axes = _normalize_axis("Sum", axis, a.ndim)
+        self.keepdims, self.shape = keepdims, a.shape
+        return a.sum(axis=self.axes, keepdims=keepdims)
+
+    def backward(self, g):
+        return _expand(g, self.axes, self.keepdims, self.shape)
+
+
+class Mean(Function):
+    """out = a.mean(axis).   da = G / n broadcast back over the averaged axes (n of them)"""
+
+    def forward(self, a, axis=None, keepdims=False):
+        self.axes = _normalize_axis("Mean", axis, a.ndim)
+        self.keepdims, self.shape = keepdims, a.shape
+        self.count = int(np.prod([a.shape[ax] for ax in self.axes]))
+        return a.mean(axis=self.axes, keepdims=keepdims)
+
+    def backward(self, g):
+        return _expand(g / g.dtype.type(self.count), self.axes, self.keepdims, self.shape)
+
+
+class Max(Function):
+    """out = a.max(axis).   da = G at the arg-max, 0 elsewhere; k tied maxima get G / k each"""
+
+    def forward(self, a, axis=None, keepdims=False):
+        self.axes = _normalize_axis("Max", axis, a.ndim)
+        if a.size == 0:
+            raise ValueError(f"Max: cannot take the max of an empty tensor of shape {a.shape}")
+        self.keepdims = keepdims
+        out = a.max(axis=self.axes, keepdims=True)
+        self.is_max = a == out
+        return out if keepdims else np.squeeze(out, axis=self.axes)
+
+    def backward(self, g):
+        if not self.keepdims:
+            g = np.expand_dims(g, self.axes)
+        ties = self.is_max.sum(axis=self.axes, keepdims=True)
+        return np.where(self.is_max, g / ties.astype(g.dtype), g.dtype.type(0))

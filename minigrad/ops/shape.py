@@ -1,0 +1,99 @@
+"""Ops that move entries around without arithmetic: their backward moves G back the same way."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine import Function, Tensor
+
+
+class Reshape(Function):
+    """out = a.reshape(shape).   da = G.reshape(a.shape)"""
+
+    def forward(self, a, shape):
+        self.in_shape = a.shape
+        try:
+            return a.reshape(shape)
+        except ValueError:
+            raise ValueError(f"Reshape: cannot reshape a tensor of shape {a.shape} "
+                             f"({a.size} entries) into {tuple(shape)}") from None
+
+    def backward(self, g):
+        return g.reshape(self.in_shape)
+
+
+class Transpose(Function):
+    """out = a.transpose(axes) (axes=None reverses them).   da = G.transpose(argsort(axes))"""
+
+    def forward(self, a, axes=None):
+        axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(ax % max(a.ndim, 1) for ax in axes)
+        if sorted(axes) != list(range(a.ndim)):
+            raise ValueError(f"Transpose: axes {axes} are not a permutation of the "
+                             f"{a.ndim} axes of a tensor of shape {a.shape}")
+        self.inverse = tuple(np.argsort(axes))
+        return a.transpose(axes)
+
+    def backward(self, g):
+        return g.transpose(self.inverse)
+
+
+def _is_advanced(index) -> bool:
+    """True when numpy would use advanced (integer-array) indexing, which can repeat entries."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (np.ndarray, list)) for p in parts)
+
+
+class GetItem(Function):
+    """out = a[index]  (ints, slices, None, Ellipsis, integer arrays).
+    da = zeros like a, with G scatter-added at `index` (repeated indices accumulate)"""
+
+    def forward(self, a, index):
+        if isinstance(index, Tensor):
+            index = index.data
+        elif isinstance(index, tuple):
+            index = tuple(i.data if isinstance(i, Tensor) else i for i in index)
+        self.index, self.shape = index, a.shape
+        try:
+            return a[index]
+        except IndexError as err:
+            raise IndexError(f"GetItem: {err} (tensor shape {a.shape})") from None
+
+    def backward(self, g):
+        da = np.zeros(self.shape, dtype=g.dtype)
+        if _is_advanced(self.index):
+            np.add.at(da, self.index, g)
+        else:
+            da[self.index] = g  # basic indexing picks each entry at most once
+        return da
+
+
+class Concat(Function):
+    """out = concatenate(tensors, axis).   d tensor_i = the slice of G that tensor_i filled"""
+
+    def forward(self, *arrays, axis=0):
+        try:
+            out = np.concatenate(arrays, axis=axis)
+        except ValueError:
+            raise ValueError(f"Concat: cannot concatenate shapes {[a.shape for a in arrays]} "
+                             f"along axis {axis}") from None
+        self.axis = axis % out.ndim
+        self.splits = np.cumsum([a.shape[self.axis] for a in arrays])[:-1]
+        return out
+
+    def backward(self, g):
+        return tuple(np.split(g, self.splits, axis=self.axis))
+
+
+class Stack(Function):
+    """out = stack(tensors, axis) (a new axis).   d tensor_i = G taken at position i of that axis"""
+
+    def forward(self, *arrays, axis=0):
+        try:
+            out = np.stack(arrays, axis=axis)
+        except ValueError:
+            raise ValueError(f"Stack: tensors must all have the same shape, got "
+                             f"{[a.shape for a in arrays]}") from None
+        self.axis = axis % out.ndim
+        return out
+
+    def backward(self, g):
+        return tuple(np.moveaxis(g, self.axis, 0))

@@ -1,0 +1,1 @@
+"""Models built only on minigrad: attention and a character-level GPT."""

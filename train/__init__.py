@@ -1,0 +1,1 @@
+"""`python -m train`: train a character-level GPT on a text file."""
