@@ -3,12 +3,12 @@
     from minigrad import Tensor
     import minigrad.functional as F
 """
-from . import functional, ops
+from . import functional, nn, ops, optim
 from .engine import Function, Tensor, grad, is_grad_enabled, no_grad, unbroadcast
 from .gradcheck import GradcheckError, gradcheck
 
 __all__ = [
     "Function", "GradcheckError", "Tensor", "functional", "grad", "gradcheck",
-    "is_grad_enabled", "no_grad", "ops", "unbroadcast",
+    "is_grad_enabled", "nn", "no_grad", "ops", "optim", "unbroadcast",
 ]
 __version__ = "0.1.0"

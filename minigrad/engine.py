@@ -233,11 +233,14 @@ class Tensor:
     # ---- arithmetic: thin wrappers over the ops ----
     def _lift(self, other: ArrayLike) -> Tensor:
         """A Python or numpy scalar takes this tensor's dtype (as in PyTorch): float64 math stays
-        exact, float32 math never up-casts."""
+        exact, float32 math never up-casts. With an integer or bool tensor the scalar keeps its
+        own type and numpy promotes (int_tensor * 0.5 is float, not truncated to 0)."""
         if isinstance(other, Tensor):
             return other
         if isinstance(other, (int, float, np.number)):
-            return Tensor._make(np.asarray(other, dtype=self.data.dtype))
+            if self.data.dtype.kind == "f":
+                return Tensor._make(np.asarray(other, dtype=self.data.dtype))
+            return Tensor._make(np.asarray(other))
         return Tensor(other)
 
     def __add__(self, other: ArrayLike) -> Tensor:

@@ -2,6 +2,7 @@
 input's shape with `unbroadcast`. G is the gradient of the output, `out` the forward result."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -9,9 +10,33 @@ import numpy as np
 from ..engine import Function, unbroadcast
 
 
+def _broadcasting(forward):
+    """Decorate a broadcasting op's `forward(self, *arrays)` so that inputs whose shapes do not
+    broadcast raise a ValueError naming the op and the shapes, instead of numpy's bare message.
+    The try costs nothing on success; the shapes are only examined after a failure."""
+
+    @functools.wraps(forward)
+    def checked(self, *arrays, **settings):
+        try:
+            return forward(self, *arrays, **settings)
+        except ValueError:
+            shapes = [np.shape(x) for x in (*arrays, *settings.values())
+                      if isinstance(x, np.ndarray)]
+            try:
+                np.broadcast_shapes(*shapes)
+            except ValueError:
+                raise ValueError(f"{type(self).__name__}: shapes "
+                                 f"{' and '.join(str(s) for s in shapes)} do not broadcast "
+                                 f"together") from None
+            raise  # some other failure: numpy's own message
+
+    return checked
+
+
 class Add(Function):
     """out = a + b.   da = G,  db = G"""
 
+    @_broadcasting
     def forward(self, a, b):
         self.a_shape, self.b_shape = a.shape, b.shape
         return a + b
@@ -23,6 +48,7 @@ class Add(Function):
 class Sub(Function):
     """out = a - b.   da = G,  db = -G"""
 
+    @_broadcasting
     def forward(self, a, b):
         self.a_shape, self.b_shape = a.shape, b.shape
         return a - b
@@ -35,6 +61,7 @@ class Sub(Function):
 class Mul(Function):
     """out = a * b.   da = G * b,  db = G * a"""
 
+    @_broadcasting
     def forward(self, a, b):
         self.a, self.b = a, b
         return a * b
@@ -48,6 +75,7 @@ class Mul(Function):
 class Div(Function):
     """out = a / b.   da = G / b,  db = -G * a / b**2"""
 
+    @_broadcasting
     def forward(self, a, b):
         self.a, self.b = a, b
         return a / b
@@ -72,6 +100,7 @@ class Neg(Function):
 class Pow(Function):
     """out = a ** b.   da = G * b * a**(b-1),  db = G * out * log(a)"""
 
+    @_broadcasting
     def forward(self, a, b):
         self.a, self.b = a, b
         self.out = a ** b
@@ -201,6 +230,7 @@ class MaskedFill(Function):
 class Where(Function):
     """out = where(cond, a, b).   da = where(cond, G, 0),  db = where(cond, 0, G)"""
 
+    @_broadcasting
     def forward(self, a, b, cond):
         self.cond = np.asarray(cond, dtype=bool)
         self.a_shape, self.b_shape = a.shape, b.shape

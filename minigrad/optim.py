@@ -1,0 +1,149 @@
+"""Optimizers (`SGD`, `AdamW`), gradient clipping and the warm-up + cosine learning-rate schedule.
+
+Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
+override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
+`param.grad`. Parameters whose grad is None are skipped.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+import numpy as np
+
+from .engine import Tensor
+
+
+class Optimizer:
+    """Holds parameter groups and per-parameter state arrays; subclasses implement `step`."""
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], defaults: dict[str, Any]):
+        params = list(params)
+        if not params:
+            raise ValueError(f"{type(self).__name__}: got an empty parameter list")
+        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        self.param_groups: list[dict[str, Any]] = []
+        for group in groups:
+            full = {**defaults, **group, "params": list(group["params"])}
+            self.param_groups.append(full)
+        self.step_count = 0
+        # per-parameter state arrays, named "<state>.<index of the parameter over all groups>"
+        self.state: dict[str, np.ndarray] = {}
+
+    def _params(self) -> Iterable[tuple[int, dict[str, Any], Tensor]]:
+        index = 0
+        for group in self.param_groups:
+            for p in group["params"]:
+                yield index, group, p
+                index += 1
+
+    def zero_grad(self) -> None:
+        for _, _, p in self._params():
+            p.grad = None
+
+    def _buffer(self, name: str, index: int, like: np.ndarray) -> np.ndarray:
+        key = f"{name}.{index}"
+        if key not in self.state:
+            self.state[key] = np.zeros_like(like)
+        return self.state[key]
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """Step count and state buffers as numpy arrays (ready for np.savez)."""
+        return {"step": np.array(self.step_count), **{k: v.copy() for k, v in self.state.items()}}
+
+    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        state = dict(state)
+        if "step" not in state:
+            raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
+        self.step_count = int(state.pop("step"))
+        shapes = {i: p.shape for i, _, p in self._params()}
+        for key, value in state.items():
+            index = int(key.rsplit(".", 1)[1])
+            if shapes.get(index) != value.shape:
+                raise ValueError(f"{type(self).__name__}.load_state_dict: {key} has shape "
+                                 f"{value.shape}, parameter {index} has {shapes.get(index)}")
+        self.state = {k: np.array(v) for k, v in state.items()}
+
+    def step(self) -> None:
+        raise NotImplementedError
+
+
+class SGD(Optimizer):
+    """g = grad + weight_decay * p;  buf = momentum * buf + g;  p -= lr * buf  (buf = g if
+    momentum is 0), as torch.optim.SGD without dampening or Nesterov."""
+
+    def __init__(self, params: Iterable, lr: float, momentum: float = 0.0,
+                 weight_decay: float = 0.0) -> None:
+        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+
+    def step(self) -> None:
+        self.step_count += 1
+        for i, group, p in self._params():
+            if p.grad is None:
+                continue
+            g = p.grad
+            if group["weight_decay"]:
+                g = g + group["weight_decay"] * p.data
+            if group["momentum"]:
+                buf = self._buffer("momentum", i, p.data)
+                buf *= group["momentum"]
+                buf += g
+                g = buf
+            p.data -= group["lr"] * g
+
+
+class AdamW(Optimizer):
+    """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
+        p *= 1 - lr * weight_decay
+        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
+        p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)"""
+
+    def __init__(self, params: Iterable, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.01) -> None:
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
+                                  "weight_decay": weight_decay})
+
+    def step(self) -> None:
+        self.step_count += 1
+        t = self.step_count
+        for i, group, p in self._params():
+            if p.grad is None:
+                continue
+            lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+            g = p.grad
+            m = self._buffer("exp_avg", i, p.data)
+            v = self._buffer("exp_avg_sq", i, p.data)
+            if group["weight_decay"]:
+                p.data *= 1 - lr * group["weight_decay"]
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * (g * g)
+            denom = np.sqrt(v)
+            denom /= math.sqrt(1 - b2 ** t)
+            denom += eps
+            p.data -= (lr / (1 - b1 ** t)) * m / denom
+
+
+def clip_grad_norm_(params: Iterable[Tensor], max_norm: float) -> float:
+    """Scale all gradients together so their global L2 norm is at most `max_norm`; returns the
+    norm before clipping."""
+    grads = [p.grad for p in params if p.grad is not None]
+    total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
+    if total > max_norm:
+        scale = max_norm / (total + 1e-6)
+        for g in grads:
+            g *= g.dtype.type(scale)
+    return total
+
+
+def cosine_lr(step: int, lr: float, min_lr: float, warmup: int, total: int) -> float:
+    """Linear warm-up from ~0 to `lr` over `warmup` steps, then a cosine decay from `lr` to
+    `min_lr` at step `total` (and `min_lr` after)."""
+    if step < warmup:
+        return lr * (step + 1) / (warmup + 1)
+    if step >= total:
+        return min_lr
+    progress = (step - warmup) / max(1, total - warmup)
+    return min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (lr - min_lr)

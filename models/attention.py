@@ -1,0 +1,187 @@
+"""Scaled dot-product and multi-head attention, as in the attention tutorial, on minigrad.
+
+    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V
+
+Each query scores every key by a dot product, the scores are scaled by 1/sqrt(d_k) (so their
+spread does not grow with the head size and saturate the softmax), turned into weights that sum to
+1, and the output is the weighted mix of the values. A mask (True = may attend) hides positions by
+setting their scores to -inf before the softmax, which gives them weight 0.
+
+Run `python -m models.attention` for the tutorial's worked example, step by step.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+import minigrad.functional as F
+from minigrad import Tensor, nn
+
+
+def create_causal_mask(seq_len: int) -> np.ndarray:
+    """Bool (seq_len, seq_len): True where query i may attend key j, i.e. j <= i."""
+    return np.tril(np.ones((seq_len, seq_len), dtype=bool))
+
+
+def _swap_last_two(x: Tensor) -> Tensor:
+    axes = list(range(x.ndim))
+    axes[-2], axes[-1] = axes[-1], axes[-2]
+    return x.transpose(*axes)
+
+
+def scaled_dot_product_attention(query: Any, key: Any, value: Any,
+                                 mask: Any = None) -> tuple[Tensor, Tensor]:
+    """softmax(Q K^T / sqrt(d_k)) V for inputs (..., seq, d) with any leading batch dims.
+
+    `mask` (True = may attend) broadcasts against the scores (..., seq_q, seq_k); a 2-D mask
+    applies to every batch and head. Returns (output, attention_weights); a query whose every key
+    is masked gets all-zero weights (and output), not NaN.
+    """
+    q, k, v = (x if isinstance(x, Tensor) else Tensor(x) for x in (query, key, value))
+    d_k = q.shape[-1]
+    scores = (q @ _swap_last_two(k)) * (1.0 / math.sqrt(d_k))
+    if mask is not None:
+        mask = mask.data if isinstance(mask, Tensor) else np.asarray(mask, dtype=bool)
+        scores = scores.masked_fill(~mask, -np.inf)
+    weights = F.softmax(scores, axis=-1)
+    return weights @ v, weights
+
+
+class KVCache:
+    """Keys and values of the tokens seen so far, (batch, heads, seq, head_dim) each, so that
+    generating a token attends over them instead of recomputing the whole prefix."""
+
+    def __init__(self) -> None:
+        self.keys: np.ndarray | None = None
+        self.values: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return 0 if self.keys is None else self.keys.shape[-2]
+
+    def extend(self, keys: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:
+        """Append the new positions; return all keys and values so far."""
+        if self.keys is None:
+            self.keys, self.values = keys.data, values.data
+        else:
+            self.keys = np.concatenate([self.keys, keys.data], axis=-2)
+            self.values = np.concatenate([self.values, values.data], axis=-2)
+        return Tensor(self.keys), Tensor(self.values)
+
+
+class MultiHeadAttention(nn.Module):
+    """Project to queries, keys and values, split the embedding into `num_heads` heads, attend in
+    each head independently, concatenate the heads and project back.
+
+    `forward(query, key, value, mask=None)` takes (batch, seq, embedding_dimension) inputs; the
+    last attention weights, (batch, heads, seq_q, seq_k), are kept in `attention_weights`.
+    """
+
+    def __init__(self, embedding_dimension: int, num_heads: int,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__()
+        if num_heads <= 0 or embedding_dimension % num_heads != 0:
+            raise ValueError(f"MultiHeadAttention: embedding_dimension ({embedding_dimension}) "
+                             f"must be divisible by num_heads ({num_heads})")
+        self.num_heads = num_heads
+        self.head_dim = embedding_dimension // num_heads
+        self.W_q = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
+        self.W_k = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
+        self.W_v = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
+        self.W_o = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
+        self.attention_weights: np.ndarray | None = None
+
+    def _split_heads(self, x: Tensor) -> Tensor:
+        batch, seq, _ = x.shape  # (B, T, C) -> (B, H, T, D)
+        return x.reshape(batch, seq, self.num_heads, self.head_dim).transpose(0, 2, 1, 3)
+
+    def forward(self, query: Any, key: Any, value: Any, mask: Any = None,
+                cache: KVCache | None = None) -> Tensor:
+        """With a `cache`, key/value are only the new positions; earlier ones come from it."""
+        q = self._split_heads(self.W_q(_as_tensor(query)))
+        k = self._split_heads(self.W_k(_as_tensor(key)))
+        v = self._split_heads(self.W_v(_as_tensor(value)))
+        if cache is not None:
+            k, v = cache.extend(k, v)
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
+        self.attention_weights = weights.data
+        batch, _, seq, _ = out.shape
+        merged = out.transpose(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
+        return self.W_o(merged)
+
+
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+# ----------------------------------------------------------------------------------------------
+# The tutorial's demo: python -m models.attention
+# ----------------------------------------------------------------------------------------------
+SHADES = " ░▒▓█"
+LEGEND = "legend: ' ' 0  ░ .25  ▒ .5  ▓ .75  █ 1   (rows: queries, columns: keys)"
+
+
+def heatmap(weights: np.ndarray, row_labels: list[str], col_labels: list[str],
+            show_values: bool = True, cell_width: int | None = None) -> str:
+    """Weights in [0, 1] as a grid of block shades (darker = more attention), one row per query.
+
+    With `show_values` each cell also prints the weight; without, cells are `cell_width`
+    characters of shade only, so 40 keys fit in 80 columns."""
+    if cell_width is None:
+        cell_width = 8 if show_values else 2
+    width = max([cell_width] + [len(c) + 1 for c in col_labels])
+    label_w = max(len(r) for r in row_labels)
+    lines = [" " * (label_w + 1) + "".join(c.center(width) for c in col_labels).rstrip()]
+    for label, row in zip(row_labels, weights):
+        cells = []
+        for w in row:
+            shade = SHADES[min(len(SHADES) - 1, int(round(float(w) * (len(SHADES) - 1))))]
+            cell = f"{shade * 2} {w:.2f}" if show_values else shade * cell_width
+            cells.append(cell.center(width))
+        lines.append(f"{label.rjust(label_w)} " + "".join(cells).rstrip())
+    lines.append(LEGEND)
+    return "\n".join(lines)
+
+
+def _table(matrix: np.ndarray, labels: list[str]) -> str:
+    header = " " * 6 + "".join(f"{c:>8}" for c in labels)
+    rows = [f"{r:>5} " + "".join(f"{x:8.4f}" for x in row) for r, row in zip(labels, matrix)]
+    return "\n".join([header, *rows])
+
+
+def demo() -> None:
+    tokens = ["cat", "sat", "mat"]
+    X = np.array([[1.0, 0.5, 0.2, 0.8], [0.3, 0.9, 0.1, 0.4], [0.6, 0.2, 0.7, 0.3]])
+    print("Scaled dot-product attention, step by step (identity projections: Q = K = V = X)\n")
+    print("X (one row per token, d_k = 4):")
+    for t, row in zip(tokens, X):
+        print(f"  {t}: {row}")
+    q = k = v = Tensor(X, dtype=np.float64)
+    d_k = X.shape[-1]
+    scores = q @ k.T
+    print(f"\n1. scores = Q K^T  (query row . key column)\n{_table(scores.data, tokens)}")
+    scaled = scores * (1 / math.sqrt(d_k))
+    print(f"\n2. scaled = scores / sqrt(d_k) = scores / {math.sqrt(d_k):g}\n"
+          f"{_table(scaled.data, tokens)}")
+    weights = F.softmax(scaled, axis=-1)
+    print(f"\n3. weights = softmax(scaled) (each row sums to 1)\n{_table(weights.data, tokens)}")
+    output = weights @ v
+    print("\n4. output = weights V (each token becomes a weighted mix of the values)")
+    for t, row in zip(tokens, output.data):
+        print(f"  {t}: {np.round(row, 4)}")
+    out, w = scaled_dot_product_attention(X, X, X)
+    assert np.allclose(out.data, output.data)
+    print("\nscaled_dot_product_attention(X, X, X) gives the same output.\n")
+    print(heatmap(w.data, tokens, tokens))
+
+    print("\nWith a causal mask (a token sees only itself and the tokens before it):")
+    mask = create_causal_mask(3)
+    print("mask =\n" + "\n".join("  " + " ".join("1" if m else "0" for m in row) for row in mask))
+    _, w_causal = scaled_dot_product_attention(X, X, X, mask)
+    print()
+    print(heatmap(w_causal.data, tokens, tokens))
+
+
+if __name__ == "__main__":
+    demo()
