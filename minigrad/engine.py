@@ -419,7 +419,7 @@ def _backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         fn = tensor.grad_fn
         report = tensor._retains_grad or fn is None if wanted_ids is None else key in wanted_ids
         if report:
-            yield tensor, (g if key in owned else g.copy())
+            yield tensor, (g if key in owned else np.array(g))  # a copy, and never a scalar
         owned.discard(key)
         if fn is None:
             continue
@@ -441,7 +441,9 @@ def _backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             elif pkey in owned:
                 previous += pg
             else:
-                grads[pkey] = previous + pg
+                # asarray: for 0-d gradients numpy's `+` returns a scalar, and `+=` on a scalar
+                # would rebind the local name instead of accumulating in place
+                grads[pkey] = np.asarray(previous + pg)
                 owned.add(pkey)
         if not retain_graph:
             fn.__dict__.clear()  # saved arrays, inputs: the graph below is released

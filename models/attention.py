@@ -118,8 +118,9 @@ def _as_tensor(x: Any) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 # The tutorial's demo: python -m models.attention
 # ----------------------------------------------------------------------------------------------
-SHADES = " ░▒▓█"
-LEGEND = "legend: ' ' 0  ░ .25  ▒ .5  ▓ .75  █ 1   (rows: queries, columns: keys)"
+SHADES = " .:░▒▓█"  # weight 0, then up to 1/6, 2/6, ... 6/6
+LEGEND = ("legend: ' ' 0  . <=1/6  : <=2/6  ░ <=3/6  ▒ <=4/6  ▓ <=5/6  █ <=1"
+          "   (rows: queries, columns: keys)")
 
 
 def heatmap(weights: np.ndarray, row_labels: list[str], col_labels: list[str],
@@ -130,13 +131,13 @@ def heatmap(weights: np.ndarray, row_labels: list[str], col_labels: list[str],
     characters of shade only, so 40 keys fit in 80 columns."""
     if cell_width is None:
         cell_width = 8 if show_values else 2
-    width = max([cell_width] + [len(c) + 1 for c in col_labels])
+    width = max([cell_width] + [len(c) for c in col_labels])
     label_w = max(len(r) for r in row_labels)
     lines = [" " * (label_w + 1) + "".join(c.center(width) for c in col_labels).rstrip()]
     for label, row in zip(row_labels, weights):
         cells = []
         for w in row:
-            shade = SHADES[min(len(SHADES) - 1, int(round(float(w) * (len(SHADES) - 1))))]
+            shade = SHADES[min(len(SHADES) - 1, math.ceil(round(float(w), 2) * (len(SHADES) - 1)))]
             cell = f"{shade * 2} {w:.2f}" if show_values else shade * cell_width
             cells.append(cell.center(width))
         lines.append(f"{label.rjust(label_w)} " + "".join(cells).rstrip())

@@ -217,7 +217,11 @@ class MaskedFill(Function):
 
     def forward(self, a, mask, value):
         mask = np.asarray(mask, dtype=bool)
-        if np.broadcast_shapes(mask.shape, a.shape) != a.shape:
+        try:
+            fits = np.broadcast_shapes(mask.shape, a.shape) == a.shape
+        except ValueError:  # shapes that do not broadcast at all
+            fits = False
+        if not fits:
             raise ValueError(f"MaskedFill: mask of shape {mask.shape} does not broadcast to the "
                              f"tensor's shape {a.shape}")
         self.mask = mask

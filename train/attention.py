@@ -1,0 +1,69 @@
+"""Show which characters each character attends to, per head, as in the attention tutorial:
+
+    python -m train.attention [--out DIR | --checkpoint PATH] --text TEXT [--layer L] [--head H]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from minigrad import no_grad
+from models.attention import heatmap
+
+from . import checkpoint
+from .errors import UsageError, run_cli
+from .sample import add_checkpoint_options, checkpoint_path
+
+VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥"}
+WIDTH = 80
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.attention",
+                                description="Heatmaps of a trained model's attention weights.")
+    add_checkpoint_options(p)
+    p.add_argument("--text", required=True, help="the text to look at (up to block_size "
+                   "characters; about 40 fit in 80 columns)")
+    p.add_argument("--layer", type=int, default=-1, help="which block (default the last; "
+                   "negative counts from the end)")
+    p.add_argument("--head", type=int, default=None, help="which head (default all)")
+    args = p.parse_args(argv)
+
+    model, tokenizer = checkpoint.load(checkpoint_path(args)).build_model()
+    n_layer, n_head = model.config.n_layer, model.config.n_head
+    if not -n_layer <= args.layer < n_layer:
+        raise UsageError(f"--layer {args.layer} is out of range: the model has {n_layer} layers "
+                         f"(0..{n_layer - 1})")
+    if args.head is not None and not 0 <= args.head < n_head:
+        raise UsageError(f"--head {args.head} is out of range: the model has {n_head} heads "
+                         f"(0..{n_head - 1})")
+    if not args.text:
+        raise UsageError("--text is empty; give a few characters")
+    if len(args.text) > model.config.block_size:
+        raise UsageError(f"--text has {len(args.text)} characters, the model's context is "
+                         f"{model.config.block_size}; shorten it")
+    try:
+        ids = tokenizer.encode(args.text)
+    except ValueError as err:
+        raise UsageError(f"--text: {err}") from None
+
+    model.eval()
+    with no_grad():
+        model(ids[None, :])
+    layer = args.layer % n_layer
+    weights = model.blocks[layer].attn.attention_weights[0]  # (heads, seq, seq)
+    labels = [VISIBLE.get(c, c) for c in args.text]
+    cell = 2 if 2 * len(labels) + 2 <= WIDTH else 1
+    heads = range(n_head) if args.head is None else [args.head]
+    for h in heads:
+        print(f"layer {layer}, head {h}: row = a character, shade = how much it attends to each "
+              f"earlier character (columns)")
+        print(heatmap(weights[h], labels, labels, show_values=False, cell_width=cell))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))
