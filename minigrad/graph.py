@@ -1,0 +1,89 @@
+"""See the backward pass: print the graph behind a tensor, and trace backward op by op."""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, TextIO
+
+import numpy as np
+
+from . import engine
+from .engine import Function, Tensor
+
+
+def _describe(t: Tensor) -> str:
+    return f"{t.shape} {t.dtype}"
+
+
+def draw_graph(tensor: Tensor, module: Any = None, file: TextIO | None = None) -> None:
+    """Print the graph that produced `tensor` as an indented tree, output first.
+
+    Each node shows its op (or, for a leaf, its name), output shape and dtype. Leaves are named
+    by `tensor.name` or, when `module` is given, by their `module.named_parameters()` name;
+    unnamed leaves that require grad show as `leaf`, others as `constant`. A sub-graph used
+    twice is printed once and then referred to as `(shown above)`.
+    """
+    file = file or sys.stdout
+    names = {id(p): n for n, p in module.named_parameters()} if module is not None else {}
+    shown: set[int] = set()
+    # explicit stack of (tensor, prefix for its line, prefix for its children, is_last child)
+    stack: list[tuple[Tensor, str, str]] = [(tensor, "", "")]
+    while stack:
+        node, line_prefix, child_prefix = stack.pop()
+        fn = node.grad_fn
+        if fn is None:
+            name = node.name or names.get(id(node))
+            kind = name or ("leaf" if node.requires_grad else "constant")
+            print(f"{line_prefix}{kind}  {_describe(node)}", file=file)
+            continue
+        label = f"{line_prefix}{type(fn).__name__}  {_describe(node)}"
+        if id(node) in shown:
+            print(f"{label}  (shown above)", file=file)
+            continue
+        shown.add(id(node))
+        if fn.inputs is None:
+            print(f"{label}  (graph freed by backward)", file=file)
+            continue
+        print(label, file=file)
+        inputs = list(fn.inputs)
+        for i in reversed(range(len(inputs))):  # reversed: the stack pops the first input first
+            last = i == len(inputs) - 1
+            stack.append((inputs[i], child_prefix + ("└─ " if last else "├─ "),
+                          child_prefix + ("   " if last else "│  ")))
+
+
+def _norm(a: np.ndarray) -> float:
+    return float(np.sqrt(np.vdot(a, a).real)) if a.size else 0.0
+
+
+@contextmanager
+def trace_backward(file: TextIO | None = None) -> Iterator[list[dict[str, Any]]]:
+    """Log each op's backward as it runs: the incoming gradient's shape and L2 norm, and each
+    outgoing gradient's. Yields the list of records, one dict per op, filled as backward runs.
+
+    >>> with trace_backward() as records:
+    ...     loss.backward()
+    MatMul.backward  G (4, 3) |G|=1.2  ->  d0 (4, 5) |.|=0.8,  d1 (5, 3) |.|=2.1
+
+    A norm that shrinks towards 0 from line to line is a vanishing gradient; one that grows by
+    orders of magnitude is exploding.
+    """
+    file = file or sys.stdout
+    records: list[dict[str, Any]] = []
+
+    def hook(fn: Function, grad: np.ndarray, input_grads: tuple) -> None:
+        record = {"op": type(fn).__name__, "grad_shape": grad.shape, "grad_norm": _norm(grad),
+                  "input_grads": [None if g is None else (g.shape, _norm(g))
+                                  for g in input_grads]}
+        records.append(record)
+        outs = ",  ".join("d{} -".format(i) if g is None else
+                          f"d{i} {g[0]} |.|={g[1]:.4g}"
+                          for i, g in enumerate(record["input_grads"]))
+        print(f"{record['op']}.backward  G {grad.shape} |G|={record['grad_norm']:.4g}  ->  {outs}",
+              file=file)
+
+    engine._backward_hooks.append(hook)
+    try:
+        yield records
+    finally:
+        engine._backward_hooks.remove(hook)
