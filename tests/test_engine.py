@@ -1,0 +1,712 @@
+"""Tensor and autograd behaviour: dtypes, attributes, backward, graph bookkeeping, no_grad, errors.
+
+Expected values are computed by hand or with plain numpy, never by calling minigrad again.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, is_grad_enabled, no_grad
+
+rng = np.random.default_rng(2024)
+
+
+def leaf(*shape, dtype=np.float64):
+    return Tensor(rng.standard_normal(shape).astype(dtype), requires_grad=True)
+
+
+# --------------------------------------------------------------------------------------------
+# dtype rules
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value", [1.5, 3, [1, 2, 3], [[1.0, 2.0], [3.0, 4.5]], [1, 2.5]])
+def test_python_numbers_become_float32(value):
+    t = Tensor(value)
+    assert t.dtype == np.float32
+    np.testing.assert_array_equal(t.data, np.array(value, dtype=np.float32))
+
+
+def test_python_bool_list_stays_bool():
+    t = Tensor([True, False, True])
+    assert t.dtype == np.bool_
+    assert t.data.tolist() == [True, False, True]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_numpy_float_arrays_keep_dtype_without_copy(dtype):
+    a = np.arange(6, dtype=dtype).reshape(2, 3)
+    t = Tensor(a)
+    assert t.dtype == dtype
+    assert np.shares_memory(t.data, a)
+
+
+def test_float16_is_computed_in_float32():
+    assert Tensor(np.ones(3, dtype=np.float16)).dtype == np.float32
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8])
+def test_numpy_int_arrays_stay_int(dtype):
+    t = Tensor(np.arange(3, dtype=dtype))
+    assert t.dtype == dtype
+    assert t.data.tolist() == [0, 1, 2]
+
+
+def test_int_tensor_cannot_require_grad():
+    with pytest.raises(TypeError, match="float"):
+        Tensor(np.arange(3), requires_grad=True)
+    with pytest.raises(TypeError, match="float"):
+        Tensor([True, False], requires_grad=True)
+
+
+def test_unsupported_data_raises_type_error():
+    with pytest.raises(TypeError):
+        Tensor(["a", "b"])
+
+
+def test_dtype_argument_casts():
+    t = Tensor([1, 2, 3], dtype=np.float64)
+    assert t.dtype == np.float64
+    t = Tensor(np.arange(3), dtype=np.float32, requires_grad=True)
+    assert t.dtype == np.float32 and t.requires_grad
+    np.testing.assert_array_equal(t.data, [0.0, 1.0, 2.0])
+    t = Tensor(np.array([1.7, 2.2]), dtype=np.int64)
+    assert t.dtype == np.int64 and t.data.tolist() == [1, 2]
+
+
+def test_scalar_keeps_float64_tensor_exact():
+    data = rng.standard_normal(50)
+    t = Tensor(data)
+    out = t * 0.1
+    assert out.dtype == np.float64
+    expected = data * np.float64(0.1)
+    assert np.array_equal(out.data, expected)
+    # the check above can fail: a scalar rounded through float32 gives different bits
+    assert not np.array_equal(data * np.float64(np.float32(0.1)), expected)
+    assert np.array_equal((0.1 * t).data, expected)
+    assert np.array_equal((t + 0.1).data, data + 0.1)
+    assert np.array_equal((t / 3.0).data, data / 3.0)
+
+
+def test_scalar_does_not_upcast_float32_tensor():
+    data = (rng.standard_normal(20) + 3).astype(np.float32)  # positive for 2.0 ** t, t ** 0.5
+    t = Tensor(data)
+    f = np.float32
+    cases = {
+        "t + 0.1": (t + 0.1, data + f(0.1)),
+        "0.1 + t": (0.1 + t, f(0.1) + data),
+        "0.1 - t": (0.1 - t, f(0.1) - data),
+        "t - 0.1": (t - 0.1, data - f(0.1)),
+        "t * 0.1": (t * 0.1, data * f(0.1)),
+        "0.1 * t": (0.1 * t, f(0.1) * data),
+        "2.0 / t": (2.0 / t, f(2.0) / data),
+        "t / 3": (t / 3, data / f(3)),
+        "2.0 ** t": (2.0 ** t, f(2.0) ** data),
+        "t ** 2": (t ** 2, data ** f(2)),
+        "t ** 0.5": (t ** 0.5, data ** f(0.5)),
+        "t * np.float64(0.1)": (t * np.float64(0.1), data * f(0.1)),
+        "np.float64(0.1) + t": (np.float64(0.1) + t, f(0.1) + data),
+        "np.float64(0.1) - t": (np.float64(0.1) - t, f(0.1) - data),
+        "t - np.float64(0.1)": (t - np.float64(0.1), data - f(0.1)),
+    }
+    for name, (out, expected) in cases.items():
+        assert isinstance(out, Tensor), name
+        assert out.dtype == np.float32, name
+        assert expected.dtype == np.float32
+        assert np.array_equal(out.data, expected), name
+
+
+def test_int_tensor_with_float_scalar_is_not_truncated():
+    t = Tensor(np.arange(3))
+    np.testing.assert_array_equal((t * 0.5).data, [0.0, 0.5, 1.0])
+    np.testing.assert_array_equal((t + 0.25).data, [0.25, 1.25, 2.25])
+    assert (t + 1).dtype.kind == "i"
+    np.testing.assert_array_equal((t + 1).data, [1, 2, 3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gradients_have_the_leaf_dtype(dtype):
+    a = leaf(3, 4, dtype=dtype)
+    b = leaf(4, dtype=dtype)
+    ((a * b).exp().sum() * 0.5).backward()
+    assert a.grad.dtype == dtype and b.grad.dtype == dtype
+
+
+def test_float32_leaf_mixed_with_float64_gets_float32_grad():
+    a = leaf(3, dtype=np.float32)
+    b = Tensor(np.array([1.0, 2.0, 3.0]))  # float64 constant
+    out = (a * b).sum()
+    assert out.dtype == np.float64  # numpy promotion between two arrays
+    out.backward()
+    assert a.grad.dtype == np.float32
+    np.testing.assert_array_equal(a.grad, [1.0, 2.0, 3.0])
+
+
+# --------------------------------------------------------------------------------------------
+# attributes
+# --------------------------------------------------------------------------------------------
+def test_array_attributes():
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = Tensor(data, requires_grad=True)
+    assert t.data is data
+    assert t.grad is None
+    assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32 and t.size == 6
+    assert len(t) == 2
+    assert t.numpy() is data
+    assert Tensor(np.array([[4.5]])).item() == 4.5
+    assert isinstance(Tensor(np.array([[4.5]])).item(), float)
+    np.testing.assert_array_equal(t.T.data, data.T)
+    assert t.T.shape == (3, 2)
+
+
+def test_grad_after_backward_has_shape_and_dtype():
+    t = leaf(2, 3, dtype=np.float32)
+    (t * t).sum().backward()
+    assert t.grad.shape == (2, 3) and t.grad.dtype == np.float32
+    np.testing.assert_allclose(t.grad, 2 * t.data, rtol=1e-6)
+
+
+def test_detach_shares_data_and_drops_graph():
+    a = leaf(3)
+    b = a * 2.0
+    d = b.detach()
+    assert d.grad_fn is None and not d.requires_grad
+    assert np.shares_memory(d.data, b.data)
+    assert b.grad_fn is not None  # the original keeps its graph
+
+
+def test_round_returns_non_differentiable_tensor():
+    a = Tensor(np.array([1.234, -5.678, 2.5]), requires_grad=True)
+    r = a.round(1)
+    assert isinstance(r, Tensor)
+    assert not r.requires_grad and r.grad_fn is None
+    np.testing.assert_array_equal(r.data, [1.2, -5.7, 2.5])
+    np.testing.assert_array_equal(a.round().data, [1.0, -6.0, 2.0])
+
+
+def test_repr_and_str():
+    a = Tensor(np.ones((2, 4), dtype=np.float32), requires_grad=True)
+    w = Tensor(np.ones((4, 3), dtype=np.float32))
+    assert repr(a @ w) == "Tensor(shape=(2, 3), dtype=float32, grad_fn=MatMul)"
+    assert repr(a) == "Tensor(shape=(2, 4), dtype=float32, requires_grad=True)"
+    assert repr(w) == "Tensor(shape=(4, 3), dtype=float32)"
+    s = str(Tensor(np.array([1.5, -2.0])))
+    assert "1.5" in s and "-2." in s
+
+
+def test_is_leaf():
+    a = leaf(2)
+    assert a.is_leaf and not (a * 2.0).is_leaf
+
+
+# --------------------------------------------------------------------------------------------
+# backward()
+# --------------------------------------------------------------------------------------------
+def test_backward_default_grad_for_one_element_tensor():
+    x = Tensor(np.array([3.0]), requires_grad=True)
+    (x * x).backward()  # shape (1,), not 0-d: still allowed
+    np.testing.assert_array_equal(x.grad, [6.0])
+    y = Tensor(np.array(2.0), requires_grad=True)
+    (y * y * y).backward()
+    assert y.grad == 12.0
+
+
+def test_zero_dim_gradient_used_many_times_accumulates():
+    # regression: 0-d gradients are numpy scalars, and `+=` on them did not accumulate in place
+    x = Tensor(rng.standard_normal(4), requires_grad=True)
+    total = x.sum()                      # 0-d intermediate used by three products
+    (total * total * total).backward()   # d/dx_i = 3 total^2
+    np.testing.assert_allclose(x.grad, np.full(4, 3 * x.data.sum() ** 2), rtol=1e-13)
+    y = Tensor(np.array(1.5), requires_grad=True)
+    (y + y + y + y).backward()
+    assert y.grad == 4.0
+    assert isinstance(y.grad, np.ndarray) and y.grad.shape == () and y.grad.dtype == np.float64
+    z = Tensor(np.array(2.0, dtype=np.float32), requires_grad=True)
+    (gz,) = minigrad.grad(z * z * z * z, [z])
+    assert isinstance(gz, np.ndarray) and gz.dtype == np.float32 and gz == 32.0
+
+
+def test_backward_non_scalar_without_grad_is_a_clear_error():
+    x = leaf(2, 3)
+    with pytest.raises(RuntimeError, match=r"\(2, 3\)"):
+        (x * 2.0).backward()
+
+
+def test_backward_explicit_grad():
+    x = leaf(2, 3)
+    g = rng.standard_normal((2, 3))
+    (x * 3.0).backward(g)
+    np.testing.assert_allclose(x.grad, 3 * g, rtol=1e-15)
+
+
+def test_backward_explicit_grad_shape_is_checked():
+    x = leaf(2, 3)
+    with pytest.raises((ValueError, RuntimeError), match=r"\(3, 2\).*\(2, 3\)"):
+        (x * 3.0).backward(np.ones((3, 2)))
+
+
+def test_backward_of_tensor_without_grad_raises():
+    with pytest.raises(RuntimeError, match="requires_grad"):
+        Tensor(np.ones(1)).backward()
+
+
+def test_long_chain_has_no_recursion_limit():
+    x = Tensor(np.array(1.0), requires_grad=True)
+    y = x
+    c = 1.00001
+    for i in range(100_000):
+        y = y * c if i % 2 == 0 else y + 0.0
+    y.backward()
+    # d y / d x = c ** 50_000
+    np.testing.assert_allclose(x.grad, c ** 50_000, rtol=1e-9)
+    np.testing.assert_allclose(y.data, c ** 50_000, rtol=1e-9)
+
+
+def test_second_backward_needs_retain_graph():
+    x = leaf(3)
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="retain_graph"):
+        y.backward()
+
+
+def test_retain_graph_allows_second_backward_and_accumulates():
+    x = leaf(3)
+    y = (x * x * x).sum()
+    y.backward(retain_graph=True)
+    np.testing.assert_allclose(x.grad, 3 * x.data ** 2, rtol=1e-14)
+    y.backward()
+    np.testing.assert_allclose(x.grad, 6 * x.data ** 2, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------------------------
+# no_grad
+# --------------------------------------------------------------------------------------------
+def test_no_grad_context_manager():
+    x = leaf(3)
+    assert is_grad_enabled()
+    with no_grad():
+        assert not is_grad_enabled()
+        y = x * 2.0 + x
+        assert not y.requires_grad and y.grad_fn is None
+        np.testing.assert_array_equal(y.data, x.data * 2.0 + x.data)
+    assert is_grad_enabled()
+    assert (x * 2.0).requires_grad
+
+
+def test_no_grad_nested():
+    with no_grad():
+        with no_grad():
+            pass
+        assert not is_grad_enabled()
+    assert is_grad_enabled()
+
+
+def test_no_grad_decorator():
+    x = leaf(3)
+
+    @no_grad()
+    def double(t):
+        """Twice t."""
+        assert not is_grad_enabled()
+        return t * 2.0
+
+    y = double(x)
+    assert not y.requires_grad and y.grad_fn is None
+    assert double.__name__ == "double" and double.__doc__ == "Twice t."
+    assert is_grad_enabled()
+    assert double(x).grad_fn is None  # the decorator works more than once
+
+
+def test_no_grad_restored_after_exception():
+    with pytest.raises(ZeroDivisionError):
+        with no_grad():
+            1 / 0
+    assert is_grad_enabled()
+
+    @no_grad()
+    def boom():
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        boom()
+    assert is_grad_enabled()
+
+
+def test_no_grad_is_per_thread():
+    x = leaf(3)
+    inside, release = threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with no_grad():
+            inside.set()
+            release.wait(5)
+            seen["enabled"] = is_grad_enabled()
+            seen["requires_grad"] = (x * 2.0).requires_grad
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        assert inside.wait(5)
+        # the other thread is inside no_grad right now; this one still records a graph
+        assert is_grad_enabled()
+        y = x * 3.0
+        assert y.requires_grad and y.grad_fn is not None
+    finally:
+        release.set()
+        thread.join(5)
+    assert seen == {"enabled": False, "requires_grad": False}
+
+
+def test_no_grad_in_main_thread_does_not_affect_new_thread():
+    x = leaf(3)
+    seen = {}
+
+    def worker():
+        seen["requires_grad"] = (x * 2.0).requires_grad
+
+    with no_grad():
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join(5)
+        assert not (x * 2.0).requires_grad
+    assert seen == {"requires_grad": True}
+
+
+# --------------------------------------------------------------------------------------------
+# accumulation, non-leaf gradients, reuse
+# --------------------------------------------------------------------------------------------
+def test_gradients_accumulate_over_backward_calls():
+    x = leaf(4)
+    (x * 3.0).sum().backward()
+    (x * 3.0).sum().backward()
+    np.testing.assert_array_equal(x.grad, np.full(4, 6.0))
+    x.zero_grad()
+    assert x.grad is None
+
+
+def test_non_leaf_grad_only_with_retain_grad():
+    x = leaf(4)
+    h = x * 2.0
+    (h * h).sum().backward()
+    assert h.grad is None
+    np.testing.assert_allclose(x.grad, 8 * x.data, rtol=1e-14)
+
+    x2 = leaf(4)
+    h2 = x2 * 2.0
+    assert h2.retain_grad() is h2
+    (h2 * h2).sum().backward()
+    np.testing.assert_allclose(h2.grad, 2 * h2.data, rtol=1e-14)
+    np.testing.assert_allclose(x2.grad, 8 * x2.data, rtol=1e-14)
+
+
+def test_reused_intermediate():
+    a = leaf(5)
+    b = a + a
+    c = b * b  # c = 4 a^2
+    c.sum().backward()
+    np.testing.assert_allclose(a.grad, 8 * a.data, rtol=1e-14)
+
+
+def test_diamond_graph():
+    x = leaf(3)
+    u = x.exp()
+    v = x * x
+    out = (u * v + u + v).sum()  # d/dx = e^x x^2 + 2x e^x + e^x + 2x
+    out.backward()
+    e, d = np.exp(x.data), x.data
+    np.testing.assert_allclose(x.grad, e * d * d + 2 * d * e + e + 2 * d, rtol=1e-13)
+
+
+# --------------------------------------------------------------------------------------------
+# backward never mutates inputs, gradients never alias
+# --------------------------------------------------------------------------------------------
+def _graph_tensors(root):
+    seen, stack, found = set(), [root], []
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        found.append(t)
+        if t.grad_fn is not None:
+            stack.extend(t.grad_fn.inputs)
+    return found
+
+
+def test_backward_does_not_mutate_op_inputs_and_grads_do_not_alias():
+    x = leaf(4, 5)
+    w = leaf(5, 5)
+    table = leaf(6, 5)
+    ln_w, ln_b = leaf(5), leaf(5)
+    idx = np.array([1, 1, 3, 1])
+    rows = np.array([0, 0, 2, 3, 0])
+    weights = Tensor(rng.standard_normal((8, 5)))
+    targets = np.array([0, 4, 4, 2])
+    mask = np.array([True, False, False, False, True])
+
+    e = F.embedding(table, idx)                # (4, 5), repeated indices
+    h = (x + e) * 2.0 - x * x
+    h = h @ w
+    h = F.layer_norm(h, ln_w, ln_b)
+    h = F.gelu(h)
+    s = F.softmax(h)
+    r = s[rows]                                # (5, 5), repeated rows
+    m = r.max(axis=1)                          # (5,)
+    t = r.reshape(5, 5).transpose()            # (5, 5)
+    c = F.concat([t[:4], h], axis=0)           # (8, 5)
+    c = c.masked_fill(mask, 0.0)
+    loss = (c * weights).sum() + m.sum() + F.cross_entropy(F.log_softmax(h), targets) \
+        + (h / (s + 1.0)).mean() + F.where(mask, h, x).sum()
+
+    tensors = _graph_tensors(loss)
+    assert len(tensors) > 30
+    snapshots = [(t, t.data.copy()) for t in tensors]
+    side = [(arr, arr.copy()) for arr in (idx, rows, targets, mask)]
+    loss.backward()
+    for t, snap in snapshots:
+        assert np.array_equal(t.data, snap), repr(t)
+    for arr, snap in side:
+        assert np.array_equal(arr, snap)
+
+    grads = [p.grad for p in (x, w, table, ln_w, ln_b)]
+    assert all(g is not None and np.all(np.isfinite(g)) for g in grads)
+    for i, g in enumerate(grads):
+        for other in grads[i + 1:]:
+            assert not np.shares_memory(g, other)
+    # embedding rows never used get no gradient; the repeated row 1 gets something
+    assert np.all(table.grad[[0, 2, 4, 5]] == 0) and np.any(table.grad[1] != 0)
+
+
+def test_add_gradients_do_not_alias_each_other_or_upstream():
+    a, b = leaf(3, 4), leaf(3, 4)
+    g = rng.standard_normal((3, 4))
+    (a + b).backward(g)
+    np.testing.assert_array_equal(a.grad, g)
+    np.testing.assert_array_equal(b.grad, g)
+    assert not np.shares_memory(a.grad, b.grad)
+    assert not np.shares_memory(a.grad, g) and not np.shares_memory(b.grad, g)
+    a.grad += 1.0  # mutating one gradient must leave the others alone
+    np.testing.assert_array_equal(b.grad, g)
+
+
+def test_self_add_gradient_does_not_alias_upstream():
+    a = leaf(3)
+    g = rng.standard_normal(3)
+    g_before = g.copy()
+    (a + a).backward(g)
+    np.testing.assert_array_equal(a.grad, 2 * g_before)
+    np.testing.assert_array_equal(g, g_before)
+    assert not np.shares_memory(a.grad, g)
+
+
+@pytest.mark.parametrize("make", [
+    lambda a: a.reshape(4, 3),
+    lambda a: a.T,
+    lambda a: a[:, :],
+    lambda a: a + 0.0,
+    lambda a: a.sum(axis=0, keepdims=True) + a * 0.0,
+], ids=["reshape", "transpose", "slice", "add_scalar", "sum_broadcast"])
+def test_view_like_op_gradients_do_not_alias_upstream(make):
+    a = leaf(3, 4)
+    out = make(a)
+    g = rng.standard_normal(out.shape)
+    out.backward(g)
+    assert not np.shares_memory(a.grad, g)
+    assert a.grad.flags.writeable
+
+
+def test_retained_grads_do_not_alias():
+    a, b, c = leaf(3), leaf(3), leaf(3)
+    z = (a + b).retain_grad()
+    w = (z + c).retain_grad()
+    g = rng.standard_normal(3)
+    w.backward(g)
+    arrays = [g, w.grad, z.grad, a.grad, b.grad, c.grad]
+    for i, x in enumerate(arrays):
+        np.testing.assert_array_equal(x, g)
+        for y in arrays[i + 1:]:
+            assert not np.shares_memory(x, y)
+
+
+def test_accumulating_backward_keeps_shared_upstream_separate():
+    a, b = leaf(3), leaf(3)
+    y = a + b
+    g = np.array([1.0, 2.0, 3.0])
+    y.backward(g, retain_graph=True)
+    y.backward(g)
+    np.testing.assert_array_equal(a.grad, 2 * g)
+    np.testing.assert_array_equal(b.grad, 2 * g)
+    np.testing.assert_array_equal(g, [1.0, 2.0, 3.0])
+
+
+# --------------------------------------------------------------------------------------------
+# minigrad.grad
+# --------------------------------------------------------------------------------------------
+def test_grad_function_matches_backward_and_leaves_dot_grad_alone():
+    a, b, unused = leaf(3), leaf(3), leaf(3)
+    out = (a * b + a.exp()).sum()
+    ga, gb, gu = minigrad.grad(out, [a, b, unused], retain_graph=True)
+    assert a.grad is None and b.grad is None and unused.grad is None
+    assert gu is None
+    np.testing.assert_allclose(ga, b.data + np.exp(a.data), rtol=1e-14)
+    np.testing.assert_allclose(gb, a.data, rtol=1e-14)
+    out.backward()
+    np.testing.assert_array_equal(ga, a.grad)
+    np.testing.assert_array_equal(gb, b.grad)
+    assert unused.grad is None
+
+
+def test_grad_function_for_intermediate_and_upstream():
+    a = leaf(2, 3)
+    h = a * 3.0
+    out = h * h
+    g = rng.standard_normal((2, 3))
+    gh, ga = minigrad.grad(out, [h, a], grad_output=g)
+    np.testing.assert_allclose(gh, 2 * h.data * g, rtol=1e-14)
+    np.testing.assert_allclose(ga, 18 * a.data * g, rtol=1e-14)
+    assert h.grad is None and a.grad is None
+    assert not np.shares_memory(gh, g) and not np.shares_memory(ga, g)
+
+
+# --------------------------------------------------------------------------------------------
+# errors for extenders and shape mismatches
+# --------------------------------------------------------------------------------------------
+def test_backward_returning_wrong_number_of_gradients():
+    class TooManyGrads(minigrad.Function):
+        def forward(self, a):
+            return a * 2
+
+        def backward(self, g):
+            return g * 2, g
+
+    try:
+        x = leaf(3)
+        with pytest.raises(RuntimeError, match="TooManyGrads") as info:
+            TooManyGrads.apply(x).sum().backward()
+        assert "2" in str(info.value) and "1" in str(info.value)
+    finally:
+        minigrad.Function.registry.remove(TooManyGrads)
+
+
+def test_backward_returning_gradient_of_wrong_shape():
+    class ColumnSum(minigrad.Function):
+        def forward(self, a):
+            return a.sum(axis=0)
+
+        def backward(self, g):
+            return g  # should be broadcast back to (2, 3)
+
+    try:
+        x = leaf(2, 3)
+        with pytest.raises(RuntimeError, match="ColumnSum") as info:
+            ColumnSum.apply(x).sum().backward()
+        message = str(info.value)
+        assert "(3,)" in message and "(2, 3)" in message
+    finally:
+        minigrad.Function.registry.remove(ColumnSum)
+
+
+def test_matmul_shape_error_names_op_and_shapes():
+    with pytest.raises(ValueError) as info:
+        Tensor(np.ones((3, 4))) @ Tensor(np.ones((5, 6)))
+    message = str(info.value)
+    assert "MatMul" in message and "(3, 4)" in message and "(5, 6)" in message
+
+
+def test_reshape_error_names_op_and_shapes():
+    with pytest.raises(ValueError) as info:
+        Tensor(np.ones((2, 3))).reshape(4, 2)
+    message = str(info.value)
+    assert "Reshape" in message and "(2, 3)" in message and "(4, 2)" in message
+
+
+@pytest.mark.parametrize("op,name", [
+    (lambda a, b: a + b, "Add"),
+    (lambda a, b: a - b, "Sub"),
+    (lambda a, b: a * b, "Mul"),
+    (lambda a, b: a / b, "Div"),
+    (lambda a, b: a ** b, "Pow"),
+    (lambda a, b: F.where(np.array([True, False, True]), a, b), "Where"),
+])
+def test_binary_broadcast_error_names_op_and_shapes(op, name):
+    a, b = leaf(3), leaf(4)
+    with pytest.raises(ValueError) as info:
+        op(a, b)
+    message = str(info.value)
+    assert name in message and "(3,)" in message and "(4,)" in message
+
+
+def test_where_condition_shape_error():
+    with pytest.raises(ValueError, match=r"Where.*\(2,\)"):
+        F.where(np.array([True, False]), leaf(3), leaf(3))
+
+
+# --------------------------------------------------------------------------------------------
+# a few op semantics that are easy to get wrong
+# --------------------------------------------------------------------------------------------
+def test_softmax_of_fully_masked_row_is_zero_with_zero_gradient():
+    data = rng.standard_normal((3, 4))
+    x = Tensor(data, requires_grad=True)
+    mask = np.zeros((3, 4), dtype=bool)
+    mask[1] = True      # row 1 fully masked
+    mask[2, :2] = True  # row 2 half masked
+    s = F.softmax(x.masked_fill(mask, -np.inf))
+    assert not np.any(np.isnan(s.data))
+    np.testing.assert_array_equal(s.data[1], np.zeros(4))
+    e0 = np.exp(data[0] - data[0].max())
+    np.testing.assert_allclose(s.data[0], e0 / e0.sum(), rtol=1e-14)
+    e2 = np.exp(data[2, 2:] - data[2, 2:].max())
+    np.testing.assert_allclose(s.data[2], np.r_[0, 0, e2 / e2.sum()], rtol=1e-14)
+    (s * Tensor(rng.standard_normal((3, 4)))).sum().backward()
+    assert np.all(np.isfinite(x.grad))
+    np.testing.assert_array_equal(x.grad[1], np.zeros(4))
+    np.testing.assert_array_equal(x.grad[2, :2], np.zeros(2))
+
+
+def test_softmax_of_all_minus_inf_input_directly():
+    x = Tensor(np.array([[-np.inf, -np.inf], [0.0, 0.0]]), requires_grad=True)
+    s = F.softmax(x)
+    np.testing.assert_array_equal(s.data, [[0.0, 0.0], [0.5, 0.5]])
+    (s * Tensor(np.array([[1.0, 2.0], [3.0, 5.0]]))).sum().backward()
+    assert np.all(np.isfinite(x.grad))
+    np.testing.assert_array_equal(x.grad[0], [0.0, 0.0])
+    np.testing.assert_allclose(x.grad[1], [-0.5, 0.5])  # 0.5 * (g - 4)
+
+
+def test_max_splits_gradient_evenly_among_ties():
+    x = Tensor(np.array([1.0, 3.0, 3.0]), requires_grad=True)
+    x.max().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.5, 0.5])
+
+    y = Tensor(np.array([[2.0, 2.0, 2.0], [0.0, 5.0, 1.0], [4.0, 4.0, -1.0]]),
+               requires_grad=True)
+    y.max(axis=1).backward(np.array([3.0, 1.0, 2.0]))
+    np.testing.assert_allclose(y.grad, [[1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+
+    z = Tensor(np.array([[7.0, 1.0], [7.0, 7.0]]), requires_grad=True)
+    z.max(axis=None, keepdims=True).backward(np.array([[6.0]]))
+    np.testing.assert_allclose(z.grad, [[2.0, 0.0], [2.0, 2.0]])
+
+
+def test_masked_fill_values_and_gradient():
+    data = rng.standard_normal((2, 3))
+    x = Tensor(data, requires_grad=True)
+    mask = np.array([[True, False, False], [False, False, True]])
+    out = x.masked_fill(mask, -9.0)
+    np.testing.assert_array_equal(out.data, [[-9.0, data[0, 1], data[0, 2]],
+                                             [data[1, 0], data[1, 1], -9.0]])
+    g = rng.standard_normal((2, 3))
+    out.backward(g)
+    np.testing.assert_array_equal(x.grad, [[0.0, g[0, 1], g[0, 2]], [g[1, 0], g[1, 1], 0.0]])
+
+
+def test_masked_fill_broadcast_mask_and_bad_mask():
+    x = Tensor(np.zeros((2, 3), dtype=np.float32), requires_grad=True)
+    out = x.masked_fill(np.array([False, True, False]), 1.5)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.data, [[0, 1.5, 0], [0, 1.5, 0]])
+    with pytest.raises(ValueError, match="MaskedFill"):
+        x.masked_fill(np.ones((3, 3), dtype=bool), 0.0)
