@@ -43,7 +43,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any,
     d_k = q.shape[-1]
     scores = (q @ _swap_last_two(k)) * (1.0 / math.sqrt(d_k))
     if mask is not None:
-        mask = mask.data if isinstance(mask, Tensor) else np.asarray(mask, dtype=bool)
+        mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask, dtype=bool)
         scores = scores.masked_fill(~mask, -np.inf)
     weights = F.softmax(scores, axis=-1)
     return weights @ v, weights

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from minigrad import no_grad
-from models.attention import heatmap
+from models.attention import LEGEND, heatmap
 
 from . import checkpoint
 from .errors import UsageError, run_cli
@@ -18,6 +18,14 @@ from .sample import add_checkpoint_options, checkpoint_path
 
 VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥"}
 WIDTH = 80
+
+
+def fit_legend(chart: str) -> str:
+    """The heatmap with its legend broken before the note in brackets if it is wider than WIDTH."""
+    key, sep, note = LEGEND.partition("   (")
+    if len(LEGEND) <= WIDTH or not sep:
+        return chart
+    return chart.replace(LEGEND, key + "\n" + " " * len("legend: ") + "(" + note)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     cell = 2 if 2 * len(labels) + 2 <= WIDTH else 1
     heads = range(n_head) if args.head is None else [args.head]
     for h in heads:
-        print(f"layer {layer}, head {h}: row = a character, shade = how much it attends to each "
-              f"earlier character (columns)")
-        print(heatmap(weights[h], labels, labels, show_values=False, cell_width=cell))
+        print(f"layer {layer}, head {h} (each row: a character; shade: its attention to each "
+              f"column)")
+        print(fit_legend(heatmap(weights[h], labels, labels, show_values=False,
+                                 cell_width=cell)))
         print()
     return 0
 

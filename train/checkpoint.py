@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,11 @@ class Checkpoint:
 
     def build_model(self) -> tuple[GPT, CharTokenizer]:
         """The model with these weights (in the checkpoint's dtype) and its tokenizer."""
-        dtype = next(iter(self.model_state.values())).dtype
-        model = GPT(self.model_config, dtype=dtype)
         try:
+            if not self.model_state:
+                raise KeyError("it holds no model weights")
+            dtype = next(iter(self.model_state.values())).dtype
+            model = GPT(self.model_config, dtype=dtype)
             model.load_state_dict(self.model_state)
         except (KeyError, ValueError) as err:
             raise UsageError(f"the checkpoint does not fit its own config ({err}); it is "
@@ -94,7 +97,8 @@ def load(path: Path) -> Checkpoint:
             )
     except UsageError:
         raise
-    except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile) as err:
+    except (OSError, ValueError, KeyError, EOFError, TypeError, zipfile.BadZipFile,
+            NotImplementedError, RuntimeError, zlib.error) as err:  # last 3: damaged headers
         raise UsageError(f"{path} is not a readable minigrad checkpoint ({type(err).__name__}: "
                          f"{err}); it may be truncated or from another program: train again or "
                          f"point to another file") from None

@@ -11,6 +11,7 @@ import argparse
 import json
 import math
 import signal
+import sys
 import time
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -279,11 +280,24 @@ def main(argv: list[str] | None = None) -> int:
     history = read_metrics(metrics_path, step) if saved else []
     metrics_path.write_text("".join(json.dumps(r) + "\n" for r in history))
 
+    last_saved = step if saved else None  # the step of the checkpoint on disk from this run
+
     def save() -> None:
+        nonlocal last_saved
         checkpoint.save(ckpt_path, checkpoint.Checkpoint(
             model.config, asdict(config), "".join(tokenizer.chars), step, model.state_dict(),
             optimizer.state_dict(),
             {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state}))
+        last_saved = step
+
+    def diverged(what: str) -> int:
+        """Stop a run whose loss is no longer finite, keeping the last good checkpoint."""
+        bar.close()
+        kept = (f"the last good checkpoint (step {last_saved}) is kept in {ckpt_path}"
+                if last_saved is not None else "no checkpoint was written")
+        print(f"error: {what} at step {step}; the run is stopped and {kept}. Lower --lr, or "
+              f"clip the gradients with --grad-clip.", file=sys.stderr)
+        return 1
 
     # ---- Ctrl-C: finish the current step, save, and say how to resume ----
     interrupted = False
@@ -302,10 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     timer_start, timer_steps = time.perf_counter(), 0
     lr = optim.cosine_lr(step, config.lr, config.min_lr, config.warmup, decay_steps)
 
-    def evaluate() -> None:
+    def finite(losses: dict[str, float]) -> bool:
+        return all(math.isfinite(v) for v in losses.values())
+
+    def evaluate() -> dict[str, float]:
+        """Estimate the losses; record them and save a checkpoint only if they are finite."""
         nonlocal timer_start, timer_steps
         ms = (time.perf_counter() - timer_start) * 1000 / timer_steps if timer_steps else None
         losses = estimate_loss(model, splits, config, step)
+        if not finite(losses):
+            return losses  # diverged: neither recorded nor saved over the last good checkpoint
         row = {"step": step, "train_loss": losses["train"], "val_loss": losses["val"], "lr": lr,
                "ms_per_step": ms, "tokens_per_s": tokens_per_step * 1000 / ms if ms else None}
         history.append(row)
@@ -315,11 +335,16 @@ def main(argv: list[str] | None = None) -> int:
         bar.write(f"step {step}: train loss {losses['train']:.4f}, val loss "
                   f"{losses['val']:.4f}" + (f", {ms:.0f} ms/step" if ms else ""))
         timer_start, timer_steps = time.perf_counter(), 0
+        return losses
+
+    def eval_diverged(losses: dict[str, float]) -> int:
+        return diverged(f"the evaluated loss became {losses['train']} (train) and "
+                        f"{losses['val']} (val)")
 
     bar = tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True)
     try:
-        if step == 0:
-            evaluate()
+        if step == 0 and not finite(losses := evaluate()):
+            return eval_diverged(losses)
         while step < config.steps and not interrupted:
             lr = optim.cosine_lr(step, config.lr, config.min_lr, config.warmup, decay_steps)
             for group in optimizer.param_groups:
@@ -331,12 +356,8 @@ def main(argv: list[str] | None = None) -> int:
             loss.backward()
             norm = optim.clip_grad_norm_(params, config.grad_clip) if config.grad_clip else 0.0
             if not (math.isfinite(loss_value) and math.isfinite(norm)):
-                bar.close()
-                kept = f"the last good checkpoint (step {history[-1]['step']}) is kept in " \
-                       f"{ckpt_path}" if history else "no checkpoint was written"
-                print(f"error: the loss became {loss_value} at step {step} (gradient norm "
-                      f"{norm}); the run is stopped and {kept}. Lower --lr or --grad-clip.")
-                return 1
+                return diverged(f"the loss became {loss_value}" +
+                                (f" (gradient norm {norm})" if config.grad_clip else ""))
             optimizer.step()
             step += 1
             timer_steps += 1
@@ -345,8 +366,9 @@ def main(argv: list[str] | None = None) -> int:
                 elapsed = time.perf_counter() - timer_start
                 bar.set_postfix(loss=f"{loss_value:.4f}",
                                 tok_s=f"{tokens_per_step * timer_steps / max(elapsed, 1e-9):,.0f}")
-            if step % config.eval_every == 0 or step == config.steps:
-                evaluate()
+            if (step % config.eval_every == 0 or step == config.steps) and \
+                    not finite(losses := evaluate()):
+                return eval_diverged(losses)
             if config.sample_every and step % config.sample_every == 0:
                 bar.write(repr(sample_text(model, tokenizer, tokenizer.decode(x[0, :1]), 100,
                                            config.seed)))

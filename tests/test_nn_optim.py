@@ -1,0 +1,574 @@
+"""Modules, layers, optimizers, gradient clipping and the learning-rate schedule.
+
+Every expected value is computed here, independently, in plain numpy float64 from the formulas
+(or, when torch is installed, by torch.optim on the same data)."""
+import math
+
+import numpy as np
+import pytest
+
+from minigrad import Tensor, nn
+from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
+from models.gpt import GPT, GPTConfig
+
+
+# ----------------------------------------------------------------------------------------------
+# Module
+# ----------------------------------------------------------------------------------------------
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(np.ones((2, 3)))
+        self.b = nn.Parameter(np.zeros(3))
+        self.note = "not a parameter"
+        self.plain = Tensor(np.ones(3), requires_grad=True)  # a Tensor, not a Parameter
+
+    def forward(self, x):
+        return x @ self.w + self.b
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = Inner()
+        self.layers = nn.ModuleList([Inner(), Inner()])
+        self.scale = nn.Parameter(np.array([2.0]))
+        self.drop = nn.Dropout(0.5, rng=np.random.default_rng(0))
+
+    def forward(self, x):
+        return self.first(x)
+
+
+def test_parameters_and_submodules_register():
+    m = Outer()
+    names = [n for n, _ in m.named_parameters()]
+    assert names == ["scale", "first.w", "first.b", "layers.0.w", "layers.0.b",
+                     "layers.1.w", "layers.1.b"]
+    assert len(m.parameters()) == 7
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in m.parameters())
+    assert m.num_parameters() == 1 + 3 * (6 + 3)
+    module_names = [n for n, _ in m.named_modules()]
+    assert module_names == ["", "first", "layers", "layers.0", "layers.1", "drop"]
+    assert len(m.layers) == 2 and m.layers[1] is list(m.layers)[1]
+
+
+def test_reassigning_an_attribute_unregisters_it():
+    m = Inner()
+    m.w = None
+    assert [n for n, _ in m.named_parameters()] == ["b"]
+    m.b = Inner()  # a parameter slot replaced by a module
+    assert [n for n, _ in m.named_parameters()] == ["b.w", "b.b"]
+
+
+def test_module_list_append_registers():
+    ml = nn.ModuleList()
+    ml.append(nn.Linear(2, 3, rng=np.random.default_rng(0)))
+    ml.append(nn.LayerNorm(3))
+    assert [n for n, _ in ml.named_parameters()] == ["0.weight", "0.bias", "1.weight", "1.bias"]
+
+
+def test_gpt_dotted_names():
+    cfg = GPTConfig(vocab_size=7, block_size=4, n_layer=2, n_head=2, n_embd=8)
+    names = [n for n, _ in GPT(cfg).named_parameters()]
+    for expected in ["wte.weight", "wpe.weight", "blocks.0.attn.W_q.weight",
+                     "blocks.0.attn.W_o.bias", "blocks.1.ln_1.weight", "blocks.1.mlp.fc.weight",
+                     "blocks.1.mlp.proj.bias", "ln_f.bias"]:
+        assert expected in names
+    assert len(names) == len(set(names))
+    # 2 embeddings + per block (2 LN x 2 + 4 linears x 2 + 2 MLP linears x 2) + final LN x 2
+    assert len(names) == 2 + 2 * (4 + 8 + 4) + 2
+
+
+def test_shared_parameter_listed_once():
+    a = nn.Linear(3, 3, rng=np.random.default_rng(0))
+    b = nn.Linear(3, 3, rng=np.random.default_rng(1))
+    b.weight = a.weight  # tied
+
+    class Two(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = a, b
+
+    params = Two().parameters()
+    assert len(params) == 3
+    assert sum(p is a.weight for p in params) == 1
+    assert Two().num_parameters() == 9 + 3 + 3
+
+
+def test_zero_grad():
+    m = Outer()
+    for p in m.parameters():
+        p.grad = np.ones_like(p.data)
+    m.zero_grad()
+    assert all(p.grad is None for p in m.parameters())
+
+
+def test_train_eval_reach_every_submodule():
+    cfg = GPTConfig(vocab_size=7, block_size=4, n_layer=2, n_head=2, n_embd=8, dropout=0.1)
+    model = GPT(cfg)
+    modules = [m for _, m in model.named_modules()]
+    assert len(modules) > 10 and all(m.training for m in modules)
+    assert model.eval() is model
+    assert not any(m.training for m in modules)
+    model.train()
+    assert all(m.training for m in modules)
+    # dropout is really off in eval mode: two forwards agree
+    idx = np.array([[1, 2, 3, 4]])
+    model.eval()
+    l1, _ = model(idx)
+    l2, _ = model(idx)
+    np.testing.assert_array_equal(l1.data, l2.data)
+
+
+def test_state_dict_round_trip_copies():
+    m1, m2 = Outer(), Outer()
+    rng = np.random.default_rng(0)
+    for p in m1.parameters():
+        p.data[...] = rng.standard_normal(p.shape)
+    state = m1.state_dict()
+    assert set(state) == {n for n, _ in m1.named_parameters()}
+    for name, p in m1.named_parameters():
+        np.testing.assert_array_equal(state[name], p.data)
+        assert not np.shares_memory(state[name], p.data)
+    state["first.w"][...] = 99.0  # editing the state does not touch the model
+    assert not np.any(m1.first.w.data == 99.0)
+    state = m1.state_dict()
+    m2.load_state_dict(state)
+    for (n1, p1), (n2, p2) in zip(m1.named_parameters(), m2.named_parameters()):
+        assert n1 == n2
+        np.testing.assert_array_equal(p1.data, p2.data)
+        assert not np.shares_memory(p1.data, p2.data)
+        assert not np.shares_memory(p2.data, state[n2])
+    state["scale"][...] = -5.0  # nor does editing it after loading
+    assert m2.scale.data[0] != -5.0
+
+
+def test_load_state_dict_errors_name_the_key():
+    m = Outer()
+    state = m.state_dict()
+    missing = dict(state)
+    del missing["layers.1.b"]
+    with pytest.raises(KeyError, match=r"layers\.1\.b"):
+        m.load_state_dict(missing)
+    extra = {**state, "layers.2.w": np.zeros((2, 3))}
+    with pytest.raises(KeyError, match=r"layers\.2\.w"):
+        m.load_state_dict(extra)
+    bad = {**state, "first.w": np.zeros((3, 2))}
+    with pytest.raises(ValueError, match=r"first\.w"):
+        m.load_state_dict(bad)
+
+
+def test_forgetting_super_init_is_a_clear_error():
+    class Broken(nn.Module):
+        def __init__(self):
+            self.w = nn.Parameter(np.ones(2))
+
+    with pytest.raises(AttributeError, match=r"super\(\)\.__init__\(\)"):
+        Broken()
+
+
+# ----------------------------------------------------------------------------------------------
+# Layers vs numpy
+# ----------------------------------------------------------------------------------------------
+def test_linear_forward():
+    layer = nn.Linear(4, 3, rng=np.random.default_rng(0), dtype=np.float64)
+    assert layer.weight.shape == (4, 3) and layer.bias.shape == (3,)
+    bound = 1 / math.sqrt(4)
+    assert np.all(np.abs(layer.weight.data) <= bound) and np.all(np.abs(layer.bias.data) <= bound)
+    x = np.random.default_rng(1).standard_normal((2, 5, 4))
+    expected = np.einsum("bti,io->bto", x, layer.weight.data) + layer.bias.data
+    np.testing.assert_allclose(layer(Tensor(x)).data, expected, rtol=1e-12, atol=1e-12)
+    nobias = nn.Linear(4, 3, bias=False, rng=np.random.default_rng(0))
+    assert nobias.bias is None and len(nobias.parameters()) == 1
+    np.testing.assert_allclose(nobias(Tensor(x, dtype=np.float32)).data,
+                               x @ nobias.weight.data.astype(np.float64), rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_forward():
+    emb = nn.Embedding(6, 3, rng=np.random.default_rng(0))
+    idx = np.array([[0, 5, 5], [2, 1, 0]])
+    out = emb(idx)
+    assert out.shape == (2, 3, 3)
+    table = emb.weight.data
+    for i in range(2):
+        for j in range(3):
+            np.testing.assert_array_equal(out.data[i, j], table[idx[i, j]])
+
+
+def test_layernorm_forward():
+    ln = nn.LayerNorm(5, dtype=np.float64)
+    np.testing.assert_array_equal(ln.weight.data, np.ones(5))
+    np.testing.assert_array_equal(ln.bias.data, np.zeros(5))
+    rng = np.random.default_rng(2)
+    ln.weight.data[...] = rng.standard_normal(5)
+    ln.bias.data[...] = rng.standard_normal(5)
+    x = rng.standard_normal((3, 4, 5)) * 3 + 1
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)  # biased variance, as PyTorch
+    expected = (x - mu) / np.sqrt(var + 1e-5) * ln.weight.data + ln.bias.data
+    np.testing.assert_allclose(ln(Tensor(x)).data, expected, rtol=1e-10, atol=1e-12)
+
+
+def test_dropout_forward():
+    x = np.random.default_rng(0).uniform(1, 2, (200, 50))
+    drop = nn.Dropout(0.3, rng=np.random.default_rng(5))
+    out = drop(Tensor(x)).data
+    zero = out == 0
+    np.testing.assert_allclose(out[~zero], x[~zero] / 0.7, rtol=1e-12)
+    assert abs(zero.mean() - 0.3) < 0.02
+    again = nn.Dropout(0.3, rng=np.random.default_rng(5))(Tensor(x)).data  # same seed, same mask
+    np.testing.assert_array_equal(out, again)
+    drop.eval()
+    np.testing.assert_array_equal(drop(Tensor(x)).data, x)
+    np.testing.assert_array_equal(nn.Dropout(0.0)(Tensor(x)).data, x)
+    with pytest.raises(ValueError):
+        nn.Dropout(1.0)
+
+
+@pytest.mark.parametrize("make", [
+    lambda rng: nn.Linear(4, 3, rng=rng),
+    lambda rng: nn.Embedding(5, 3, rng=rng),
+    lambda rng: GPT(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=2, n_embd=4),
+                    seed=rng.integers(1 << 30)),
+])
+def test_seeded_init_is_reproducible(make):
+    a = make(np.random.default_rng(7)).state_dict()
+    b = make(np.random.default_rng(7)).state_dict()
+    c = make(np.random.default_rng(8)).state_dict()
+    assert a.keys() == b.keys() == c.keys()
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    assert any(not np.array_equal(a[k], c[k]) for k in a)
+
+
+# ----------------------------------------------------------------------------------------------
+# Optimizers: step-by-step against formulas written here
+# ----------------------------------------------------------------------------------------------
+def _problem(seed=0, steps=3):
+    """Two hand-made parameters and a gradient for each of `steps` steps (float64)."""
+    rng = np.random.default_rng(seed)
+    p0 = [rng.standard_normal((3, 2)), rng.standard_normal(4)]
+    grads = [[rng.standard_normal(p.shape) for p in p0] for _ in range(steps)]
+    return p0, grads
+
+
+def _run(make_opt, p0, grads):
+    params = [nn.Parameter(p.copy(), dtype=np.float64) for p in p0]
+    opt = make_opt(params)
+    history = []
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = g.copy()
+        opt.step()
+        history.append([p.data.copy() for p in params])
+    return history
+
+
+def _sgd_reference(p, grads, lr, momentum=0.0, weight_decay=0.0):
+    p = p.copy()
+    buf = None
+    out = []
+    for g in grads:
+        d = g + weight_decay * p
+        if momentum:
+            buf = d.copy() if buf is None else momentum * buf + d
+            d = buf
+        p = p - lr * d
+        out.append(p.copy())
+    return out
+
+
+def _adamw_reference(p, grads, lr, b1, b2, eps, weight_decay):
+    p = p.copy()
+    m = np.zeros_like(p)
+    v = np.zeros_like(p)
+    out = []
+    for t, g in enumerate(grads, start=1):
+        p = p - lr * weight_decay * p  # decoupled decay, before the Adam step
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g ** 2
+        m_hat = m / (1 - b1 ** t)
+        v_hat = v / (1 - b2 ** t)
+        p = p - lr * m_hat / (np.sqrt(v_hat) + eps)
+        out.append(p.copy())
+    return out
+
+
+def _check(history, p0, grads, reference):
+    for i, p in enumerate(p0):
+        expected = reference(p, [gs[i] for gs in grads])
+        for step, (got, want) in enumerate(zip((h[i] for h in history), expected)):
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14,
+                                       err_msg=f"param {i}, step {step + 1}")
+
+
+@pytest.mark.parametrize("momentum,weight_decay", [(0.0, 0.0), (0.9, 0.0), (0.0, 0.1),
+                                                   (0.8, 0.05)])
+def test_sgd_follows_formula(momentum, weight_decay):
+    p0, grads = _problem(1)
+    history = _run(lambda ps: SGD(ps, lr=0.1, momentum=momentum, weight_decay=weight_decay),
+                   p0, grads)
+    _check(history, p0, grads,
+           lambda p, gs: _sgd_reference(p, gs, 0.1, momentum, weight_decay))
+    if momentum == weight_decay == 0:  # plain SGD, by hand: p - lr * (g1 + g2 + g3)
+        np.testing.assert_allclose(history[-1][0], p0[0] - 0.1 * sum(g[0] for g in grads))
+
+
+@pytest.mark.parametrize("weight_decay", [0.0, 0.1])
+def test_adamw_follows_formula(weight_decay):
+    p0, grads = _problem(2)
+    history = _run(lambda ps: AdamW(ps, lr=0.01, betas=(0.8, 0.95), eps=1e-6,
+                                    weight_decay=weight_decay), p0, grads)
+    _check(history, p0, grads,
+           lambda p, gs: _adamw_reference(p, gs, 0.01, 0.8, 0.95, 1e-6, weight_decay))
+
+
+def test_adamw_first_step_is_lr_times_sign():
+    # bias correction: after one step m_hat = g and v_hat = g^2, so the step is ~lr * sign(g)
+    p = nn.Parameter(np.array([1.0, -2.0, 3.0]), dtype=np.float64)
+    p.grad = np.array([0.5, -3.0, 1e-3])
+    AdamW([p], lr=0.1, eps=1e-12, weight_decay=0.0).step()
+    np.testing.assert_allclose(p.data, [0.9, -1.9, 2.9], rtol=1e-9)
+
+
+def test_adamw_default_weight_decay():
+    p0, grads = _problem(3)
+    history = _run(lambda ps: AdamW(ps, lr=0.01), p0, grads)
+    _check(history, p0, grads,
+           lambda p, gs: _adamw_reference(p, gs, 0.01, 0.9, 0.999, 1e-8, 0.01))
+
+
+def test_parameter_groups_use_their_own_settings():
+    p0, grads = _problem(4)
+    params = [nn.Parameter(p.copy(), dtype=np.float64) for p in p0]
+    opt = AdamW([{"params": [params[0]], "weight_decay": 0.2},
+                 {"params": [params[1]], "weight_decay": 0.0, "lr": 0.05}], lr=0.01)
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = g.copy()
+        opt.step()
+    np.testing.assert_allclose(
+        params[0].data, _adamw_reference(p0[0], [g[0] for g in grads], 0.01, 0.9, 0.999, 1e-8,
+                                         0.2)[-1], rtol=1e-12)
+    np.testing.assert_allclose(
+        params[1].data, _adamw_reference(p0[1], [g[1] for g in grads], 0.05, 0.9, 0.999, 1e-8,
+                                         0.0)[-1], rtol=1e-12)
+
+    params = [nn.Parameter(p.copy(), dtype=np.float64) for p in p0]
+    opt = SGD([{"params": [params[0]], "lr": 0.5},
+               {"params": [params[1]], "weight_decay": 0.3}], lr=0.1, momentum=0.9)
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = g.copy()
+        opt.step()
+    np.testing.assert_allclose(
+        params[0].data, _sgd_reference(p0[0], [g[0] for g in grads], 0.5, 0.9, 0.0)[-1])
+    np.testing.assert_allclose(
+        params[1].data, _sgd_reference(p0[1], [g[1] for g in grads], 0.1, 0.9, 0.3)[-1])
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
+    lambda ps: AdamW(ps, lr=0.1, weight_decay=0.1),
+])
+def test_params_without_grad_are_skipped(make):
+    a = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
+    b = nn.Parameter(np.array([3.0, 4.0]), dtype=np.float64)
+    opt = make([a, b])
+    a.grad = np.array([0.5, -0.5])
+    for _ in range(2):
+        opt.step()
+    np.testing.assert_array_equal(b.data, [3.0, 4.0])  # not even weight decay touches it
+    assert not np.array_equal(a.data, [1.0, 2.0])
+    opt.zero_grad()
+    assert a.grad is None and b.grad is None
+
+
+@pytest.mark.parametrize("make", [
+    lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
+    lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
+])
+def test_optimizer_state_dict_round_trip(make):
+    p0, grads = _problem(5, steps=5)
+    params_a = [nn.Parameter(p.copy(), dtype=np.float64) for p in p0]
+    opt_a = make(params_a)
+    for gs in grads[:2]:
+        for p, g in zip(params_a, gs):
+            p.grad = g.copy()
+        opt_a.step()
+    state = opt_a.state_dict()
+    assert int(state["step"]) == 2
+    # a fresh optimizer on fresh parameters holding the same values continues identically
+    params_b = [nn.Parameter(p.data.copy(), dtype=np.float64) for p in params_a]
+    opt_b = make(params_b)
+    opt_b.load_state_dict(state)
+    for key, value in state.items():  # the state was copied in, not aliased
+        if key != "step":
+            assert not np.shares_memory(value, opt_b.state[key])
+            assert not np.shares_memory(value, opt_a.state[key])
+    for gs in grads[2:]:
+        for pa, pb, g in zip(params_a, params_b, gs):
+            pa.grad, pb.grad = g.copy(), g.copy()
+        opt_a.step()
+        opt_b.step()
+        for pa, pb in zip(params_a, params_b):
+            np.testing.assert_array_equal(pa.data, pb.data)
+    # without the state the continuation differs (momentum / bias correction matter)
+    params_c = [nn.Parameter(p.copy(), dtype=np.float64) for p in p0]
+    history = _run(make, p0, grads)
+    opt_c = make(params_c)
+    for p, h in zip(params_c, history[1]):
+        p.data[...] = h
+    for p, g in zip(params_c, grads[2]):
+        p.grad = g.copy()
+    opt_c.step()
+    assert not np.allclose(params_c[0].data, history[2][0])
+
+
+def test_optimizer_load_state_dict_rejects_bad_state():
+    p = nn.Parameter(np.ones(3), dtype=np.float64)
+    opt = AdamW([p])
+    with pytest.raises(KeyError, match="step"):
+        opt.load_state_dict({})
+    with pytest.raises(ValueError, match="exp_avg.0"):
+        opt.load_state_dict({"step": np.array(1), "exp_avg.0": np.zeros(4)})
+
+
+def test_empty_parameter_list_is_an_error():
+    with pytest.raises(ValueError):
+        SGD([], lr=0.1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Against torch.optim, if torch is installed
+# ----------------------------------------------------------------------------------------------
+def _torch_trajectory(torch, make_torch_opt, p0, grads):
+    params = [torch.tensor(p.copy(), dtype=torch.float64, requires_grad=True) for p in p0]
+    opt = make_torch_opt(params)
+    history = []
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = torch.tensor(g, dtype=torch.float64)
+        opt.step()
+        history.append([p.detach().numpy().copy() for p in params])
+    return history
+
+
+@pytest.mark.parametrize("which", ["adamw", "adamw_no_decay", "sgd"])
+def test_matches_torch_optim(which):
+    torch = pytest.importorskip("torch")
+    p0, grads = _problem(6, steps=10)
+    if which == "adamw":
+        ours = lambda ps: AdamW(ps, lr=0.01, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.1)
+        theirs = lambda ps: torch.optim.AdamW(ps, lr=0.01, betas=(0.9, 0.99), eps=1e-8,
+                                              weight_decay=0.1)
+    elif which == "adamw_no_decay":
+        ours = lambda ps: AdamW(ps, lr=0.02, weight_decay=0.0)
+        theirs = lambda ps: torch.optim.AdamW(ps, lr=0.02, weight_decay=0.0)
+    else:
+        ours = lambda ps: SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.01)
+        theirs = lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.01)
+    for step, (a, b) in enumerate(zip(_run(ours, p0, grads),
+                                      _torch_trajectory(torch, theirs, p0, grads))):
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6, err_msg=f"step {step + 1}")
+
+
+def test_clip_matches_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(9)
+    gs = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]
+    theirs = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in gs]
+    for p, t, g in zip(ours, theirs, gs):
+        p.grad, t.grad = g.copy(), torch.tensor(g)
+    n1 = clip_grad_norm_(ours, 1.5)
+    n2 = torch.nn.utils.clip_grad_norm_(theirs, 1.5)
+    assert n1 == pytest.approx(float(n2), rel=1e-12)
+    for p, t in zip(ours, theirs):
+        np.testing.assert_allclose(p.grad, t.grad.numpy(), rtol=1e-9)
+
+
+# ----------------------------------------------------------------------------------------------
+# Gradient clipping
+# ----------------------------------------------------------------------------------------------
+def _params_with_grads(grads):
+    params = []
+    for g in grads:
+        p = nn.Parameter(np.zeros_like(g), dtype=np.float64)
+        p.grad = None if g is None else g.copy()
+        params.append(p)
+    return params
+
+
+def test_clip_grad_norm_scales_down_when_above():
+    grads = [np.array([[3.0, 0.0], [0.0, 4.0]]), np.array([12.0])]  # global norm 13
+    params = _params_with_grads(grads) + [nn.Parameter(np.ones(2))]  # one without grad
+    norm = clip_grad_norm_(params, max_norm=1.0)
+    assert norm == pytest.approx(13.0, rel=1e-12)
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad, g / 13.0, rtol=1e-6)  # direction kept
+    new_norm = math.sqrt(sum(float((p.grad ** 2).sum()) for p in params[:2]))
+    assert new_norm == pytest.approx(1.0, rel=1e-6)
+    assert params[2].grad is None
+
+
+def test_clip_grad_norm_leaves_small_gradients_alone():
+    grads = [np.array([0.3, -0.4]), np.array([[0.0]])]  # norm 0.5
+    params = _params_with_grads(grads)
+    norm = clip_grad_norm_(params, max_norm=2.0)
+    assert norm == pytest.approx(0.5, rel=1e-12)
+    for p, g in zip(params, grads):
+        np.testing.assert_array_equal(p.grad, g)
+
+
+def test_clip_grad_norm_float32_keeps_dtype():
+    p = nn.Parameter(np.zeros(4))
+    p.grad = np.full(4, 10.0, dtype=np.float32)  # norm 20
+    assert clip_grad_norm_([p], 5.0) == pytest.approx(20.0, rel=1e-6)
+    assert p.grad.dtype == np.float32
+    np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# Learning-rate schedule
+# ----------------------------------------------------------------------------------------------
+def _expected_lr(step, lr, min_lr, warmup, total):
+    """nanoGPT's get_lr: linear warm-up lr * (step + 1) / (warmup + 1), then a half cosine from lr
+    at step `warmup` to min_lr at step `total`, then min_lr."""
+    if step < warmup:
+        return lr * (step + 1) / (warmup + 1)
+    if step > total:
+        return min_lr
+    ratio = (step - warmup) / (total - warmup)
+    return min_lr + (lr - min_lr) * (math.cos(math.pi * ratio) + 1) / 2
+
+
+def test_cosine_lr_points():
+    lr, min_lr, warmup, total = 1e-3, 1e-4, 10, 110
+    for step in [0, 1, 5, 9, 10, 11, 35, 60, 85, 109, 110, 111, 500]:
+        assert cosine_lr(step, lr, min_lr, warmup, total) == pytest.approx(
+            _expected_lr(step, lr, min_lr, warmup, total), rel=1e-12), step
+    # a few landmarks worked out by hand
+    assert cosine_lr(warmup, lr, min_lr, warmup, total) == pytest.approx(lr)
+    assert cosine_lr(60, lr, min_lr, warmup, total) == pytest.approx((lr + min_lr) / 2)
+    assert cosine_lr(total, lr, min_lr, warmup, total) == pytest.approx(min_lr)
+    assert cosine_lr(10 * total, lr, min_lr, warmup, total) == pytest.approx(min_lr)
+
+
+def test_cosine_lr_shape():
+    lr, min_lr, warmup, total = 6e-4, 6e-5, 20, 200
+    lrs = [cosine_lr(s, lr, min_lr, warmup, total) for s in range(total + 50)]
+    assert 0 < lrs[0] < lr / 10
+    assert all(a < b for a, b in zip(lrs[:warmup], lrs[1:warmup + 1]))  # rising to the peak
+    assert max(lrs) == pytest.approx(lr) and int(np.argmax(lrs)) == warmup
+    assert all(a > b for a, b in zip(lrs[warmup:total], lrs[warmup + 1:total + 1]))  # decaying
+    assert all(0 < x <= lr * (1 + 1e-12) for x in lrs)
+    assert all(min_lr * (1 - 1e-12) <= x for x in lrs[warmup:])
+    assert all(x == pytest.approx(min_lr) for x in lrs[total:])
+
+
+def test_cosine_lr_without_warmup():
+    assert cosine_lr(0, 1.0, 0.0, 0, 100) == pytest.approx(1.0)
+    assert cosine_lr(50, 1.0, 0.0, 0, 100) == pytest.approx(0.5)
+    assert cosine_lr(100, 1.0, 0.0, 0, 100) == pytest.approx(0.0)
