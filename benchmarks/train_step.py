@@ -1,0 +1,253 @@
+"""Time full training steps of nanoGPT's CPU "baby GPT" in minigrad, side by side with PyTorch.
+
+    python benchmarks/train_step.py [--steps 30] [--warmup 5] [--json PATH] [--profile]
+
+The model: n_layer 4, n_head 4, n_embd 128, block 64, batch 12, vocab 65, tied head; a step is
+forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleaved in one process
+(minigrad 1 thread, PyTorch, minigrad --threads 2, PyTorch, ...), so machine noise hits all of
+them alike; compare the ratios. PyTorch (an optional extra, never a minigrad dependency) runs on
+2 threads and is skipped when absent. Peak memory (RSS) is measured in a fresh process per
+framework. `--profile` adds the per-step share of the main ops in minigrad.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
+
+import minigrad  # noqa: E402
+from minigrad import optim  # noqa: E402
+from models import GPT, GPTConfig  # noqa: E402
+from train.parallel import DataParallel  # noqa: E402
+
+CONFIG = GPTConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0)
+BATCH = 12
+
+
+def batches(seed: int = 0):
+    rng = np.random.default_rng(seed)
+    while True:
+        x = rng.integers(0, CONFIG.vocab_size, (BATCH, CONFIG.block_size))
+        yield x, np.roll(x, -1, axis=1)
+
+
+# ---- minigrad ----
+def minigrad_step(threads: int) -> Callable[[], float]:
+    model = GPT(CONFIG, seed=0)
+    params = model.parameters()
+    opt = optim.AdamW(params, lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1)
+    data = batches()
+    parallel = DataParallel(model, threads) if threads > 1 else None
+
+    def step() -> float:
+        x, y = next(data)
+        if parallel is not None:
+            loss = parallel.backward(x, y)
+        else:
+            _, loss_t = model(x, y)
+            model.zero_grad()
+            loss_t.backward()
+            loss = loss_t.item()
+        optim.clip_grad_norm_(params, 1.0)
+        opt.step()
+        return loss
+
+    step.model = model  # type: ignore[attr-defined]
+    step.optimizer = opt  # type: ignore[attr-defined]
+    return step
+
+
+# ---- PyTorch: the same model, written here for the benchmark ----
+def torch_step() -> Callable[[], float]:
+    import torch
+    import torch.nn as tnn
+    import torch.nn.functional as TF
+
+    torch.set_num_threads(2)
+    torch.manual_seed(0)
+    c = CONFIG
+
+    class Block(tnn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln_1, self.ln_2 = tnn.LayerNorm(c.n_embd), tnn.LayerNorm(c.n_embd)
+            self.qkv, self.proj = tnn.Linear(c.n_embd, 3 * c.n_embd), tnn.Linear(c.n_embd, c.n_embd)
+            self.fc, self.fc_proj = tnn.Linear(c.n_embd, 4 * c.n_embd), tnn.Linear(4 * c.n_embd, c.n_embd)
+
+        def forward(self, x):
+            b, t, e = x.shape
+            q, k, v = self.qkv(self.ln_1(x)).split(e, dim=2)
+            q, k, v = (z.view(b, t, c.n_head, e // c.n_head).transpose(1, 2) for z in (q, k, v))
+            y = TF.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, e))
+            return x + self.fc_proj(TF.gelu(self.fc(self.ln_2(x)), approximate="tanh"))
+
+    class TorchGPT(tnn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte, self.wpe = tnn.Embedding(c.vocab_size, c.n_embd), tnn.Embedding(c.block_size, c.n_embd)
+            self.blocks = tnn.ModuleList(Block() for _ in range(c.n_layer))
+            self.ln_f = tnn.LayerNorm(c.n_embd)
+
+        def forward(self, idx, targets):
+            x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
+            for block in self.blocks:
+                x = block(x)
+            logits = self.ln_f(x) @ self.wte.weight.T
+            return TF.cross_entropy(logits.view(-1, c.vocab_size), targets.view(-1))
+
+    model = TorchGPT()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1)
+    data = batches()
+
+    def step() -> float:
+        x, y = (torch.from_numpy(a) for a in next(data))
+        loss = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return loss.item()
+
+    return step
+
+
+def have_torch() -> bool:
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+# ---- op shares ----
+CATEGORIES = {"MatMul": "matmul", "Softmax": "attention (softmax, mask)",
+              "MaskedFill": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
+              "CrossEntropy": "cross-entropy"}
+
+
+def profile_shares(step: Callable[[], float], n: int) -> dict[str, float]:
+    """Milliseconds per step in each family of ops, the optimizer, and the rest (Python)."""
+    spent: dict[str, float] = defaultdict(float)
+
+    def timed(fn: Callable, label: str) -> Callable:
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] += time.perf_counter() - start
+        return wrapper
+
+    patched = []
+    for op in minigrad.Function.registry:
+        label = CATEGORIES.get(op.__name__, "other ops")
+        for method in ("forward", "backward"):
+            original = op.__dict__.get(method)
+            if original is not None:
+                patched.append((op, method, original))
+                setattr(op, method, timed(original, label))
+    opt = step.optimizer  # type: ignore[attr-defined]
+    original_step = opt.step
+    opt.step = timed(original_step, "optimizer (clip + AdamW)")
+    original_clip = optim.clip_grad_norm_
+    optim.clip_grad_norm_ = timed(original_clip, "optimizer (clip + AdamW)")
+    try:
+        start = time.perf_counter()
+        for _ in range(n):
+            step()
+        total = time.perf_counter() - start
+    finally:
+        for op, method, original in patched:
+            setattr(op, method, original)
+        opt.step = original_step
+        optim.clip_grad_norm_ = original_clip
+    shares = {k: v * 1000 / n for k, v in sorted(spent.items(), key=lambda kv: -kv[1])}
+    shares["Python (graph, backward loop, model code)"] = total * 1000 / n - sum(shares.values())
+    shares["total"] = total * 1000 / n
+    return shares
+
+
+def peak_rss_mb(mode: str, steps: int) -> float:
+    """Run `steps` steps of one mode in a fresh process and return its peak RSS."""
+    out = subprocess.run([sys.executable, __file__, "--rss-only", mode, "--steps", str(steps)],
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=30, help="timed steps per mode")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")
+    p.add_argument("--json", help="also write the results to this JSON file")
+    p.add_argument("--profile", action="store_true", help="per-op shares of a minigrad step")
+    p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
+    p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "torch"],
+                   help=argparse.SUPPRESS)
+    args = p.parse_args()
+
+    if args.rss_only:
+        step = {"minigrad": lambda: minigrad_step(1), "minigrad-threads2": lambda: minigrad_step(2),
+                "torch": torch_step}[args.rss_only]()
+        for _ in range(args.steps):
+            step()
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        return 0
+
+    modes: dict[str, Callable[[], float]] = {"minigrad": minigrad_step(1),
+                                             "minigrad --threads 2": minigrad_step(2)}
+    if have_torch() and not args.no_torch:
+        modes["pytorch"] = torch_step()
+    for step in modes.values():
+        for _ in range(args.warmup):
+            step()
+    times: dict[str, list[float]] = {name: [] for name in modes}
+    for _ in range(args.steps):
+        for name, step in modes.items():  # interleaved: A B C A B C ...
+            start = time.perf_counter()
+            step()
+            times[name].append((time.perf_counter() - start) * 1000)
+
+    rss = {"minigrad": peak_rss_mb("minigrad", args.warmup + 5),
+           "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5)}
+    if "pytorch" in modes:
+        rss["pytorch"] = peak_rss_mb("torch", args.warmup + 5)
+
+    print(f"baby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
+          f"parameters, batch {BATCH} x {CONFIG.block_size}), {args.steps} steps per mode, "
+          f"interleaved")
+    torch_median = statistics.median(times["pytorch"]) if "pytorch" in times else None
+    print(f"{'mode':<22}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
+    results = {}
+    for name, ts in times.items():
+        median = statistics.median(ts)
+        ratio = median / torch_median if torch_median else None
+        results[name] = {"median_ms": median, "min_ms": min(ts), "max_ms": max(ts),
+                         "ratio_to_pytorch": ratio, "peak_rss_mb": rss.get(name)}
+        print(f"{name:<22}{median:10.1f}{min(ts):8.1f}{max(ts):8.1f}"
+              f"{(f'{ratio:.2f}x' if ratio else '-'):>11}{rss.get(name, 0):13.0f}")
+    if args.profile:
+        shares = profile_shares(modes["minigrad"], args.steps)
+        results["minigrad_profile_ms"] = shares
+        total = shares["total"]
+        print("\nwhere a minigrad step (1 thread) goes, ms per step (profiled, so a bit slower):")
+        for name, ms in shares.items():
+            print(f"  {name:<44}{ms:8.2f}{100 * ms / total:7.1f}%")
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
