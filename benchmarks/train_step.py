@@ -179,6 +179,17 @@ def profile_shares(step: Callable[[], float], n: int) -> dict[str, float]:
     return shares
 
 
+def peak_rss_of_this_process_mb() -> float:
+    """VmHWM from /proc (Linux): unlike ru_maxrss it is not inherited from the parent process
+    across fork + exec, which would make every child report the benchmark's own peak."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def peak_rss_mb(mode: str, steps: int) -> float:
     """Run `steps` steps of one mode in a fresh process and return its peak RSS."""
     out = subprocess.run([sys.executable, __file__, "--rss-only", mode, "--steps", str(steps)],
@@ -202,7 +213,7 @@ def main() -> int:
                 "torch": torch_step}[args.rss_only]()
         for _ in range(args.steps):
             step()
-        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        print(peak_rss_of_this_process_mb())
         return 0
 
     modes: dict[str, Callable[[], float]] = {"minigrad": minigrad_step(1),

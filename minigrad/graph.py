@@ -15,13 +15,23 @@ def _describe(t: Tensor) -> str:
     return f"{t.shape} {t.dtype}"
 
 
+_MAX_INDENT = 3 * 32  # characters of tree prefix (32 levels) before deeper lines are clipped
+
+
+def _clip(prefix: str) -> str:
+    """Keep a deep graph's output linear in its size: past _MAX_INDENT characters, keep only the
+    innermost levels of the prefix, behind a `⋮  ` that marks the outer ones as cut."""
+    return prefix if len(prefix) <= _MAX_INDENT else "⋮  " + prefix[3 - _MAX_INDENT:]
+
+
 def draw_graph(tensor: Tensor, module: Any = None, file: TextIO | None = None) -> None:
     """Print the graph that produced `tensor` as an indented tree, output first.
 
     Each node shows its op (or, for a leaf, its name), output shape and dtype. Leaves are named
     by `tensor.name` or, when `module` is given, by their `module.named_parameters()` name;
     unnamed leaves that require grad show as `leaf`, others as `constant`. A sub-graph used
-    twice is printed once and then referred to as `(shown above)`.
+    twice is printed once and then referred to as `(shown above)`. Lines deeper than 32 levels
+    show only their innermost levels of indentation, after a `⋮`.
     """
     file = file or sys.stdout
     names = {id(p): n for n, p in module.named_parameters()} if module is not None else {}
@@ -48,8 +58,8 @@ def draw_graph(tensor: Tensor, module: Any = None, file: TextIO | None = None) -
         inputs = list(fn.inputs)
         for i in reversed(range(len(inputs))):  # reversed: the stack pops the first input first
             last = i == len(inputs) - 1
-            stack.append((inputs[i], child_prefix + ("└─ " if last else "├─ "),
-                          child_prefix + ("   " if last else "│  ")))
+            stack.append((inputs[i], _clip(child_prefix + ("└─ " if last else "├─ ")),
+                          _clip(child_prefix + ("   " if last else "│  "))))
 
 
 def _norm(a: np.ndarray) -> float:
