@@ -226,6 +226,7 @@ def main() -> int:
     times: dict[str, list[float]] = {name: [] for name in modes}
     for _ in range(args.steps):
         for name, step in modes.items():  # interleaved: A B C A B C ...
+            time.sleep(0.05)  # let the previous mode's BLAS/OpenMP threads stop spinning
             start = time.perf_counter()
             step()
             times[name].append((time.perf_counter() - start) * 1000)

@@ -4,6 +4,7 @@
     import minigrad.functional as F
 """
 from . import functional, nn, ops, optim
+from .memory import keep_freed_memory
 from .engine import Function, Tensor, grad, is_grad_enabled, no_grad, unbroadcast
 from .gradcheck import GradcheckError, gradcheck
 from .graph import draw_graph, trace_backward
@@ -13,3 +14,5 @@ __all__ = [
     "is_grad_enabled", "nn", "no_grad", "ops", "optim", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"
+
+keep_freed_memory()
