@@ -3,9 +3,9 @@
     python benchmarks/train_step.py [--steps 30] [--warmup 5] [--json PATH] [--profile]
 
 The model: n_layer 4, n_head 4, n_embd 128, block 64, batch 12, vocab 65, tied head; a step is
-forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleaved in one process
-(minigrad 1 thread, PyTorch, minigrad --threads 2, PyTorch, ...), so machine noise hits all of
-them alike; compare the ratios. PyTorch (an optional extra, never a minigrad dependency) runs on
+forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleaved in one process,
+a few steps each in turn (minigrad 1 thread, minigrad --threads 2, PyTorch, minigrad 1 thread,
+...), so machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra, never a minigrad dependency) runs on
 2 threads and is skipped when absent. Peak memory (RSS) is measured in a fresh process per
 framework. `--profile` adds the per-step share of the main ops in minigrad.
 """
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -201,6 +202,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=30, help="timed steps per mode")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")
+    p.add_argument("--block", type=int, default=5, help="timed steps in a row per mode")
     p.add_argument("--json", help="also write the results to this JSON file")
     p.add_argument("--profile", action="store_true", help="per-op shares of a minigrad step")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
@@ -224,12 +226,15 @@ def main() -> int:
         for _ in range(args.warmup):
             step()
     times: dict[str, list[float]] = {name: [] for name in modes}
-    for _ in range(args.steps):
-        for name, step in modes.items():  # interleaved: A B C A B C ...
-            time.sleep(0.05)  # let the previous mode's BLAS/OpenMP threads stop spinning
-            start = time.perf_counter()
+    for _ in range(math.ceil(args.steps / args.block)):
+        for name, step in modes.items():  # interleaved in blocks: AAAA BBBB CCCC AAAA ...
+            # the first step of a block is not timed: the previous mode's BLAS and OpenMP
+            # threads spin for ~0.1 s after their last call and would steal its cores
             step()
-            times[name].append((time.perf_counter() - start) * 1000)
+            for _ in range(args.block):
+                start = time.perf_counter()
+                step()
+                times[name].append((time.perf_counter() - start) * 1000)
 
     rss = {"minigrad": peak_rss_mb("minigrad", args.warmup + 5),
            "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5)}
@@ -237,8 +242,8 @@ def main() -> int:
         rss["pytorch"] = peak_rss_mb("torch", args.warmup + 5)
 
     print(f"baby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
-          f"parameters, batch {BATCH} x {CONFIG.block_size}), {args.steps} steps per mode, "
-          f"interleaved")
+          f"parameters, batch {BATCH} x {CONFIG.block_size}), {len(times['minigrad'])} steps per "
+          f"mode, interleaved in blocks of {args.block}")
     torch_median = statistics.median(times["pytorch"]) if "pytorch" in times else None
     print(f"{'mode':<22}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
     results = {}

@@ -26,6 +26,7 @@ from models import GPT, CharTokenizer, GPTConfig
 from . import checkpoint
 from .data import default_corpus, get_batch, read_text, split
 from .errors import UsageError
+from .parallel import DataParallel
 from .plot import loss_chart
 
 INTERRUPTED_EXIT = 130  # the shell's code for a run stopped by Ctrl-C (128 + SIGINT)
@@ -33,27 +34,29 @@ INTERRUPTED_EXIT = 130  # the shell's code for a run stopped by Ctrl-C (128 + SI
 
 @dataclass
 class TrainConfig:
-    # model (stored in the checkpoint as a GPTConfig; vocab_size comes from the text)
+    # model (stored in the checkpoint as a GPTConfig; vocab_size comes from the text); the
+    # defaults are the baby GPT's shape: about two minutes on a 2-core CPU
     block_size: int = 64
-    n_layer: int = 2
+    n_layer: int = 4
     n_head: int = 4
-    n_embd: int = 64
+    n_embd: int = 128
     dropout: float = 0.0
     # optimisation
-    steps: int = 1000
-    batch_size: int = 16
-    lr: float = 2e-3
-    min_lr: float = 2e-4
-    warmup: int = 50
+    steps: int = 2000
+    batch_size: int = 12
+    lr: float = 1e-3
+    min_lr: float = 1e-4
+    warmup: int = 100
     lr_decay_steps: int | None = None  # where the cosine reaches min_lr; None = steps
     weight_decay: float = 0.1
     beta1: float = 0.9
     beta2: float = 0.99
     grad_clip: float = 1.0
     # evaluation, sampling, reproducibility
-    eval_every: int = 100
+    eval_every: int = 250
     eval_iters: int = 20
     sample_every: int = 0
+    threads: int = 1  # data-parallel workers; 1 = plain single-thread steps
     seed: int = 1337
     dtype: str = "float32"
     data: str | None = None  # the text file; None = the built-in corpus
@@ -111,6 +114,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     option("eval_iters", int, "batches per split in each evaluation")
     option("sample_every", int, "print a short sample every this many steps; 0 = off")
     option("seed", int, "seed of the initialisation, batches and dropout")
+    option("threads", int, "split each batch across this many threads (data parallel; "
+           "same result up to float32 rounding)")
     p.add_argument("--dtype", choices=["float32", "float64"], default=None,
                    help="floating-point type of the model (default float32)")
     return p.parse_args(argv)
@@ -143,7 +148,7 @@ def resolve_config(args: argparse.Namespace, saved: dict[str, Any] | None) -> Tr
 
 def validate(c: TrainConfig) -> None:
     for name in ("steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
-                 "eval_every", "eval_iters"):
+                 "eval_every", "eval_iters", "threads"):
         if getattr(c, name) <= 0:
             raise UsageError(f"--{name.replace('_', '-')} must be a positive integer, got "
                              f"{getattr(c, name)}")
@@ -155,6 +160,9 @@ def validate(c: TrainConfig) -> None:
                          f"an --n-embd that is a multiple of it (e.g. {c.n_head * 16})")
     if not 0 <= c.dropout < 1:
         raise UsageError(f"--dropout must be in [0, 1), got {c.dropout}")
+    if c.threads > 1 and c.dropout > 0:
+        raise UsageError("--threads > 1 needs --dropout 0: the threads would draw dropout masks "
+                         "from one generator in a racy order, and runs would not repeat")
     if not (c.lr > 0 and c.min_lr >= 0):
         raise UsageError(f"--lr must be > 0 and --min-lr >= 0, got {c.lr} and {c.min_lr}")
     if c.lr_decay_steps is not None and c.lr_decay_steps <= 0:
@@ -341,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         return diverged(f"the evaluated loss became {losses['train']} (train) and "
                         f"{losses['val']} (val)")
 
+    parallel = DataParallel(model, config.threads) if config.threads > 1 else None
     bar = tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True)
     try:
         if step == 0 and not finite(losses := evaluate()):
@@ -350,10 +359,13 @@ def main(argv: list[str] | None = None) -> int:
             for group in optimizer.param_groups:
                 group["lr"] = lr
             x, y = get_batch(train_data, config.batch_size, config.block_size, data_rng)
-            _, loss = model(x, y)
-            loss_value = loss.item()
-            model.zero_grad()
-            loss.backward()
+            if parallel is not None:
+                loss_value = parallel.backward(x, y)  # sets every parameter's .grad
+            else:
+                _, loss = model(x, y)
+                loss_value = loss.item()
+                model.zero_grad()
+                loss.backward()
             norm = optim.clip_grad_norm_(params, config.grad_clip) if config.grad_clip else 0.0
             if not (math.isfinite(loss_value) and math.isfinite(norm)):
                 return diverged(f"the loss became {loss_value}" +
@@ -375,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         bar.close()
         signal.signal(signal.SIGINT, previous_handler)
+        if parallel is not None:
+            parallel.close()
 
     if interrupted:
         save()
