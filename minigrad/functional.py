@@ -15,6 +15,11 @@ def _tensor(x: ArrayLike, like: Tensor | None = None) -> Tensor:
     return like._lift(x) if like is not None else Tensor(x)
 
 
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight + bias as one op (weight (in, out)); x @ weight without a bias."""
+    return x @ weight if bias is None else ops.Affine.apply(x, weight, bias)
+
+
 def relu(x: Tensor) -> Tensor:
     return ops.Relu.apply(x)
 
@@ -69,6 +74,17 @@ def dropout(x: Tensor, p: float, training: bool = True,
     if not training or p == 0:
         return x
     return ops.Dropout.apply(x, p=p, rng=rng if rng is not None else np.random.default_rng())
+
+
+def attention(query: Tensor, key: Tensor, value: Tensor,
+              mask: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
+    """softmax(Q K^T / sqrt(d)) V as one fused op, for inputs (..., seq, d); `mask` (True = may
+    attend) broadcasts against the scores. Returns (output, attention weights); the weights are
+    for looking at (not differentiable): gradients flow through the output."""
+    weights: list[np.ndarray] = []
+    mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
+    out = ops.Attention.apply(query, key, value, mask=mask, weights_out=weights)
+    return out, Tensor(weights[0])
 
 
 def where(cond: ArrayLike, a: ArrayLike, b: ArrayLike) -> Tensor:

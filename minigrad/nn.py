@@ -146,8 +146,7 @@ class Linear(Module):
         self.bias = Parameter(rng.uniform(-bound, bound, out_features), dtype) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        y = x @ self.weight
-        return y + self.bias if self.bias is not None else y
+        return F.linear(x, self.weight, self.bias)
 
 
 class Embedding(Module):

@@ -142,7 +142,7 @@ def test_draw_graph_shows_ops_shapes_and_parameter_names(two_layer_loss):
     text = drawn(loss, model)
     lines = text.splitlines()
     assert lines[0] == "Sum  () float64"
-    for op in ["Sum", "Add", "MatMul", "Mul", "Tanh"]:
+    for op in ["Sum", "Affine", "Mul", "Tanh"]:
         assert re.search(rf"\b{op}  ", text), op
     for shape in ["(4, 2)", "(4, 5)", "(3, 5)", "(5,)", "(5, 2)", "(2,)", "(4, 3)"]:
         assert shape in text, shape

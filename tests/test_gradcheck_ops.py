@@ -141,6 +141,22 @@ CASES = {
             a.masked_fill(np.array([[False, True, False], [True, True, True]]), -np.inf)),
          lambda: [leaf(2, 3)]),
     ],
+    ops.Affine: [
+        ("3d", lambda x, w, b: F.linear(x, w, b), lambda: [leaf(2, 3, 4), leaf(4, 5), leaf(5)]),
+        ("2d", lambda x, w, b: F.linear(x, w, b), lambda: [leaf(3, 4), leaf(4, 2), leaf(2)]),
+        ("1d", lambda x, w, b: F.linear(x, w, b), lambda: [leaf(4), leaf(4, 2), leaf(2)]),
+    ],
+    ops.Attention: [
+        ("causal", lambda q, k, v: F.attention(q, k, v, np.tri(4, dtype=bool))[0],
+         lambda: [leaf(2, 2, 4, 3), leaf(2, 2, 4, 3), leaf(2, 2, 4, 3)]),
+        ("cross_lengths", lambda q, k, v: F.attention(q, k, v)[0],
+         lambda: [leaf(2, 3, 4), leaf(2, 5, 4), leaf(2, 5, 2)]),
+        ("broadcast_kv", lambda q, k, v: F.attention(q, k, v)[0],
+         lambda: [leaf(2, 3, 4), leaf(5, 4), leaf(5, 3)]),
+        ("fully_masked_row", lambda q, k, v: F.attention(
+            q, k, v, np.array([[True, False, True], [False, False, False]]))[0],
+         lambda: [leaf(2, 4), leaf(3, 4), leaf(3, 2)]),
+    ],
     ops.LogSoftmax: [
         ("last", lambda a: F.log_softmax(a), lambda: [leaf(3, 5)]),
         ("axis1", lambda a: F.log_softmax(a, axis=1), lambda: [leaf(2, 4, 3)]),

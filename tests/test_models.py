@@ -615,3 +615,22 @@ def test_tiny_gpt_overfits_short_text():
     # with a full block of context, greedy decoding continues the memorised text
     out = model.generate(data[None, :block], 8, temperature=0, use_cache=False)
     assert tok.decode(out[0, block:]) == tok.decode(data[block:block + 8])
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_fused_attention_equals_the_composed_tutorial_version(masked):
+    """F.attention (one op, used by MultiHeadAttention) gives the composed
+    scaled_dot_product_attention's output, weights and gradients."""
+    import minigrad.functional as F
+    rng = np.random.default_rng(11)
+    mask = create_causal_mask(5) if masked else None
+    results = []
+    for fn in (scaled_dot_product_attention, F.attention):
+        q, k, v = (Tensor(rng.standard_normal((2, 3, 5, 4)), requires_grad=True)
+                   for _ in range(3))
+        rng = np.random.default_rng(11)  # the same inputs for both
+        out, weights = fn(q, k, v, mask)
+        (out * Tensor(np.arange(out.size).reshape(out.shape) / 10)).sum().backward()
+        results.append((out.data, weights.data, q.grad, k.grad, v.grad))
+    for composed, fused in zip(*results):
+        np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)

@@ -2,9 +2,11 @@
 than composing them from primitives; the composed versions are tested equal)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..engine import Function
+from ..engine import Function, unbroadcast
 
 
 def _stable_exp(x: np.ndarray, axis: int):
@@ -80,6 +82,39 @@ class CrossEntropy(Function):
         return dx
 
 
+def _row_means(rows: np.ndarray) -> np.ndarray:
+    """Mean of each row of a 2-D array, as a matrix-vector product: BLAS does it several times
+    faster than np.mean over a short last axis."""
+    return rows @ np.full(rows.shape[1], 1 / rows.shape[1], dtype=rows.dtype)
+
+
+def _column_sums(rows: np.ndarray) -> np.ndarray:
+    """Sum over the rows of a 2-D array (a vector-matrix product, for the same reason)."""
+    return np.ones(rows.shape[0], dtype=rows.dtype) @ rows
+
+
+class Affine(Function):
+    """A Linear layer as one op: out = x @ W + b, x (..., in), W (in, out), b (out,).
+    dx = G @ W.T,  dW = x.T @ G,  db = sum(G)   (x and G flattened to rows: one GEMM each)"""
+
+    def forward(self, x, weight, bias):
+        if x.ndim == 0 or x.shape[-1] != weight.shape[0] or bias.shape != weight.shape[1:]:
+            raise ValueError(f"Affine: x {x.shape} @ weight {weight.shape} + bias {bias.shape} "
+                             f"does not fit: need x (..., in), weight (in, out), bias (out,)")
+        rows = x.reshape(-1, x.shape[-1])
+        out = rows @ weight
+        out += bias
+        self.rows, self.weight, self.shape = rows, weight, x.shape
+        return out.reshape(*x.shape[:-1], weight.shape[1])
+
+    def backward(self, g):
+        g = g.reshape(-1, g.shape[-1])
+        dx = (g @ self.weight.T).reshape(self.shape) if self.needs_input_grad[0] else None
+        dw = self.rows.T @ g if self.needs_input_grad[1] else None
+        db = _column_sums(g) if self.needs_input_grad[2] else None
+        return dx, dw, db
+
+
 class LayerNorm(Function):
     """Normalise over the last axis, then scale and shift:
     xhat = (x - mean) / sqrt(var + eps),  out = xhat * w + b.
@@ -90,24 +125,29 @@ class LayerNorm(Function):
         if weight.shape != x.shape[-1:] or bias.shape != x.shape[-1:]:
             raise ValueError(f"LayerNorm: weight and bias must have shape {x.shape[-1:]} (the "
                              f"last dim of x {x.shape}), got {weight.shape} and {bias.shape}")
-        mean = x.mean(axis=-1, keepdims=True)
-        centered = x - mean
-        var = (centered * centered).mean(axis=-1, keepdims=True)
-        self.rstd = 1 / np.sqrt(var + x.dtype.type(eps))
-        self.xhat = centered * self.rstd
-        self.weight = weight
-        return self.xhat * weight + bias
+        rows = x.reshape(-1, x.shape[-1])  # every leading axis is a row to normalise
+        xhat = rows - _row_means(rows)[:, None]
+        var = _row_means(xhat * xhat)
+        self.rstd = (1 / np.sqrt(var + x.dtype.type(eps)))[:, None]
+        xhat *= self.rstd
+        self.xhat, self.weight, self.shape = xhat, weight, x.shape
+        out = xhat * weight
+        out += bias
+        return out.reshape(x.shape)
 
     def backward(self, g):
         xhat = self.xhat
-        lead = tuple(range(g.ndim - 1))
-        dw = (g * xhat).sum(axis=lead) if self.needs_input_grad[1] else None
-        db = g.sum(axis=lead) if self.needs_input_grad[2] else None
+        g = g.reshape(xhat.shape)
+        dw = _column_sums(g * xhat) if self.needs_input_grad[1] else None
+        db = _column_sums(g) if self.needs_input_grad[2] else None
         dx = None
         if self.needs_input_grad[0]:
             dxhat = g * self.weight
-            dx = self.rstd * (dxhat - dxhat.mean(axis=-1, keepdims=True)
-                              - xhat * (dxhat * xhat).mean(axis=-1, keepdims=True))
+            dx = xhat * _row_means(dxhat * xhat)[:, None]
+            np.subtract(dxhat, dx, out=dx)
+            dx -= _row_means(dxhat)[:, None]
+            dx *= self.rstd
+            dx = dx.reshape(self.shape)
         return dx, dw, db
 
 
@@ -141,3 +181,46 @@ class Dropout(Function):
 
     def backward(self, g):
         return g * self.scaled_mask
+
+
+class Attention(Function):
+    """Scaled dot-product attention as one op (models/attention.py composes the same from
+    MatMul, Mul, MaskedFill and Softmax, for reading):
+    S = Q K^T / sqrt(d), S = -inf where mask is False, P = softmax(S) over keys, out = P V.
+    dV = P^T G,  dP = G V^T,  dS = P * (dP - sum(dP * P, keys)) / sqrt(d),  dQ = dS K,
+    dK = dS^T Q   (masked entries have P = 0, so dS = 0 there; a fully masked row gives 0)"""
+
+    def forward(self, q, k, v, mask=None, weights_out=None):
+        if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+            raise ValueError(f"Attention: query {q.shape}, key {k.shape} and value {v.shape} "
+                             f"must share the head size (last dim of q and k) and the key "
+                             f"count (second-to-last dim of k and v)")
+        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
+        scores = q @ np.swapaxes(k, -1, -2)
+        scores *= self.scale
+        if mask is not None:
+            np.copyto(scores, -np.inf, where=~np.asarray(mask, dtype=bool))
+        # softmax in place over the keys (last axis)
+        m = scores.max(axis=-1, keepdims=True)
+        m[~np.isfinite(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
+        scores -= m
+        np.exp(scores, out=scores)
+        total = scores.sum(axis=-1, keepdims=True)
+        total[total == 0] = 1
+        scores /= total
+        self.p, self.q, self.k, self.v = scores, q, k, v
+        if weights_out is not None:
+            weights_out.append(scores)
+        return scores @ v
+
+    def backward(self, g):
+        p, q, k, v = self.p, self.q, self.k, self.v
+        dv = np.swapaxes(p, -1, -2) @ g if self.needs_input_grad[2] else None
+        ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
+        ds -= (ds * p).sum(axis=-1, keepdims=True)
+        ds *= p
+        ds *= self.scale
+        dq = unbroadcast(ds @ k, q.shape) if self.needs_input_grad[0] else None
+        dk = unbroadcast(np.swapaxes(ds, -1, -2) @ q, k.shape) if self.needs_input_grad[1] \
+            else None
+        return dq, dk, None if dv is None else unbroadcast(dv, v.shape)
