@@ -47,6 +47,13 @@ class Optimizer:
             self.state[key] = np.zeros_like(like)
         return self.state[key]
 
+    def _count_update(self, index: int) -> int:
+        """How many updates parameter `index` has had, this one included (a parameter without a
+        gradient at some step is not updated then, so counts can differ, as in PyTorch)."""
+        key = f"updates.{index}"
+        self.state[key] = np.array(int(self.state.get(key, 0)) + 1)
+        return int(self.state[key])
+
     def state_dict(self) -> dict[str, np.ndarray]:
         """Step count and state buffers as numpy arrays (ready for np.savez)."""
         return {"step": np.array(self.step_count), **{k: v.copy() for k, v in self.state.items()}}
@@ -58,10 +65,11 @@ class Optimizer:
         self.step_count = int(state.pop("step"))
         shapes = {i: p.shape for i, _, p in self._params()}
         for key, value in state.items():
-            index = int(key.rsplit(".", 1)[1])
-            if shapes.get(index) != value.shape:
+            name, index = key.rsplit(".", 1)
+            expected = () if name == "updates" else shapes.get(int(index))
+            if expected != value.shape:
                 raise ValueError(f"{type(self).__name__}.load_state_dict: {key} has shape "
-                                 f"{value.shape}, parameter {index} has {shapes.get(index)}")
+                                 f"{value.shape}, expected {expected}")
         self.state = {k: np.array(v) for k, v in state.items()}
 
     def step(self) -> None:
@@ -96,7 +104,8 @@ class AdamW(Optimizer):
     """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
         p *= 1 - lr * weight_decay
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
-        p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)"""
+        p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+    where t counts this parameter's updates (steps at which it had a gradient)."""
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
@@ -106,10 +115,10 @@ class AdamW(Optimizer):
 
     def step(self) -> None:
         self.step_count += 1
-        t = self.step_count
         for i, group, p in self._params():
             if p.grad is None:
                 continue
+            t = self._count_update(i)  # bias correction counts this parameter's own updates
             lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
             g = p.grad
             m = self._buffer("exp_avg", i, p.data)

@@ -415,3 +415,17 @@ def _leaves(root):
         else:
             stack.extend(t.grad_fn.inputs)
     return found
+
+
+def test_linear_fused_op_equals_matmul_plus_bias():
+    """F.linear (the Affine op, used by nn.Linear) gives x @ W + b's value and gradients."""
+    rng = np.random.default_rng(21)
+    data = [rng.standard_normal(s) for s in [(2, 3, 4), (4, 5), (5,)]]
+    results = []
+    for fn in (lambda x, w, b: F.linear(x, w, b), lambda x, w, b: x @ w + b):
+        x, w, b = (Tensor(d, requires_grad=True) for d in data)
+        out = fn(x, w, b)
+        (out * Tensor(np.cos(np.arange(out.size)).reshape(out.shape))).sum().backward()
+        results.append((out.data, x.grad, w.grad, b.grad))
+    for fused, composed in zip(*results):
+        np.testing.assert_allclose(fused, composed, rtol=1e-12, atol=1e-12)

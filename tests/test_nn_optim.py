@@ -572,3 +572,19 @@ def test_cosine_lr_without_warmup():
     assert cosine_lr(0, 1.0, 0.0, 0, 100) == pytest.approx(1.0)
     assert cosine_lr(50, 1.0, 0.0, 0, 100) == pytest.approx(0.5)
     assert cosine_lr(100, 1.0, 0.0, 0, 100) == pytest.approx(0.0)
+
+
+def test_adamw_bias_correction_counts_each_parameters_own_updates():
+    """A parameter whose first gradient arrives at the second step gets a first Adam update
+    (t = 1): with no weight decay it moves by lr * g / (|g| + eps), i.e. almost exactly lr."""
+    early = nn.Parameter(np.zeros(3))
+    late = nn.Parameter(np.zeros(3))
+    opt = AdamW([early, late], lr=0.1, weight_decay=0.0)
+    early.grad = np.ones(3)
+    opt.step()
+    early.grad, late.grad = np.ones(3), np.full(3, 2.0)
+    opt.step()
+    np.testing.assert_allclose(late.data, -0.1 * 2.0 / (2.0 + 1e-8))
+    restored = AdamW([early, late], lr=0.1, weight_decay=0.0)
+    restored.load_state_dict(opt.state_dict())
+    assert int(restored.state_dict()["updates.1"]) == 1

@@ -235,7 +235,7 @@ def test_a_crash_mid_write_keeps_the_previous_checkpoint(trained, tmp_path, monk
 
 
 def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_path,
-                                                                monkeypatch):
+                                                                monkeypatch, capsys):
     out = tmp_path / "out"
     real_savez, calls = np.savez, []
 
@@ -247,9 +247,12 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
         return real_savez(file, *args, **kwds)
 
     monkeypatch.setattr(train.checkpoint.np, "savez", savez_failing_the_second_time)
-    with pytest.raises(OSError):
-        train_in_process(text_file, "--out", out, *TINY, "--steps", "10", "--eval-every", "5")
+    code = train_in_process(text_file, "--out", out, *TINY, "--steps", "10", "--eval-every", "5")
     monkeypatch.undo()
+    assert code == 2
+    error = capsys.readouterr().err
+    assert "error: cannot write the checkpoint" in error and "No space left" in error
+    assert "(step 0) is intact" in error and "--resume" in error
     assert train.checkpoint.load(out / "ckpt.npz").step == 0
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
 
@@ -396,6 +399,13 @@ def test_a_corrupt_checkpoint_is_refused(damage, previous_run, text_file, tmp_pa
     assert snapshot(previous_run) == before
     assert_usage_error(cli("train.sample", "--checkpoint", ckpt, "--tokens", "5"), named)
     assert_usage_error(cli("train.attention", "--out", previous_run, "--text", "the"), named)
+
+
+def test_a_bad_file_creates_no_out_directory(tmp_path):
+    out = tmp_path / "new-out"
+    result = cli("train", tmp_path / "missing.txt", "--out", out)
+    assert_usage_error(result, "missing.txt")
+    assert not out.exists()
 
 
 def test_an_unwritable_out_is_refused(text_file, tmp_path):

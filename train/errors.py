@@ -1,6 +1,7 @@
 """How the command-line tools fail: one line naming the problem and the fix, exit code 2."""
 from __future__ import annotations
 
+import os
 import sys
 from typing import Callable
 
@@ -18,3 +19,7 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return USAGE_EXIT
+    except BrokenPipeError:
+        # the reader of our output went away (e.g. `| head`): stop quietly, as Unix tools do
+        sys.stdout = open(os.devnull, "w")
+        return 1

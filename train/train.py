@@ -234,7 +234,6 @@ def main(argv: list[str] | None = None) -> int:
     if not args.resume and ckpt_path.exists() and not args.overwrite:
         raise UsageError(f"{ckpt_path} already holds a run; pass --resume to continue it, "
                          f"--overwrite to start over, or --out DIR for a new run")
-    prepare_out_dir(out)
 
     # ---- data ----
     if config.data is None:
@@ -249,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         raise UsageError(f"cannot resume on this text: {err}") from None
     train_data, val_data = split(data, config.block_size)
+    prepare_out_dir(out)
 
     # ---- model and optimizer ----
     dtype = np.dtype(config.dtype)
@@ -292,10 +292,16 @@ def main(argv: list[str] | None = None) -> int:
 
     def save() -> None:
         nonlocal last_saved
-        checkpoint.save(ckpt_path, checkpoint.Checkpoint(
-            model.config, asdict(config), "".join(tokenizer.chars), step, model.state_dict(),
-            optimizer.state_dict(),
-            {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state}))
+        try:
+            checkpoint.save(ckpt_path, checkpoint.Checkpoint(
+                model.config, asdict(config), "".join(tokenizer.chars), step,
+                model.state_dict(), optimizer.state_dict(),
+                {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state}))
+        except OSError as err:
+            kept = f"step {last_saved}" if last_saved is not None else "none"
+            raise UsageError(f"cannot write the checkpoint {ckpt_path} ({err.strerror or err}); "
+                             f"the last one written ({kept}) is intact: free some space or "
+                             f"choose another --out, then --resume") from None
         last_saved = step
 
     def diverged(what: str) -> int:
