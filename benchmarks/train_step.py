@@ -133,7 +133,7 @@ def have_torch() -> bool:
 
 
 # ---- op shares ----
-CATEGORIES = {"MatMul": "matmul", "Attention": "attention (fused op)", "Softmax": "attention (softmax, mask)",
+CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)", "Softmax": "attention (softmax, mask)",
               "MaskedFill": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
               "CrossEntropy": "cross-entropy"}
 

@@ -86,17 +86,19 @@ class Function:
     @classmethod
     def apply(cls, *inputs: ArrayLike, **settings: Any) -> Tensor:
         """Run the op on `inputs` and, if any input requires grad, record it for backward."""
-        tensors = tuple(x if isinstance(x, Tensor) else Tensor(x) for x in inputs)
+        tensors = [x if isinstance(x, Tensor) else Tensor(x) for x in inputs]
         fn = cls()
         data = fn.forward(*[t.data for t in tensors], **settings)
-        if not isinstance(data, np.ndarray):
+        if type(data) is not np.ndarray:
             data = np.asarray(data)  # numpy reductions return scalars, not 0-d arrays
         out = Tensor._make(data)
-        if _grad_mode.enabled and any(t.requires_grad for t in tensors):
-            fn.inputs = tensors
-            fn.needs_input_grad = tuple(t.requires_grad for t in tensors)
-            out.requires_grad = True
-            out.grad_fn = fn
+        if _grad_mode.enabled:
+            needs = tuple([t.requires_grad for t in tensors])
+            if True in needs:
+                fn.inputs = tensors
+                fn.needs_input_grad = needs
+                out.requires_grad = True
+                out.grad_fn = fn
         return out
 
     def __repr__(self) -> str:

@@ -104,6 +104,7 @@ CASES = {
     ops.Transpose: [
         ("reverse", lambda a: a.T, lambda: [leaf(3, 4)]),
         ("permutation", lambda a: a.transpose(1, 2, 0), lambda: [leaf(2, 3, 4)]),
+        ("negative_axes", lambda a: a.transpose(-1, 0, 1), lambda: [leaf(2, 3, 4)]),
     ],
     ops.GetItem: [
         ("slices", lambda a: a[1:, ::2], lambda: [leaf(4, 5)]),

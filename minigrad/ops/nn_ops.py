@@ -2,6 +2,7 @@
 than composing them from primitives; the composed versions are tested equal)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -82,15 +83,22 @@ class CrossEntropy(Function):
         return dx
 
 
+@functools.lru_cache(maxsize=64)
+def _constant_vector(n: int, value: float, dtype: np.dtype) -> np.ndarray:
+    vector = np.full(n, value, dtype=dtype)
+    vector.flags.writeable = False  # shared between calls
+    return vector
+
+
 def _row_means(rows: np.ndarray) -> np.ndarray:
     """Mean of each row of a 2-D array, as a matrix-vector product: BLAS does it several times
     faster than np.mean over a short last axis."""
-    return rows @ np.full(rows.shape[1], 1 / rows.shape[1], dtype=rows.dtype)
+    return rows @ _constant_vector(rows.shape[1], 1 / rows.shape[1], rows.dtype)
 
 
 def _column_sums(rows: np.ndarray) -> np.ndarray:
     """Sum over the rows of a 2-D array (a vector-matrix product, for the same reason)."""
-    return np.ones(rows.shape[0], dtype=rows.dtype) @ rows
+    return _constant_vector(rows.shape[0], 1.0, rows.dtype) @ rows
 
 
 class Affine(Function):
@@ -202,11 +210,13 @@ class Attention(Function):
             np.copyto(scores, -np.inf, where=~np.asarray(mask, dtype=bool))
         # softmax in place over the keys (last axis)
         m = scores.max(axis=-1, keepdims=True)
-        m[~np.isfinite(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
+        if mask is not None:
+            m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
         scores -= m
         np.exp(scores, out=scores)
         total = scores.sum(axis=-1, keepdims=True)
-        total[total == 0] = 1
+        if mask is not None:
+            total[total == 0] = 1  # a fully masked row's weights stay 0
         scores /= total
         self.p, self.q, self.k, self.v = scores, q, k, v
         if weights_out is not None:

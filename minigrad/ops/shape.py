@@ -25,15 +25,15 @@ class Transpose(Function):
     """out = a.transpose(axes) (axes=None reverses them).   da = G.transpose(argsort(axes))"""
 
     def forward(self, a, axes=None):
-        axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(ax % max(a.ndim, 1) for ax in axes)
-        if sorted(axes) != list(range(a.ndim)):
-            raise ValueError(f"Transpose: axes {axes} are not a permutation of the "
-                             f"{a.ndim} axes of a tensor of shape {a.shape}")
-        self.inverse = tuple(np.argsort(axes))
-        return a.transpose(axes)
+        self.axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
+        try:
+            return a.transpose(self.axes)
+        except (ValueError, TypeError):
+            raise ValueError(f"Transpose: axes {self.axes} are not a permutation of the "
+                             f"{a.ndim} axes of a tensor of shape {a.shape}") from None
 
     def backward(self, g):
-        return g.transpose(self.inverse)
+        return g.transpose(np.argsort([ax % g.ndim for ax in self.axes]))
 
 
 def _is_advanced(index) -> bool:
