@@ -96,6 +96,11 @@ def _row_means(rows: np.ndarray) -> np.ndarray:
     return rows @ _constant_vector(rows.shape[1], 1 / rows.shape[1], rows.dtype)
 
 
+def _last_axis_sums(x: np.ndarray) -> np.ndarray:
+    """x.sum(axis=-1, keepdims=True) as a matrix-vector product (same reason as above)."""
+    return (x @ _constant_vector(x.shape[-1], 1.0, x.dtype))[..., None]
+
+
 def _column_sums(rows: np.ndarray) -> np.ndarray:
     """Sum over the rows of a 2-D array (a vector-matrix product, for the same reason)."""
     return _constant_vector(rows.shape[0], 1.0, rows.dtype) @ rows
@@ -214,7 +219,7 @@ class Attention(Function):
             m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
         scores -= m
         np.exp(scores, out=scores)
-        total = scores.sum(axis=-1, keepdims=True)
+        total = _last_axis_sums(scores)
         if mask is not None:
             total[total == 0] = 1  # a fully masked row's weights stay 0
         scores /= total
@@ -227,7 +232,7 @@ class Attention(Function):
         p, q, k, v = self.p, self.q, self.k, self.v
         dv = np.swapaxes(p, -1, -2) @ g if self.needs_input_grad[2] else None
         ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
-        ds -= (ds * p).sum(axis=-1, keepdims=True)
+        ds -= _last_axis_sums(ds * p)
         ds *= p
         ds *= self.scale
         dq = unbroadcast(ds @ k, q.shape) if self.needs_input_grad[0] else None
