@@ -92,8 +92,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="start a new run even if OUT already holds a checkpoint")
 
     def option(name: str, type_: type, help_: str) -> None:
+        default = getattr(d, name)
         p.add_argument(f"--{name.replace('_', '-')}", dest=name, type=type_, default=None,
-                       help=f"{help_} (default {getattr(d, name)})")
+                       metavar="N" if type_ is int else "X",
+                       help=help_ if default is None else f"{help_} (default {default})")
 
     option("steps", int, "optimizer steps to train to")
     option("batch_size", int, "sequences per step")
