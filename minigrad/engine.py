@@ -8,6 +8,8 @@ output and handing the returned gradients on to its inputs (the chain rule).
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
@@ -48,12 +50,30 @@ class no_grad:
         _grad_mode.enabled = self._previous
 
     def __call__(self, func: Callable) -> Callable:
+        if inspect.isgeneratorfunction(func):
+            # a generator's body runs at each next(), long after the call returned: switch
+            # recording off around every step, and back on while the caller has control
+            @functools.wraps(func)
+            def generator_wrapper(*args: Any, **kwargs: Any) -> Any:
+                steps = func(*args, **kwargs)
+                try:
+                    while True:
+                        with no_grad():
+                            try:
+                                value = next(steps)
+                            except StopIteration as stop:
+                                return stop.value
+                        yield value
+                finally:
+                    steps.close()  # a caller that stops early still runs the body's cleanup
+
+            return generator_wrapper
+
+        @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with no_grad():
                 return func(*args, **kwargs)
 
-        wrapper.__name__ = getattr(func, "__name__", "wrapper")
-        wrapper.__doc__ = func.__doc__
         return wrapper
 
 
@@ -322,12 +342,12 @@ class Tensor:
 
     # ---- shape ----
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
-        if len(shape) == 1 and not isinstance(shape[0], int):
+        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
             shape = tuple(shape[0])
         return _ops.Reshape.apply(self, shape=shape)
 
     def transpose(self, *axes: int | Sequence[int]) -> Tensor:
-        if len(axes) == 1 and not isinstance(axes[0], int):
+        if len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
             axes = tuple(axes[0])
         return _ops.Transpose.apply(self, axes=axes or None)
 
@@ -476,7 +496,14 @@ def grad(output: Tensor, inputs: Sequence[Tensor], grad_output: ArrayLike | None
     """
     seed = _seed_gradient(output, grad_output)
     found = {id(t): g for t, g in _backpropagate(output, seed, retain_graph, wanted=inputs)}
-    return [found.get(id(t)) for t in inputs]
+    grads, handed_out = [], set()
+    for t in inputs:
+        g = found.get(id(t))
+        if g is not None and id(t) in handed_out:
+            g = g.copy()  # the same tensor listed twice: two arrays, so neither aliases the other
+        handed_out.add(id(t))
+        grads.append(g)
+    return grads
 
 
 _backward_hooks: list[Callable[[Function, np.ndarray, tuple], None]] = []

@@ -36,7 +36,7 @@ def draw_graph(tensor: Tensor, module: Any = None, file: TextIO | None = None) -
     file = file or sys.stdout
     names = {id(p): n for n, p in module.named_parameters()} if module is not None else {}
     shown: set[int] = set()
-    # explicit stack of (tensor, prefix for its line, prefix for its children, is_last child)
+    # explicit stack of (tensor, prefix of its own line, prefix of its children's lines)
     stack: list[tuple[Tensor, str, str]] = [(tensor, "", "")]
     while stack:
         node, line_prefix, child_prefix = stack.pop()

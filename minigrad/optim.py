@@ -17,7 +17,8 @@ from .engine import Tensor
 class Optimizer:
     """Holds parameter groups and per-parameter state arrays; subclasses implement `step`."""
 
-    def __init__(self, params: Iterable[Tensor] | Iterable[dict], defaults: dict[str, Any]):
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict],
+                 defaults: dict[str, Any]) -> None:
         params = list(params)
         if not params:
             raise ValueError(f"{type(self).__name__}: got an empty parameter list")

@@ -25,6 +25,10 @@ def create_causal_mask(seq_len: int) -> np.ndarray:
     return np.tril(np.ones((seq_len, seq_len), dtype=bool))
 
 
+def _as_tensor(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
 def _swap_last_two(x: Tensor) -> Tensor:
     axes = list(range(x.ndim))
     axes[-2], axes[-1] = axes[-1], axes[-2]
@@ -39,7 +43,7 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any,
     applies to every batch and head. Returns (output, attention_weights); a query whose every key
     is masked gets all-zero weights (and output), not NaN.
     """
-    q, k, v = (x if isinstance(x, Tensor) else Tensor(x) for x in (query, key, value))
+    q, k, v = _as_tensor(query), _as_tensor(key), _as_tensor(value)
     d_k = q.shape[-1]
     scores = (q @ _swap_last_two(k)) * (1.0 / math.sqrt(d_k))
     if mask is not None:
@@ -113,16 +117,12 @@ class MultiHeadAttention(nn.Module):
         return self.W_o(merged)
 
 
-def _as_tensor(x: Any) -> Tensor:
-    return x if isinstance(x, Tensor) else Tensor(x)
-
-
 # ----------------------------------------------------------------------------------------------
 # The tutorial's demo: python -m models.attention
 # ----------------------------------------------------------------------------------------------
 SHADES = " .:░▒▓█"  # weight 0, then up to 1/6, 2/6, ... 6/6
-LEGEND = ("legend: ' ' 0  . <=1/6  : <=2/6  ░ <=3/6  ▒ <=4/6  ▓ <=5/6  █ <=1"
-          "   (rows: queries, columns: keys)")
+LEGEND = ("legend: ' ' 0  . <=1/6  : <=2/6  ░ <=3/6  ▒ <=4/6  ▓ <=5/6  █ <=1\n"
+          "        rows: queries, columns: keys")  # two lines, so it fits in 80 columns
 
 
 def heatmap(weights: np.ndarray, row_labels: list[str], col_labels: list[str],

@@ -40,6 +40,10 @@ class CharTokenizer:
                              f"{''.join(unknown)!r}; use only characters the model was trained on")
         return np.array([self.index[c] for c in text], dtype=np.int64)
 
+    def default_prompt(self) -> str:
+        """A newline (the start of a line) when the vocabulary has one, else its first character."""
+        return "\n" if "\n" in self.index else self.chars[0]
+
     def decode(self, ids: Any) -> str:
         return "".join(self.chars[int(i)] for i in np.asarray(ids).reshape(-1))
 
@@ -162,8 +166,8 @@ class GPT(nn.Module):
         reaches block_size it is rebuilt from the last block_size // 2 tokens, so each token
         costs about two single-position steps instead of a full block.
         """
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0 (0 = greedy), got {temperature}")
+        if not (math.isfinite(temperature) and temperature >= 0):
+            raise ValueError(f"temperature must be a number >= 0 (0 = greedy), got {temperature}")
         if top_k is not None and top_k <= 0:
             raise ValueError(f"top_k must be positive, got {top_k}")
         rng = rng if rng is not None else np.random.default_rng()
@@ -181,13 +185,14 @@ class GPT(nn.Module):
                 if not use_cache:
                     logits, _ = self(idx[:, -block:])
                 elif caches is None or len(caches[0]) >= block:
-                    keep = idx.shape[1] if caches is None else block // 2
+                    keep = idx.shape[1] if caches is None else max(1, block // 2)
                     caches = [KVCache() for _ in self.blocks]
                     logits, _ = self(idx[:, -min(keep, block):], caches=caches)
                 else:
                     logits, _ = self(idx[:, -1:], caches=caches)
                 next_ids = _sample(logits.data[:, -1, :], temperature, top_k, rng)
-                idx = np.concatenate([idx, next_ids[:, None]], axis=1)
+                # only the last block_size tokens can be attended to: keep no more
+                idx = np.concatenate([idx[:, -block:], next_ids[:, None]], axis=1)
                 yield next_ids
         finally:
             self.train(was_training)

@@ -710,3 +710,37 @@ def test_masked_fill_broadcast_mask_and_bad_mask():
     np.testing.assert_array_equal(out.data, [[0, 1.5, 0], [0, 1.5, 0]])
     with pytest.raises(ValueError, match="MaskedFill"):
         x.masked_fill(np.ones((3, 3), dtype=bool), 0.0)
+
+
+# ---- regressions found in review ----
+
+def test_no_grad_decorates_a_generator_step_by_step():
+    @minigrad.no_grad()
+    def steps():
+        for _ in range(3):
+            yield minigrad.is_grad_enabled()
+
+    seen = []
+    for enabled in steps():
+        seen.append((enabled, minigrad.is_grad_enabled()))  # the caller's mode in between
+    assert seen == [(False, True)] * 3
+
+
+def test_grad_of_an_input_listed_twice_gives_two_arrays():
+    x = Tensor(np.ones(3), requires_grad=True)
+    first, second = minigrad.grad((x * 2.0).sum(), [x, x])
+    np.testing.assert_array_equal(first, second)
+    assert not np.shares_memory(first, second)
+
+
+def test_reshape_and_transpose_accept_numpy_integers():
+    t = Tensor(np.arange(6.0))
+    assert t.reshape(np.int64(6)).shape == (6,)
+    assert t.reshape(2, 3).transpose(np.int64(1), np.int64(0)).shape == (3, 2)
+
+
+def test_log_softmax_keeps_nan_visible_but_masks_fully_masked_rows():
+    import minigrad.functional as F
+    assert np.isnan(F.log_softmax(Tensor([np.nan, 1.0, 2.0])).data).all()
+    masked = F.log_softmax(Tensor([[0.0, -np.inf], [-np.inf, -np.inf]])).data
+    np.testing.assert_array_equal(masked, [[0.0, -np.inf], [-np.inf, -np.inf]])

@@ -174,6 +174,8 @@ CASES = {
     ops.Embedding: [
         ("repeated", lambda w: F.embedding(w, np.array([[0, 2, 2], [4, 0, 2]])),
          lambda: [leaf(5, 3)]),
+        ("1d_table", lambda w: F.embedding(w, np.array([0, 2, 2])), lambda: [leaf(5)]),
+        ("3d_table", lambda w: F.embedding(w, np.array([[1, 1], [3, 0]])), lambda: [leaf(4, 2, 3)]),
     ],
     ops.Dropout: [
         ("seeded", lambda x: F.dropout(x, 0.3, training=True, rng=np.random.default_rng(7)),
@@ -256,3 +258,9 @@ def test_gradcheck_catches_a_transposed_gradient():
 def test_gradcheck_rejects_float32_inputs():
     with pytest.raises(TypeError, match="float64"):
         gradcheck(lambda a: a * 2, [Tensor(np.ones(3, dtype=np.float32), requires_grad=True)])
+
+
+def test_gradcheck_accepts_a_non_leaf_input():
+    a = leaf(3)
+    b = a * 2.0  # not a leaf: its gradient never lands in .grad
+    assert gradcheck(lambda b: b.exp(), [b])

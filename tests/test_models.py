@@ -634,3 +634,28 @@ def test_fused_attention_equals_the_composed_tutorial_version(masked):
         results.append((out.data, weights.data, q.grad, k.grad, v.grad))
     for composed, fused in zip(*results):
         np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
+
+
+def test_generation_records_no_graph(monkeypatch):
+    import minigrad
+    from models.gpt import GPT as Model
+    model = Model(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
+    modes, forward = [], Model.forward
+
+    def recording_forward(self, *args, **kwargs):
+        modes.append(minigrad.is_grad_enabled())
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(Model, "forward", recording_forward)
+    for use_cache in (True, False):
+        model.generate(np.array([[1, 2]]), 6, rng=np.random.default_rng(0), use_cache=use_cache)
+    assert modes and not any(modes)
+    assert minigrad.is_grad_enabled()
+
+
+def test_cached_generation_runs_past_block_size_with_tiny_blocks():
+    from models.gpt import GPT as Model
+    for block in (1, 2, 3):
+        model = Model(GPTConfig(vocab_size=5, block_size=block, n_layer=1, n_head=1, n_embd=4))
+        out = model.generate(np.array([[1, 2, 3]]), 7, rng=np.random.default_rng(0))
+        assert out.shape == (1, 10)

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 from minigrad import no_grad
-from models.attention import LEGEND, heatmap
+from models.attention import heatmap
 
 from . import checkpoint
 from .errors import UsageError, run_cli
@@ -18,14 +18,6 @@ from .sample import add_checkpoint_options, checkpoint_path
 
 VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥"}
 WIDTH = 80
-
-
-def fit_legend(chart: str) -> str:
-    """The heatmap with its legend broken before the note in brackets if it is wider than WIDTH."""
-    key, sep, note = LEGEND.partition("   (")
-    if len(LEGEND) <= WIDTH or not sep:
-        return chart
-    return chart.replace(LEGEND, key + "\n" + " " * len("legend: ") + "(" + note)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     for h in heads:
         print(f"layer {layer}, head {h} (each row: a character; shade: its attention to each "
               f"column)")
-        print(fit_legend(heatmap(weights[h], labels, labels, show_values=False,
-                                 cell_width=cell)))
+        print(heatmap(weights[h], labels, labels, show_values=False, cell_width=cell))
         print()
     return 0
 

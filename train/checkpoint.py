@@ -20,7 +20,7 @@ from models import GPT, CharTokenizer, GPTConfig
 
 from .errors import UsageError
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: AdamW's per-parameter update counts
 
 
 @dataclass
@@ -77,8 +77,8 @@ def load(path: Path) -> Checkpoint:
     if path.is_dir():
         path = path / "ckpt.npz"
     if not path.is_file():
-        raise UsageError(f"no checkpoint at {path}; train first (python -m train FILE --out "
-                         f"{path.parent}) or pass --checkpoint PATH")
+        raise UsageError(f"no checkpoint at {path}; train one first (python -m train FILE "
+                         f"--out {path.parent})")
     try:
         with np.load(path, allow_pickle=False) as archive:
             names = archive.files

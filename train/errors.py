@@ -6,6 +6,7 @@ import sys
 from typing import Callable
 
 USAGE_EXIT = 2
+INTERRUPTED_EXIT = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
 
 
 class UsageError(Exception):
@@ -18,6 +19,13 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         return main(argv)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
+        return USAGE_EXIT
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)  # Ctrl-C outside a training run's own handler
+        return INTERRUPTED_EXIT
+    except MemoryError:
+        print("error: not enough memory for this model and batch; use a smaller --n-embd, "
+              "--n-layer, --batch-size or --block-size", file=sys.stderr)
         return USAGE_EXIT
     except BrokenPipeError:
         # the reader of our output went away (e.g. `| head`): stop quietly, as Unix tools do

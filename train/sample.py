@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -30,7 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m train.sample",
                                 description="Sample text from a trained character model.")
     add_checkpoint_options(p)
-    p.add_argument("--prompt", default="\n", help="text to continue (default: a newline)")
+    p.add_argument("--prompt", default=None, help="text to continue (default: a newline, or "
+                   "the vocabulary's first character if it has none)")
     p.add_argument("--tokens", type=int, default=500, help="characters to generate (default 500)")
     p.add_argument("--temperature", type=float, default=0.8,
                    help="< 1 sharper, > 1 more random, 0 greedy (default 0.8)")
@@ -39,14 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.tokens < 0:
         raise UsageError(f"--tokens must be >= 0, got {args.tokens}")
-    if args.temperature < 0:
-        raise UsageError(f"--temperature must be >= 0, got {args.temperature}")
+    if not (math.isfinite(args.temperature) and args.temperature >= 0):
+        raise UsageError(f"--temperature must be a number >= 0, got {args.temperature}")
     if args.top_k is not None and args.top_k <= 0:
         raise UsageError(f"--top-k must be positive, got {args.top_k}")
-    if not args.prompt:
+    if args.prompt == "":
         raise UsageError("--prompt is empty; give at least one character")
 
     model, tokenizer = checkpoint.load(checkpoint_path(args)).build_model()
+    if args.prompt is None:
+        args.prompt = tokenizer.default_prompt()
     try:
         context = tokenizer.encode(args.prompt)
     except ValueError as err:

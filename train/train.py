@@ -25,11 +25,10 @@ from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint
 from .data import default_corpus, get_batch, read_text, split
-from .errors import UsageError
+from .errors import INTERRUPTED_EXIT, UsageError
 from .parallel import DataParallel
 from .plot import loss_chart
 
-INTERRUPTED_EXIT = 130  # the shell's code for a run stopped by Ctrl-C (128 + SIGINT)
 
 
 @dataclass
@@ -60,6 +59,7 @@ class TrainConfig:
     seed: int = 1337
     dtype: str = "float32"
     data: str | None = None  # the text file; None = the built-in corpus
+    encoding: str = "utf-8"
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -83,7 +83,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("file", nargs="?", metavar="FILE", help="UTF-8 text file to train on")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options below "
                    "(baby-shakespeare: nanoGPT's CPU baby GPT; give tinyshakespeare.txt as FILE)")
-    p.add_argument("--encoding", default="utf-8", help="the text file's encoding (default utf-8)")
+    p.add_argument("--encoding", default=None, help="the text file's encoding (default utf-8)")
     p.add_argument("--out", default="out", help="directory for ckpt.npz and metrics.jsonl "
                    "(default out/)")
     p.add_argument("--resume", action="store_true", help="continue the run in OUT/ckpt.npz; "
@@ -149,6 +149,10 @@ def resolve_config(args: argparse.Namespace, saved: dict[str, Any] | None) -> Tr
 
 
 def validate(c: TrainConfig) -> None:
+    for name in ("dropout", "lr", "min_lr", "weight_decay", "beta1", "beta2", "grad_clip"):
+        if not math.isfinite(getattr(c, name)):  # nan slips through every comparison below
+            raise UsageError(f"--{name.replace('_', '-')} must be a finite number, got "
+                             f"{getattr(c, name)}")
     for name in ("steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
                  "eval_every", "eval_iters", "threads"):
         if getattr(c, name) <= 0:
@@ -216,10 +220,24 @@ def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, n: int, seed:
 
 
 def read_metrics(path: Path, up_to_step: int | None = None) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    return [r for r in rows if up_to_step is None or r["step"] <= up_to_step]
+    """The rows of a metrics file up to a step; a line cut short by a crash is skipped."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return [r for r in rows if up_to_step is None or r.get("step", math.inf) <= up_to_step]
+
+
+def write_metrics(path: Path, rows: list[dict[str, Any]], mode: str) -> None:
+    try:
+        with path.open(mode) as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    except OSError as err:
+        raise UsageError(f"cannot write {path} ({err.strerror or err}); free some space or "
+                         f"choose another --out") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,6 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(ckpt_path) if args.resume else None
     config = resolve_config(args, saved.train_config if saved else None)
+    if args.preset and args.resume:
+        raise UsageError("--preset sets up a new run; a resumed run keeps its own settings: drop "
+                         "--preset (or start a new run with another --out)")
     if args.preset and config.data is None:
         raise UsageError(f"--preset {args.preset} trains on tiny Shakespeare: pass its path as "
                          f"FILE (download it from {TINY_SHAKESPEARE_URL})")
@@ -243,8 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"No FILE given: training on minigrad's own source and docs ({len(files)} files, "
               f"{len(text):,} characters). Give a text file to train on your own.")
     else:
-        text = read_text(config.data, args.encoding)
-    tokenizer = CharTokenizer(saved.vocab) if saved else CharTokenizer.from_text(text)
+        text = read_text(config.data, config.encoding)
+    tokenizer = CharTokenizer(saved.vocab) if saved else CharTokenizer(text)
     try:
         data = tokenizer.encode(text)
     except ValueError as err:
@@ -288,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # metrics of this run: kept up to the checkpoint's step on resume, started afresh otherwise
     history = read_metrics(metrics_path, step) if saved else []
-    metrics_path.write_text("".join(json.dumps(r) + "\n" for r in history))
+    write_metrics(metrics_path, history, "w")
 
     last_saved = step if saved else None  # the step of the checkpoint on disk from this run
 
@@ -345,8 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         row = {"step": step, "train_loss": losses["train"], "val_loss": losses["val"], "lr": lr,
                "ms_per_step": ms, "tokens_per_s": tokens_per_step * 1000 / ms if ms else None}
         history.append(row)
-        with metrics_path.open("a") as f:
-            f.write(json.dumps(row) + "\n")
+        write_metrics(metrics_path, [row], "a")
         save()
         bar.write(f"step {step}: train loss {losses['train']:.4f}, val loss "
                   f"{losses['val']:.4f}" + (f", {ms:.0f} ms/step" if ms else ""))
@@ -360,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parallel = DataParallel(model, config.threads) if config.threads > 1 else None
     bar = tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True)
     try:
-        if step == 0 and not finite(losses := evaluate()):
+        if not saved and not finite(losses := evaluate()):
             return eval_diverged(losses)
         while step < config.steps and not interrupted:
             lr = optim.cosine_lr(step, config.lr, config.min_lr, config.warmup, decay_steps)
@@ -408,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     print(loss_chart([r["step"] for r in history],
                      {"train": [r["train_loss"] for r in history],
                       "val": [r["val_loss"] for r in history]}))
-    prompt = "\n" if "\n" in tokenizer.index else tokenizer.chars[0]
+    prompt = tokenizer.default_prompt()
     print("\nA sample from the model:\n" + sample_text(model, tokenizer, prompt, 300, config.seed))
     print(f"\nCheckpoint: {ckpt_path}. Sample more with: python -m train.sample --out {out} "
           f"--prompt 'Some text'")

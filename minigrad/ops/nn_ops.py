@@ -42,9 +42,11 @@ class LogSoftmax(Function):
     def forward(self, x, axis=-1):
         self.axis = axis
         m, e, s = _stable_exp(x, axis)
-        with np.errstate(divide="ignore"):  # a fully masked row: log 0 = -inf, its outputs -inf
+        with np.errstate(divide="ignore", invalid="ignore"):
             self.out = x - (m + np.log(s))
-        self.out[np.isnan(self.out)] = -np.inf
+        # a fully masked row (sum 0) gives -inf - -inf = NaN: its log-probabilities are -inf;
+        # any other NaN is a real one (NaN inputs) and is kept, so divergence stays visible
+        self.out[np.broadcast_to(s == 0, self.out.shape)] = -np.inf
         return self.out
 
     def backward(self, g):
@@ -180,7 +182,7 @@ class Embedding(Function):
 
     def backward(self, g):
         dw = np.zeros(self.shape, dtype=g.dtype)
-        np.add.at(dw, self.indices.reshape(-1), g.reshape(-1, self.shape[-1]))
+        np.add.at(dw, self.indices.reshape(-1), g.reshape(-1, *self.shape[1:]))
         return dw
 
 
