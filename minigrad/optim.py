@@ -126,14 +126,20 @@ class AdamW(Optimizer):
             v = self._buffer("exp_avg_sq", i, p.data)
             if group["weight_decay"]:
                 p.data *= 1 - lr * group["weight_decay"]
+            # the same formulas in place, through one scratch array: no temporary per operation
+            scratch = np.multiply(g, 1 - b1)
             m *= b1
-            m += (1 - b1) * g
+            m += scratch
+            np.multiply(g, g, out=scratch)
+            scratch *= 1 - b2
             v *= b2
-            v += (1 - b2) * (g * g)
-            denom = np.sqrt(v)
-            denom /= math.sqrt(1 - b2 ** t)
-            denom += eps
-            p.data -= (lr / (1 - b1 ** t)) * m / denom
+            v += scratch
+            np.sqrt(v, out=scratch)
+            scratch *= 1 / math.sqrt(1 - b2 ** t)
+            scratch += eps
+            np.divide(m, scratch, out=scratch)
+            scratch *= lr / (1 - b1 ** t)
+            p.data -= scratch
 
 
 def clip_grad_norm_(params: Iterable[Tensor], max_norm: float) -> float:
