@@ -7,13 +7,16 @@ forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleav
 a few steps each in turn (minigrad 1 thread, minigrad --threads 2, PyTorch, minigrad 1 thread,
 ...), so machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra, never a minigrad dependency) runs on
 2 threads and is skipped when absent. Peak memory (RSS) is measured in a fresh process per
-framework. `--profile` adds the per-step share of the main ops in minigrad.
+framework. Then the per-step share of the main ops in minigrad (each op's forward and backward
+timed); `--profile` adds a cProfile of minigrad steps.
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
 import json
 import math
+import pstats
 import resource
 import statistics
 import subprocess
@@ -204,7 +207,8 @@ def main() -> int:
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")
     p.add_argument("--block", type=int, default=5, help="timed steps in a row per mode")
     p.add_argument("--json", help="also write the results to this JSON file")
-    p.add_argument("--profile", action="store_true", help="per-op shares of a minigrad step")
+    p.add_argument("--profile", action="store_true",
+                   help="also print a cProfile of minigrad steps (the hottest functions)")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
     p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "torch"],
                    help=argparse.SUPPRESS)
@@ -254,13 +258,17 @@ def main() -> int:
                          "ratio_to_pytorch": ratio, "peak_rss_mb": rss.get(name)}
         print(f"{name:<22}{median:10.1f}{min(ts):8.1f}{max(ts):8.1f}"
               f"{(f'{ratio:.2f}x' if ratio else '-'):>11}{rss.get(name, 0):13.0f}")
+    shares = profile_shares(modes["minigrad"], args.steps)
+    results["minigrad_shares_ms"] = shares
+    total = shares["total"]
+    print("\nwhere a minigrad step (1 thread) goes, ms per step (timed per op, so a bit slower):")
+    for name, ms in shares.items():
+        print(f"  {name:<44}{ms:8.2f}{100 * ms / total:7.1f}%")
     if args.profile:
-        shares = profile_shares(modes["minigrad"], args.steps)
-        results["minigrad_profile_ms"] = shares
-        total = shares["total"]
-        print("\nwhere a minigrad step (1 thread) goes, ms per step (profiled, so a bit slower):")
-        for name, ms in shares.items():
-            print(f"  {name:<44}{ms:8.2f}{100 * ms / total:7.1f}%")
+        print("\ncProfile of minigrad steps (1 thread), by own time:")
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: [modes["minigrad"]() for _ in range(args.steps)])
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
