@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import shlex
 import signal
 import sys
 import time
@@ -421,7 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     if interrupted:
         save()
         print(f"Interrupted at step {step}; saved {ckpt_path}. Resume with:\n"
-              f"  python -m train{' ' + config.data if config.data else ''} --out {out} --resume")
+              f"  python -m train --out {shlex.quote(str(out))} --resume")
         return INTERRUPTED_EXIT
 
     print("\nLoss (evaluated every {} steps):".format(config.eval_every))
