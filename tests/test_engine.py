@@ -744,3 +744,9 @@ def test_log_softmax_keeps_nan_visible_but_masks_fully_masked_rows():
     assert np.isnan(F.log_softmax(Tensor([np.nan, 1.0, 2.0])).data).all()
     masked = F.log_softmax(Tensor([[0.0, -np.inf], [-np.inf, -np.inf]])).data
     np.testing.assert_array_equal(masked, [[0.0, -np.inf], [-np.inf, -np.inf]])
+
+
+def test_malloc_tuning_can_be_turned_off(monkeypatch):
+    from minigrad.memory import keep_freed_memory
+    monkeypatch.setenv("MINIGRAD_KEEP_FREED_MEMORY", "0")
+    assert keep_freed_memory() is False
