@@ -9,12 +9,6 @@ from . import ops
 from .engine import ArrayLike, Tensor, _as_array
 
 
-def _tensor(x: ArrayLike, like: Tensor | None = None) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    return like._lift(x) if like is not None else Tensor(x)
-
-
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight + bias as one op (weight (in, out)); x @ weight without a bias."""
     return x @ weight if bias is None else ops.Affine.apply(x, weight, bias)
@@ -90,9 +84,9 @@ def attention(query: Tensor, key: Tensor, value: Tensor,
 def where(cond: ArrayLike, a: ArrayLike, b: ArrayLike) -> Tensor:
     """`a` where `cond` is True, else `b` (a and b broadcast; scalars take the other's dtype)."""
     if isinstance(a, Tensor):
-        b = _tensor(b, like=a)
+        b = a._lift(b)
     elif isinstance(b, Tensor):
-        a = _tensor(a, like=b)
+        a = b._lift(a)
     return ops.Where.apply(a, b, cond=_as_array(cond))
 
 
