@@ -11,6 +11,8 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, is_grad_enabled, no_grad
 
+from tests.graph_walk import graph_tensors
+
 rng = np.random.default_rng(2024)
 
 
@@ -423,19 +425,6 @@ def test_diamond_graph():
 # --------------------------------------------------------------------------------------------
 # backward never mutates inputs, gradients never alias
 # --------------------------------------------------------------------------------------------
-def _graph_tensors(root):
-    seen, stack, found = set(), [root], []
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        found.append(t)
-        if t.grad_fn is not None:
-            stack.extend(t.grad_fn.inputs)
-    return found
-
-
 def test_backward_does_not_mutate_op_inputs_and_grads_do_not_alias():
     x = leaf(4, 5)
     w = leaf(5, 5)
@@ -461,7 +450,7 @@ def test_backward_does_not_mutate_op_inputs_and_grads_do_not_alias():
     loss = (c * weights).sum() + m.sum() + F.cross_entropy(F.log_softmax(h), targets) \
         + (h / (s + 1.0)).mean() + F.where(mask, h, x).sum()
 
-    tensors = _graph_tensors(loss)
+    tensors = graph_tensors(loss)
     assert len(tensors) > 30
     snapshots = [(t, t.data.copy()) for t in tensors]
     side = [(arr, arr.copy()) for arr in (idx, rows, targets, mask)]

@@ -10,6 +10,8 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, ops
 
+from tests.graph_walk import graph_tensors
+
 rng = np.random.default_rng(1234)
 
 
@@ -186,18 +188,6 @@ CASES = {
 ALL_CASES = [(op, name, fn, make) for op, cases in CASES.items() for name, fn, make in cases]
 
 
-def _ops_in_graph(t: Tensor) -> set:
-    seen, stack, found = set(), [t], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen or node.grad_fn is None:
-            continue
-        seen.add(id(node))
-        found.add(type(node.grad_fn))
-        stack.extend(node.grad_fn.inputs)
-    return found
-
-
 def test_every_op_has_a_case():
     own_ops = [op for op in minigrad.Function.registry if op.__module__.startswith("minigrad.")]
     assert len(own_ops) >= 30
@@ -211,7 +201,8 @@ def test_gradcheck(op, name, fn, make):
     inputs = make()
     inputs = [t if t.is_leaf else Tensor(t.data, requires_grad=True) for t in inputs]
     out = fn(*inputs)
-    assert op in _ops_in_graph(out), f"case {name} does not use {op.__name__}"
+    ops_used = {type(t.grad_fn) for t in graph_tensors(out) if t.grad_fn is not None}
+    assert op in ops_used, f"case {name} does not use {op.__name__}"
     assert out.dtype == np.float64
     assert gradcheck(fn, inputs)
 

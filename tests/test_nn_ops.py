@@ -9,6 +9,8 @@ import pytest
 import minigrad.functional as F
 from minigrad import Tensor, engine
 
+from tests.graph_walk import graph_tensors
+
 rng = np.random.default_rng(77)
 DTYPES = [np.float32, np.float64]
 TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-13, atol=1e-14)}
@@ -389,7 +391,7 @@ def test_float32_stays_float32(name):
     try:
         out = FLOAT32_CASES[name]()
         assert out.dtype == np.float32
-        leaves = [t for t in _leaves(out)]
+        leaves = [t for t in graph_tensors(out) if t.is_leaf and t.requires_grad]
         out.backward(np.ones(out.shape, dtype=np.float32))
     finally:
         engine._backward_hooks.remove(hook)
@@ -400,21 +402,6 @@ def test_float32_stays_float32(name):
         assert all(d is None or d == np.float32 for d in grad_dtypes), (op, grad_dtypes)
     for t in leaves:
         assert t.grad is not None and t.grad.dtype == np.float32
-
-
-def _leaves(root):
-    seen, stack, found = set(), [root], []
-    while stack:
-        t = stack.pop()
-        if id(t) in seen:
-            continue
-        seen.add(id(t))
-        if t.grad_fn is None:
-            if t.requires_grad:
-                found.append(t)
-        else:
-            stack.extend(t.grad_fn.inputs)
-    return found
 
 
 def test_linear_fused_op_equals_matmul_plus_bias():
