@@ -17,10 +17,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 
+import minigrad  # noqa: E402
 from models import GPT, GPTConfig  # noqa: E402
 
 
 def main() -> int:
+    minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--tokens", type=int, default=500, help="new tokens to generate")
     p.add_argument("--repeat", type=int, default=3, help="runs of each mode; the best counts")

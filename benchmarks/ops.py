@@ -46,6 +46,7 @@ def cases(lib: str, grad: bool):
 
 
 def main() -> int:
+    minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=2000, help="calls per measurement")
     p.add_argument("--json", help="also write the results to this JSON file")

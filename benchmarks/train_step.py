@@ -137,7 +137,7 @@ def have_torch() -> bool:
 
 # ---- op shares ----
 CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)", "Softmax": "attention (softmax, mask)",
-              "MaskedFill": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
+              "Where": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
               "CrossEntropy": "cross-entropy"}
 
 
@@ -155,7 +155,7 @@ def profile_shares(step: Callable[[], float], n: int) -> dict[str, float]:
         return wrapper
 
     patched = []
-    for op in minigrad.Function.registry:
+    for op in minigrad.ops.primitives() + minigrad.ops.kernels():
         label = CATEGORIES.get(op.__name__, "other ops")
         for method in ("forward", "backward"):
             original = op.__dict__.get(method)
@@ -202,6 +202,7 @@ def peak_rss_mb(mode: str, steps: int) -> float:
 
 
 def main() -> int:
+    minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=30, help="timed steps per mode")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")

@@ -2,17 +2,22 @@
 
     from minigrad import Tensor
     import minigrad.functional as F
+
+Three tiers: primitives with a hand-written backward (`minigrad.ops`), compositions of them
+(`Tensor` methods, `minigrad.functional`), and fused kernels for speed (`minigrad.kernels`),
+switched off by `with minigrad.fused(False):`. Importing minigrad changes no process-wide state.
 """
-from . import functional, nn, ops, optim
-from .memory import keep_freed_memory
-from .engine import Function, Tensor, grad, is_grad_enabled, no_grad, unbroadcast
+from .engine import (Function, backward_hook, fused, grad, is_fused_enabled, is_grad_enabled,
+                     no_grad, unbroadcast)
+from .tensor import Tensor
+from . import functional, kernels, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
 from .gradcheck import GradcheckError, gradcheck
-from .graph import draw_graph, trace_backward
+from .graph import draw_graph, to_dot, trace_backward
+from .memory import keep_freed_memory
 
 __all__ = [
-    "Function", "GradcheckError", "Tensor", "draw_graph", "functional", "grad", "gradcheck",
-    "is_grad_enabled", "nn", "no_grad", "ops", "optim", "trace_backward", "unbroadcast",
+    "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "functional", "fused",
+    "grad", "gradcheck", "is_fused_enabled", "is_grad_enabled", "keep_freed_memory", "kernels",
+    "nn", "no_grad", "ops", "optim", "to_dot", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"
-
-keep_freed_memory()

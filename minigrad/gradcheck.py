@@ -5,7 +5,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .engine import Tensor, grad
+from .engine import grad
+from .tensor import Tensor
 
 
 class GradcheckError(AssertionError):

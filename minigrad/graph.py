@@ -1,4 +1,5 @@
-"""See the backward pass: print the graph behind a tensor, and trace backward op by op."""
+"""See the backward pass: print the graph behind a tensor (as text or Graphviz DOT), and trace
+backward op by op."""
 from __future__ import annotations
 
 import sys
@@ -7,8 +8,8 @@ from typing import Any, Iterator, TextIO
 
 import numpy as np
 
-from . import engine
-from .engine import Function, Tensor
+from .engine import Function, backward_hook
+from .tensor import Tensor
 
 
 def _describe(t: Tensor) -> str:
@@ -62,6 +63,44 @@ def draw_graph(tensor: Tensor, module: Any = None, file: TextIO | None = None) -
                           _clip(child_prefix + ("   " if last else "│  "))))
 
 
+def to_dot(tensor: Tensor, module: Any = None) -> str:
+    """The graph that produced `tensor` as Graphviz DOT text (render it with
+    `dot -Tsvg graph.dot -o graph.svg`; minigrad itself needs no Graphviz).
+
+    Ops are boxes labelled with their class and output shape; leaves are ellipses named as in
+    `draw_graph` (parameter names when `module` is given), constants dashed. Edges point from an
+    op's inputs to the op, the way the forward pass flows; backward runs them in reverse.
+    """
+    names = {id(p): n for n, p in module.named_parameters()} if module is not None else {}
+    ids: dict[int, str] = {}
+
+    def node_id(t: Tensor) -> str:
+        return ids.setdefault(id(t), f"n{len(ids)}")
+
+    nodes, edges, visited = [], [], set()
+    stack = [tensor]
+    while stack:
+        node = stack.pop()
+        if id(node) in visited:
+            continue
+        visited.add(id(node))
+        fn = node.grad_fn
+        shape = "x".join(str(n) for n in node.shape) or "scalar"
+        if fn is None:
+            kind = node.name or names.get(id(node)) or (
+                "leaf" if node.requires_grad else "constant")
+            style = "" if node.requires_grad else ", style=dashed"
+            nodes.append(f'  {node_id(node)} [label="{kind}\\n{shape}", shape=ellipse{style}];')
+            continue
+        nodes.append(f'  {node_id(node)} [label="{type(fn).__name__}\\n{shape}", shape=box, '
+                     f'style="rounded,filled", fillcolor="#e8eef7"];')
+        for parent in fn.inputs or ():
+            edges.append(f"  {node_id(parent)} -> {node_id(node)};")
+            stack.append(parent)
+    header = ["digraph minigrad {", "  rankdir=BT;", '  node [fontname="Helvetica", fontsize=10];']
+    return "\n".join(header + nodes + edges + ["}"]) + "\n"
+
+
 def _norm(a: np.ndarray) -> float:
     return float(np.sqrt(np.vdot(a, a).real)) if a.size else 0.0
 
@@ -92,8 +131,5 @@ def trace_backward(file: TextIO | None = None) -> Iterator[list[dict[str, Any]]]
         print(f"{record['op']}.backward  G {grad.shape} |G|={record['grad_norm']:.4g}  ->  {outs}",
               file=file)
 
-    engine._backward_hooks.append(hook)
-    try:
+    with backward_hook(hook):
         yield records
-    finally:
-        engine._backward_hooks.remove(hook)

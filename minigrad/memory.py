@@ -6,21 +6,19 @@ temporary page-faults its way in again, page by page: that zero-filling cost a t
 baby-GPT step here. Raising malloc's mmap and trim thresholds makes freed blocks stay in the heap
 and get reused (like PyTorch's caching CPU allocator), for a modestly larger resident size.
 
-Applied on `import minigrad` on glibc systems; set MINIGRAD_KEEP_FREED_MEMORY=0 to opt out.
+This is process-wide, so the library never does it by itself: `python -m train` and the
+benchmarks opt in by calling `keep_freed_memory()`. It only applies on glibc systems.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 
 _M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3  # from glibc's malloc.h
 
 
 def keep_freed_memory() -> bool:
     """Tune glibc's malloc as above; returns False where it does not apply (not glibc)."""
-    if os.environ.get("MINIGRAD_KEEP_FREED_MEMORY", "1") == "0":
-        return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         mallopt = libc.mallopt

@@ -9,7 +9,7 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 
 from . import functional as F
-from .engine import Tensor
+from .tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -133,7 +133,7 @@ def _default_rng(rng: np.random.Generator | None) -> np.random.Generator:
 
 
 class Linear(Module):
-    """y = x @ weight + bias, weight (in_features, out_features).
+    """y = x @ weight.T + bias, weight (out_features, in_features) as in PyTorch.
 
     Initialised like PyTorch: uniform in +-1/sqrt(in_features)."""
 
@@ -142,7 +142,7 @@ class Linear(Module):
         super().__init__()
         bound = 1 / math.sqrt(in_features)
         rng = _default_rng(rng)
-        self.weight = Parameter(rng.uniform(-bound, bound, (in_features, out_features)), dtype)
+        self.weight = Parameter(rng.uniform(-bound, bound, (out_features, in_features)), dtype)
         self.bias = Parameter(rng.uniform(-bound, bound, out_features), dtype) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
@@ -159,7 +159,7 @@ class Embedding(Module):
         self.weight = Parameter(_default_rng(rng).standard_normal((num_embeddings, dim)), dtype)
 
     def forward(self, indices: Any) -> Tensor:
-        return F.embedding(self.weight, indices)
+        return F.embedding(indices, self.weight)
 
 
 class LayerNorm(Module):
@@ -172,7 +172,7 @@ class LayerNorm(Module):
         self.bias = Parameter(np.zeros(dim), dtype)
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.weight, self.bias, self.eps)
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, self.eps)
 
 
 class Dropout(Module):

@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from .engine import Tensor
+from .tensor import Tensor
 
 
 class Optimizer:

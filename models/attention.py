@@ -29,12 +29,6 @@ def _as_tensor(x: Any) -> Tensor:
     return x if isinstance(x, Tensor) else Tensor(x)
 
 
-def _swap_last_two(x: Tensor) -> Tensor:
-    axes = list(range(x.ndim))
-    axes[-2], axes[-1] = axes[-1], axes[-2]
-    return x.transpose(*axes)
-
-
 def scaled_dot_product_attention(query: Any, key: Any, value: Any,
                                  mask: Any = None) -> tuple[Tensor, Tensor]:
     """softmax(Q K^T / sqrt(d_k)) V for inputs (..., seq, d) with any leading batch dims.
@@ -43,14 +37,10 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any,
     applies to every batch and head. Returns (output, attention_weights); a query whose every key
     is masked gets all-zero weights (and output), not NaN.
     """
-    q, k, v = _as_tensor(query), _as_tensor(key), _as_tensor(value)
-    d_k = q.shape[-1]
-    scores = (q @ _swap_last_two(k)) * (1.0 / math.sqrt(d_k))
-    if mask is not None:
-        mask = np.asarray(mask.data if isinstance(mask, Tensor) else mask, dtype=bool)
-        scores = scores.masked_fill(~mask, -np.inf)
-    weights = F.softmax(scores, axis=-1)
-    return weights @ v, weights
+    # the lines are in minigrad.functional.attention: scores = Q K^T / sqrt(d_k), masked_fill
+    # with -inf where the mask is False, softmax over the keys, then the weighted sum of values;
+    # with kernels on (the default) one fused op computes the same (minigrad.kernels.Attention)
+    return F.attention(_as_tensor(query), _as_tensor(key), _as_tensor(value), mask)
 
 
 class KVCache:
@@ -98,7 +88,7 @@ class MultiHeadAttention(nn.Module):
 
     def _split_heads(self, x: Tensor) -> Tensor:
         batch, seq, _ = x.shape  # (B, T, C) -> (B, H, T, D)
-        return x.reshape(batch, seq, self.num_heads, self.head_dim).transpose(0, 2, 1, 3)
+        return x.reshape(batch, seq, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
 
     def forward(self, query: Any, key: Any, value: Any, mask: Any = None,
                 cache: KVCache | None = None) -> Tensor:
@@ -108,12 +98,10 @@ class MultiHeadAttention(nn.Module):
         v = self._split_heads(self.W_v(_as_tensor(value)))
         if cache is not None:
             k, v = cache.extend(k, v)
-        # F.attention is scaled_dot_product_attention above fused into one op with its own
-        # backward: the same numbers, fewer and larger numpy calls (tested equal)
-        out, weights = F.attention(q, k, v, mask)
+        out, weights = scaled_dot_product_attention(q, k, v, mask)
         self.attention_weights = weights.data
         batch, _, seq, _ = out.shape
-        merged = out.transpose(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
+        merged = out.permute(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
         return self.W_o(merged)
 
 
@@ -167,7 +155,7 @@ def demo() -> None:
     scaled = scores * (1 / math.sqrt(d_k))
     print(f"\n2. scaled = scores / sqrt(d_k) = scores / {math.sqrt(d_k):g}\n"
           f"{_table(scaled.data, tokens)}")
-    weights = F.softmax(scaled, axis=-1)
+    weights = F.softmax(scaled, dim=-1)
     print(f"\n3. weights = softmax(scaled) (each row sums to 1)\n{_table(weights.data, tokens)}")
     output = weights @ v
     print("\n4. output = weights V (each token becomes a weighted mix of the values)")

@@ -77,7 +77,7 @@ class MLP(nn.Module):
         self.proj = nn.Linear(4 * n_embd, n_embd, rng=rng, dtype=dtype)
 
     def forward(self, x: Tensor) -> Tensor:
-        return self.proj(F.gelu(self.fc(x)))
+        return self.proj(F.gelu(self.fc(x), approximate="tanh"))
 
 
 class Block(nn.Module):
@@ -147,7 +147,7 @@ class GPT(nn.Module):
         for i, block in enumerate(self.blocks):
             x = block(x, mask, caches[i] if caches else None)
         x = self.ln_f(x)
-        logits = x @ self.wte.weight.T
+        logits = F.linear(x, self.wte.weight)  # the head shares the token embedding
         if targets is None:
             return logits, None
         targets = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
@@ -155,7 +155,6 @@ class GPT(nn.Module):
         loss = F.cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1))
         return logits, loss
 
-    @no_grad()
     def stream(self, idx: Any, max_new_tokens: int, temperature: float = 1.0,
                top_k: int | None = None, rng: np.random.Generator | None = None,
                use_cache: bool = True) -> Iterator[np.ndarray]:
@@ -182,14 +181,15 @@ class GPT(nn.Module):
         try:
             caches: list[KVCache] | None = None
             for _ in range(max_new_tokens):
-                if not use_cache:
-                    logits, _ = self(idx[:, -block:])
-                elif caches is None or len(caches[0]) >= block:
-                    keep = idx.shape[1] if caches is None else max(1, block // 2)
-                    caches = [KVCache() for _ in self.blocks]
-                    logits, _ = self(idx[:, -min(keep, block):], caches=caches)
-                else:
-                    logits, _ = self(idx[:, -1:], caches=caches)
+                with no_grad():
+                    if not use_cache:
+                        logits, _ = self(idx[:, -block:])
+                    elif caches is None or len(caches[0]) >= block:
+                        keep = idx.shape[1] if caches is None else max(1, block // 2)
+                        caches = [KVCache() for _ in self.blocks]
+                        logits, _ = self(idx[:, -min(keep, block):], caches=caches)
+                    else:
+                        logits, _ = self(idx[:, -1:], caches=caches)
                 next_ids = _sample(logits.data[:, -1, :], temperature, top_k, rng)
                 # only the last block_size tokens can be attended to: keep no more
                 idx = np.concatenate([idx[:, -block:], next_ids[:, None]], axis=1)

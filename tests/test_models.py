@@ -11,11 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import minigrad
 from minigrad import Tensor, gradcheck
 from minigrad.optim import AdamW
 from models.attention import (KVCache, MultiHeadAttention, create_causal_mask, demo,
                               scaled_dot_product_attention)
 from models.gpt import GPT, Block, CharTokenizer, GPTConfig, _sample
+
+from tests.helpers import op_types
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOAT = r"-?\d+\.\d+(?:e[-+]?\d+)?"
@@ -170,8 +173,10 @@ def test_attention_gradcheck(shape):
     q, k, v = (Tensor(rng.standard_normal(shape), requires_grad=True) for _ in range(3))
     mask = create_causal_mask(shape[-2])
     assert gradcheck(lambda q, k, v: scaled_dot_product_attention(q, k, v, mask)[0], [q, k, v])
-    assert gradcheck(lambda q, k, v: scaled_dot_product_attention(q, k, v, mask)[1], [q, k, v])
     assert gradcheck(lambda q, k, v: scaled_dot_product_attention(q, k, v)[0], [q, k, v])
+    with minigrad.fused(False):  # composed, the weights are part of the graph too
+        assert gradcheck(lambda q, k, v: scaled_dot_product_attention(q, k, v, mask)[1],
+                         [q, k, v])
 
 
 def _parse_matrix(text):
@@ -289,7 +294,7 @@ def test_demo_runs_as_module():
 def np_mha(mha, x_q, x_kv, mask=None):
     """Multi-head attention in numpy from the module's weights."""
     def lin(layer, x):
-        return x @ layer.weight.data + layer.bias.data
+        return x @ layer.weight.data.T + layer.bias.data
 
     def split(x):
         b, t, c = x.shape
@@ -619,25 +624,48 @@ def test_tiny_gpt_overfits_short_text():
 
 @pytest.mark.parametrize("masked", [False, True])
 def test_fused_attention_equals_the_composed_tutorial_version(masked):
-    """F.attention (one op, used by MultiHeadAttention) gives the composed
-    scaled_dot_product_attention's output, weights and gradients."""
-    import minigrad.functional as F
+    """With kernels on, scaled_dot_product_attention is one fused op; it gives the composed
+    version's output, weights and gradients."""
     rng = np.random.default_rng(11)
     mask = create_causal_mask(5) if masked else None
     results = []
-    for fn in (scaled_dot_product_attention, F.attention):
+    for fused in (False, True):
         q, k, v = (Tensor(rng.standard_normal((2, 3, 5, 4)), requires_grad=True)
                    for _ in range(3))
         rng = np.random.default_rng(11)  # the same inputs for both
-        out, weights = fn(q, k, v, mask)
+        with minigrad.fused(fused):
+            out, weights = scaled_dot_product_attention(q, k, v, mask)
         (out * Tensor(np.arange(out.size).reshape(out.shape) / 10)).sum().backward()
         results.append((out.data, weights.data, q.grad, k.grad, v.grad))
     for composed, fused in zip(*results):
         np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
 
 
+def _float64_step(model, fused):
+    rng = np.random.default_rng(3)
+    x = rng.integers(0, model.config.vocab_size, (3, model.config.block_size))
+    y = np.roll(x, -1, axis=1)
+    with minigrad.fused(fused):
+        _, loss = model(x, y)
+    return loss, minigrad.grad(loss, model.parameters(), retain_graph=True)
+
+
+def test_gpt_step_is_the_same_with_kernels_on_and_off():
+    model = GPT(GPTConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16),
+                dtype=np.float64)
+    fused_loss, fused_grads = _float64_step(model, True)
+    composed_loss, composed_grads = _float64_step(model, False)
+    assert abs(fused_loss.item() - composed_loss.item()) <= 1e-10
+    for (name, _), gf, gc in zip(model.named_parameters(), fused_grads, composed_grads):
+        np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=name)
+    kernels = set(minigrad.ops.kernels())
+    assert kernels & op_types(fused_loss), "the default path uses the kernels"
+    composed_ops = op_types(composed_loss)
+    assert not kernels & composed_ops, f"kernels under fused(False): {kernels & composed_ops}"
+    assert composed_ops <= set(minigrad.ops.primitives())
+
+
 def test_generation_records_no_graph(monkeypatch):
-    import minigrad
     from models.gpt import GPT as Model
     model = Model(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
     modes, forward = [], Model.forward

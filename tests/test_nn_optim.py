@@ -172,16 +172,16 @@ def test_forgetting_super_init_is_a_clear_error():
 # ----------------------------------------------------------------------------------------------
 def test_linear_forward():
     layer = nn.Linear(4, 3, rng=np.random.default_rng(0), dtype=np.float64)
-    assert layer.weight.shape == (4, 3) and layer.bias.shape == (3,)
+    assert layer.weight.shape == (3, 4) and layer.bias.shape == (3,)  # (out, in), as PyTorch
     bound = 1 / math.sqrt(4)
     assert np.all(np.abs(layer.weight.data) <= bound) and np.all(np.abs(layer.bias.data) <= bound)
     x = np.random.default_rng(1).standard_normal((2, 5, 4))
-    expected = np.einsum("bti,io->bto", x, layer.weight.data) + layer.bias.data
+    expected = np.einsum("bti,oi->bto", x, layer.weight.data) + layer.bias.data
     np.testing.assert_allclose(layer(Tensor(x)).data, expected, rtol=1e-12, atol=1e-12)
     nobias = nn.Linear(4, 3, bias=False, rng=np.random.default_rng(0))
     assert nobias.bias is None and len(nobias.parameters()) == 1
     np.testing.assert_allclose(nobias(Tensor(x, dtype=np.float32)).data,
-                               x @ nobias.weight.data.astype(np.float64), rtol=1e-5, atol=1e-6)
+                               x @ nobias.weight.data.T.astype(np.float64), rtol=1e-5, atol=1e-6)
 
 
 def test_embedding_forward():

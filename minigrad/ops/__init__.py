@@ -1,40 +1,56 @@
-"""Every op of minigrad, one class each, grouped in files by family."""
-import re
+"""Tier 1, primitives: the ops whose backward must be written by hand, one class each.
 
-from .elementwise import (Abs, Add, Div, Exp, Gelu, Log, MaskedFill, Mul, Neg, Pow, Relu,
-                          Sigmoid, Sqrt, Sub, Tanh, Where)
+Forward and backward sit side by side, with the gradient formula in the docstring, and forward
+is plain math: no speed tricks (those are kernels, `minigrad/kernels.py`) and no input checks in
+front of it (those are in the public entry points: Tensor methods and `minigrad.functional`).
+Everything else is composed from these.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+from ..engine import Function
+from .elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sigmoid, Sqrt, Sub, Tanh, Where
 from .matmul import MatMul
-from .nn_ops import Affine, Attention, CrossEntropy, Dropout, Embedding, LayerNorm, LogSoftmax, Softmax
-from .reductions import Max, Mean, Sum
-from .shape import Concat, GetItem, Reshape, Stack, Transpose
+from .reductions import Max, Sum
+from .shape import Concat, GetItem, Reshape, Transpose
 
 __all__ = [
-    "Abs", "Add", "Affine", "Attention", "Concat", "CrossEntropy", "Div", "Dropout", "Embedding", "Exp", "Gelu",
-    "GetItem", "LayerNorm", "Log", "LogSoftmax", "MaskedFill", "MatMul", "Max", "Mean", "Mul",
-    "Neg", "Pow", "Relu", "Reshape", "Sigmoid", "Softmax", "Sqrt", "Stack", "Sub", "Sum", "Tanh",
-    "Transpose", "Where",
+    "Add", "Concat", "Div", "Exp", "GetItem", "Log", "MatMul", "Max", "Mul", "Neg", "Pow",
+    "Reshape", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Where",
 ]
 
 
-def gradient_table() -> str:
-    """Every op's forward and gradient formulas, read from their docstrings, as a Markdown table
-    (docs/backward.md embeds it; `python -m minigrad.ops` prints it).
+def primitives() -> list[type[Function]]:
+    """minigrad's primitive op classes, in the order of `__all__`."""
+    return [globals()[name] for name in __all__]
+
+
+def kernels() -> list[type[Function]]:
+    """minigrad's fused kernel classes, in the order they are defined."""
+    from .. import kernels as module
+
+    return [k for k in vars(module).values()
+            if isinstance(k, type) and issubclass(k, Function) and k.__module__ == module.__name__]
+
+
+def gradient_table(ops: list[type[Function]]) -> str:
+    """The forward and gradient formulas of `ops`, read from their docstrings, as a Markdown
+    table (docs/backward.md embeds one for the primitives and one for the kernels;
+    `python -m minigrad.ops` prints both).
 
     An op's docstring opens with its forward formula followed by the gradient of each input,
     written `da = ...` (d + the input's name); everything before the first of those is the
     forward column."""
-    from ..engine import Function
-
     rows = ["| op | forward | gradient (G = gradient of the output) | file |",
             "| --- | --- | --- | --- |"]
-    for op in Function.registry:
-        if not op.__module__.startswith(__name__ + "."):
-            continue
+    for op in ops:
         summary = " ".join((op.__doc__ or "").split("\n\n")[0].split()).replace("|", "\\|")
         split = re.search(r"\bd(\w+| tensor_i) = ", summary)
         if split is None:
             raise ValueError(f"{op.__name__}'s docstring states no gradient (`dx = ...`)")
         forward, gradient = summary[: split.start()].strip(), summary[split.start():]
-        source = "minigrad/ops/" + op.__module__.rsplit(".", 1)[1] + ".py"
-        rows.append(f"| `{op.__name__}` | {forward} | {gradient} | `{source}` |")
+        source = sys.modules[op.__module__].__file__.split("minigrad/", 1)[1]
+        rows.append(f"| `{op.__name__}` | {forward} | {gradient} | `minigrad/{source}` |")
     return "\n".join(rows)

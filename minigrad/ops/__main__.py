@@ -1,4 +1,6 @@
-"""python -m minigrad.ops: print the gradient table of every op (as in docs/backward.md)."""
-from . import gradient_table
+"""python -m minigrad.ops: print the gradient tables of the primitives and the kernels (as in
+docs/backward.md)."""
+from . import gradient_table, kernels, primitives
 
-print(gradient_table())
+print("Primitives\n\n" + gradient_table(primitives()) + "\n\nKernels\n\n"
+      + gradient_table(kernels()))

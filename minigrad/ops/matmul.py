@@ -1,9 +1,9 @@
-"""Matrix product, with numpy's rules: 1-D operands and broadcast batch dimensions."""
+"""The matrix product primitive, with numpy's rules: 1-D operands and broadcast batch dims."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Function, unbroadcast
+from ..engine import Function
 
 
 class MatMul(Function):
@@ -12,14 +12,11 @@ class MatMul(Function):
     a 1-D operand is treated as a row (a) or column (b) vector)"""
 
     def forward(self, a, b):
-        if a.ndim == 0 or b.ndim == 0 or a.shape[-1] != b.shape[-2 if b.ndim > 1 else 0]:
-            raise ValueError(f"MatMul: shapes {a.shape} and {b.shape} do not fit: the last dim of "
-                             f"the first must equal the second-to-last dim of the second")
         self.a, self.b = a, b
-        if b.ndim == 2 and a.ndim > 2:
-            # (..., k) @ (k, n) as one 2-D GEMM over all the leading rows: BLAS likes it big
-            return (a.reshape(-1, a.shape[-1]) @ b).reshape(*a.shape[:-1], b.shape[1])
-        return a @ b
+        try:
+            return a @ b
+        except ValueError:
+            raise _shape_error(a.shape, b.shape) from None
 
     def backward(self, g):
         a, b = self.a, self.b
@@ -30,18 +27,20 @@ class MatMul(Function):
             g = g[..., None]
         if a.ndim == 1:
             g = g[..., None, :]
-        da = db = None
-        if self.needs_input_grad[0]:
-            if b2.ndim == 2 and g.ndim > 2:
-                da = (g.reshape(-1, g.shape[-1]) @ b2.T).reshape(*g.shape[:-1], b2.shape[0])
-            else:
-                da = g @ np.swapaxes(b2, -1, -2)
-            da = unbroadcast(da, a2.shape).reshape(a.shape)
-        if self.needs_input_grad[1]:
-            if b2.ndim == 2 and a2.ndim > 2:
-                # the weight's gradient sums over every leading row: one (k, rows) @ (rows, n) GEMM
-                db = a2.reshape(-1, a2.shape[-1]).T @ g.reshape(-1, g.shape[-1])
-            else:
-                db = unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2.shape)
-            db = db.reshape(b.shape)
+        da = _squeeze_to(g @ np.swapaxes(b2, -1, -2), a) if self.needs_input_grad[0] else None
+        db = _squeeze_to(np.swapaxes(a2, -1, -2) @ g, b) if self.needs_input_grad[1] else None
         return da, db
+
+
+def _squeeze_to(grad: np.ndarray, operand: np.ndarray) -> np.ndarray:
+    """A 1-D operand's gradient, computed as a row or column matrix, back to 1-D (batch dims it
+    was broadcast over stay: the engine sums them away)."""
+    if operand.ndim == 1:
+        grad = grad.sum(axis=tuple(range(grad.ndim - 2))).reshape(operand.shape)
+    return grad
+
+
+def _shape_error(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> ValueError:
+    return ValueError(f"MatMul: shapes {a_shape} and {b_shape} do not fit: the last dim of the "
+                      f"first must equal the second-to-last dim of the second, and the batch dims "
+                      f"(all but the last two) must broadcast")

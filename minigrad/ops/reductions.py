@@ -1,27 +1,10 @@
-"""Reductions over `axis` (an int, a tuple of ints, or None for all axes), with `keepdims`.
-Their backward spreads G back over the reduced axes (`_expand`)."""
+"""Reduction primitives over `axis` (an int, a tuple of ints, or None for all axes), with
+`keepdims`. Their backward spreads G back over the reduced axes (`_expand`)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..engine import Function
-
-
-def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
-    for ax in axes:
-        if not -ndim <= ax < max(ndim, 1):
-            raise ValueError(f"{op}: axis {ax} is out of range for a tensor with {ndim} dims")
-    return tuple(sorted(ax % ndim for ax in axes)) if ndim else ()
-
-
-def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]):
-    """Broadcast a reduced gradient back to the input's shape (a read-only view, no copy)."""
-    if not keepdims:
-        g = np.expand_dims(g, axes)
-    return np.broadcast_to(g, shape)
 
 
 class Sum(Function):
@@ -34,19 +17,6 @@ class Sum(Function):
 
     def backward(self, g):
         return _expand(g, self.axes, self.keepdims, self.shape)
-
-
-class Mean(Function):
-    """out = a.mean(axis).   da = G / n broadcast back over the averaged axes (n of them)"""
-
-    def forward(self, a, axis=None, keepdims=False):
-        self.axes = _normalize_axis("Mean", axis, a.ndim)
-        self.keepdims, self.shape = keepdims, a.shape
-        self.count = int(np.prod([a.shape[ax] for ax in self.axes]))
-        return a.mean(axis=self.axes, keepdims=keepdims)
-
-    def backward(self, g):
-        return _expand(g / g.dtype.type(self.count), self.axes, self.keepdims, self.shape)
 
 
 class Max(Function):
@@ -66,3 +36,22 @@ class Max(Function):
             g = np.expand_dims(g, self.axes)
         ties = self.is_max.sum(axis=self.axes, keepdims=True)
         return np.where(self.is_max, g / ties.astype(g.dtype), g.dtype.type(0))
+
+
+def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
+    """`axis` as a sorted tuple of non-negative axes. A 0-d tensor accepts axis 0 or -1 (as in
+    PyTorch) and reduces over nothing."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    for ax in axes:
+        if not -max(ndim, 1) <= ax < max(ndim, 1):
+            raise ValueError(f"{op}: axis {ax} is out of range for a tensor with {ndim} dims")
+    return tuple(sorted({ax % ndim for ax in axes})) if ndim else ()
+
+
+def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]):
+    """Broadcast a reduced gradient back to the input's shape (a read-only view, no copy)."""
+    if not keepdims:
+        g = np.expand_dims(g, axes)
+    return np.broadcast_to(g, shape)

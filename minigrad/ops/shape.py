@@ -1,9 +1,10 @@
-"""Ops that move entries around without arithmetic: their backward moves G back the same way."""
+"""Primitives that move entries around without arithmetic: their backward moves G back the same
+way."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Function, Tensor
+from ..engine import Function
 
 
 class Reshape(Function):
@@ -22,10 +23,10 @@ class Reshape(Function):
 
 
 class Transpose(Function):
-    """out = a.transpose(axes) (axes=None reverses them).   da = G.transpose(argsort(axes))"""
+    """out = a.transpose(axes): out.shape[i] = a.shape[axes[i]].   da = G.transpose(argsort(axes))"""
 
-    def forward(self, a, axes=None):
-        self.axes = tuple(range(a.ndim))[::-1] if axes is None else tuple(axes)
+    def forward(self, a, axes):
+        self.axes = tuple(axes)
         try:
             return a.transpose(self.axes)
         except (ValueError, TypeError):
@@ -36,21 +37,11 @@ class Transpose(Function):
         return g.transpose(np.argsort([ax % g.ndim for ax in self.axes]))
 
 
-def _is_advanced(index) -> bool:
-    """True when numpy would use advanced (integer-array) indexing, which can repeat entries."""
-    parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, (np.ndarray, list)) for p in parts)
-
-
 class GetItem(Function):
-    """out = a[index]  (ints, slices, None, Ellipsis, integer arrays).
+    """out = a[index]  (ints, slices, None, Ellipsis, integer or bool arrays).
     da = zeros like a, with G scatter-added at `index` (repeated indices accumulate)"""
 
     def forward(self, a, index):
-        if isinstance(index, Tensor):
-            index = index.data
-        elif isinstance(index, tuple):
-            index = tuple(i.data if isinstance(i, Tensor) else i for i in index)
         self.index, self.shape = index, a.shape
         try:
             return a[index]
@@ -72,7 +63,7 @@ class Concat(Function):
     def forward(self, *arrays, axis=0):
         try:
             out = np.concatenate(arrays, axis=axis)
-        except ValueError:
+        except (ValueError, np.exceptions.AxisError):
             raise ValueError(f"Concat: cannot concatenate shapes {[a.shape for a in arrays]} "
                              f"along axis {axis}") from None
         self.axis = axis % out.ndim
@@ -83,17 +74,7 @@ class Concat(Function):
         return tuple(np.split(g, self.splits, axis=self.axis))
 
 
-class Stack(Function):
-    """out = stack(tensors, axis) (a new axis).   d tensor_i = G taken at position i of that axis"""
-
-    def forward(self, *arrays, axis=0):
-        try:
-            out = np.stack(arrays, axis=axis)
-        except ValueError:
-            raise ValueError(f"Stack: tensors must all have the same shape, got "
-                             f"{[a.shape for a in arrays]}") from None
-        self.axis = axis % out.ndim
-        return out
-
-    def backward(self, g):
-        return tuple(np.moveaxis(g, self.axis, 0))
+def _is_advanced(index) -> bool:
+    """True when numpy would use advanced (integer-array) indexing, which can repeat entries."""
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(p, (np.ndarray, list)) for p in parts)

@@ -1,0 +1,254 @@
+"""Tier 3, kernels: fused ops with a hand-derived backward, written for speed.
+
+Each kernel replaces a composition of primitives from `minigrad.functional` (named in its
+`replaces` attribute) and computes the same values and gradients (tested equal in float64 to
+1e-10) with fewer, larger numpy calls and fewer temporaries. The functional API uses them unless
+`minigrad.fused(False)` is in force; the compositions are the readable definition.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .engine import Function
+
+
+class Softmax(Function):
+    """out = exp(x - max) / sum(exp(x - max)) along `dim`.
+    dx = out * (G - sum(G * out, dim))   (a fully masked row gives out = 0 and dx = 0)"""
+
+    replaces = "softmax"
+
+    def forward(self, x, dim=-1):
+        self.dim = dim
+        _, e, s = _stable_exp(x, dim)
+        s[s == 0] = 1  # fully masked row: 0 / 1 = 0 instead of 0 / 0
+        self.out = e / s
+        return self.out
+
+    def backward(self, g):
+        out = self.out
+        return out * (g - (g * out).sum(axis=self.dim, keepdims=True))
+
+
+class LogSoftmax(Function):
+    """out = x - max - log(sum(exp(x - max))) along `dim`.
+    dx = G - softmax(x) * sum(G, dim)"""
+
+    replaces = "log_softmax"
+
+    def forward(self, x, dim=-1):
+        self.dim = dim
+        m, e, s = _stable_exp(x, dim)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a fully masked row gives NaN
+            self.out = x - (m + np.log(s))
+        return self.out
+
+    def backward(self, g):
+        return g - np.exp(self.out) * g.sum(axis=self.dim, keepdims=True)
+
+
+class CrossEntropy(Function):
+    """Mean negative log-likelihood of integer `targets` (N,) under `logits` (N, C), fused with
+    log-softmax:  loss = mean_i (logsumexp(x_i) - x_i[t_i]).
+    dx = G * (softmax(x) - onehot(t)) / N"""
+
+    replaces = "cross_entropy"
+
+    def forward(self, logits, targets):
+        m, e, s = _stable_exp(logits, axis=1)
+        self.probs = e / s
+        self.targets = targets
+        rows = np.arange(len(targets))
+        return (m[:, 0] + np.log(s[:, 0]) - logits[rows, targets]).mean(dtype=logits.dtype)
+
+    def backward(self, g):
+        n = len(self.targets)
+        dx = self.probs.copy()
+        dx[np.arange(n), self.targets] -= 1
+        dx *= g / n
+        return dx
+
+
+class LayerNorm(Function):
+    """Normalise over the last axis, then scale and shift:
+    xhat = (x - mean) / sqrt(var + eps),  out = xhat * w + b.
+    dw = sum(G * xhat),  db = sum(G)   (over all leading axes)
+    dx = (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat)) / sqrt(var + eps),  dxhat = G * w"""
+
+    replaces = "layer_norm"
+
+    def forward(self, x, weight, bias, eps=1e-5):
+        rows = x.reshape(-1, x.shape[-1])  # every leading axis is a row to normalise
+        xhat = rows - _row_means(rows)[:, None]
+        var = _row_means(xhat * xhat)
+        self.rstd = (1 / np.sqrt(var + x.dtype.type(eps)))[:, None]
+        xhat *= self.rstd
+        self.xhat, self.weight, self.shape = xhat, weight, x.shape
+        out = xhat * weight
+        out += bias
+        return out.reshape(x.shape)
+
+    def backward(self, g):
+        xhat = self.xhat
+        g = g.reshape(xhat.shape)
+        dw = _column_sums(g * xhat) if self.needs_input_grad[1] else None
+        db = _column_sums(g) if self.needs_input_grad[2] else None
+        dx = None
+        if self.needs_input_grad[0]:
+            dxhat = g * self.weight
+            dx = xhat * _row_means(dxhat * xhat)[:, None]
+            np.subtract(dxhat, dx, out=dx)
+            dx -= _row_means(dxhat)[:, None]
+            dx *= self.rstd
+            dx = dx.reshape(self.shape)
+        return dx, dw, db
+
+
+_GELU_C = math.sqrt(2 / math.pi)
+_GELU_K = 0.044715
+
+
+class Gelu(Function):
+    """GELU, tanh approximation (GPT-2):  out = 0.5 a (1 + tanh(u)),  u = c (a + 0.044715 a**3),
+    c = sqrt(2/pi).
+    da = G * (0.5 (1 + t) + 0.5 a (1 - t**2) c (1 + 3 * 0.044715 a**2)),  t = tanh(u)
+
+    Both passes work in place on one or two buffers (no temporary per arithmetic step), and a**3
+    is a*a*a: np.power is many times slower."""
+
+    replaces = "gelu"
+
+    def forward(self, a):
+        k, c = a.dtype.type(_GELU_K), a.dtype.type(_GELU_C)
+        t = a * a
+        t *= a
+        t *= k
+        t += a
+        t *= c
+        np.tanh(t, out=t)
+        self.a, self.t = a, t
+        out = t + 1
+        out *= a
+        out *= 0.5
+        return out
+
+    def backward(self, g):
+        a, t = self.a, self.t
+        da = a * a  # becomes c (1 + 3k a^2), then the whole derivative
+        da *= a.dtype.type(3 * _GELU_K)
+        da += 1
+        da *= a.dtype.type(_GELU_C)
+        tmp = t * t
+        np.subtract(1, tmp, out=tmp)  # 1 - t^2
+        da *= tmp
+        da *= a
+        da *= 0.5
+        np.multiply(t, 0.5, out=tmp)
+        da += tmp
+        da += 0.5
+        da *= g
+        return da
+
+
+class Affine(Function):
+    """A Linear layer as one op: out = x @ W.T + b, x (..., in), W (out, in), b (out,) optional.
+    dx = G @ W,  dW = G.T @ x,  db = sum(G)   (x and G flattened to rows: one GEMM each, however
+    many leading dims x has)"""
+
+    replaces = "linear"
+
+    def forward(self, x, weight, bias=None):
+        rows = x.reshape(-1, x.shape[-1])
+        out = rows @ weight.T
+        if bias is not None:
+            out += bias
+        self.rows, self.weight, self.shape = rows, weight, x.shape
+        return out.reshape(*x.shape[:-1], weight.shape[0])
+
+    def backward(self, g):
+        g = g.reshape(-1, g.shape[-1])
+        dx = (g @ self.weight).reshape(self.shape) if self.needs_input_grad[0] else None
+        dw = g.T @ self.rows if self.needs_input_grad[1] else None
+        if len(self.needs_input_grad) == 2:  # no bias
+            return dx, dw
+        db = _column_sums(g) if self.needs_input_grad[2] else None
+        return dx, dw, db
+
+
+class Attention(Function):
+    """Scaled dot-product attention as one op:
+    S = Q K^T / sqrt(d), S = -inf where mask is False, P = softmax(S) over keys, out = P V.
+    dV = P^T G,  dP = G V^T,  dS = P * (dP - sum(dP * P, keys)) / sqrt(d),  dQ = dS K,
+    dK = dS^T Q   (masked entries have P = 0, so dS = 0 there; a fully masked row gives 0)"""
+
+    replaces = "attention"
+
+    def forward(self, q, k, v, mask=None, weights_out=None):
+        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
+        scores = q @ np.swapaxes(k, -1, -2)
+        scores *= self.scale
+        if mask is not None:
+            np.copyto(scores, -np.inf, where=~mask)
+        # softmax in place over the keys (last axis)
+        m = scores.max(axis=-1, keepdims=True)
+        if mask is not None:
+            m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
+        scores -= m
+        np.exp(scores, out=scores)
+        total = _last_axis_sums(scores)
+        if mask is not None:
+            total[total == 0] = 1  # a fully masked row's weights stay 0
+        scores /= total
+        self.p, self.q, self.k, self.v = scores, q, k, v
+        if weights_out is not None:
+            weights_out.append(scores)
+        return scores @ v
+
+    def backward(self, g):
+        p, q, k, v = self.p, self.q, self.k, self.v
+        dv = np.swapaxes(p, -1, -2) @ g if self.needs_input_grad[2] else None
+        ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
+        ds -= _last_axis_sums(ds * p)
+        ds *= p
+        ds *= self.scale
+        dq = ds @ k if self.needs_input_grad[0] else None
+        dk = np.swapaxes(ds, -1, -2) @ q if self.needs_input_grad[1] else None
+        return dq, dk, dv
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers: row sums and means as matrix-vector products (BLAS does them several times faster
+# than np.sum / np.mean over a short last axis)
+# --------------------------------------------------------------------------------------------
+def _stable_exp(x: np.ndarray, axis: int):
+    """exp(x - max) and its sum along `axis`. A row that is entirely -inf (fully masked) has
+    max -inf; shifting by 0 instead keeps it at exp(-inf) = 0 rather than NaN."""
+    m = x.max(axis=axis, keepdims=True)
+    m[~np.isfinite(m)] = 0
+    e = np.exp(x - m)
+    return m, e, e.sum(axis=axis, keepdims=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _constant_vector(n: int, value: float, dtype: np.dtype) -> np.ndarray:
+    vector = np.full(n, value, dtype=dtype)
+    vector.flags.writeable = False  # shared between calls
+    return vector
+
+
+def _row_means(rows: np.ndarray) -> np.ndarray:
+    """Mean of each row of a 2-D array."""
+    return rows @ _constant_vector(rows.shape[1], 1 / rows.shape[1], rows.dtype)
+
+
+def _last_axis_sums(x: np.ndarray) -> np.ndarray:
+    """x.sum(axis=-1, keepdims=True)."""
+    return (x @ _constant_vector(x.shape[-1], 1.0, x.dtype))[..., None]
+
+
+def _column_sums(rows: np.ndarray) -> np.ndarray:
+    """Sum over the rows of a 2-D array."""
+    return _constant_vector(rows.shape[0], 1.0, rows.dtype) @ rows

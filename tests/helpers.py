@@ -1,0 +1,42 @@
+"""Test helpers: float64 leaves for gradcheck, and the ops in the graph behind a tensor."""
+import numpy as np
+
+from minigrad import Tensor
+
+rng = np.random.default_rng(1234)
+
+
+def leaf(*shape, low=None, high=None, away_from=None):
+    """A float64 leaf requiring grad; `away_from` keeps entries >= 0.1 from that kink."""
+    if low is not None:
+        data = rng.uniform(low, high, size=shape)
+    else:
+        data = rng.standard_normal(shape)
+    if away_from is not None:
+        data = np.where(np.abs(data - away_from) < 0.1, away_from + 0.5, data)
+    return Tensor(data, requires_grad=True)
+
+
+def distinct(*shape):
+    """Entries spaced well apart, so max has no ties and finite differences stay off the kink."""
+    data = rng.permutation(np.prod(shape)).reshape(shape) * 0.1 + rng.uniform(0, 0.01, shape)
+    return Tensor(data, requires_grad=True)
+
+
+def graph_tensors(root: Tensor) -> list[Tensor]:
+    """`root` and every tensor it was computed from, each once, output first."""
+    seen, stack, found = set(), [root], []
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        found.append(t)
+        if t.grad_fn is not None:
+            stack.extend(t.grad_fn.inputs)
+    return found
+
+
+def op_types(root: Tensor) -> set[type]:
+    """The op classes in the graph behind `root`."""
+    return {type(t.grad_fn) for t in graph_tensors(root) if t.grad_fn is not None}

@@ -1,0 +1,117 @@
+"""Tier 3, kernels: every fused op in `minigrad.kernels` equals the composition it replaces, in
+values and gradients (float64, to 1e-10), and passes gradcheck; float32 stays float32.
+
+CASES maps each kernel to calls of the functional API that use it; each case runs twice, with
+kernels on and under `minigrad.fused(False)`. test_every_kernel_has_a_case enumerates
+`minigrad.ops.kernels()`, so a new kernel without a case fails the suite.
+"""
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, gradcheck, kernels, ops
+
+from tests.helpers import leaf, op_types
+
+rng = np.random.default_rng(5)
+TARGETS = np.array([0, 4, 4, 2, 1, 0])
+CAUSAL = np.tri(4, dtype=bool)
+
+# each case: (id, fn, input shapes)
+CASES = {
+    kernels.Softmax: [
+        ("last", lambda x: F.softmax(x), [(4, 5)]),
+        ("dim0", lambda x: F.softmax(x, dim=0), [(4, 5)]),
+        ("3d_dim1", lambda x: F.softmax(x, dim=1), [(2, 3, 4)]),
+        ("masked", lambda x: F.softmax(x.masked_fill(~CAUSAL, -np.inf)), [(2, 4, 4)]),
+        ("fully_masked_row", lambda x: F.softmax(
+            x.masked_fill(np.array([[False, True, False], [True, True, True]]), -np.inf)),
+         [(2, 3)]),
+    ],
+    kernels.LogSoftmax: [
+        ("last", lambda x: F.log_softmax(x), [(4, 5)]),
+        ("dim1", lambda x: F.log_softmax(x, dim=1), [(2, 4, 3)]),
+    ],
+    kernels.CrossEntropy: [
+        ("plain", lambda x: F.cross_entropy(x, TARGETS), [(6, 5)]),
+        ("tensor_targets", lambda x: F.cross_entropy(x, Tensor(TARGETS[:2])), [(2, 5)]),
+    ],
+    kernels.LayerNorm: [
+        ("affine", lambda x, w, b: F.layer_norm(x, 6, w, b), [(2, 3, 6), (6,), (6,)]),
+        ("eps", lambda x, w, b: F.layer_norm(x, (6,), w, b, eps=0.5), [(4, 6), (6,), (6,)]),
+        ("no_affine", lambda x: F.layer_norm(x, 6), [(4, 6)]),
+    ],
+    kernels.Gelu: [("tanh", lambda x: F.gelu(x, approximate="tanh"), [(3, 7)])],
+    kernels.Affine: [
+        ("3d", lambda x, w, b: F.linear(x, w, b), [(2, 3, 4), (5, 4), (5,)]),
+        ("2d", lambda x, w, b: F.linear(x, w, b), [(3, 4), (2, 4), (2,)]),
+        ("1d", lambda x, w, b: F.linear(x, w, b), [(4,), (2, 4), (2,)]),
+        ("no_bias", lambda x, w: F.linear(x, w), [(2, 3, 4), (5, 4)]),
+    ],
+    kernels.Attention: [
+        ("causal", lambda q, k, v: F.attention(q, k, v, CAUSAL)[0],
+         [(2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)]),
+        ("cross_lengths", lambda q, k, v: F.attention(q, k, v)[0], [(2, 3, 4), (2, 5, 4), (2, 5, 2)]),
+        ("broadcast_kv", lambda q, k, v: F.attention(q, k, v)[0], [(2, 3, 4), (5, 4), (5, 3)]),
+        ("fully_masked_row", lambda q, k, v: F.attention(
+            q, k, v, np.array([[True, False, True], [False, False, False]]))[0],
+         [(2, 4), (3, 4), (3, 2)]),
+    ],
+}
+ALL_CASES = [(k, name, fn, shapes) for k, cases in CASES.items() for name, fn, shapes in cases]
+IDS = [f"{k.__name__}-{name}" for k, name, _, _ in ALL_CASES]
+
+
+def test_every_kernel_has_a_case():
+    missing = [k.__name__ for k in ops.kernels() if not CASES.get(k)]
+    assert not missing, f"kernels without a case in CASES: {missing}"
+    assert set(CASES) == set(ops.kernels())
+
+
+def test_every_kernel_names_the_composition_it_replaces():
+    for kernel in ops.kernels():
+        assert callable(getattr(F, kernel.replaces, None)), kernel.__name__
+
+
+def _run(fn, arrays, fused):
+    inputs = [Tensor(a.copy(), requires_grad=True) for a in arrays]
+    with minigrad.fused(fused):
+        out = fn(*inputs)
+    upstream = np.cos(np.arange(out.size)).reshape(out.shape)
+    return out, minigrad.grad(out, inputs, upstream, retain_graph=True)
+
+
+@pytest.mark.parametrize("kernel,name,fn,shapes", ALL_CASES, ids=IDS)
+def test_kernel_equals_its_composition(kernel, name, fn, shapes):
+    arrays = [rng.standard_normal(s) * 2 for s in shapes]
+    fused_out, fused_grads = _run(fn, arrays, fused=True)
+    composed_out, composed_grads = _run(fn, arrays, fused=False)
+    assert kernel in op_types(fused_out)
+    assert not set(ops.kernels()) & op_types(composed_out), "the composition used a kernel"
+    assert fused_out.dtype == composed_out.dtype == np.float64
+    np.testing.assert_allclose(fused_out.data, composed_out.data, rtol=1e-10, atol=1e-10)
+    for i, (gf, gc) in enumerate(zip(fused_grads, composed_grads)):
+        assert gf is not None and gc is not None, i
+        np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=f"input {i}")
+
+
+@pytest.mark.parametrize("kernel,name,fn,shapes", ALL_CASES, ids=IDS)
+def test_kernel_gradcheck(kernel, name, fn, shapes):
+    inputs = [leaf(*s) for s in shapes]
+    assert gradcheck(fn, inputs)
+
+
+@pytest.mark.parametrize("kernel,name,fn,shapes", ALL_CASES, ids=IDS)
+def test_kernel_keeps_float32(kernel, name, fn, shapes):
+    """float32 in, float32 out, and every gradient the kernel's backward returns is float32
+    (checked before the engine casts it to its input's dtype)."""
+    inputs = [Tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
+              for s in shapes]
+    returned = []
+    with minigrad.backward_hook(lambda op, g, grads: returned.append((op, grads))):
+        out = fn(*inputs)
+        assert out.dtype == np.float32
+        out.backward(np.ones(out.shape, dtype=np.float32))
+    kernel_grads = [g for op, grads in returned if isinstance(op, kernel) for g in grads]
+    assert kernel_grads and all(g is None or g.dtype == np.float32 for g in kernel_grads)

@@ -1,0 +1,305 @@
+"""Tier 1, primitives: every op in `minigrad.ops`, gradient-checked in float64 against finite
+differences, and its forward values checked against numpy in float32 and float64.
+
+CASES maps each primitive to cases that exercise it; test_every_primitive_has_a_case enumerates
+`minigrad.ops.primitives()`, so a new primitive without a case fails the suite. Compositions are
+tested in test_compositions.py, kernels in test_kernels.py.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, gradcheck, ops
+
+from tests.helpers import distinct, leaf, op_types
+
+rng = np.random.default_rng(77)
+
+
+def const(data, dtype=np.float64):
+    return Tensor(np.asarray(data, dtype=dtype))
+
+
+# each case: (id, fn, inputs)
+CASES = {
+    ops.Add: [
+        ("same", lambda a, b: a + b, lambda: [leaf(3, 4), leaf(3, 4)]),
+        ("broadcast", lambda a, b: a + b, lambda: [leaf(2, 3, 4), leaf(3, 1)]),
+        ("scalar", lambda a: 2.5 + a, lambda: [leaf(3)]),
+    ],
+    ops.Sub: [
+        ("broadcast", lambda a, b: a - b, lambda: [leaf(4, 1), leaf(5)]),
+        ("rsub", lambda a: 1.0 - a, lambda: [leaf(2, 2)]),
+    ],
+    ops.Mul: [
+        ("broadcast", lambda a, b: a * b, lambda: [leaf(2, 3, 4), leaf(1, 4)]),
+        ("scalar", lambda a: a * 3.0, lambda: [leaf(3)]),
+    ],
+    ops.Div: [
+        ("broadcast", lambda a, b: a / b, lambda: [leaf(3, 4), leaf(4, low=0.5, high=2.0)]),
+        ("rdiv", lambda a: 1.0 / a, lambda: [leaf(3, low=0.5, high=2.0)]),
+    ],
+    ops.Neg: [("plain", lambda a: -a, lambda: [leaf(3, 2)])],
+    ops.Pow: [
+        ("scalar_exponent", lambda a: a ** 3, lambda: [leaf(3, 4)]),
+        ("tensor_exponent", lambda a, b: a ** b,
+         lambda: [leaf(3, 4, low=0.5, high=2.0), leaf(4, low=-1.0, high=2.0)]),
+        ("rpow", lambda b: 2.0 ** b, lambda: [leaf(5)]),
+    ],
+    ops.Exp: [("plain", lambda a: a.exp(), lambda: [leaf(3, 4)])],
+    ops.Log: [("plain", lambda a: a.log(), lambda: [leaf(3, 4, low=0.2, high=3.0)])],
+    ops.Sqrt: [("plain", lambda a: a.sqrt(), lambda: [leaf(3, 4, low=0.2, high=3.0)])],
+    ops.Tanh: [("plain", lambda a: a.tanh(), lambda: [leaf(3, 4)])],
+    ops.Sigmoid: [("plain", lambda a: a.sigmoid(), lambda: [leaf(3, 4) * 3])],
+    ops.Where: [
+        ("both", lambda a, b: F.where(np.array([[True], [False], [True]]), a, b),
+         lambda: [leaf(3, 4), leaf(4)]),
+        ("scalar_other", lambda a: F.where(np.array([True, False, True]), a, 0.0),
+         lambda: [leaf(2, 3)]),
+    ],
+    ops.Sum: [
+        ("all", lambda a: a.sum(), lambda: [leaf(3, 4)]),
+        ("axis", lambda a: a.sum(axis=1), lambda: [leaf(2, 3, 4)]),
+        ("tuple_keepdims", lambda a: a.sum(axis=(0, 2), keepdims=True), lambda: [leaf(2, 3, 4)]),
+        ("negative_axis", lambda a: a.sum(axis=-1), lambda: [leaf(2, 3)]),
+    ],
+    ops.Max: [
+        ("all", lambda a: a.max(), lambda: [distinct(3, 4)]),
+        ("axis", lambda a: a.max(axis=1), lambda: [distinct(2, 3, 4)]),
+        ("tuple_keepdims", lambda a: a.max(axis=(0, 2), keepdims=True), lambda: [distinct(2, 3, 4)]),
+    ],
+    ops.Reshape: [
+        ("plain", lambda a: a.reshape(4, 3) * const(np.arange(12.0).reshape(4, 3)),
+         lambda: [leaf(3, 4)]),
+        ("infer", lambda a: a.reshape(-1), lambda: [leaf(2, 3, 2)]),
+    ],
+    ops.Transpose: [
+        ("reverse", lambda a: a.T, lambda: [leaf(3, 4)]),
+        ("permutation", lambda a: a.permute(1, 2, 0), lambda: [leaf(2, 3, 4)]),
+        ("negative_axes", lambda a: a.permute(-1, 0, 1), lambda: [leaf(2, 3, 4)]),
+        ("swap_two", lambda a: a.transpose(0, 2), lambda: [leaf(2, 3, 4)]),
+    ],
+    ops.GetItem: [
+        ("slices", lambda a: a[1:, ::2], lambda: [leaf(4, 5)]),
+        ("int_none_ellipsis", lambda a: a[..., 1, None], lambda: [leaf(2, 3, 4)]),
+        ("repeated_indices", lambda a: a[np.array([0, 2, 0, 0])], lambda: [leaf(3, 4)]),
+        ("tensor_index_pairs", lambda a: a[Tensor(np.array([1, 1])), np.array([2, 2])],
+         lambda: [leaf(3, 4)]),
+    ],
+    ops.Concat: [
+        ("axis0", lambda a, b: F.concat([a, b], dim=0), lambda: [leaf(2, 3), leaf(4, 3)]),
+        ("axis_last", lambda a, b, c: F.concat([a, b, c], dim=-1),
+         lambda: [leaf(2, 1), leaf(2, 3), leaf(2, 2)]),
+    ],
+    ops.MatMul: [
+        ("2d", lambda a, b: a @ b, lambda: [leaf(3, 4), leaf(4, 5)]),
+        ("batched", lambda a, b: a @ b, lambda: [leaf(2, 3, 4), leaf(2, 4, 5)]),
+        ("broadcast_batch", lambda a, b: a @ b, lambda: [leaf(2, 1, 3, 4), leaf(3, 4, 2)]),
+        ("nd_by_2d", lambda a, b: a @ b, lambda: [leaf(2, 3, 4), leaf(4, 5)]),
+        ("2d_by_nd", lambda a, b: a @ b, lambda: [leaf(3, 4), leaf(2, 4, 5)]),
+        ("vec_mat", lambda a, b: a @ b, lambda: [leaf(4), leaf(2, 4, 3)]),
+        ("mat_vec", lambda a, b: a @ b, lambda: [leaf(2, 3, 4), leaf(4)]),
+        ("vec_vec", lambda a, b: a @ b, lambda: [leaf(4), leaf(4)]),
+    ],
+}
+
+ALL_CASES = [(op, name, fn, make) for op, cases in CASES.items() for name, fn, make in cases]
+
+
+def test_every_primitive_has_a_case():
+    missing = [op.__name__ for op in ops.primitives() if not CASES.get(op)]
+    assert not missing, f"primitives without a gradcheck case in CASES: {missing}"
+    assert set(CASES) == set(ops.primitives())
+
+
+@pytest.mark.parametrize("op,name,fn,make", ALL_CASES,
+                         ids=[f"{op.__name__}-{name}" for op, name, _, _ in ALL_CASES])
+def test_gradcheck(op, name, fn, make):
+    inputs = make()
+    inputs = [t if t.is_leaf else Tensor(t.data, requires_grad=True) for t in inputs]
+    out = fn(*inputs)
+    assert op in op_types(out), f"case {name} does not use {op.__name__}"
+    assert out.dtype == np.float64
+    assert gradcheck(fn, inputs)
+
+
+def test_gradcheck_catches_a_wrong_gradient():
+    class WrongSquare(minigrad.Function):
+        """out = a**2, with a deliberately wrong backward (da = G * a instead of 2 G a)."""
+
+        def forward(self, a):
+            self.a = a
+            return a * a
+
+        def backward(self, g):
+            return g * self.a
+
+    x = leaf(3, 2)
+    with pytest.raises(minigrad.GradcheckError) as info:
+        gradcheck(lambda a: WrongSquare.apply(a), [x])
+    message = str(info.value)
+    assert "input 0" in message and "analytic" in message and "numeric" in message
+
+
+def test_gradcheck_catches_a_transposed_gradient():
+    """A gradient that is right only up to a permutation passes a .sum() check but not ours."""
+
+    class WrongTranspose(minigrad.Function):
+        def forward(self, a):
+            return a.T.copy()
+
+        def backward(self, g):
+            return g  # should be g.T; shapes agree for a square input
+
+    x = leaf(3, 3)
+    with pytest.raises(minigrad.GradcheckError):
+        gradcheck(lambda a: WrongTranspose.apply(a), [x])
+
+
+def test_gradcheck_rejects_float32_inputs():
+    with pytest.raises(TypeError, match="float64"):
+        gradcheck(lambda a: a * 2, [Tensor(np.ones(3, dtype=np.float32), requires_grad=True)])
+
+
+def test_gradcheck_accepts_a_non_leaf_input():
+    a = leaf(3)
+    b = a * 2.0  # not a leaf: its gradient never lands in .grad
+    assert gradcheck(lambda b: b.exp(), [b])
+
+
+DTYPES = [np.float32, np.float64]
+TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-13, atol=1e-14)}
+
+
+def data(*shape, dtype=np.float64, low=None, high=None):
+    if low is not None:
+        return rng.uniform(low, high, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def data(*shape, dtype=np.float64, low=None, high=None):
+    if low is not None:
+        return rng.uniform(low, high, size=shape).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# forward values against numpy
+# --------------------------------------------------------------------------------------------
+UNARY = {
+    "neg": (lambda t: -t, lambda x: -x, None),
+    "exp": (lambda t: t.exp(), np.exp, None),
+    "log": (lambda t: t.log(), np.log, (0.1, 5.0)),
+    "sqrt": (lambda t: t.sqrt(), np.sqrt, (0.0, 5.0)),
+    "tanh": (lambda t: t.tanh(), np.tanh, None),
+    "sigmoid": (lambda t: t.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), None),
+    "square": (lambda t: t ** 2, lambda x: x * x, None),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_forward_matches_numpy(name, dtype):
+    op, reference, domain = UNARY[name]
+    low, high = domain if domain else (None, None)
+    x = data(3, 5, dtype=dtype, low=low, high=high) * (1 if domain else 3)
+    out = op(Tensor(x))
+    assert out.dtype == dtype and out.shape == x.shape
+    expected = reference(x.astype(np.float64))
+    np.testing.assert_allclose(out.data, expected, **TOL[dtype])
+
+
+def test_sigmoid_does_not_overflow_for_large_inputs():
+    x = Tensor(np.array([-1000.0, -50.0, 0.0, 50.0, 1000.0]))
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        out = x.sigmoid().data
+    np.testing.assert_allclose(out, [0.0, 1 / (1 + math.exp(50)), 0.5, 1 / (1 + math.exp(-50)), 1.0],
+                               rtol=1e-15, atol=0)
+
+
+BINARY = {
+    "add": (lambda a, b: a + b, np.add),
+    "sub": (lambda a, b: a - b, np.subtract),
+    "mul": (lambda a, b: a * b, np.multiply),
+    "div": (lambda a, b: a / b, np.divide),
+    "pow": (lambda a, b: a ** b, np.power),
+    "matmul": (lambda a, b: a @ b, None),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow"])
+def test_binary_forward_matches_numpy(name, dtype):
+    op, reference = BINARY[name]
+    a = data(2, 3, 4, dtype=dtype, low=0.5, high=2.0)
+    b = data(3, 1, dtype=dtype, low=0.5, high=2.0) * np.array([[1], [-1], [1]], dtype=dtype)
+    out = op(Tensor(a), Tensor(b))
+    assert out.dtype == dtype and out.shape == (2, 3, 4)
+    np.testing.assert_allclose(out.data, reference(a.astype(np.float64), b.astype(np.float64)),
+                               **TOL[dtype])
+
+
+def _matmul_reference(a, b):
+    """Plain-loop matrix product with numpy's rules for 1-D and batched operands."""
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    A = np.broadcast_to(a2, batch + a2.shape[-2:])
+    B = np.broadcast_to(b2, batch + b2.shape[-2:])
+    out = np.zeros(batch + (A.shape[-2], B.shape[-1]))
+    for idx in np.ndindex(*batch):
+        for i in range(A.shape[-2]):
+            for j in range(B.shape[-1]):
+                out[idx + (i, j)] = sum(float(A[idx + (i, k)]) * float(B[idx + (k, j)])
+                                        for k in range(A.shape[-1]))
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    if b.ndim == 1:
+        out = out[..., 0]
+    return out
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("sa,sb", [
+    ((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (3, 4, 2)),
+    ((4,), (4, 3)), ((2, 3, 4), (4,)), ((4,), (4,)),
+])
+def test_matmul_forward_matches_loops(sa, sb, dtype):
+    a, b = data(*sa, dtype=dtype), data(*sb, dtype=dtype)
+    out = Tensor(a) @ Tensor(b)
+    expected = _matmul_reference(a, b)
+    assert out.dtype == dtype and out.shape == expected.shape
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out.data, expected, **tol)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["sum", "max"])
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (None, True), (0, False), (-1, True),
+                                           ((0, 2), False), ((1, 2), True)])
+def test_reduction_forward_matches_numpy(name, axis, keepdims, dtype):
+    x = data(2, 3, 4, dtype=dtype)
+    out = getattr(Tensor(x), name)(axis=axis, keepdims=keepdims)
+    expected = getattr(np, name)(x.astype(np.float64), axis=axis, keepdims=keepdims)
+    assert out.dtype == dtype and out.shape == np.shape(expected)
+    np.testing.assert_allclose(out.data, expected, **TOL[dtype])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_shape_ops_forward_match_numpy(dtype):
+    x, y = data(2, 3, 4, dtype=dtype), data(2, 3, 4, dtype=dtype)
+    tx, ty = Tensor(x), Tensor(y)
+    cases = [
+        (tx.reshape(6, 4), x.reshape(6, 4)),
+        (tx.permute(2, 0, 1), x.transpose(2, 0, 1)),
+        (tx.transpose(0, 2), np.swapaxes(x, 0, 2)),
+        (tx.T, x.T),
+        (tx[1, ::2, np.array([0, 0, 3])], x[1, ::2, np.array([0, 0, 3])]),
+        (F.concat([tx, ty], dim=1), np.concatenate([x, y], axis=1)),
+    ]
+    for out, expected in cases:
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(out.data, expected)
