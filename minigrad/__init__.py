@@ -11,11 +11,13 @@ from .engine import (Function, backward_hook, fused, grad, is_fused_enabled, is_
                      no_grad, unbroadcast)
 from .tensor import Tensor
 from . import functional, kernels, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
+from .tensor_functions import *  # noqa: F401,F403  (minigrad.cat, minigrad.where, ...)
+from .tensor_functions import __all__ as _tensor_functions
 from .gradcheck import GradcheckError, gradcheck
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
 
-__all__ = [
+__all__ = _tensor_functions + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "functional", "fused",
     "grad", "gradcheck", "is_fused_enabled", "is_grad_enabled", "keep_freed_memory", "kernels",
     "nn", "no_grad", "ops", "optim", "to_dot", "trace_backward", "unbroadcast",

@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import kernels, ops
+from . import kernels
 from .engine import ArrayLike, is_fused_enabled
 from .tensor import Tensor, _as_array
 
@@ -179,37 +179,3 @@ def attention(query: Tensor, key: Tensor, value: Tensor,
         scores = scores.masked_fill(~mask, -np.inf)
     weights = softmax(scores, dim=-1)
     return weights @ value, weights
-
-
-# --------------------------------------------------------------------------------------------
-# Joining and selecting
-# --------------------------------------------------------------------------------------------
-def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
-    """`input` where `condition` is True, else `other` (they broadcast; a scalar takes the
-    other's dtype)."""
-    if isinstance(input, Tensor):
-        other = input._lift(other)
-    elif isinstance(other, Tensor):
-        input = other._lift(input)
-    return ops.Where.apply(input, other, cond=np.asarray(_as_array(condition), dtype=bool))
-
-
-def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    return ops.Concat.apply(*tensors, axis=dim)
-
-
-def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors of one shape along a new dim `dim`."""
-    shapes = {t.shape for t in tensors}
-    if len(shapes) != 1:
-        raise ValueError(f"stack: tensors must all have the same shape, got "
-                         f"{[t.shape for t in tensors]}")
-    ndim = len(shapes.pop()) + 1
-    if not -ndim <= dim < ndim:
-        raise ValueError(f"stack: dim {dim} is out of range for the result's {ndim} dims")
-    dim %= ndim
-    return concat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
-
-
-def masked_fill(input: Tensor, mask: ArrayLike, value: float) -> Tensor:
-    return input.masked_fill(mask, value)

@@ -445,10 +445,10 @@ def test_backward_does_not_mutate_op_inputs_and_grads_do_not_alias():
     r = s[rows]                                # (5, 5), repeated rows
     m = r.max(axis=1)                          # (5,)
     t = r.reshape(5, 5).T                      # (5, 5)
-    c = F.concat([t[:4], h], dim=0)            # (8, 5)
+    c = minigrad.cat([t[:4], h], dim=0)            # (8, 5)
     c = c.masked_fill(mask, 0.0)
     loss = (c * weights).sum() + m.sum() + F.cross_entropy(F.log_softmax(h), targets) \
-        + (h / (s + 1.0)).mean() + F.where(mask, h, x).sum()
+        + (h / (s + 1.0)).mean() + minigrad.where(mask, h, x).sum()
 
     tensors = graph_tensors(loss)
     assert len(tensors) > 30
@@ -653,7 +653,7 @@ def test_reshape_error_names_op_and_shapes():
     (lambda a, b: a * b, "Mul"),
     (lambda a, b: a / b, "Div"),
     (lambda a, b: a ** b, "Pow"),
-    (lambda a, b: F.where(np.array([True, False, True]), a, b), "Where"),
+    (lambda a, b: minigrad.where(np.array([True, False, True]), a, b), "Where"),
 ])
 def test_binary_broadcast_error_names_op_and_shapes(op, name):
     a, b = leaf(3), leaf(4)
@@ -665,7 +665,7 @@ def test_binary_broadcast_error_names_op_and_shapes(op, name):
 
 def test_where_condition_shape_error():
     with pytest.raises(ValueError, match=r"Where.*\(2,\)"):
-        F.where(np.array([True, False]), leaf(3), leaf(3))
+        minigrad.where(np.array([True, False]), leaf(3), leaf(3))
 
 
 # --------------------------------------------------------------------------------------------
