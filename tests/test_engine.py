@@ -640,6 +640,25 @@ def test_matmul_shape_error_names_op_and_shapes():
     assert "MatMul" in message and "(3, 4)" in message and "(5, 6)" in message
 
 
+@pytest.mark.parametrize("a,b", [((2, 3, 4), (3, 4, 5)), ((2, 3, 4), (5, 2)), ((), (3,))])
+def test_batched_and_scalar_matmul_errors_name_op_and_shapes(a, b):
+    with pytest.raises(ValueError) as info:
+        Tensor(np.ones(a)) @ Tensor(np.ones(b))
+    message = str(info.value)
+    assert "MatMul" in message and str(a) in message and str(b) in message
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_layer_norm_errors_name_the_function_and_shapes(fused):
+    import minigrad.functional as F
+    with minigrad.fused(fused):
+        with pytest.raises(ValueError, match=r"layer_norm.*\(4,\).*\(\)"):
+            F.layer_norm(Tensor(np.float64(2.0)), 4)
+        with pytest.raises(ValueError, match=r"layer_norm.*\(3,\).*\(2, 4\)"):
+            F.layer_norm(Tensor(np.ones((2, 4))), 3)
+        assert F.layer_norm(Tensor(np.ones((2, 0))), 0).shape == (2, 0)  # zero width: empty
+
+
 def test_reshape_error_names_op_and_shapes():
     with pytest.raises(ValueError) as info:
         Tensor(np.ones((2, 3))).reshape(4, 2)
