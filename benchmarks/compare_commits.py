@@ -5,8 +5,8 @@
 Each commit is checked out (`git worktree`) into a temporary folder and runs in its own Python
 process; the driver alternates blocks of steps between the two processes, so both meet the same
 moments of a shared, noisy machine. One step is forward, backward, gradient clipping and AdamW
-on nanoGPT's baby GPT (batch 12 x 64) in one Python thread, with each commit's default ops. The first
-step of every block is untimed: BLAS threads spin for a while after their last call and would
+on nanoGPT's baby GPT (batch 12 x 64) in one Python thread, with each commit's default ops.
+The first step of every block is untimed: BLAS threads spin for a while after their last call and would
 otherwise steal the next block's cores.
 """
 from __future__ import annotations

@@ -52,7 +52,8 @@ CASES = {
     kernels.Attention: [
         ("causal", lambda q, k, v: F.attention(q, k, v, CAUSAL)[0],
          [(2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)]),
-        ("cross_lengths", lambda q, k, v: F.attention(q, k, v)[0], [(2, 3, 4), (2, 5, 4), (2, 5, 2)]),
+        ("cross_lengths", lambda q, k, v: F.attention(q, k, v)[0],
+         [(2, 3, 4), (2, 5, 4), (2, 5, 2)]),
         ("broadcast_kv", lambda q, k, v: F.attention(q, k, v)[0], [(2, 3, 4), (5, 4), (5, 3)]),
         ("fully_masked_row", lambda q, k, v: F.attention(
             q, k, v, np.array([[True, False, True], [False, False, False]]))[0],

@@ -23,7 +23,8 @@ class Reshape(Function):
 
 
 class Transpose(Function):
-    """out = a.transpose(axes): out.shape[i] = a.shape[axes[i]].   da = G.transpose(argsort(axes))"""
+    """out = a.transpose(axes), so out.shape[i] = a.shape[axes[i]].
+    da = G.transpose(argsort(axes))"""
 
     def forward(self, a, axes):
         self.axes = tuple(axes)
