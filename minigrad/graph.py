@@ -68,8 +68,9 @@ def to_dot(tensor: Tensor, module: Any = None) -> str:
     `dot -Tsvg graph.dot -o graph.svg`; minigrad itself needs no Graphviz).
 
     Ops are boxes labelled with their class and output shape; leaves are ellipses named as in
-    `draw_graph` (parameter names when `module` is given), constants dashed. Edges point from an
-    op's inputs to the op, the way the forward pass flows; backward runs them in reverse.
+    `draw_graph` (parameter names when `module` is given), constants dashed; an op whose inputs
+    backward has already released says `(graph freed by backward)`. Edges point from an op's
+    inputs to the op, the way the forward pass flows; backward runs them in reverse.
     """
     names = {id(p): n for n, p in module.named_parameters()} if module is not None else {}
     ids: dict[int, str] = {}
@@ -90,15 +91,26 @@ def to_dot(tensor: Tensor, module: Any = None) -> str:
             kind = node.name or names.get(id(node)) or (
                 "leaf" if node.requires_grad else "constant")
             style = "" if node.requires_grad else ", style=dashed"
-            nodes.append(f'  {node_id(node)} [label="{kind}\\n{shape}", shape=ellipse{style}];')
+            nodes.append(f'  {node_id(node)} [label={_dot_label(kind, shape)}, '
+                         f'shape=ellipse{style}];')
             continue
-        nodes.append(f'  {node_id(node)} [label="{type(fn).__name__}\\n{shape}", shape=box, '
+        lines = [type(fn).__name__, shape] + (
+            ["(graph freed by backward)"] if fn.inputs is None else [])
+        nodes.append(f'  {node_id(node)} [label={_dot_label(*lines)}, shape=box, '
                      f'style="rounded,filled", fillcolor="#e8eef7"];')
         for parent in fn.inputs or ():
             edges.append(f"  {node_id(parent)} -> {node_id(node)};")
             stack.append(parent)
     header = ["digraph minigrad {", "  rankdir=BT;", '  node [fontname="Helvetica", fontsize=10];']
     return "\n".join(header + nodes + edges + ["}"]) + "\n"
+
+
+def _dot_label(*lines: str) -> str:
+    """A quoted DOT label of one or more lines; quotes and backslashes in a tensor's name are
+    escaped so that any name gives valid DOT."""
+    escaped = (line.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+               for line in lines)
+    return '"' + "\\n".join(escaped) + '"'
 
 
 def _norm(a: np.ndarray) -> float:

@@ -1,19 +1,17 @@
-"""The documentation runs: docs/*.md examples are doctested, the gradient table in docs/backward.md
-matches the op docstrings, and the two graph tools it describes (draw_graph, trace_backward)
-behave as documented.
-
-Expected values are computed by hand or with plain numpy, never by calling minigrad again.
+"""The documentation matches the code: docs/*.md examples are doctested, the gradient tables in
+docs/backward.md match the op docstrings, the attention-block picture is what docs/make_graph.py
+draws today, and the README's examples run. (The graph tools themselves: tests/test_graph.py.)
 """
 import doctest
-import io
+import importlib.util
 import re
+import xml.etree.ElementTree as ElementTree
+from collections import Counter
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-import minigrad
-from minigrad import Tensor, engine, nn, ops
+from minigrad import ops
 from minigrad.ops import gradient_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,184 +105,49 @@ def test_gradient_table_lists_every_op_of_its_tier(kind):
 
 
 # --------------------------------------------------------------------------------------------
-# draw_graph
+# the attention block picture (docs/attention_block.dot and .svg, made by docs/make_graph.py)
 # --------------------------------------------------------------------------------------------
-class TwoLayer(nn.Module):
-    def __init__(self):
-        super().__init__()
-        rng = np.random.default_rng(0)
-        self.fc1 = nn.Linear(3, 5, rng=rng, dtype=np.float64)
-        self.fc2 = nn.Linear(5, 2, rng=rng, dtype=np.float64)
-
-    def forward(self, x):
-        h = self.fc1(x).tanh()
-        return self.fc2(h * h)  # h is used twice
+def dot_nodes_and_edges(text):
+    """{id: label lines} and a Counter of (source, target) edges of to_dot's output."""
+    nodes = {node: label.split("\\n")
+             for node, label in re.findall(r'^  (n\d+) \[label="([^"\\]*(?:\\n[^"\\]*)*)"',
+                                           text, re.M)}
+    return nodes, Counter(re.findall(r"^  (n\d+) -> (n\d+);$", text, re.M))
 
 
-def drawn(tensor, module=None):
-    buf = io.StringIO()
-    minigrad.draw_graph(tensor, module, file=buf)
-    return buf.getvalue()
+def test_attention_block_dot_is_what_make_graph_builds_now():
+    spec = importlib.util.spec_from_file_location("make_graph", DOCS / "make_graph.py")
+    make_graph = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_graph)
+    committed = (DOCS / "attention_block.dot").read_text(encoding="utf-8")
+    assert committed == make_graph.attention_block_dot(), (
+        "docs/attention_block.dot is out of date: run `python docs/make_graph.py`")
+    nodes, _ = dot_nodes_and_edges(committed)
+    ops_drawn = {label[0] for label in nodes.values()} & {op.__name__ for op in ops.kernels()}
+    assert not ops_drawn, "the picture should show the composed path, not kernels"
 
 
-@pytest.fixture
-def two_layer_loss():
-    model = TwoLayer()
-    x = Tensor(np.arange(12.0).reshape(4, 3) / 10, name="x")
-    return model, x, model(x).sum()
+def test_attention_block_svg_draws_the_committed_dot():
+    """Graphviz titles each node and edge of its SVG with the DOT ids, so the SVG can be checked
+    against the .dot without Graphviz: the same nodes with the same labels, the same edges."""
+    nodes, edges = dot_nodes_and_edges((DOCS / "attention_block.dot").read_text(encoding="utf-8"))
+    svg = ElementTree.parse(DOCS / "attention_block.svg").getroot()
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    drawn_nodes, drawn_edges = {}, Counter()
+    for group in svg.iterfind(".//svg:g", ns):
+        title = group.findtext("svg:title", namespaces=ns)
+        if group.get("class") == "node":
+            drawn_nodes[title] = [t.text for t in group.iterfind("svg:text", ns)]
+        elif group.get("class") == "edge":
+            drawn_edges[tuple(title.split("->"))] += 1
+    assert len(nodes) > 20 and drawn_nodes == nodes
+    assert drawn_edges == edges
 
 
-def test_draw_graph_shows_ops_shapes_and_parameter_names(two_layer_loss):
-    model, _, loss = two_layer_loss
-    text = drawn(loss, model)
-    lines = text.splitlines()
-    assert lines[0] == "Sum  () float64"
-    for op in ["Sum", "Affine", "Mul", "Tanh"]:  # Affine: kernels are on by default
-        assert re.search(rf"\b{op}  ", text), op
-    for shape in ["(4, 2)", "(4, 5)", "(5, 3)", "(5,)", "(2, 5)", "(2,)", "(4, 3)"]:
-        assert shape in text, shape
-    names = [name for name, _ in model.named_parameters()]
-    assert names == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
-    for name in names:
-        assert sum(f"─ {name}  (" in line for line in lines) == 1, name
-    assert "─ x  (4, 3) float64" in text  # a leaf named by its tensor.name
-
-
-def test_draw_graph_prints_a_reused_subgraph_once(two_layer_loss):
-    model, _, loss = two_layer_loss
-    lines = drawn(loss, model).splitlines()
-    shown_above = [line for line in lines if line.endswith("(shown above)")]
-    assert len(shown_above) == 1
-    assert "Tanh  (4, 5) float64" in shown_above[0]
-    assert sum("Tanh" in line for line in lines) == 2  # drawn once, referred to once
-    assert sum("fc1.weight" in line for line in lines) == 1  # its sub-tree is not repeated
-
-
-def test_draw_graph_names_unnamed_leaves_and_constants():
-    a = Tensor(np.ones(2), requires_grad=True)
-    lines = drawn((a * 3.0).sum()).splitlines()
-    assert lines == ["Sum  () float64",
-                     "└─ Mul  (2,) float64",
-                     "   ├─ leaf  (2,) float64",
-                     "   └─ constant  () float64"]
-
-
-def test_draw_graph_after_backward(two_layer_loss):
-    model, _, loss = two_layer_loss
-    loss.backward(retain_graph=True)
-    assert "(graph freed by backward)" not in drawn(loss, model)
-    loss.backward()
-    assert drawn(loss, model) == "Sum  () float64  (graph freed by backward)\n"
-
-
-def test_draw_graph_writes_to_stdout_by_default(two_layer_loss, capsys):
-    model, _, loss = two_layer_loss
-    minigrad.draw_graph(loss, model)
-    assert capsys.readouterr().out == drawn(loss, model)
-
-
-def test_draw_graph_of_a_100k_op_chain():
-    """No recursion, and output linear in the graph's size: deep lines keep a bounded prefix."""
-    n = 100_000
-    x = Tensor(np.ones(3), requires_grad=True)
-    y = x
-    for _ in range(n):
-        y = -y
-    lines = drawn(y).splitlines()
-    assert len(lines) == n + 1
-    assert lines[0] == "Neg  (3,) float64"
-    assert all(line.endswith("Neg  (3,) float64") for line in lines[:-1])
-    assert lines[-1].endswith("leaf  (3,) float64")
-    assert max(len(line) for line in lines) < 200
-    assert lines[-1].startswith("⋮")  # the outer levels of indentation are cut, and marked
-
-
-# --------------------------------------------------------------------------------------------
-# trace_backward
-# --------------------------------------------------------------------------------------------
-A = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.0]])
-B = np.array([[2.0, 1.0, -1.0], [3.0, 0.0, 2.0]])
-
-
-def test_trace_backward_records_a_hand_checkable_graph():
-    a, b = Tensor(A.copy(), requires_grad=True), Tensor(B.copy(), requires_grad=True)
-    y = (a * b).sum()
-    buf = io.StringIO()
-    with minigrad.trace_backward(file=buf) as records:
-        y.backward()
-    assert [r["op"] for r in records] == ["Sum", "Mul"]
-    total, mul = records
-
-    # Sum gets dL/dy = 1 and spreads ones over (2, 3): norm sqrt(6)
-    assert total["grad_shape"] == ()
-    assert total["grad_norm"] == pytest.approx(1.0)
-    [(shape, norm)] = total["input_grads"]
-    assert shape == (2, 3) and norm == pytest.approx(np.linalg.norm(np.ones((2, 3))))
-
-    # Mul gets the ones; d(a*b)/da = b and d(a*b)/db = a
-    assert mul["grad_shape"] == (2, 3)
-    assert mul["grad_norm"] == pytest.approx(np.sqrt(6))
-    (shape_a, norm_a), (shape_b, norm_b) = mul["input_grads"]
-    assert shape_a == shape_b == (2, 3)
-    assert norm_a == pytest.approx(np.linalg.norm(B), rel=1e-12)
-    assert norm_b == pytest.approx(np.linalg.norm(A), rel=1e-12)
-
-    lines = buf.getvalue().splitlines()
-    assert len(lines) == 2
-    assert lines[0].startswith("Sum.backward  G () |G|=1  ->  d0 (2, 3)")
-    assert lines[1].startswith("Mul.backward  G (2, 3)")
-    assert f"|.|={np.linalg.norm(B):.4g}" in lines[1]
-    assert f"|.|={np.linalg.norm(A):.4g}" in lines[1]
-
-
-def test_trace_backward_one_record_per_op_in_execution_order():
-    """h is used twice; its op (Mul) runs once, last, after both consumers (Add and Exp)."""
-    a, b = Tensor(A.copy(), requires_grad=True), Tensor(B.copy(), requires_grad=True)
-    h = a * b
-    y = (h + (h * 0.1).exp()).sum()
-    with minigrad.trace_backward(file=io.StringIO()) as records:
-        y.backward()
-    assert [r["op"] for r in records] == ["Sum", "Add", "Exp", "Mul", "Mul"]
-    # the first Mul is h * 0.1: its constant gets no gradient
-    assert records[3]["input_grads"][1] is None
-    # the last record is h = a * b: its incoming G is the sum of both uses of h
-    e = np.exp(A * B * 0.1)
-    g_h = 1 + 0.1 * e
-    assert records[4]["grad_norm"] == pytest.approx(np.linalg.norm(g_h), rel=1e-12)
-    assert records[4]["input_grads"][0][1] == pytest.approx(np.linalg.norm(g_h * B), rel=1e-12)
-
-
-def test_trace_backward_prints_op_names_to_stdout_by_default(capsys):
-    a = Tensor(A.copy(), requires_grad=True)
-    with minigrad.trace_backward():
-        (a * 2.0).tanh().sum().backward()
-    out = capsys.readouterr().out.splitlines()
-    assert [line.split(".backward")[0] for line in out] == ["Sum", "Tanh", "Mul"]
-    assert out[-1].endswith("d1 -")  # the constant 2.0 needs no gradient
-
-
-def test_trace_backward_removes_its_hook(capsys):
-    hooks_before = engine._switches.backward_hooks
-    a = Tensor(A.copy(), requires_grad=True)
-    with minigrad.trace_backward() as records:
-        (a * a).sum().backward()
-    assert len(records) == 2
-    capsys.readouterr()
-    (a * a).sum().backward()
-    assert capsys.readouterr().out == ""
-    assert len(records) == 2
-    assert engine._switches.backward_hooks == hooks_before
-
-
-def test_trace_backward_removes_its_hook_when_backward_fails(capsys):
-    hooks_before = engine._switches.backward_hooks
-    a = Tensor(A.copy(), requires_grad=True)
-    y = (a * a).sum()
-    y.backward()
-    with pytest.raises(RuntimeError, match="second time"):
-        with minigrad.trace_backward():
-            y.backward()
-    assert engine._switches.backward_hooks == hooks_before
+def test_backward_md_shows_the_attention_block_picture():
+    text = (DOCS / "backward.md").read_text(encoding="utf-8")
+    assert re.search(r"!\[[^\]]+\]\(attention_block\.svg\)", text)
+    assert "python docs/make_graph.py" in text
 
 
 # ---- README ----
