@@ -560,6 +560,13 @@ def test_grad_function_for_intermediate_and_upstream():
     assert not np.shares_memory(gh, g) and not np.shares_memory(ga, g)
 
 
+def test_grad_of_an_input_listed_twice_gives_two_arrays():
+    x = Tensor(np.ones(3), requires_grad=True)
+    first, second = minigrad.grad((x * 2.0).sum(), [x, x])
+    np.testing.assert_array_equal(first, second)
+    assert not np.shares_memory(first, second)
+
+
 # --------------------------------------------------------------------------------------------
 # errors for extenders and shape mismatches
 # --------------------------------------------------------------------------------------------
@@ -631,6 +638,25 @@ def test_defining_an_op_changes_no_minigrad_module_state():
     Square.apply(leaf(3)).sum().backward()
     assert module_state() == before
     assert minigrad.ops.primitives() == primitives and minigrad.ops.kernels() == kernels
+
+
+def test_import_minigrad_leaves_malloc_alone():
+    """Tuning malloc is process-wide, so only an explicit keep_freed_memory() does it: importing
+    minigrad (and its models) loads no C library through ctypes."""
+    import subprocess
+    import sys
+    code = ("import ctypes\n"
+            "loaded = []\n"
+            "class Spy(ctypes.CDLL):\n"
+            "    def __init__(self, name, *a, **k):\n"
+            "        loaded.append(name)\n"
+            "        super().__init__(name, *a, **k)\n"
+            "ctypes.CDLL = Spy\n"
+            "import minigrad, models\n"
+            "assert loaded == [], loaded\n"
+            "assert minigrad.keep_freed_memory() in (True, False)\n"
+            "assert loaded, 'keep_freed_memory did not load libc'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_matmul_shape_error_names_op_and_shapes():
@@ -719,6 +745,18 @@ def test_softmax_of_all_minus_inf_input_directly():
     np.testing.assert_allclose(x.grad[1], [-0.5, 0.5])  # 0.5 * (g - 4)
 
 
+@pytest.mark.parametrize("fused", [True, False])
+def test_log_softmax_keeps_nan_visible(fused):
+    """NaN in, NaN out; a row that is all -inf has no log-probabilities either (NaN, as in
+    PyTorch)."""
+    import minigrad.functional as F
+    with minigrad.fused(fused):
+        assert np.isnan(F.log_softmax(Tensor([np.nan, 1.0, 2.0])).data).all()
+        masked = F.log_softmax(Tensor([[0.0, -np.inf], [-np.inf, -np.inf]])).data
+    np.testing.assert_array_equal(masked[0], [0.0, -np.inf])
+    assert np.isnan(masked[1]).all()
+
+
 def test_max_splits_gradient_evenly_among_ties():
     x = Tensor(np.array([1.0, 3.0, 3.0]), requires_grad=True)
     x.max().backward()
@@ -755,48 +793,8 @@ def test_masked_fill_broadcast_mask_and_bad_mask():
         x.masked_fill(np.ones((3, 3), dtype=bool), 0.0)
 
 
-# ---- regressions found in review ----
-
-def test_grad_of_an_input_listed_twice_gives_two_arrays():
-    x = Tensor(np.ones(3), requires_grad=True)
-    first, second = minigrad.grad((x * 2.0).sum(), [x, x])
-    np.testing.assert_array_equal(first, second)
-    assert not np.shares_memory(first, second)
-
-
 def test_reshape_and_transpose_accept_numpy_integers():
     t = Tensor(np.arange(6.0))
     assert t.reshape(np.int64(6)).shape == (6,)
     assert t.reshape(2, 3).permute(np.int64(1), np.int64(0)).shape == (3, 2)
     assert t.reshape(2, 3).transpose(np.int64(1), np.int64(0)).shape == (3, 2)
-
-
-@pytest.mark.parametrize("fused", [True, False])
-def test_log_softmax_keeps_nan_visible(fused):
-    """NaN in, NaN out; a row that is all -inf has no log-probabilities either (NaN, as in
-    PyTorch)."""
-    import minigrad.functional as F
-    with minigrad.fused(fused):
-        assert np.isnan(F.log_softmax(Tensor([np.nan, 1.0, 2.0])).data).all()
-        masked = F.log_softmax(Tensor([[0.0, -np.inf], [-np.inf, -np.inf]])).data
-    np.testing.assert_array_equal(masked[0], [0.0, -np.inf])
-    assert np.isnan(masked[1]).all()
-
-
-def test_import_minigrad_leaves_malloc_alone():
-    """Tuning malloc is process-wide, so only an explicit keep_freed_memory() does it: importing
-    minigrad (and its models) loads no C library through ctypes."""
-    import subprocess
-    import sys
-    code = ("import ctypes\n"
-            "loaded = []\n"
-            "class Spy(ctypes.CDLL):\n"
-            "    def __init__(self, name, *a, **k):\n"
-            "        loaded.append(name)\n"
-            "        super().__init__(name, *a, **k)\n"
-            "ctypes.CDLL = Spy\n"
-            "import minigrad, models\n"
-            "assert loaded == [], loaded\n"
-            "assert minigrad.keep_freed_memory() in (True, False)\n"
-            "assert loaded, 'keep_freed_memory did not load libc'\n")
-    subprocess.run([sys.executable, "-c", code], check=True)

@@ -176,6 +176,19 @@ def test_a_text_of_block_size_plus_one_characters_is_enough(tmp_path):
                             "--eval-every", "1") == 0
 
 
+def test_block_size_1_trains_and_samples(tmp_path):
+    path = tmp_path / "ab.txt"
+    path.write_text("ab" * 50)
+    out = tmp_path / "out"
+    result = cli("train", path, "--out", out, "--block-size", "1", "--n-layer", "1",
+                 "--n-head", "1", "--n-embd", "8", "--batch-size", "2", "--steps", "2",
+                 "--eval-iters", "1")
+    assert result.returncode == 0, result.stderr
+    sampled = cli("train.sample", "--out", out, "--prompt", "a", "--tokens", "5")
+    assert sampled.returncode == 0, sampled.stderr
+    assert len(sampled.stdout.rstrip("\n")) == 6
+
+
 # ---- reproducibility and resuming ------------------------------------------------------------
 
 def test_same_seed_same_losses_bit_for_bit_and_another_seed_differs(text_file, tmp_path):
@@ -203,6 +216,16 @@ def test_resume_equals_an_uninterrupted_run_bit_for_bit(text_file, tmp_path, dro
     assert [r[0] for r in losses(halves)] == [0, 5, 10, 15, 20]
     assert losses(halves) == losses(whole)
     assert_same_arrays(arrays(halves / "ckpt.npz"), arrays(whole / "ckpt.npz"))
+
+
+def test_resume_remembers_the_encoding(tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes(("caf\xe9 na\xefve " * 60).encode("latin-1"))
+    out = tmp_path / "out"
+    assert train_in_process(path, "--encoding", "latin-1", "--out", out, *TINY,
+                            "--steps", "4", "--eval-every", "2") == 0
+    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0  # no --encoding
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
 
 
 # ---- checkpoints survive crashes -------------------------------------------------------------
@@ -257,6 +280,34 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
 
 
+def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 0
+    with (out / "metrics.jsonl").open("a") as f:
+        f.write('{"step": 6, "train_lo')
+    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
+
+
+def test_resume_from_step_0_does_not_repeat_its_row(text_file, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real_savez, calls = np.savez, []
+
+    def fail_second_save(file, *args, **kwds):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_savez(file, *args, **kwds)
+
+    monkeypatch.setattr(train.checkpoint.np, "savez", fail_second_save)
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 2
+    monkeypatch.undo()
+    assert train_in_process(text_file, "--out", out, "--resume") == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
+
+
 # ---- Ctrl-C ----------------------------------------------------------------------------------
 
 def test_sigint_saves_says_how_to_resume_and_resume_continues(text_file, tmp_path):
@@ -295,6 +346,14 @@ def test_sigint_saves_says_how_to_resume_and_resume_continues(text_file, tmp_pat
     assert f"Resuming from {out / 'ckpt.npz'} at step {stopped}" in result.stdout
     assert train.checkpoint.load(out / "ckpt.npz").step == stopped + 3
     assert metrics(out)[-1]["step"] == stopped + 3
+
+
+def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
+    def interrupted(argv):
+        raise KeyboardInterrupt
+
+    assert run_cli(interrupted, []) == 130
+    assert "Traceback" not in capsys.readouterr().err
 
 
 # ---- bad input: one line, exit code 2, nothing overwritten -----------------------------------
@@ -368,6 +427,14 @@ def test_resume_without_a_checkpoint(text_file, tmp_path):
     assert snapshot(out) == {"metrics.jsonl": b'{"step": 0}\n'}
 
 
+def test_resume_refuses_a_preset(previous_run, text_file):
+    before = snapshot(previous_run)
+    result = cli("train", text_file, "--out", previous_run, "--resume", "--preset",
+                 "baby-shakespeare", "--steps", "60")
+    assert_usage_error(result, "--preset", "resumed")
+    assert snapshot(previous_run) == before
+
+
 def damaged_copies(good: bytes) -> dict[str, bytes]:
     header = bytearray(good)
     header[good.index(b"PK\x01\x02") + 10] = 99  # a compression method zipfile does not know
@@ -414,6 +481,16 @@ def test_an_unwritable_out_is_refused(text_file, tmp_path):
     assert_usage_error(cli("train", text_file, "--out", blocker / "out", *TINY, "--steps", "1"),
                        "--out", str(blocker / "out"))
     assert blocker.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("module,flags,fragment", [
+    ("train", ["--grad-clip", "nan"], "--grad-clip"),
+    ("train", ["--lr", "inf"], "--lr"),
+    ("train.sample", ["--temperature", "nan"], "--temperature"),
+])
+def test_non_finite_numbers_are_refused(trained, text_file, tmp_path, module, flags, fragment):
+    where = [text_file, "--out", tmp_path / "new"] if module == "train" else ["--out", trained]
+    assert_usage_error(cli(module, *where, *flags), fragment)
 
 
 def test_preset_without_file_says_where_to_get_tiny_shakespeare(tmp_path):
@@ -507,6 +584,12 @@ def test_sample_greedy_and_top_k(trained):
     assert len(top3) == len(greedy) and top3.startswith("the")
 
 
+def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):
+    result = cli("train.sample", "--out", trained, "--tokens", "5", "--seed", "0")
+    assert result.returncode == 0, result.stderr
+    assert len(result.stdout.rstrip("\n")) == 6  # the vocabulary's first character + 5
+
+
 def test_sample_errors(trained, tmp_path):
     assert_usage_error(cli("train.sample", "--out", trained, "--prompt", "QZ!", "--tokens", "5"),
                        "--prompt", "vocabulary", "Q")
@@ -556,88 +639,3 @@ def test_attention_one_head_of_one_layer(trained):
 ], ids=["layer", "negative-layer", "head", "negative-head", "too-long", "vocabulary", "empty"])
 def test_attention_errors(trained, flags, fragments):
     assert_usage_error(cli("train.attention", "--out", trained, *flags), *fragments)
-
-
-# ---- regressions found in review -------------------------------------------------------------
-
-def test_resume_refuses_a_preset(previous_run, text_file):
-    before = snapshot(previous_run)
-    result = cli("train", text_file, "--out", previous_run, "--resume", "--preset",
-                 "baby-shakespeare", "--steps", "60")
-    assert_usage_error(result, "--preset", "resumed")
-    assert snapshot(previous_run) == before
-
-
-def test_resume_remembers_the_encoding(tmp_path):
-    path = tmp_path / "latin.txt"
-    path.write_bytes(("caf\xe9 na\xefve " * 60).encode("latin-1"))
-    out = tmp_path / "out"
-    assert train_in_process(path, "--encoding", "latin-1", "--out", out, *TINY,
-                            "--steps", "4", "--eval-every", "2") == 0
-    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0  # no --encoding
-    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
-
-
-def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
-    out = tmp_path / "out"
-    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
-                            "--eval-every", "2") == 0
-    with (out / "metrics.jsonl").open("a") as f:
-        f.write('{"step": 6, "train_lo')
-    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0
-    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
-
-
-def test_resume_from_step_0_does_not_repeat_its_row(text_file, tmp_path, monkeypatch):
-    out = tmp_path / "out"
-    real_savez, calls = np.savez, []
-
-    def fail_second_save(file, *args, **kwds):
-        calls.append(1)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real_savez(file, *args, **kwds)
-
-    monkeypatch.setattr(train.checkpoint.np, "savez", fail_second_save)
-    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
-                            "--eval-every", "2") == 2
-    monkeypatch.undo()
-    assert train_in_process(text_file, "--out", out, "--resume") == 0
-    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
-
-
-def test_block_size_1_trains_and_samples(tmp_path):
-    path = tmp_path / "ab.txt"
-    path.write_text("ab" * 50)
-    out = tmp_path / "out"
-    result = cli("train", path, "--out", out, "--block-size", "1", "--n-layer", "1",
-                 "--n-head", "1", "--n-embd", "8", "--batch-size", "2", "--steps", "2",
-                 "--eval-iters", "1")
-    assert result.returncode == 0, result.stderr
-    sampled = cli("train.sample", "--out", out, "--prompt", "a", "--tokens", "5")
-    assert sampled.returncode == 0, sampled.stderr
-    assert len(sampled.stdout.rstrip("\n")) == 6
-
-
-def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):
-    result = cli("train.sample", "--out", trained, "--tokens", "5", "--seed", "0")
-    assert result.returncode == 0, result.stderr
-    assert len(result.stdout.rstrip("\n")) == 6  # the vocabulary's first character + 5
-
-
-@pytest.mark.parametrize("module,flags,fragment", [
-    ("train", ["--grad-clip", "nan"], "--grad-clip"),
-    ("train", ["--lr", "inf"], "--lr"),
-    ("train.sample", ["--temperature", "nan"], "--temperature"),
-])
-def test_non_finite_numbers_are_refused(trained, text_file, tmp_path, module, flags, fragment):
-    where = [text_file, "--out", tmp_path / "new"] if module == "train" else ["--out", trained]
-    assert_usage_error(cli(module, *where, *flags), fragment)
-
-
-def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
-    def interrupted(argv):
-        raise KeyboardInterrupt
-
-    assert run_cli(interrupted, []) == 130
-    assert "Traceback" not in capsys.readouterr().err
