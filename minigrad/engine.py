@@ -241,8 +241,8 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         input_grads = _fit_to_inputs(fn, input_grads)
         for hook in hooks:
             hook(fn, g, input_grads)
-        for parent, needs, pg in zip(fn.inputs, fn.needs_input_grad, input_grads):
-            if needs and pg is not None:
+        for parent, pg in zip(fn.inputs, input_grads):
+            if pg is not None:
                 previous = grads.get(id(parent))
                 grads[id(parent)] = pg if previous is None else previous + pg
         if not retain_graph:
@@ -251,15 +251,18 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
 
 
 def _fit_to_inputs(fn: Function, input_grads: tuple) -> tuple:
-    """Each gradient summed back to its input's shape (`unbroadcast`) and cast to its dtype; an
-    extender's backward that returns the wrong number or shape of gradients gets a clear error."""
+    """Each wanted gradient summed back to its input's shape (`unbroadcast`) and cast to its
+    dtype, None for an input that needs none; an extender's backward that returns the wrong
+    number or shape of gradients gets a clear error."""
     name = type(fn).__name__
     if len(input_grads) != len(fn.inputs):
         raise RuntimeError(f"{name}.backward returned {len(input_grads)} gradient(s) but "
                            f"{name} has {len(fn.inputs)} input(s); return one per input "
                            f"(None for an input that needs none)")
     fitted = []
-    for i, (parent, pg) in enumerate(zip(fn.inputs, input_grads)):
+    for i, (parent, needs, pg) in enumerate(zip(fn.inputs, fn.needs_input_grad, input_grads)):
+        if not needs:
+            pg = None  # a constant's gradient is dropped before any work is spent on it
         if pg is not None:
             shape = parent.data.shape
             got = getattr(pg, "shape", None)

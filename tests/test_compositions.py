@@ -85,6 +85,44 @@ def test_composition_matches_numpy(name, mode):
     np.testing.assert_allclose(out.data, reference(*arrays), rtol=1e-12, atol=1e-12)
 
 
+# the same functions in PyTorch: (torch module, torch.nn.functional, input tensors) -> output
+TORCH = {
+    "softmax": lambda torch, TF, x: TF.softmax(x, dim=1),
+    "log_softmax": lambda torch, TF, x: TF.log_softmax(x, dim=-1),
+    "gelu_tanh": lambda torch, TF, x: TF.gelu(x, approximate="tanh"),
+    "relu": lambda torch, TF, x: TF.relu(x),
+    "abs": lambda torch, TF, x: x.abs(),
+    "mean": lambda torch, TF, x: x.mean(dim=(0, 2), keepdim=True),
+    "masked_fill": lambda torch, TF, x: x.masked_fill(torch.tensor([True, False, True]), -2.0),
+    "where": lambda torch, TF, a, b: torch.where(torch.tensor([[True], [False]]), a, b),
+    "stack": lambda torch, TF, a, b: torch.stack([a, b], dim=1),
+    "linear": lambda torch, TF, x, w, b: TF.linear(x, w, b),
+    "layer_norm": lambda torch, TF, x, w, b: TF.layer_norm(x, (4,), w, b),
+    "attention_causal": lambda torch, TF, q, k, v: TF.scaled_dot_product_attention(
+        q, k, v, attn_mask=torch.tensor(CAUSAL)),
+    "cross_entropy": lambda torch, TF, x: TF.cross_entropy(x, torch.tensor([1, 0, 2])),
+    "embedding": lambda torch, TF, w: TF.embedding(torch.tensor([[2, 0], [2, 2]]), w),
+}
+
+
+@pytest.mark.parametrize("name", list(REFERENCES))
+def test_composition_matches_pytorch_in_values_and_gradients(name, mode):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the cross-checks "
+                                "against it are skipped (pip install -e '.[compare]')")
+    fn, _, shapes = REFERENCES[name]
+    arrays = [rng.standard_normal(s) * 2 for s in shapes]
+    ours = [Tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*ours)
+    expected = TORCH[name](torch, torch.nn.functional, *theirs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-12)
+    upstream = np.cos(np.arange(out.size)).reshape(out.shape)
+    grads = minigrad.grad(out, ours, upstream)
+    expected.backward(torch.tensor(upstream))
+    for i, (g, t) in enumerate(zip(grads, theirs)):
+        np.testing.assert_allclose(g, t.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=f"input {i}")
+
+
 @pytest.mark.parametrize("name", list(REFERENCES))
 def test_composition_gradcheck_on_primitives_alone(name):
     fn, _, shapes = REFERENCES[name]
