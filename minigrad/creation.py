@@ -75,7 +75,7 @@ def _rng(name: str, generator: Generator | np.random.Generator | None) -> np.ran
 # --------------------------------------------------------------------------------------------
 def _shape(name: str, size: tuple) -> tuple[int, ...]:
     """`f(2, 3)` and `f((2, 3))` both mean shape (2, 3)."""
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0
                for n in size):

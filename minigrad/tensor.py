@@ -214,7 +214,7 @@ class Tensor:
         return self.floor_divide(other)
 
     def __rfloordiv__(self, other: ArrayLike) -> Tensor:
-        return self._step_function(np.floor_divide(self._lift(other).data, self.data))
+        return self._lift(other).floor_divide(self)
 
     # PyTorch's method names for the operators
     def add(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
@@ -252,7 +252,8 @@ class Tensor:
     def floor_divide(self, other: ArrayLike) -> Tensor:
         """floor(self / other) as Python's // computes it. A step function: its gradient is 0
         (PyTorch raises in backward instead)."""
-        return self._step_function(np.floor_divide(self.data, self._lift(other).data))
+        other = self._lift(other)
+        return self._step_function(np.floor_divide(self.data, other.data), other)
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
@@ -445,11 +446,14 @@ class Tensor:
     def square(self) -> Tensor:
         return self * self
 
-    def _step_function(self, values: np.ndarray) -> Tensor:
-        """`values`, a step function of this tensor (its floor, sign, ...), connected to it with
-        gradient 0, as PyTorch does, so that backward through it works and gives zeros.
-        Where(cond=True) passes the values on and routes no gradient to this tensor."""
-        return ops.Where.apply(Tensor._make(values), self, cond=np.True_)
+    def _step_function(self, values: np.ndarray, *others: Tensor) -> Tensor:
+        """`values`, a step function of this tensor (and of `others`): its floor, sign, ... As
+        in PyTorch it stays connected to them with gradient 0, so that backward through it works
+        and gives zeros: Where(cond=True) passes the values on and routes no gradient back."""
+        out = Tensor._make(values)
+        for tensor in (self, *others):
+            out = ops.Where.apply(out, tensor, cond=np.True_)
+        return out
 
     def _rounded(self, rounding: Any) -> Tensor:
         """`rounding(data)` with gradient 0; integers are already whole and are copied."""
@@ -470,7 +474,7 @@ class Tensor:
         return self._rounded(np.trunc)
 
     def round(self, decimals: int = 0) -> Tensor:
-        """Round to `decimals` decimal places, halves to even (as PyTorch and numpy). Gradient 0."""
+        """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
         return self._rounded(lambda data: np.round(data, decimals))
 
     def sign(self) -> Tensor:
@@ -481,14 +485,15 @@ class Tensor:
 
     def maximum(self, other: ArrayLike) -> Tensor:
         """The larger of self and other, entry by entry; NaN where either is NaN. At a tie each
-        side gets half the gradient, as in PyTorch."""
+        side gets half the gradient, as in PyTorch (at a tie of infinities other gets it all)."""
         other = self._lift(other)
         a, b = self.data, other.data
         larger = ops.Where.apply(self, other, cond=(a > b) | np.isnan(a))  # a tie picks other
-        # at a (finite) tie add (self - other) / 2: it is 0, so the value stays exact, and it
-        # moves half of other's gradient to self
-        tie = (a == b) & np.isfinite(a)
-        return larger + ops.Where.apply((self - other) * 0.5, self._lift(0), cond=tie)
+        # at a tie add (self - other) / 2: it is 0, so the value stays exact, and it moves half
+        # of other's gradient to self (not at infinite ties, where inf - inf would be NaN)
+        tie, zero = (a == b) & np.isfinite(a), self._lift(0)
+        at_ties = ops.Where.apply(self, zero, cond=tie) - ops.Where.apply(other, zero, cond=tie)
+        return larger + at_ties * 0.5
 
     def minimum(self, other: ArrayLike) -> Tensor:
         """The smaller of self and other: -maximum(-self, -other)."""
