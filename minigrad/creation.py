@@ -18,7 +18,7 @@ from .tensor import Tensor
 __all__ = [
     "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
     "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
-    "zeros", "zeros_like",
+    "tensor", "zeros", "zeros_like",
 ]
 
 Number = Union[int, float]
@@ -110,8 +110,26 @@ def _is_integer(value: Any) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
-# Filled tensors
+# From data, and filled tensors
 # --------------------------------------------------------------------------------------------
+def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of `data`, with torch.tensor's dtypes: Python ints give int64,
+    floats float32, bools bool; numpy arrays and scalars keep theirs. (`Tensor(data)` instead
+    wraps a numpy array without copying and makes Python numbers float32.)"""
+    if isinstance(data, Tensor):
+        data = data.data
+    array = np.array(data, dtype=None if dtype is None else _dtype("tensor", dtype, None))
+    if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+        if array.dtype.kind == "f":
+            array = array.astype(get_default_dtype())
+        elif array.dtype.kind in "iu":
+            array = array.astype(np.int64)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"tensor: cannot make a tensor from {type(data).__name__} (numpy dtype "
+                        f"{array.dtype}); give numbers, nested lists of numbers or an array")
+    return _tensor(array, requires_grad)
+
+
 def zeros(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return _tensor(np.zeros(_shape("zeros", size), _dtype("zeros", dtype, get_default_dtype())),
                    requires_grad)

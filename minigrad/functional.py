@@ -98,9 +98,9 @@ def tanh(input: Tensor) -> Tensor:
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
-    """GELU, x * Phi(x) with Phi the standard normal CDF: exactly 0.5 x (1 + erf(x / sqrt(2)))
-    by default, or with approximate="tanh" GPT-2's 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
-    as in PyTorch."""
+    """GELU, x * Phi(x) with Phi the standard normal CDF, as in PyTorch: exactly
+    0.5 x (1 + erf(x / sqrt(2))) by default, or with approximate="tanh" GPT-2's
+    0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
     if approximate == "none":
         return 0.5 * input * (1 + (input * (1 / math.sqrt(2))).erf())
     if approximate != "tanh":
@@ -153,8 +153,8 @@ def silu(input: Tensor) -> Tensor:
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as in PyTorch). The
-    soft branch sees min(beta x, 0) where the linear one is taken, so that exp cannot overflow
-    there and spoil the gradient with inf * 0."""
+    soft branch sees 0 where the linear one is taken, so that exp cannot overflow there and
+    spoil the gradient with inf * 0."""
     scaled = input * beta
     linear = scaled.data > threshold
     soft = scaled.masked_fill(linear, 0.0).exp().log1p() / beta

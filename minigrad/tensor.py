@@ -394,6 +394,9 @@ class Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
         return self * np.sign(self.data)
 
+    def __abs__(self) -> Tensor:
+        return self.abs()
+
     def relu(self) -> Tensor:
         return self.masked_fill(self.data <= 0, 0.0)  # NaN <= 0 is False: NaN stays NaN
 

@@ -752,6 +752,28 @@ def test_dtype_names_are_numpy_dtypes():
     assert Tensor(np.ones(2, np.float32)).dtype == minigrad.float32
 
 
+def test_tensor_copies_data_with_pytorchs_dtypes(torch):
+    for data in ([1, 2], [1.5, 2.0], [True, False], [[1, 2], [3, 4]], 3, 2.5, [],
+                 np.array([1.0, 2.0]), np.array([1, 2], dtype=np.int32), np.float64(1.5)):
+        ours, theirs = minigrad.tensor(data), torch.tensor(data)
+        assert ours.dtype == theirs.numpy().dtype, data
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+    array = np.array([1.0, 2.0])
+    copy = minigrad.tensor(array, dtype=minigrad.float32, requires_grad=True)
+    assert copy.dtype == np.float32 and copy.requires_grad and copy.is_leaf
+    assert not np.shares_memory(minigrad.tensor(array).data, array)
+    assert minigrad.tensor(Tensor(array)).dtype == np.float64
+    with pytest.raises(TypeError, match="tensor"):
+        minigrad.tensor(["a", "b"])
+    with pytest.raises(TypeError, match="only floating-point"):
+        minigrad.tensor([1, 2], requires_grad=True)
+
+
+def test_abs_builtin():
+    x = Tensor(np.array([-1.5, 2.0]), requires_grad=True)
+    np.testing.assert_array_equal(abs(x).data, [1.5, 2.0])
+
+
 @pytest.mark.parametrize("fn,fill", [(minigrad.zeros, 0.0), (minigrad.ones, 1.0)])
 def test_zeros_and_ones(fn, fill):
     for out in (fn(2, 3), fn((2, 3)), fn([2, 3])):
