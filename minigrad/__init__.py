@@ -13,11 +13,17 @@ from .tensor import Tensor
 from . import functional, kernels, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
 from .tensor_functions import *  # noqa: F401,F403  (minigrad.cat, minigrad.where, ...)
 from .tensor_functions import __all__ as _tensor_functions
+from .pointwise import *  # noqa: F401,F403  (minigrad.exp, minigrad.maximum, ...)
+from .pointwise import __all__ as _pointwise
+from .creation import *  # noqa: F401,F403  (minigrad.zeros, minigrad.randn, ...)
+from .creation import __all__ as _creation
+from .dtypes import *  # noqa: F401,F403  (minigrad.float32, minigrad.int64, ...)
+from .dtypes import __all__ as _dtypes
 from .gradcheck import GradcheckError, gradcheck
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
 
-__all__ = _tensor_functions + [
+__all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "functional", "fused",
     "grad", "gradcheck", "is_fused_enabled", "is_grad_enabled", "keep_freed_memory", "kernels",
     "nn", "no_grad", "ops", "optim", "to_dot", "trace_backward", "unbroadcast",

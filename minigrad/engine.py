@@ -170,7 +170,7 @@ def seed_gradient(output: Tensor, grad: ArrayLike | None) -> np.ndarray:
                            "differentiate; create the leaves with requires_grad=True (and do not "
                            "compute under no_grad)")
     if grad is None:
-        if output.size != 1:
+        if output.data.size != 1:
             raise RuntimeError(f"backward: grad can be implied only for a one-element output, "
                                f"this one has shape {output.shape}; pass grad= of that shape, "
                                f"or reduce first (e.g. loss.sum())")

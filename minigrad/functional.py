@@ -12,7 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import kernels
+from . import kernels, ops
 from .engine import ArrayLike, is_fused_enabled
 from .tensor import Tensor, _as_array
 
@@ -97,15 +97,108 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
-def gelu(input: Tensor, approximate: str = "tanh") -> Tensor:
-    """GELU with the tanh approximation used by GPT-2:
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """GELU, x * Phi(x) with Phi the standard normal CDF, as in PyTorch: exactly
+    0.5 x (1 + erf(x / sqrt(2))) by default, or with approximate="tanh" GPT-2's
     0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    if approximate == "none":
+        return 0.5 * input * (1 + (input * (1 / math.sqrt(2))).erf())
     if approximate != "tanh":
-        raise ValueError(f"gelu: approximate must be 'tanh', got {approximate!r}")
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     if is_fused_enabled():
         return kernels.Gelu.apply(input)
     inner = (input + 0.044715 * input * input * input) * math.sqrt(2 / math.pi)
     return 0.5 * input * (1 + inner.tanh())
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x where x > 0, else negative_slope * x."""
+    return ops.Where.apply(input, input * negative_slope, cond=input.data > 0)
+
+
+def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(input_scale * x) - 1): elu, celu and selu. The negative
+    branch sees min(x, 0), so that exp of a large positive x (not taken) cannot overflow and
+    turn its zero gradient into inf * 0 = NaN."""
+    positive = input.data > 0
+    negative = (input.masked_fill(positive, 0.0) * input_scale).expm1() * alpha
+    return ops.Where.apply(input, negative, cond=positive)
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return _exponential_linear(input, alpha)
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    if alpha == 0:
+        raise ValueError("celu: alpha must be nonzero")
+    return _exponential_linear(input, alpha, 1 / alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al. (2017)."""
+    return _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE
+
+
+def silu(input: Tensor) -> Tensor:
+    """x * sigmoid(x) (also called swish)."""
+    return input * input.sigmoid()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as in PyTorch). The
+    soft branch sees 0 where the linear one is taken, so that exp cannot overflow there and
+    spoil the gradient with inf * 0."""
+    scaled = input * beta
+    linear = scaled.data > threshold
+    soft = scaled.masked_fill(linear, 0.0).exp().log1p() / beta
+    return ops.Where.apply(input, soft, cond=linear)
+
+
+def mish(input: Tensor) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return input * softplus(input).tanh()
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), computed as min(x, 0) - log(1 + exp(-|x|)), which neither overflows nor
+    rounds to log(0) for large |x|."""
+    return input.minimum(0) - (-input.abs()).exp().log1p()
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return input / (1 + input.abs())
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """x limited to [min_val, max_val]. Unlike clamp, the gradient is 0 at the bounds too, as
+    in PyTorch."""
+    if min_val > max_val:
+        raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
+    return (input.masked_fill(input.data <= min_val, min_val)
+            .masked_fill(input.data >= max_val, max_val))
+
+
+def relu6(input: Tensor) -> Tensor:
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0)
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
+    return relu6(input + 3) / 6
+
+
+def hardswish(input: Tensor) -> Tensor:
+    """x * hardsigmoid(x)."""
+    return input * hardsigmoid(input)
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,6 +215,8 @@ def _row_max(input: Tensor, dim: int) -> np.ndarray:
 def softmax(input: Tensor, dim: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`, computed stably; a row that is entirely -inf (fully
     masked) gives zeros."""
+    if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
+        return softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
         return kernels.Softmax.apply(input, dim=dim)
     e = (input - _row_max(input, dim)).exp()
@@ -131,6 +226,8 @@ def softmax(input: Tensor, dim: int = -1) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
     """x - log(sum(exp(x))) along `dim`, computed stably."""
+    if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
+        return log_softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
         return kernels.LogSoftmax.apply(input, dim=dim)
     shifted = input - _row_max(input, dim)

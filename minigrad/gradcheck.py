@@ -70,7 +70,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                 f"gradcheck: gradient of input {_label(i, t)} (shape {t.shape}) is wrong at "
                 f"index {tuple(int(k) for k in worst)}: analytic {a_grad[worst]:.8g}, numeric "
                 f"{numeric[worst]:.8g} (atol={atol}, rtol={rtol}); "
-                f"{int(np.sum(error > 0))} of {t.size} entries disagree")
+                f"{int(np.sum(error > 0))} of {t.numel()} entries disagree")
     return True
 
 

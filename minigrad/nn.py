@@ -104,7 +104,7 @@ class Module:
             np.copyto(p.data, value, casting="same_kind")
 
     def num_parameters(self) -> int:
-        return sum(p.size for p in self.parameters())
+        return sum(p.numel() for p in self.parameters())
 
 
 class ModuleList(Module):

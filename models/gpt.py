@@ -126,7 +126,7 @@ class GPT(nn.Module):
         """Parameter count; like nanoGPT, the position embedding is left out by default (the
         token embedding is counted, since it is also the output head)."""
         n = super().num_parameters()
-        return n - self.wpe.weight.size if non_embedding else n
+        return n - self.wpe.weight.numel() if non_embedding else n
 
     def forward(self, idx: Any, targets: Any = None,
                 caches: list[KVCache] | None = None) -> tuple[Tensor, Tensor | None]:

@@ -116,7 +116,7 @@ def test_composition_matches_pytorch_in_values_and_gradients(name, mode):
     out = fn(*ours)
     expected = TORCH[name](torch, torch.nn.functional, *theirs)
     np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-12)
-    upstream = np.cos(np.arange(out.size)).reshape(out.shape)
+    upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
     grads = minigrad.grad(out, ours, upstream)
     expected.backward(torch.tensor(upstream))
     for i, (g, t) in enumerate(zip(grads, theirs)):

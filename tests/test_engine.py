@@ -153,7 +153,8 @@ def test_array_attributes():
     t = Tensor(data, requires_grad=True)
     assert t.data is data
     assert t.grad is None
-    assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32 and t.size == 6
+    assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32
+    assert t.size() == (2, 3) and t.size(1) == 3 and t.numel() == 6 and t.dim() == 2
     assert len(t) == 2
     assert t.numpy() is data
     assert Tensor(np.array([[4.5]])).item() == 4.5
@@ -178,13 +179,15 @@ def test_detach_shares_data_and_drops_graph():
     assert b.grad_fn is not None  # the original keeps its graph
 
 
-def test_round_returns_non_differentiable_tensor():
+def test_round_has_pytorchs_meaning_gradient_zero():
     a = Tensor(np.array([1.234, -5.678, 2.5]), requires_grad=True)
     r = a.round(1)
     assert isinstance(r, Tensor)
-    assert not r.requires_grad and r.grad_fn is None
+    assert r.requires_grad  # in the graph, as in PyTorch, with a zero gradient
     np.testing.assert_array_equal(r.data, [1.2, -5.7, 2.5])
-    np.testing.assert_array_equal(a.round().data, [1.0, -6.0, 2.0])
+    np.testing.assert_array_equal(a.round().data, [1.0, -6.0, 2.0])  # halves to even
+    r.sum().backward()
+    np.testing.assert_array_equal(a.grad, [0.0, 0.0, 0.0])
 
 
 def test_repr_and_str():

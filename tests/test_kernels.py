@@ -79,7 +79,7 @@ def _run(fn, arrays, fused):
     inputs = [Tensor(a.copy(), requires_grad=True) for a in arrays]
     with minigrad.fused(fused):
         out = fn(*inputs)
-    upstream = np.cos(np.arange(out.size)).reshape(out.shape)
+    upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
     return out, minigrad.grad(out, inputs, upstream, retain_graph=True)
 
 

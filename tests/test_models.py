@@ -572,7 +572,7 @@ def test_num_parameters(v, t, n_layer, n_head, c):
     total = expected_param_count(v, t, n_layer, c)
     assert model.num_parameters(non_embedding=False) == total
     assert model.num_parameters() == total - t * c
-    assert sum(p.size for p in model.parameters()) == total
+    assert sum(p.numel() for p in model.parameters()) == total
 
 
 def test_num_parameters_tiny_by_hand():
@@ -635,7 +635,7 @@ def test_fused_attention_equals_the_composed_tutorial_version(masked):
         rng = np.random.default_rng(11)  # the same inputs for both
         with minigrad.fused(fused):
             out, weights = scaled_dot_product_attention(q, k, v, mask)
-        (out * Tensor(np.arange(out.size).reshape(out.shape) / 10)).sum().backward()
+        (out * Tensor(np.arange(out.numel()).reshape(out.shape) / 10)).sum().backward()
         results.append((out.data, weights.data, q.grad, k.grad, v.grad))
     for composed, fused in zip(*results):
         np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)

@@ -6,6 +6,7 @@ CASES maps each primitive to cases that exercise it; test_every_primitive_has_a_
 tested in test_compositions.py, kernels in test_kernels.py.
 """
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -54,6 +55,28 @@ CASES = {
     ops.Sqrt: [("plain", lambda a: a.sqrt(), lambda: [leaf(3, 4, low=0.2, high=3.0)])],
     ops.Tanh: [("plain", lambda a: a.tanh(), lambda: [leaf(3, 4)])],
     ops.Sigmoid: [("plain", lambda a: a.sigmoid(), lambda: [leaf(3, 4) * 3])],
+    ops.Sin: [("plain", lambda a: a.sin(), lambda: [leaf(3, 4, low=-4.0, high=4.0)])],
+    ops.Cos: [("plain", lambda a: a.cos(), lambda: [leaf(3, 4, low=-4.0, high=4.0)])],
+    ops.Log1p: [("plain", lambda a: a.log1p(), lambda: [leaf(3, 4, low=-0.5, high=3.0)])],
+    ops.Expm1: [("plain", lambda a: a.expm1(), lambda: [leaf(3, 4)])],
+    ops.Erf: [
+        ("core", lambda a: a.erf(), lambda: [leaf(3, 4, low=-2.0, high=2.0)]),
+        # across all of the approximation's regions: |x| < 0.47, < 4, < 6 and beyond
+        ("regions", lambda a: a.erf(), lambda: [Tensor(np.array(
+            [-7.0, -4.5, -3.0, -0.46, 0.01, 0.3, 0.5, 1.7, 3.9, 4.2, 5.5, 6.5]),
+            requires_grad=True)]),
+    ],
+    ops.Remainder: [
+        ("broadcast", lambda a, b: a % b,
+         lambda: [leaf(3, 4, low=-5.0, high=5.0), leaf(4, low=0.5, high=2.0)]),
+        ("negative_divisor", lambda a, b: a % b,
+         lambda: [leaf(2, 3, low=-5.0, high=5.0), leaf(2, 3, low=-2.0, high=-0.5)]),
+        ("rmod", lambda b: 7.5 % b, lambda: [leaf(4, low=1.1, high=1.9)]),
+    ],
+    ops.Cast: [
+        # float64 to float64 runs Cast too; narrower dtypes are too coarse for finite differences
+        ("float64", lambda a: ops.Cast.apply(a, dtype=np.float64) * 2.0, lambda: [leaf(3, 2)]),
+    ],
     ops.Where: [
         ("both", lambda a, b: minigrad.where(np.array([[True], [False], [True]]), a, b),
          lambda: [leaf(3, 4), leaf(4)]),
@@ -197,6 +220,11 @@ UNARY = {
     "tanh": (lambda t: t.tanh(), np.tanh, None),
     "sigmoid": (lambda t: t.sigmoid(), lambda x: 1 / (1 + np.exp(-x)), None),
     "square": (lambda t: t ** 2, lambda x: x * x, None),
+    "sin": (lambda t: t.sin(), np.sin, None),
+    "cos": (lambda t: t.cos(), np.cos, None),
+    "log1p": (lambda t: t.log1p(), np.log1p, (-0.9, 5.0)),
+    "expm1": (lambda t: t.expm1(), np.expm1, None),
+    "erf": (lambda t: t.erf(), np.vectorize(math.erf), None),
 }
 
 
@@ -297,9 +325,106 @@ def test_shape_ops_forward_match_numpy(dtype):
         (tx.permute(2, 0, 1), x.transpose(2, 0, 1)),
         (tx.transpose(0, 2), np.swapaxes(x, 0, 2)),
         (tx.T, x.T),
-        (tx[1, ::2, np.array([0, 0, 3])], x[1, ::2, np.array([0, 0, 3])]),
+        # PyTorch's order: the int selects first, then the array indexes the last dim
+        (tx[1, ::2, np.array([0, 0, 3])], x[1][::2][:, np.array([0, 0, 3])]),
         (minigrad.cat([tx, ty], dim=1), np.concatenate([x, y], axis=1)),
     ]
     for out, expected in cases:
         assert out.dtype == dtype
         np.testing.assert_array_equal(out.data, expected)
+
+
+# --------------------------------------------------------------------------------------------
+# Pow at a = 0 (regression: the gradients were NaN or -inf where their limits are 0)
+# --------------------------------------------------------------------------------------------
+def test_pow_gradients_at_zero_base_and_zero_exponent():
+    a = Tensor(np.array([0.0, 0.0, 0.0, 0.0, 2.0, 0.0]), requires_grad=True)
+    b = Tensor(np.array([2.0, 0.0, -1.0, 0.5, 0.0, 3.0]), requires_grad=True)
+    with np.errstate(divide="ignore"):  # forward: 0**-1 = inf
+        out = (a ** b).sum()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the masked infinities and NaNs must not warn
+        out.backward()
+    # d(a**b)/da = b a**(b-1): 0 for 0**2 and 0**3, 0 for x**0, -inf and inf for 0**-1, 0**0.5
+    np.testing.assert_array_equal(a.grad, [0.0, 0.0, -np.inf, np.inf, 0.0, 0.0])
+    # d(a**b)/db = a**b log(a): 0 at a = 0 for b >= 0; 0**-1 = inf times log 0 = -inf
+    np.testing.assert_array_equal(b.grad, [0.0, 0.0, -np.inf, 0.0, math.log(2.0), 0.0])
+
+
+def test_pow_scalar_exponent_zero_and_zero_base_with_positive_exponent():
+    x = Tensor(np.array([0.0, 1.5]), requires_grad=True)
+    (x ** 0.0).sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0])
+    e = Tensor(np.array([0.5, 2.0]), requires_grad=True)
+    (0.0 ** e).sum().backward()
+    np.testing.assert_array_equal(e.grad, [0.0, 0.0])
+
+
+def test_pow_gradients_at_zero_match_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks "
+                                "against it are skipped")
+    base = np.array([0.0, 0.0, 0.0, 0.0, 2.0, -1.0, 0.0])
+    exponent = np.array([2.0, 0.0, -1.0, 0.5, 0.0, 0.5, 3.0])
+    a, b = Tensor(base, requires_grad=True), Tensor(exponent, requires_grad=True)
+    with np.errstate(divide="ignore", invalid="ignore"):  # forward: 0**-1 = inf, (-1)**0.5
+        (a ** b).sum().backward()
+    ta = torch.tensor(base, requires_grad=True)
+    tb = torch.tensor(exponent, requires_grad=True)
+    (ta ** tb).sum().backward()
+    np.testing.assert_array_equal(a.grad, ta.grad.numpy())
+    np.testing.assert_array_equal(b.grad, tb.grad.numpy())
+
+
+# --------------------------------------------------------------------------------------------
+# Accuracy of the primitives that exist for accuracy
+# --------------------------------------------------------------------------------------------
+def test_erf_is_accurate_to_float64_rounding_on_the_whole_line():
+    x = np.concatenate([np.linspace(-7, 7, 200_001), np.geomspace(1e-300, 30, 3000),
+                        -np.geomspace(1e-300, 30, 3000),
+                        [0.46875, np.nextafter(0.46875, 1), 4.0, np.nextafter(4.0, 5), 6.0]])
+    got = Tensor(x).erf().data
+    expected = np.array([math.erf(v) for v in x])
+    ulps = np.abs(got - expected) / np.spacing(np.abs(expected))
+    assert ulps.max() <= 4, f"erf off by {ulps.max()} ulp at x = {x[np.argmax(ulps)]}"
+    assert np.max(np.abs(got - expected) / np.abs(expected)) < 1e-15
+
+
+def test_erf_special_values():
+    out = Tensor(np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e308, -1e-320])).erf().data
+    np.testing.assert_array_equal(out[:4], [0.0, -0.0, 1.0, -1.0])
+    assert np.signbit(out[1]) and np.isnan(out[4]) and out[5] == 1.0
+    assert out[6] == pytest.approx(2 / math.sqrt(math.pi) * -1e-320, rel=1e-3)  # subnormal
+
+
+def test_erf_float32_keeps_its_dtype_and_is_correctly_rounded():
+    x = np.linspace(-5, 5, 1001, dtype=np.float32)
+    out = Tensor(x).erf()
+    assert out.dtype == np.float32
+    expected = np.array([math.erf(v) for v in x.astype(np.float64)]).astype(np.float32)
+    np.testing.assert_array_equal(out.data, expected)
+
+
+def test_log1p_and_expm1_are_accurate_near_zero():
+    tiny = np.array([1e-10, -3e-12, 1e-300])
+    np.testing.assert_allclose(Tensor(tiny).log1p().data, [math.log1p(v) for v in tiny],
+                               rtol=1e-15)
+    np.testing.assert_allclose(Tensor(tiny).expm1().data, [math.expm1(v) for v in tiny],
+                               rtol=1e-15)
+    assert Tensor(np.float32([1e-8])).log1p().data[0] == np.float32(1e-8)  # log(1 + x) gives 0
+
+
+def test_remainder_is_exact_for_large_quotients_and_follows_the_divisor_sign():
+    a = np.array([1e20, 5.0, -5.0, 5.0, -5.5, 7.0])
+    b = np.array([3.0, 3.0, 3.0, -3.0, 2.0, 7.0])
+    out = (Tensor(a) % Tensor(b)).data
+    np.testing.assert_array_equal(out, [x % y for x, y in zip(a, b)])  # Python's %
+    assert out[0] == 1.0  # 10**20 = 1 (mod 3); a - floor(a / b) * b gives 0
+
+
+def test_cast_gradient_comes_back_in_the_input_dtype():
+    x = Tensor(np.array([1.0, 2.0], dtype=np.float32), requires_grad=True)
+    y = x.double()
+    assert y.dtype == np.float64 and ops.Cast in op_types(y)
+    (y * y).sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, [2.0, 4.0])

@@ -11,14 +11,16 @@ import re
 import sys
 
 from ..engine import Function
-from .elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sigmoid, Sqrt, Sub, Tanh, Where
+from .elementwise import (Add, Cast, Cos, Div, Erf, Exp, Expm1, Log, Log1p, Mul, Neg, Pow,
+                          Remainder, Sigmoid, Sin, Sqrt, Sub, Tanh, Where)
 from .matmul import MatMul
 from .reductions import Max, Sum
 from .shape import Concat, GetItem, Reshape, Transpose
 
 __all__ = [
-    "Add", "Concat", "Div", "Exp", "GetItem", "Log", "MatMul", "Max", "Mul", "Neg", "Pow",
-    "Reshape", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Where",
+    "Add", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1", "GetItem", "Log", "Log1p",
+    "MatMul", "Max", "Mul", "Neg", "Pow", "Remainder", "Reshape", "Sigmoid", "Sin", "Sqrt",
+    "Sub", "Sum", "Tanh", "Transpose", "Where",
 ]
 
 

@@ -1,0 +1,266 @@
+"""Tier 2: making tensors, as PyTorch's factory functions (`minigrad.zeros`, `minigrad.arange`,
+`minigrad.randn`, ...), and `Generator`, the seedable source of their random numbers.
+
+Sizes are given as PyTorch takes them: `zeros(2, 3)` or `zeros((2, 3))`. Floating-point results
+are float32 unless `dtype=` says otherwise; integer ones (arange of ints, randint) are int64.
+Random functions draw from `generator=` (a `minigrad.Generator` or a numpy np.random.Generator),
+or from the default generator that `minigrad.manual_seed` seeds.
+"""
+from __future__ import annotations
+
+from typing import Any, Union
+
+import numpy as np
+
+from .dtypes import get_default_dtype
+from .tensor import Tensor
+
+__all__ = [
+    "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
+    "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
+    "tensor", "zeros", "zeros_like",
+]
+
+Number = Union[int, float]
+
+
+# --------------------------------------------------------------------------------------------
+# Random numbers
+# --------------------------------------------------------------------------------------------
+class Generator:
+    """A seedable stream of random numbers for `rand`, `randn`, `randint` and their `*_like`
+    forms, as torch.Generator: a numpy np.random.Generator (`.rng`) underneath.
+
+        g = minigrad.Generator().manual_seed(0)
+        minigrad.randn(2, 3, generator=g)   # the same numbers after every manual_seed(0)
+    """
+
+    def __init__(self) -> None:
+        self.manual_seed(int(np.random.SeedSequence().entropy))
+
+    def manual_seed(self, seed: int) -> Generator:
+        """Restart the stream from `seed` (a non-negative integer); returns this generator."""
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"manual_seed: seed must be a non-negative integer, got {seed!r}")
+        self._seed = int(seed)
+        self.rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self) -> int:
+        """The seed the stream started from."""
+        return self._seed
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    """Seed the default generator (the one random functions use without `generator=`)."""
+    return default_generator.manual_seed(seed)
+
+
+def _rng(name: str, generator: Generator | np.random.Generator | None) -> np.random.Generator:
+    if generator is None:
+        return default_generator.rng
+    if isinstance(generator, Generator):
+        return generator.rng
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(f"{name}: generator must be a minigrad.Generator or a numpy "
+                    f"np.random.Generator, got {type(generator).__name__}")
+
+
+# --------------------------------------------------------------------------------------------
+# Checking arguments
+# --------------------------------------------------------------------------------------------
+def _shape(name: str, size: tuple) -> tuple[int, ...]:
+    """`f(2, 3)` and `f((2, 3))` both mean shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0
+               for n in size):
+        raise ValueError(f"{name}: sizes must be non-negative integers, got {size}")
+    return tuple(int(n) for n in size)
+
+
+def _dtype(name: str, dtype: Any, default: Any) -> np.dtype:
+    if dtype is None:
+        return np.dtype(default)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"{name}: {dtype!r} is not a dtype; use e.g. minigrad.float64 or "
+                        f"np.int64") from None
+
+
+def _float_dtype(name: str, dtype: Any, default: Any) -> np.dtype:
+    """Random floats come straight from numpy's generators, which make float32 and float64."""
+    result = _dtype(name, dtype, default)
+    if result not in (np.float32, np.float64):
+        raise TypeError(f"{name}: dtype must be float32 or float64, got {result}")
+    return result
+
+
+def _tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
+    return Tensor(data, dtype=data.dtype, requires_grad=requires_grad)
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+# --------------------------------------------------------------------------------------------
+# From data, and filled tensors
+# --------------------------------------------------------------------------------------------
+def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of `data`, with torch.tensor's dtypes: Python ints give int64,
+    floats float32, bools bool; numpy arrays and scalars keep theirs. (`Tensor(data)` instead
+    wraps a numpy array without copying and makes Python numbers float32.)"""
+    if isinstance(data, Tensor):
+        data = data.data
+    array = np.array(data, dtype=None if dtype is None else _dtype("tensor", dtype, None))
+    if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+        if array.dtype.kind == "f":
+            array = array.astype(get_default_dtype())
+        elif array.dtype.kind in "iu":
+            array = array.astype(np.int64)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"tensor: cannot make a tensor from {type(data).__name__} (numpy dtype "
+                        f"{array.dtype}); give numbers, nested lists of numbers or an array")
+    return _tensor(array, requires_grad)
+
+
+def zeros(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _tensor(np.zeros(_shape("zeros", size), _dtype("zeros", dtype, get_default_dtype())),
+                   requires_grad)
+
+
+def ones(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return _tensor(np.ones(_shape("ones", size), _dtype("ones", dtype, get_default_dtype())),
+                   requires_grad)
+
+
+def empty(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uninitialised entries: whatever the memory held."""
+    return _tensor(np.empty(_shape("empty", size), _dtype("empty", dtype, get_default_dtype())),
+                   requires_grad)
+
+
+def full(size: int | tuple[int, ...], fill_value: Number | bool, *, dtype: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    """Every entry `fill_value`; the dtype follows it unless given (bool, int64, or float32)."""
+    if isinstance(fill_value, (bool, np.bool_)):
+        default = np.bool_
+    elif _is_integer(fill_value):
+        default = np.int64
+    else:
+        default = get_default_dtype()
+    return _tensor(np.full(_shape("full", (size,)), fill_value, _dtype("full", dtype, default)),
+                   requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """An n x m (n x n) matrix with ones on the diagonal."""
+    shape = _shape("eye", (n, n if m is None else m))
+    return _tensor(np.eye(*shape, dtype=_dtype("eye", dtype, get_default_dtype())), requires_grad)
+
+
+# --------------------------------------------------------------------------------------------
+# Ranges
+# --------------------------------------------------------------------------------------------
+def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... up to but excluding end (`arange(n)` is 0 .. n-1). int64 when
+    all three are integers, else float32; values are computed in float64 and then cast."""
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be nonzero")
+    if (end - start) * step < 0:
+        raise ValueError(f"arange: end {end} cannot be reached from start {start} with step "
+                         f"{step}")
+    integers = all(map(_is_integer, (start, end, step)))
+    target = _dtype("arange", dtype, np.int64 if integers else get_default_dtype())
+    values = np.arange(start, end, step, dtype=np.int64 if integers else np.float64)
+    return _tensor(values.astype(target, copy=False), requires_grad)
+
+
+def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from start to end, both included (float32 unless given)."""
+    if not _is_integer(steps) or steps < 0:
+        raise ValueError(f"linspace: steps must be a non-negative integer, got {steps!r}")
+    target = _dtype("linspace", dtype, get_default_dtype())
+    return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
+
+
+# --------------------------------------------------------------------------------------------
+# Random tensors
+# --------------------------------------------------------------------------------------------
+def rand(*size: int | tuple[int, ...], generator: Generator | np.random.Generator | None = None,
+         dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Uniform on [0, 1)."""
+    target = _float_dtype("rand", dtype, get_default_dtype())
+    return _tensor(_rng("rand", generator).random(_shape("rand", size), dtype=target),
+                   requires_grad)
+
+
+def randn(*size: int | tuple[int, ...], generator: Generator | np.random.Generator | None = None,
+          dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """Standard normal: mean 0, variance 1."""
+    target = _float_dtype("randn", dtype, get_default_dtype())
+    return _tensor(_rng("randn", generator).standard_normal(_shape("randn", size), dtype=target),
+                   requires_grad)
+
+
+def randint(low: int, high: int | tuple[int, ...] | None = None,
+            size: tuple[int, ...] | None = None, *,
+            generator: Generator | np.random.Generator | None = None, dtype: Any = None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniform in [low, high), int64 unless given: `randint(high, size)` or
+    `randint(low, high, size)`, as in PyTorch."""
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None or not (_is_integer(low) and _is_integer(high)):
+        raise TypeError("randint: give randint(high, size) or randint(low, high, size), with "
+                        "integer bounds and a size tuple")
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    values = _rng("randint", generator).integers(low, high, _shape("randint", (size,)))
+    return _tensor(values.astype(_dtype("randint", dtype, np.int64), copy=False), requires_grad)
+
+
+# --------------------------------------------------------------------------------------------
+# The *_like forms: the shape of `input`, and its dtype unless given
+# --------------------------------------------------------------------------------------------
+def zeros_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return zeros(input.shape, dtype=input.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return ones(input.shape, dtype=input.dtype if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return empty(input.shape, dtype=input.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Number | bool, *, dtype: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, *, generator: Generator | np.random.Generator | None = None,
+              dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return rand(input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, generator: Generator | np.random.Generator | None = None,
+               dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    return randn(input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)

@@ -1,0 +1,224 @@
+"""Tier 2: PyTorch's elementwise functions at the top level (`torch.exp(x)`, `torch.maximum(a,
+b)`, `torch.clamp(x, 0, 1)`, ...), exported as `minigrad.exp`, `minigrad.maximum`, ...
+
+Each is the Tensor method of the same name, applied to its first argument; the methods are the
+definitions (minigrad/tensor.py).
+"""
+from __future__ import annotations
+
+from .engine import ArrayLike
+from .tensor import Tensor
+
+__all__ = [
+    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "exp2", "expm1",
+    "floor", "floor_divide", "ge", "gt", "isfinite", "isinf", "isnan", "le", "lerp", "log",
+    "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "lt",
+    "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu", "remainder", "round",
+    "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tan", "tanh", "trunc",
+]
+
+
+def _tensor(input: ArrayLike) -> Tensor:
+    return input if isinstance(input, Tensor) else Tensor(input)
+
+
+# one argument
+def abs(input: Tensor) -> Tensor:
+    return _tensor(input).abs()
+
+
+def neg(input: Tensor) -> Tensor:
+    return -_tensor(input)
+
+
+def exp(input: Tensor) -> Tensor:
+    return _tensor(input).exp()
+
+
+def exp2(input: Tensor) -> Tensor:
+    return _tensor(input).exp2()
+
+
+def expm1(input: Tensor) -> Tensor:
+    return _tensor(input).expm1()
+
+
+def log(input: Tensor) -> Tensor:
+    return _tensor(input).log()
+
+
+def log2(input: Tensor) -> Tensor:
+    return _tensor(input).log2()
+
+
+def log10(input: Tensor) -> Tensor:
+    return _tensor(input).log10()
+
+
+def log1p(input: Tensor) -> Tensor:
+    return _tensor(input).log1p()
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return _tensor(input).sqrt()
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return _tensor(input).rsqrt()
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return _tensor(input).reciprocal()
+
+
+def square(input: Tensor) -> Tensor:
+    return _tensor(input).square()
+
+
+def sin(input: Tensor) -> Tensor:
+    return _tensor(input).sin()
+
+
+def cos(input: Tensor) -> Tensor:
+    return _tensor(input).cos()
+
+
+def tan(input: Tensor) -> Tensor:
+    return _tensor(input).tan()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return _tensor(input).tanh()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return _tensor(input).sigmoid()
+
+
+def relu(input: Tensor) -> Tensor:
+    return _tensor(input).relu()
+
+
+def erf(input: Tensor) -> Tensor:
+    return _tensor(input).erf()
+
+
+def sign(input: Tensor) -> Tensor:
+    return _tensor(input).sign()
+
+
+def floor(input: Tensor) -> Tensor:
+    return _tensor(input).floor()
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _tensor(input).ceil()
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _tensor(input).trunc()
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    return _tensor(input).round(decimals)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _tensor(input).isnan()
+
+
+def isinf(input: Tensor) -> Tensor:
+    return _tensor(input).isinf()
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _tensor(input).isfinite()
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return _tensor(input).logical_not()
+
+
+# two or more arguments
+def add(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+    return _tensor(input).add(other, alpha=alpha)
+
+
+def sub(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+    return _tensor(input).sub(other, alpha=alpha)
+
+
+def mul(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) * other
+
+
+def div(input: Tensor, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
+    return _tensor(input).div(other, rounding_mode=rounding_mode)
+
+
+def pow(input: Tensor, exponent: ArrayLike) -> Tensor:
+    return _tensor(input) ** exponent
+
+
+def remainder(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) % other
+
+
+def floor_divide(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).floor_divide(other)
+
+
+def maximum(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).maximum(other)
+
+
+def minimum(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).minimum(other)
+
+
+def clamp(input: Tensor, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
+    return _tensor(input).clamp(min, max)
+
+
+def clip(input: Tensor, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
+    return _tensor(input).clamp(min, max)
+
+
+def lerp(input: Tensor, end: ArrayLike, weight: ArrayLike) -> Tensor:
+    return _tensor(input).lerp(end, weight)
+
+
+def eq(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) == other
+
+
+def ne(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) != other
+
+
+def lt(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) < other
+
+
+def le(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) <= other
+
+
+def gt(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) > other
+
+
+def ge(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) >= other
+
+
+def logical_and(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logical_and(other)
+
+
+def logical_or(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logical_or(other)
+
+
+def logical_xor(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logical_xor(other)

@@ -1,0 +1,908 @@
+"""Tier 2, the elementwise family: PyTorch's pointwise ops and activations, comparisons and
+logic, indexing, conversions, and the creation functions.
+
+Every composition in CASES is checked against a hand-written numpy reference, gradient-checked
+in float64 on primitives alone (under `minigrad.fused(False)`), kept in float32, and compared
+with PyTorch's values and gradients where PyTorch is installed, at its kinks too (ties, bounds,
+0), where the choice of gradient is a convention that minigrad follows.
+"""
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, gradcheck, kernels, ops
+
+from tests.helpers import op_types
+
+rng = np.random.default_rng(10)
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks "
+                               "against it are skipped")
+
+
+@pytest.fixture(params=[True, False], ids=["kernels", "composed"])
+def mode(request):
+    with minigrad.fused(request.param):
+        yield request.param
+
+
+def uniform(*shape, low=-3.0, high=3.0, avoid=()):
+    """Random entries kept 0.05 or more from the points in `avoid` (kinks, jumps), so that
+    finite differences never straddle one."""
+    data = rng.uniform(low, high, size=shape)
+    for point in avoid:
+        data = np.where(np.abs(data - point) < 0.05, point + 0.1, data)
+    return data
+
+
+def with_points(points, *shape, low=-3.0, high=3.0):
+    """The given points (kinks, ties, bounds) followed by random entries: for comparing the
+    gradient PyTorch chooses at a kink."""
+    return np.concatenate([np.asarray(points, dtype=np.float64),
+                           rng.uniform(low, high, size=shape)])
+
+
+_erf = np.vectorize(math.erf)
+SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+@dataclass
+class Case:
+    fn: Callable  # on minigrad tensors
+    reference: Callable  # the same on numpy arrays, written out by hand
+    torch_fn: Callable | None  # (torch module, *torch tensors) -> tensor
+    make: Callable  # -> list of float64 arrays, away from kinks
+    edge: Callable | None = None  # -> arrays through the kinks, for the comparison with torch
+    torch_grad: bool = True  # False where PyTorch has no gradient (floor_divide)
+    torch_rtol: float = 1e-12
+    kwargs: dict = field(default_factory=dict)
+
+
+def unary(fn, reference, torch_fn, low=-3.0, high=3.0, kinks=(), **kw):
+    """A Case of one input: random entries away from `kinks`, and the kinks themselves."""
+    return Case(fn, reference, torch_fn, lambda: [uniform(3, 4, low=low, high=high, avoid=kinks)],
+                lambda: [with_points(kinks, 8, low=low, high=high)], **kw)
+
+
+def tnn(name, **kw):
+    """torch.nn.functional.<name>(x, **kw)."""
+    return lambda torch, x: getattr(torch.nn.functional, name)(x, **kw)
+
+
+CASES = {
+    # ---- pointwise ----
+    "tan": unary(lambda x: x.tan(), np.tan, lambda t, x: t.tan(x), low=-1.3, high=1.3),
+    "log2": unary(lambda x: x.log2(), np.log2, lambda t, x: t.log2(x), 0.1, 9.0, (0.125, 1, 8)),
+    "log10": unary(lambda x: x.log10(), np.log10, lambda t, x: t.log10(x), 0.1, 200.0, (1, 100)),
+    "exp2": unary(lambda x: x.exp2(), lambda x: 2.0 ** x, lambda t, x: t.exp2(x), -6.0, 6.0,
+                  (-3, 0, 5)),
+    "rsqrt": unary(lambda x: x.rsqrt(), lambda x: 1 / np.sqrt(x), lambda t, x: t.rsqrt(x),
+                   0.1, 5.0),
+    "reciprocal": unary(lambda x: x.reciprocal(), lambda x: 1 / x, lambda t, x: t.reciprocal(x),
+                        0.2, 4.0),
+    "square": unary(lambda x: x.square(), lambda x: x * x, lambda t, x: t.square(x)),
+    "floor": unary(lambda x: x.floor(), np.floor, lambda t, x: t.floor(x), kinks=(-2, 0, 1)),
+    "ceil": unary(lambda x: x.ceil(), np.ceil, lambda t, x: t.ceil(x), kinks=(-2, 0, 1)),
+    "trunc": unary(lambda x: x.trunc(), lambda x: np.sign(x) * np.floor(np.abs(x)),
+                   lambda t, x: t.trunc(x), kinks=(-1, 0, 1)),
+    "round": unary(lambda x: x.round(), np.rint, lambda t, x: t.round(x),
+                   kinks=(-1.5, -0.5, 0.5, 2.5)),
+    "round_decimals": unary(lambda x: x.round(decimals=2), lambda x: np.rint(x * 100) / 100,
+                            lambda t, x: t.round(x, decimals=2), kinks=(0.125, 1.005)),
+    "sign": unary(lambda x: x.sign(), lambda x: (x > 0) * 1.0 - (x < 0) * 1.0,
+                  lambda t, x: t.sign(x), kinks=(0.0,)),
+    "clone": unary(lambda x: x.clone(), lambda x: x + 0.0, lambda t, x: x.clone()),
+    "maximum": Case(lambda a, b: a.maximum(b), lambda a, b: np.where(a > b, a, b),
+                    lambda t, a, b: t.maximum(a, b), lambda: [uniform(3, 4), uniform(4)],
+                    lambda: [np.array([1.0, 2.0, 3.0, -1.0, 0.0, 2.5]),
+                             np.array([1.0, 1.0, 4.0, -1.0, 0.5, 2.5])]),  # ties: half each
+    "maximum_scalar": unary(lambda x: x.maximum(0.25), lambda x: np.where(x > 0.25, x, 0.25),
+                            lambda t, x: t.maximum(x, t.tensor(0.25, dtype=x.dtype)),
+                            kinks=(0.25,)),
+    "minimum": Case(lambda a, b: a.minimum(b), lambda a, b: np.where(a < b, a, b),
+                    lambda t, a, b: t.minimum(a, b), lambda: [uniform(2, 3), uniform(2, 3)],
+                    lambda: [np.array([1.0, 2.0, 3.0, -1.0]), np.array([1.0, 1.0, 4.0, -1.0])]),
+    "clamp": unary(lambda x: x.clamp(-0.5, 0.7), lambda x: np.where(
+        x < -0.5, -0.5, np.where(x > 0.7, 0.7, x)), lambda t, x: t.clamp(x, -0.5, 0.7),
+        kinks=(-0.5, 0.7)),
+    "clamp_min": unary(lambda x: x.clamp(min=0.2), lambda x: np.where(x < 0.2, 0.2, x),
+                       lambda t, x: t.clamp(x, min=0.2), kinks=(0.2,)),
+    "clamp_max": unary(lambda x: x.clamp(max=0.2), lambda x: np.where(x > 0.2, 0.2, x),
+                       lambda t, x: t.clamp(x, max=0.2), kinks=(0.2,)),
+    # tensor bounds; where min > max the result is max
+    "clamp_tensors": Case(
+        lambda x, lo, hi: x.clamp(lo, hi),
+        lambda x, lo, hi: np.where(lo > hi, hi, np.where(x < lo, lo, np.where(x > hi, hi, x))),
+        lambda t, x, lo, hi: t.clamp(x, lo, hi),
+        lambda: [uniform(3, 4), uniform(3, 4, low=-2, high=0), uniform(4, low=0, high=2)],
+        lambda: [np.array([0.5, 1.0, 2.0, 3.0, 0.0, 1.5]),
+                 np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
+                 np.array([2.0, 2.0, 2.0, 0.5, 0.5, 1.5])]),
+    "lerp": Case(lambda a, b: a.lerp(b, 0.3), lambda a, b: a + 0.3 * (b - a),
+                 lambda t, a, b: t.lerp(a, b, 0.3), lambda: [uniform(3, 4), uniform(4)]),
+    "lerp_high_weight": Case(lambda a, b: a.lerp(b, 0.8), lambda a, b: b - 0.2 * (b - a),
+                             lambda t, a, b: t.lerp(a, b, 0.8), lambda: [uniform(5), uniform(5)]),
+    "lerp_tensor_weight": Case(
+        lambda a, b, w: a.lerp(b, w), lambda a, b, w: a + w * (b - a),
+        lambda t, a, b, w: t.lerp(a, b, w),
+        lambda: [uniform(2, 6), uniform(2, 6), uniform(6, low=-0.5, high=1.5, avoid=(0.5,))],
+        lambda: [uniform(7), uniform(7), np.array([0.0, 0.3, 0.5, 0.7, 1.0, -0.6, 1.2])]),
+    "remainder": Case(lambda a, b: a % b, lambda a, b: a - np.floor(a / b) * b,
+                      lambda t, a, b: t.remainder(a, b),
+                      lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)]),
+    "floor_divide": Case(lambda a, b: a // b, lambda a, b: np.floor(a / b),
+                         lambda t, a, b: t.floor_divide(a, b),
+                         lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)],
+                         torch_grad=False),
+    # ---- activations ----
+    "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
+                        kinks=(0.0,)),
+    "leaky_relu_slope": unary(lambda x: F.leaky_relu(x, 0.2),
+                              lambda x: np.where(x > 0, x, 0.2 * x),
+                              tnn("leaky_relu", negative_slope=0.2), kinks=(0.0,)),
+    "elu": unary(F.elu, lambda x: np.where(x > 0, x, np.exp(x) - 1), tnn("elu"), kinks=(0.0,)),
+    "elu_alpha": unary(lambda x: F.elu(x, alpha=0.5),
+                       lambda x: np.where(x > 0, x, 0.5 * (np.exp(x) - 1)),
+                       tnn("elu", alpha=0.5), kinks=(0.0,)),
+    "celu": unary(lambda x: F.celu(x, alpha=2.0),
+                  lambda x: np.where(x > 0, x, 2.0 * (np.exp(x / 2.0) - 1)),
+                  tnn("celu", alpha=2.0), kinks=(0.0,)),
+    "selu": unary(F.selu, lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * (np.exp(x) - 1)),
+                  tnn("selu"), kinks=(0.0,)),
+    "silu": unary(F.silu, lambda x: x / (1 + np.exp(-x)), tnn("silu")),
+    "gelu": unary(F.gelu, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2))), tnn("gelu"), -5, 5),
+    "softplus": unary(F.softplus, lambda x: np.log(1 + np.exp(x)), tnn("softplus"), -8, 8),
+    # beta x beyond the threshold is x itself (x = 2.5 sits on it: still the soft branch)
+    "softplus_threshold": unary(lambda x: F.softplus(x, beta=2.0, threshold=5.0),
+                                lambda x: np.where(2 * x > 5, x, np.log(1 + np.exp(2 * x)) / 2),
+                                tnn("softplus", beta=2.0, threshold=5.0), -4, 4, (2.5,)),
+    "mish": unary(F.mish, lambda x: x * np.tanh(np.log(1 + np.exp(x))), tnn("mish"), -5, 5),
+    "hardtanh": unary(F.hardtanh, lambda x: np.where(x < -1, -1.0, np.where(x > 1, 1.0, x)),
+                      tnn("hardtanh"), kinks=(-1.0, 1.0)),
+    "hardtanh_bounds": unary(lambda x: F.hardtanh(x, -2.0, 0.5),
+                             lambda x: np.where(x < -2, -2.0, np.where(x > 0.5, 0.5, x)),
+                             tnn("hardtanh", min_val=-2.0, max_val=0.5), kinks=(-2.0, 0.5)),
+    "relu6": unary(F.relu6, lambda x: np.where(x < 0, 0.0, np.where(x > 6, 6.0, x)),
+                   tnn("relu6"), -2, 8, (0.0, 6.0)),
+    # PyTorch's backward multiplies by 1/6 rounded to float32, in float64 too
+    "hardsigmoid": unary(F.hardsigmoid,
+                         lambda x: np.where(x < -3, 0, np.where(x > 3, 1, x / 6 + 0.5)),
+                         tnn("hardsigmoid"), -5, 5, (-3.0, 3.0), torch_rtol=1e-7),
+    "hardswish": unary(F.hardswish,
+                       lambda x: x * np.where(x < -3, 0, np.where(x > 3, 1, x / 6 + 0.5)),
+                       tnn("hardswish"), -5, 5, (-3.0, 3.0)),
+    "logsigmoid": unary(F.logsigmoid, lambda x: -np.log(1 + np.exp(-x)), tnn("logsigmoid"),
+                        -8, 8, (0.0,)),
+    "softsign": unary(F.softsign, lambda x: x / (1 + np.abs(x)), tnn("softsign"), kinks=(0.0,)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_forward_matches_numpy(name, mode):
+    case = CASES[name]
+    arrays = case.make()
+    out = case.fn(*[Tensor(a) for a in arrays])
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out.data, case.reference(*arrays), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck_on_primitives_alone(name):
+    case = CASES[name]
+    inputs = [Tensor(a, requires_grad=True) for a in case.make()]
+    with minigrad.fused(False):
+        assert op_types(case.fn(*inputs)) <= set(ops.primitives())
+        assert gradcheck(case.fn, inputs)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_keeps_float32(name):
+    """float32 in, float32 out, and every primitive's backward returns float32 gradients."""
+    case = CASES[name]
+    inputs = [Tensor(a.astype(np.float32), requires_grad=True) for a in case.make()]
+    returned = []
+    with minigrad.fused(False), minigrad.backward_hook(
+            lambda op, g, grads: returned.append((g, grads))):
+        out = case.fn(*inputs)
+        assert out.dtype == np.float32
+        out.backward(np.ones(out.shape, dtype=np.float32))
+    assert returned
+    for g, grads in returned:
+        assert g.dtype == np.float32
+        assert all(x is None or x.dtype == np.float32 for x in grads)
+    assert all(t.grad.dtype == np.float32 for t in inputs)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_torch_values_and_gradients(name, torch):
+    """On random inputs and on the kinks, where each library picks one of the one-sided
+    derivatives (or half of each, for ties): minigrad picks PyTorch's."""
+    case = CASES[name]
+    for arrays in filter(None, [case.make(), case.edge and case.edge()]):
+        inputs = [Tensor(a, requires_grad=True) for a in arrays]
+        out = case.fn(*inputs)
+        torch_inputs = [torch.tensor(a, requires_grad=case.torch_grad) for a in arrays]
+        expected = case.torch_fn(torch, *torch_inputs)
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-14)
+        if not case.torch_grad:
+            continue
+        upstream = rng.standard_normal(out.shape)
+        grads = minigrad.grad(out, inputs, upstream)
+        expected_grads = torch.autograd.grad(expected, torch_inputs, torch.tensor(upstream),
+                                             allow_unused=True)
+        for i, (g, e) in enumerate(zip(grads, expected_grads)):
+            e = np.zeros_like(arrays[i]) if e is None else e.numpy()
+            g = np.zeros_like(arrays[i]) if g is None else g
+            np.testing.assert_allclose(g, e, rtol=case.torch_rtol, atol=1e-14,
+                                       err_msg=f"{name}: gradient of input {i} at {arrays}")
+
+
+def test_step_functions_pass_back_zeros():
+    """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
+    so backward through them works."""
+    x = Tensor(np.array([-1.5, 0.2, 2.7]), requires_grad=True)
+    for out in (x.floor(), x.ceil(), x.trunc(), x.round(), x.sign(), x // 2.0):
+        assert out.requires_grad
+        out.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0])
+
+
+def test_rounding_an_integer_tensor_copies_it():
+    x = Tensor(np.array([3, -2]))
+    for out in (x.floor(), x.ceil(), x.trunc(), x.round()):
+        assert out.dtype == np.int64
+        np.testing.assert_array_equal(out.data, [3, -2])
+        assert not np.shares_memory(out.data, x.data)
+    assert x.sign().dtype == np.int64 and x.sign().tolist() == [1, -1]
+
+
+def test_maximum_and_minimum_propagate_nan_and_handle_infinite_ties():
+    a = Tensor(np.array([np.nan, 1.0, np.inf, -np.inf]), requires_grad=True)
+    b = Tensor(np.array([1.0, np.nan, np.inf, -np.inf]), requires_grad=True)
+    out = a.maximum(b)
+    np.testing.assert_array_equal(out.data, [np.nan, np.nan, np.inf, -np.inf])
+    np.testing.assert_array_equal(a.minimum(b).data, [np.nan, np.nan, np.inf, -np.inf])
+    out.backward(np.array([1.0, 2.0, 3.0, 4.0]))
+    # NaN's gradient goes to the NaN; a tie of infinities gives it all to b
+    np.testing.assert_array_equal(a.grad, [1.0, 0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(b.grad, [0.0, 2.0, 3.0, 4.0])
+
+
+def test_clamp_needs_a_bound_and_clip_is_clamp():
+    x = Tensor(np.array([-2.0, 0.0, 2.0]))
+    with pytest.raises(ValueError, match="clamp"):
+        x.clamp()
+    np.testing.assert_array_equal(x.clip(-1, 1).data, [-1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(minigrad.clip(x, max=0.5).data, [-2.0, 0.0, 0.5])
+
+
+def test_lerp_at_weight_one_gives_end_exactly():
+    start, end = Tensor(np.array([1e16, 0.1])), Tensor(np.array([1.0, 0.7]))
+    np.testing.assert_array_equal(start.lerp(end, 1.0).data, end.data)
+    np.testing.assert_array_equal(start.lerp(end, 0.0).data, start.data)
+
+
+def test_div_rounding_modes():
+    a, b = Tensor(np.array([7.0, -7.0])), Tensor(np.array([2.0, 2.0]))
+    np.testing.assert_array_equal(a.div(b).data, [3.5, -3.5])
+    np.testing.assert_array_equal(a.div(b, rounding_mode="trunc").data, [3.0, -3.0])
+    np.testing.assert_array_equal(a.div(b, rounding_mode="floor").data, [3.0, -4.0])
+    with pytest.raises(ValueError, match="rounding_mode"):
+        a.div(b, rounding_mode="nearest")
+    np.testing.assert_array_equal((7.0 // b).data, [3.0, 3.0])  # reflected
+    np.testing.assert_array_equal((1.0 // Tensor(np.array([0.1]))).data, [1.0 // 0.1])  # 9, not 10
+
+
+def test_integer_remainder_and_floor_divide_follow_python():
+    a, b = np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3])
+    np.testing.assert_array_equal((Tensor(a) % Tensor(b)).data, [x % y for x, y in zip(a, b)])
+    np.testing.assert_array_equal((Tensor(a) // Tensor(b)).data, [x // y for x, y in zip(a, b)])
+    assert (Tensor(a) // Tensor(b)).dtype == np.int64
+
+
+# --------------------------------------------------------------------------------------------
+# Activations: stability at extreme inputs, gelu's two forms
+# --------------------------------------------------------------------------------------------
+EXTREMES = np.array([-1e30, -1000.0, -50.0, -20.0, 0.0, 20.0, 50.0, 1000.0, 1e30])
+
+
+@pytest.mark.parametrize("name,fn,expected", [
+    ("softplus", F.softplus, np.where(EXTREMES > 0, EXTREMES, 0.0)),
+    ("logsigmoid", F.logsigmoid, np.where(EXTREMES < 0, EXTREMES, 0.0)),
+    ("elu", F.elu, np.where(EXTREMES > 0, EXTREMES, -1.0)),
+    ("selu", F.selu, SELU_SCALE * np.where(EXTREMES > 0, EXTREMES, -SELU_ALPHA)),
+    ("celu", lambda x: F.celu(x, 0.5), np.where(EXTREMES > 0, EXTREMES, -0.5)),
+    ("mish", F.mish, np.where(EXTREMES > 0, EXTREMES, 0.0)),
+    ("silu", F.silu, np.where(EXTREMES > 0, EXTREMES, 0.0)),
+    ("gelu", F.gelu, np.where(EXTREMES > 0, EXTREMES, 0.0)),
+    ("softsign", F.softsign, EXTREMES / (1 + np.abs(EXTREMES))),
+])
+def test_activations_stay_finite_at_extreme_inputs(name, fn, expected):
+    x = Tensor(EXTREMES, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, no inf * 0 along the way
+        out = fn(x)
+        out.sum().backward()
+    big = np.abs(EXTREMES) >= 1000  # far out, where the exact value is the asymptote
+    np.testing.assert_allclose(out.data[big], expected[big], rtol=1e-15, atol=1e-300)
+    assert np.all(np.isfinite(out.data)) and np.all(np.isfinite(x.grad)), (out.data, x.grad)
+
+
+def test_logsigmoid_keeps_precision_far_out():
+    """log(sigmoid(x)) through sigmoid would give log(0) = -inf at -800 and 0 at 40."""
+    out = F.logsigmoid(Tensor(np.array([-800.0, 40.0]))).data
+    np.testing.assert_allclose(out, [-800.0, -math.exp(-40.0)], rtol=1e-15)
+
+
+def test_gelu_uses_the_kernel_only_for_the_tanh_approximation():
+    x = Tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    assert kernels.Gelu in op_types(F.gelu(x, approximate="tanh"))
+    exact = F.gelu(x)
+    assert kernels.Gelu not in op_types(exact) and ops.Erf in op_types(exact)
+    with pytest.raises(ValueError, match="approximate"):
+        F.gelu(x, approximate="sigmoid")
+
+
+def test_gelu_default_is_exact_and_differs_from_tanh():
+    x = Tensor(np.array([-2.0, -0.5, 1.0, 3.0]))
+    exact = 0.5 * x.data * (1 + _erf(x.data / math.sqrt(2)))
+    np.testing.assert_allclose(F.gelu(x).data, exact, rtol=1e-15)
+    assert np.max(np.abs(F.gelu(x, approximate="tanh").data - exact)) > 1e-5
+
+
+def test_hardtanh_rejects_min_above_max():
+    with pytest.raises(ValueError, match="hardtanh"):
+        F.hardtanh(Tensor(np.zeros(2)), 1.0, -1.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Comparisons: elementwise bool tensors with no grad (regression: == was identity, < raised)
+# --------------------------------------------------------------------------------------------
+COMPARISONS = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
+               ">": np.greater, ">=": np.greater_equal}
+REFLECTED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _compare(a, op, b):
+    return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+            "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[op]()
+
+
+@pytest.mark.parametrize("op", list(COMPARISONS))
+def test_comparisons_are_elementwise_bool_tensors_without_grad(op):
+    x = np.array([[0.0, 1.0, 2.0], [2.0, -1.0, 0.0]])
+    y = np.array([2.0, 1.0, 0.0])
+    t = Tensor(x, requires_grad=True)
+    expected = COMPARISONS[op](x, y[None, :])  # spelled out: broadcast over the rows
+    for other in (Tensor(y), y, y.tolist()):
+        out = _compare(t, op, other)
+        assert isinstance(out, Tensor) and out.dtype == np.bool_
+        assert not out.requires_grad and out.grad_fn is None
+        np.testing.assert_array_equal(out.data, expected)
+    np.testing.assert_array_equal(_compare(t, op, 0.0).data, COMPARISONS[op](x, 0.0))
+    # reflected: a number or a numpy array on the left
+    np.testing.assert_array_equal(_compare(1.0, op, t).data, COMPARISONS[op](1.0, x))
+    reflected = _compare(y, op, t)
+    assert isinstance(reflected, Tensor)
+    np.testing.assert_array_equal(reflected.data, COMPARISONS[REFLECTED[op]](x, y))
+
+
+def test_comparison_methods_and_functions():
+    a, b = Tensor(np.array([1.0, 2.0])), Tensor(np.array([2.0, 2.0]))
+    for name, op in [("eq", "=="), ("ne", "!="), ("lt", "<"), ("le", "<="), ("gt", ">"),
+                     ("ge", ">=")]:
+        np.testing.assert_array_equal(getattr(a, name)(b).data, _compare(a, op, b).data)
+        np.testing.assert_array_equal(getattr(minigrad, name)(a, b).data,
+                                      COMPARISONS[op](a.data, b.data))
+
+
+def test_masking_by_comparison_works_as_in_pytorch():
+    """The trap of the issue: x * (x != 0) was x * True = x."""
+    x = Tensor(np.array([0.0, 3.0, -2.0]), requires_grad=True)
+    y = x * (x > 0)
+    np.testing.assert_array_equal(y.data, [0.0, 3.0, 0.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0])
+
+
+def test_comparing_with_other_types_and_mismatched_shapes():
+    t = Tensor(np.array([1.0, 2.0]))
+    assert (t == None) is False and (t != None) is True  # noqa: E711  (Python's fallback)
+    assert (t == "a") is False
+    with pytest.raises(ValueError, match="broadcast"):
+        t == Tensor(np.ones(3))  # noqa: B015
+
+
+def test_float32_compares_with_a_python_number_in_float32_like_pytorch():
+    t = Tensor(np.array([0.1], dtype=np.float32))
+    assert (t == 0.1).item()  # 0.1 rounded to float32, as PyTorch does with a Python number
+
+
+def test_tensors_hash_by_identity_and_stay_dict_keys():
+    a, b = Tensor(np.array([1.0])), Tensor(np.array([1.0]))
+    table = {a: "a", b: "b"}
+    assert table[a] == "a" and table[b] == "b" and len({a, b, a}) == 2
+    assert hash(a) == hash(a) and hash(a) != hash(b)
+    assert hash(minigrad.nn.Parameter(np.ones(2))) is not None
+
+
+def test_bool_of_a_tensor_follows_pytorch(torch):
+    assert bool(Tensor(np.array([[2.0]]))) and not bool(Tensor(np.array(0.0)))
+    for data, message in [([1.0, 2.0], "more than one value"), ([], "no values")]:
+        with pytest.raises(RuntimeError, match=f"Boolean value of Tensor with {message} is "
+                                               f"ambiguous"):
+            bool(Tensor(np.array(data)))
+        with pytest.raises(RuntimeError, match=message):
+            bool(torch.tensor(data))
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        if Tensor(np.array([1.0, 2.0])) == Tensor(np.array([1.0, 2.0])):
+            pass
+
+
+def test_membership_in_lists_and_in_a_tensor_follows_pytorch(torch):
+    a, b = Tensor(np.array([1.0, 2.0])), Tensor(np.array([1.0, 2.0]))
+    assert a in [a, b]  # identity first, as in any Python list
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        _ = Tensor(np.array([1.0, 2.0])) in [b]  # then ==, elementwise: ambiguous
+    ta = torch.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="ambiguous"):
+        _ = torch.tensor([1.0, 2.0]) in [ta]
+    # `element in tensor` asks whether any entry equals it
+    assert 2.0 in a and 3.0 not in a and Tensor(np.array(1.0)) in a
+    with pytest.raises(TypeError, match="__contains__"):
+        _ = "a" in a
+
+
+def test_float_and_int_of_a_one_element_tensor():
+    assert float(Tensor(np.array([[2.5]]))) == 2.5 and int(Tensor(np.array(3.7))) == 3
+    with pytest.raises(ValueError):
+        float(Tensor(np.array([1.0, 2.0])))
+
+
+# --------------------------------------------------------------------------------------------
+# Logic on bool tensors
+# --------------------------------------------------------------------------------------------
+def test_logical_operators_on_bool_tensors():
+    p, q = np.array([True, True, False, False]), np.array([True, False, True, False])
+    tp, tq = Tensor(p), Tensor(q)
+    np.testing.assert_array_equal((tp & tq).data, [True, False, False, False])
+    np.testing.assert_array_equal((tp | tq).data, [True, True, True, False])
+    np.testing.assert_array_equal((tp ^ tq).data, [False, True, True, False])
+    np.testing.assert_array_equal((~tp).data, [False, False, True, True])
+    for out in (tp & q, q & tp, tp | True, False | tp, tp ^ q):  # numpy and Python on either side
+        assert isinstance(out, Tensor) and out.dtype == np.bool_
+    np.testing.assert_array_equal((q & tp).data, p & q)
+    # integers: bitwise, as in PyTorch
+    np.testing.assert_array_equal((Tensor(np.array([5, 6])) ^ 3).data, [6, 5])
+    np.testing.assert_array_equal((~Tensor(np.array([1, 2]))).data, [-2, -3])
+
+
+def test_logical_operators_reject_float_tensors():
+    x = Tensor(np.array([1.0, 0.0]))
+    for op in (lambda: x & x, lambda: x | True, lambda: ~x):
+        with pytest.raises(TypeError, match="bool or integer"):
+            op()
+
+
+def test_logical_functions_take_any_dtype():
+    a, b = Tensor(np.array([1.0, 0.0, 2.0])), Tensor(np.array([3, 0, 0]))
+    np.testing.assert_array_equal(a.logical_and(b).data, [True, False, False])
+    np.testing.assert_array_equal(minigrad.logical_or(a, b).data, [True, False, True])
+    np.testing.assert_array_equal(minigrad.logical_xor(a, b).data, [False, False, True])
+    np.testing.assert_array_equal(minigrad.logical_not(a).data, [False, True, False])
+    assert minigrad.logical_not(Tensor(np.array(0.0))).dtype == np.bool_
+
+
+def test_isnan_isinf_isfinite():
+    x = Tensor(np.array([1.0, np.nan, np.inf, -np.inf]), requires_grad=True)
+    np.testing.assert_array_equal(x.isnan().data, [False, True, False, False])
+    np.testing.assert_array_equal(minigrad.isinf(x).data, [False, False, True, True])
+    np.testing.assert_array_equal(minigrad.isfinite(x).data, [True, False, False, False])
+    assert not x.isnan().requires_grad and Tensor(np.array(np.nan)).isnan().item() is True
+
+
+# --------------------------------------------------------------------------------------------
+# Indexing: PyTorch's rule when ints meet index arrays (regression: numpy's shapes)
+# --------------------------------------------------------------------------------------------
+def test_int_next_to_index_array_gives_pytorchs_shape():
+    """The issue's example: numpy gives (2, 3)."""
+    x = Tensor(np.arange(24.0).reshape(2, 3, 4))
+    out = x[0, :, np.array([0, 2])]
+    assert out.shape == (3, 2)
+    np.testing.assert_array_equal(out.data, np.arange(24.0).reshape(2, 3, 4)[0][:, [0, 2]])
+
+
+IDX = np.array([0, 2])
+MASK3 = np.array([True, False, True])
+INDEXES = {
+    "int_slice_array": (0, slice(None), IDX),
+    "negative_int_slice_array": (-1, slice(None), IDX),
+    "array_slice_int": (IDX[:1], slice(None), 1),
+    "int_array_array": (0, IDX, IDX),
+    "slice_int_array": (slice(None), 0, IDX),
+    "array_int_array": (np.array([1, 0]), 1, IDX),
+    "int_ellipsis_array": (0, Ellipsis, IDX),
+    "ellipsis_int_array": (Ellipsis, 0, IDX),
+    "none_int_slice_array": (None, 0, slice(None), IDX),
+    "int_none_array": (1, None, IDX),
+    "array_none_int": (IDX[:1], None, 2),
+    "int_slice_2d_array": (0, slice(1, None), np.array([[0, 1], [3, 3]])),
+    "list_index": (0, slice(None), [3, 1, 1]),
+    "zero_d_tensor_as_int": ("0d", slice(None), IDX),
+    "numpy_int": (np.int64(1), slice(None), IDX),
+    "mask_and_int": (0, MASK3, IDX),
+    "int_slice_mask": (1, slice(None), np.array([True, False, True, True])),
+    "mask_2d_then_int": (np.ones((2, 3), dtype=bool), 0),
+    "bool_scalar_int_array": (True, 0, slice(None), IDX),
+    "int_slice_bool_scalar_array": (0, slice(None), True, IDX),
+    "slice_step_int_array": (slice(None, None, 2), 2, IDX),
+    "ints_only": (1, 2),
+    "arrays_only": (np.array([1, 0, 1]), slice(None), IDX[:1]),
+    "single_array": np.array([1, 1, 0]),
+    "single_mask": np.array([True, False]),
+    "tensor_index": "tensor",
+}
+
+
+def _index(name, torch=None):
+    """The index of INDEXES[name], with tensors where it says so (minigrad's or torch's)."""
+    index = INDEXES[name]
+    if isinstance(index, str):  # "tensor"
+        return (minigrad.arange(2) if torch is None else torch.arange(2)), 1
+    if isinstance(index, tuple) and isinstance(index[0], str):  # "0d"
+        zero = Tensor(np.array(0)) if torch is None else torch.tensor(0)
+        return (zero,) + index[1:]
+    if torch is not None:
+        convert = (lambda p: torch.tensor(p) if isinstance(p, np.ndarray) else p)
+        return tuple(map(convert, index)) if isinstance(index, tuple) else convert(index)
+    return index
+
+
+@pytest.mark.parametrize("name", list(INDEXES))
+def test_indexing_matches_torch_in_values_and_gradients(name, torch):
+    data = rng.standard_normal((2, 3, 4))
+    x = Tensor(data, requires_grad=True)
+    out = x[_index(name)]
+    tx = torch.tensor(data, requires_grad=True)
+    expected = tx[_index(name, torch)]
+    assert out.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-15, atol=0)
+
+
+def test_indexing_gradient_accumulates_repeated_entries():
+    x = Tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+    out = x[1, np.array([0, 0, 3])]
+    np.testing.assert_array_equal(out.data, [4.0, 4.0, 7.0])
+    out.backward(np.array([1.0, 2.0, 3.0]))
+    expected = np.zeros((3, 4))
+    expected[1, 0], expected[1, 3] = 3.0, 3.0
+    np.testing.assert_array_equal(x.grad, expected)
+
+
+def test_bool_mask_tensor_indexing():
+    data = np.arange(6.0).reshape(2, 3)
+    x = Tensor(data, requires_grad=True)
+    out = x[x > 2]
+    np.testing.assert_array_equal(out.data, [3.0, 4.0, 5.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, (data > 2) * 1.0)
+
+
+def test_index_errors_name_the_op():
+    x = Tensor(np.zeros((2, 3)))
+    with pytest.raises(IndexError, match="GetItem"):
+        x[5, np.array([0])]
+    with pytest.raises(IndexError, match="GetItem"):
+        x[Tensor(np.array([0.5]))]  # float indices
+
+
+# --------------------------------------------------------------------------------------------
+# Reductions and softmax on 0-d tensors, stack's dim check (regressions)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("name", ["sum", "mean", "max"])
+def test_reductions_accept_dim_0_and_minus_1_on_a_0d_tensor(name, dim):
+    def values(result):  # max with a dim may return (values, indices), as PyTorch's
+        return result[0] if isinstance(result, tuple) else result
+
+    x = Tensor(np.array(2.5), requires_grad=True)
+    out = values(getattr(x, name)(dim))
+    assert out.shape == () and out.item() == 2.5
+    out.backward()
+    assert x.grad == 1.0
+    assert values(getattr(x, name)(dim, keepdim=True)).shape == ()
+    with pytest.raises((ValueError, IndexError), match="out of range"):
+        getattr(x, name)(1)
+
+
+@pytest.mark.parametrize("fn,value", [(F.softmax, 1.0), (F.log_softmax, 0.0)])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_softmax_of_a_0d_tensor(fn, value, dim, mode):
+    x = Tensor(np.array(3.0), requires_grad=True)
+    out = fn(x, dim=dim)
+    assert out.shape == () and out.item() == value
+    out.backward()
+    assert x.grad == 0.0  # a softmax over one entry is constant
+
+
+def test_softmax_of_a_0d_tensor_matches_torch(torch):
+    t = torch.tensor(3.0)
+    assert torch.softmax(t, -1).item() == F.softmax(Tensor(np.float32(3.0))).item()
+    assert torch.log_softmax(t, 0).item() == F.log_softmax(Tensor(np.float32(3.0)), 0).item()
+
+
+def test_stack_with_dim_out_of_range_says_so():
+    tensors = [Tensor(np.zeros((2, 3))), Tensor(np.ones((2, 3)))]
+    with pytest.raises(ValueError, match="stack: dim 77 is out of range"):
+        minigrad.stack(tensors, dim=77)
+    with pytest.raises(ValueError, match="out of range"):
+        minigrad.stack(tensors, dim=-4)
+    assert minigrad.stack(tensors, dim=-3).shape == (2, 2, 3)
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions, copies and size queries
+# --------------------------------------------------------------------------------------------
+def test_float_to_float_conversions_are_differentiable():
+    x = Tensor(np.array([1.5, -2.0], dtype=np.float32), requires_grad=True)
+    y = x.double()
+    assert y.dtype == np.float64 and y.requires_grad
+    (y * y).sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, [3.0, -4.0])
+    assert x.float() is x and x.to(np.float32) is x and x.to(minigrad.float32) is x
+    assert x.to(minigrad.float64).dtype == np.float64
+    assert x.type_as(Tensor(np.zeros(1))).dtype == np.float64
+    assert x.to(Tensor(np.zeros(1, dtype=np.float64))).dtype == np.float64
+
+
+def test_conversions_to_integers_and_bool_are_not_differentiable():
+    x = Tensor(np.array([1.7, -2.2, 0.0]), requires_grad=True)
+    for out, dtype, values in [(x.long(), np.int64, [1, -2, 0]), (x.int(), np.int32, [1, -2, 0]),
+                               (x.bool(), np.bool_, [True, True, False])]:
+        assert out.dtype == dtype and not out.requires_grad
+        np.testing.assert_array_equal(out.data, values)
+    assert Tensor(np.array([1, 2])).float().dtype == np.float32
+    with pytest.raises(TypeError, match="to: expected a dtype"):
+        x.to("cuda")
+    with pytest.raises(TypeError, match="to: expected a dtype"):
+        x.to(None)
+
+
+def test_clone_is_a_differentiable_copy():
+    x = Tensor(np.array([1.0, -0.0, np.inf]), requires_grad=True)
+    c = x.clone()
+    assert not np.shares_memory(c.data, x.data)
+    np.testing.assert_array_equal(c.data, x.data)
+    assert np.signbit(c.data[1])
+    c.backward(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad, [1.0, 2.0, 3.0])
+    ints = Tensor(np.array([1, 2]))
+    assert ints.clone().dtype == np.int64 and not np.shares_memory(ints.clone().data, ints.data)
+
+
+def test_size_numel_dim_tolist_view_contiguous():
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    assert x.size() == (2, 3) and x.size(0) == 2 and x.size(-1) == 3
+    with pytest.raises(IndexError, match="size: dim 2"):
+        x.size(2)
+    assert x.numel() == 6 and x.dim() == 2
+    assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and Tensor(np.array(2)).tolist() == 2
+    assert x.view(3, 2).shape == (3, 2) and x.view(-1).shape == (6,)
+    assert x.contiguous() is x
+
+
+def test_operator_method_names():
+    a, b = Tensor(np.array([1.0, 2.0])), Tensor(np.array([3.0, 5.0]))
+    np.testing.assert_array_equal(a.add(b, alpha=2).data, [7.0, 12.0])
+    np.testing.assert_array_equal(minigrad.sub(a, b, alpha=2).data, [-5.0, -8.0])
+    np.testing.assert_array_equal(a.mul(b).data, [3.0, 10.0])
+    np.testing.assert_array_equal(minigrad.pow(b, 2).data, [9.0, 25.0])
+    np.testing.assert_array_equal(a.neg().data, [-1.0, -2.0])
+    np.testing.assert_array_equal(minigrad.remainder(b, 2).data, [1.0, 1.0])
+
+
+# every top-level function: the method of the same name (or the operator)
+TOP_LEVEL = {
+    "abs": (), "neg": (), "exp": (), "exp2": (), "expm1": (), "log": (), "log2": (), "log10": (),
+    "log1p": (), "sqrt": (), "rsqrt": (), "reciprocal": (), "square": (), "sin": (), "cos": (),
+    "tan": (), "tanh": (), "sigmoid": (), "relu": (), "erf": (), "sign": (), "floor": (),
+    "ceil": (), "trunc": (), "round": (), "isnan": (), "isinf": (), "isfinite": (),
+    "logical_not": (), "maximum": (0.7,), "minimum": (0.7,), "clamp": (0.2, 0.9),
+    "lerp": (2.0, 0.25), "floor_divide": (0.3,), "div": (0.3,), "mul": (0.3,),
+}
+
+
+@pytest.mark.parametrize("name", list(TOP_LEVEL))
+def test_top_level_functions_are_the_methods(name):
+    data = rng.uniform(0.1, 2.0, size=(2, 3))
+    args = TOP_LEVEL[name]
+    np.testing.assert_array_equal(getattr(minigrad, name)(Tensor(data), *args).data,
+                                  getattr(Tensor(data), name)(*args).data)
+
+
+def test_top_level_round_takes_decimals():
+    x = Tensor(np.array([1.2345, -0.0049]))
+    np.testing.assert_array_equal(minigrad.round(x, decimals=2).data, [1.23, -0.0])
+
+
+# --------------------------------------------------------------------------------------------
+# Creation
+# --------------------------------------------------------------------------------------------
+def test_dtype_names_are_numpy_dtypes():
+    assert minigrad.float32 is np.float32 and minigrad.float is np.float32
+    assert minigrad.float64 is np.float64 and minigrad.double is np.float64
+    assert minigrad.int64 is np.int64 and minigrad.long is np.int64
+    assert minigrad.int32 is np.int32 and minigrad.int is np.int32
+    assert minigrad.bool is np.bool_ and minigrad.float16 is np.float16
+    assert minigrad.get_default_dtype() is np.float32
+    assert Tensor(np.ones(2, np.float32)).dtype == minigrad.float32
+
+
+def test_tensor_copies_data_with_pytorchs_dtypes(torch):
+    for data in ([1, 2], [1.5, 2.0], [True, False], [[1, 2], [3, 4]], 3, 2.5, [],
+                 np.array([1.0, 2.0]), np.array([1, 2], dtype=np.int32), np.float64(1.5)):
+        ours, theirs = minigrad.tensor(data), torch.tensor(data)
+        assert ours.dtype == theirs.numpy().dtype, data
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+    array = np.array([1.0, 2.0])
+    copy = minigrad.tensor(array, dtype=minigrad.float32, requires_grad=True)
+    assert copy.dtype == np.float32 and copy.requires_grad and copy.is_leaf
+    assert not np.shares_memory(minigrad.tensor(array).data, array)
+    assert minigrad.tensor(Tensor(array)).dtype == np.float64
+    with pytest.raises(TypeError, match="tensor"):
+        minigrad.tensor(["a", "b"])
+    with pytest.raises(TypeError, match="only floating-point"):
+        minigrad.tensor([1, 2], requires_grad=True)
+
+
+def test_abs_builtin():
+    x = Tensor(np.array([-1.5, 2.0]), requires_grad=True)
+    np.testing.assert_array_equal(abs(x).data, [1.5, 2.0])
+
+
+@pytest.mark.parametrize("fn,fill", [(minigrad.zeros, 0.0), (minigrad.ones, 1.0)])
+def test_zeros_and_ones(fn, fill):
+    for out in (fn(2, 3), fn((2, 3)), fn([2, 3])):
+        assert out.shape == (2, 3) and out.dtype == np.float32 and not out.requires_grad
+        assert np.all(out.data == fill)
+    assert fn(()).shape == () and fn(0, 4).shape == (0, 4)
+    assert fn(3, dtype=minigrad.int64).dtype == np.int64
+    out = fn(2, dtype=minigrad.float64, requires_grad=True)
+    assert out.dtype == np.float64 and out.requires_grad and out.is_leaf
+    with pytest.raises(ValueError, match="non-negative integers"):
+        fn(2, -1)
+    with pytest.raises(ValueError, match="non-negative integers"):
+        fn(2.5)
+    with pytest.raises(TypeError, match="not a dtype"):
+        fn(2, dtype="floaty")
+
+
+def test_full_empty_eye():
+    assert minigrad.full((2,), 3).dtype == np.int64  # the dtype follows the fill value
+    assert minigrad.full((2,), True).dtype == np.bool_
+    out = minigrad.full((2, 2), 2.5)
+    assert out.dtype == np.float32 and np.all(out.data == 2.5)
+    assert minigrad.full((2,), 3, dtype=minigrad.float64).dtype == np.float64
+    assert minigrad.empty(3, 2).shape == (3, 2) and minigrad.empty(3).dtype == np.float32
+    np.testing.assert_array_equal(minigrad.eye(3).data, [[1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(minigrad.eye(2, 3).data, [[1, 0, 0], [0, 1, 0]])
+    assert minigrad.eye(2).dtype == np.float32
+
+
+def test_like_forms_take_shape_and_dtype():
+    x = Tensor(np.ones((2, 3), dtype=np.float64))
+    for fn in (minigrad.zeros_like, minigrad.ones_like, minigrad.empty_like, minigrad.rand_like,
+               minigrad.randn_like):
+        out = fn(x)
+        assert out.shape == (2, 3) and out.dtype == np.float64 and not out.requires_grad
+        assert fn(x, dtype=minigrad.float32).dtype == np.float32
+        assert fn(x, requires_grad=True).requires_grad
+    out = minigrad.full_like(x, 7)
+    assert out.dtype == np.float64 and np.all(out.data == 7)
+    assert np.all(minigrad.zeros_like(x).data == 0) and np.all(minigrad.ones_like(x).data == 1)
+
+
+def test_arange():
+    out = minigrad.arange(5)
+    assert out.dtype == np.int64 and out.tolist() == [0, 1, 2, 3, 4]
+    assert minigrad.arange(2, 8, 3).tolist() == [2, 5]
+    assert minigrad.arange(5, 0, -2).tolist() == [5, 3, 1]
+    floats = minigrad.arange(0, 1, 0.25)
+    assert floats.dtype == np.float32 and floats.tolist() == [0.0, 0.25, 0.5, 0.75]
+    assert minigrad.arange(3.0).dtype == np.float32
+    assert minigrad.arange(3, dtype=minigrad.float64).dtype == np.float64
+    with pytest.raises(ValueError, match="step must be nonzero"):
+        minigrad.arange(0, 3, 0)
+    with pytest.raises(ValueError, match="cannot be reached"):
+        minigrad.arange(0, 3, -1)
+
+
+def test_linspace():
+    out = minigrad.linspace(0, 1, 5)
+    assert out.dtype == np.float32 and out.tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert minigrad.linspace(2, 3, 1).tolist() == [2.0]
+    assert minigrad.linspace(0, 1, 0).shape == (0,)
+    with pytest.raises(ValueError, match="steps"):
+        minigrad.linspace(0, 1, -1)
+
+
+def test_creation_matches_torch(torch):
+    pairs = [
+        (minigrad.arange(10), torch.arange(10)),
+        (minigrad.arange(-1, 2.5, 0.3), torch.arange(-1, 2.5, 0.3)),
+        (minigrad.arange(1, 2.5, 0.5), torch.arange(1, 2.5, 0.5)),
+        (minigrad.linspace(-1, 1, 7), torch.linspace(-1, 1, 7)),
+        (minigrad.linspace(0, 10, 11, dtype=minigrad.float64),
+         torch.linspace(0, 10, 11, dtype=torch.float64)),
+        (minigrad.eye(3, 2), torch.eye(3, 2)),
+        (minigrad.full((2,), 1.5), torch.full((2,), 1.5)),
+        (minigrad.full((2,), 3), torch.full((2,), 3)),
+        (minigrad.zeros(2, 3), torch.zeros(2, 3)),
+    ]
+    for ours, theirs in pairs:
+        assert ours.shape == tuple(theirs.shape)
+        assert ours.dtype == theirs.numpy().dtype
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_random_functions_are_seedable_through_a_generator():
+    g = minigrad.Generator().manual_seed(3)
+    assert g.initial_seed() == 3
+    first = [minigrad.rand(4, generator=g), minigrad.randn(2, 2, generator=g),
+             minigrad.randint(10, (5,), generator=g)]
+    g.manual_seed(3)
+    again = [minigrad.rand(4, generator=g), minigrad.randn(2, 2, generator=g),
+             minigrad.randint(10, (5,), generator=g)]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a.data, b.data)
+    # a numpy Generator works too
+    np.testing.assert_array_equal(minigrad.randn(3, generator=np.random.default_rng(1)).data,
+                                  np.random.default_rng(1).standard_normal(3, dtype=np.float32))
+
+
+def test_manual_seed_seeds_the_default_generator():
+    minigrad.manual_seed(5)
+    a = minigrad.randn(3)
+    minigrad.manual_seed(5)
+    np.testing.assert_array_equal(minigrad.randn(3).data, a.data)
+    assert minigrad.manual_seed(6) is minigrad.creation.default_generator
+
+
+def test_random_values_dtypes_and_ranges():
+    g = minigrad.Generator().manual_seed(0)
+    u = minigrad.rand(20_000, generator=g)
+    assert u.dtype == np.float32 and u.data.min() >= 0 and u.data.max() < 1
+    assert abs(u.data.mean() - 0.5) < 0.01
+    n = minigrad.randn(20_000, generator=g, dtype=minigrad.float64)
+    assert n.dtype == np.float64 and abs(n.data.mean()) < 0.03 and abs(n.data.std() - 1) < 0.03
+    r = minigrad.randint(3, 7, (1000,), generator=g)
+    assert r.dtype == np.int64 and set(r.tolist()) == {3, 4, 5, 6}
+    assert minigrad.randint(0, 2, (3,), dtype=minigrad.float32, generator=g).dtype == np.float32
+    assert minigrad.randn(2, 3, requires_grad=True).requires_grad
+
+
+def test_random_functions_reject_bad_arguments():
+    with pytest.raises(ValueError, match="greater than low"):
+        minigrad.randint(5, 5, (2,))
+    with pytest.raises(TypeError, match="randint"):
+        minigrad.randint(5)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        minigrad.rand(2, dtype=minigrad.int64)
+    with pytest.raises(TypeError, match="generator"):
+        minigrad.randn(2, generator=3)
+    with pytest.raises(ValueError, match="seed"):
+        minigrad.Generator().manual_seed(-1)
