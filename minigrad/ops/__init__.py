@@ -15,10 +15,11 @@ from .elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sigmoid, Sqrt, Sub, 
 from .matmul import MatMul
 from .reductions import Max, Sum
 from .shape import Concat, GetItem, Reshape, Transpose
+from .unfold import Unfold
 
 __all__ = [
     "Add", "Concat", "Div", "Exp", "GetItem", "Log", "MatMul", "Max", "Mul", "Neg", "Pow",
-    "Reshape", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Where",
+    "Reshape", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Unfold", "Where",
 ]
 
 
