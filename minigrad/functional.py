@@ -80,13 +80,14 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
                          f"{input.shape}")
     if p == math.inf:
         norm = input.abs().max(dim, keepdim=True)
+        small = norm.data < eps
     else:
         total = (input.abs() ** p).sum(dim, keepdim=True)
         # below eps the norm is replaced by eps, so it must not be differentiated there either:
         # the gradient of total ** (1/p) at total = 0 is 0 * inf = NaN
         small = total.data ** (1 / p) < eps
         norm = total.masked_fill(small, 1.0) ** (1 / p)
-    return input / norm.masked_fill(norm.data < eps, eps)
+    return input / norm.masked_fill(small, eps)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,

@@ -361,7 +361,9 @@ def test_unfold_backward_adds_up_the_windows_that_read_each_entry():
 
 
 @pytest.mark.parametrize("kernel,dilation,padding,stride", [
-    ((2, 2), (1, 1), (0, 0), (1, 1)), ((3, 2), (2, 1), (1, 0), (2, 3)), ((1, 3), (1, 2), (2, 1), (1, 2)),
+    ((2, 2), (1, 1), (0, 0), (1, 1)),
+    ((3, 2), (2, 1), (1, 0), (2, 3)),
+    ((1, 3), (1, 2), (2, 1), (1, 2)),
 ])
 def test_unfold_matches_torch(kernel, dilation, padding, stride):
     torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks against "
