@@ -251,7 +251,12 @@ class _ConvNd(Module):
                              f"({out_channels}) must be divisible by groups ({groups})")
         kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
-        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+        # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
+        self.stride = F._ints(name, "stride", stride, spatial_dims, minimum=1)
+        self.padding = padding if isinstance(padding, str) else \
+            F._ints(name, "padding", padding, spatial_dims, minimum=0)
+        self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
+        self.groups = groups
         fan_in = in_channels // groups * math.prod(kernel)
         rng = _default_rng(rng)
         self.weight = _uniform_init((out_channels, in_channels // groups, *kernel), fan_in, rng,
@@ -297,7 +302,8 @@ class MaxPool2d(Module):
                  dilation: int | Sequence[int] = 1, return_indices: bool = False,
                  ceil_mode: bool = False) -> None:
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride  # PyTorch's default
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
     def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
@@ -313,7 +319,8 @@ class AvgPool2d(Module):
                  ceil_mode: bool = False, count_include_pad: bool = True,
                  divisor_override: int | None = None) -> None:
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride  # PyTorch's default
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
         self.divisor_override = divisor_override
 

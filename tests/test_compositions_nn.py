@@ -880,6 +880,9 @@ def test_conv2d_module_matches_torch(torch, kw):
     theirs = torch.nn.Conv2d(4, 6, (3, 2), **kw, dtype=torch.float64)
     assert {k: v.shape for k, v in ours.state_dict().items()} == \
         {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    for attribute in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                      "dilation", "groups"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
     _load_from_torch(ours, theirs)
     _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6)))
 
@@ -959,6 +962,10 @@ def test_pooling_flatten_and_activation_modules_match_torch(torch):
     for ours, theirs in pairs:
         np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.tensor(x)).numpy(),
                                    rtol=1e-12, atol=1e-14, err_msg=type(ours).__name__)
+    for ours, theirs in [(nn.MaxPool2d(3), torch.nn.MaxPool2d(3)),
+                         (nn.AvgPool2d(2, 1), torch.nn.AvgPool2d(2, 1))]:
+        assert (ours.kernel_size, ours.stride, ours.padding) == \
+            (theirs.kernel_size, theirs.stride, theirs.padding)
     out, indices = nn.MaxPool2d(2, return_indices=True)(Tensor(x))
     np.testing.assert_array_equal(indices.data, torch.nn.MaxPool2d(2, return_indices=True)(
         torch.tensor(x))[1].numpy())
