@@ -13,8 +13,9 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels, ops
-from .engine import ArrayLike, is_fused_enabled
+from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .tensor import Tensor, _as_array
+from .tensor_functions import where
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,17 +70,265 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     return out if bias is None else out + bias
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+    """input / max(||input||_p, eps) along `dim`: unit p-norm vectors; `eps` keeps an all-zero
+    vector finite (it stays 0). p is a positive float or math.inf."""
+    if not p > 0:
+        raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
+    if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):
+        raise ValueError(f"normalize: dim {dim} is out of range for a tensor of shape "
+                         f"{input.shape}")
+    if p == math.inf:
+        norm = input.abs().max(dim, keepdim=True)
+        small = norm.data < eps
+    else:
+        total = (input.abs() ** p).sum(dim, keepdim=True)
+        # below eps the norm is replaced by eps, so it must not be differentiated there either:
+        # the gradient of total ** (1/p) at total = 0 is 0 * inf = NaN
+        small = total.data ** (1 / p) < eps
+        norm = total.masked_fill(small, 1.0) ** (1 / p)
+    return input / norm.masked_fill(small, eps)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
             rng: np.random.Generator | None = None) -> Tensor:
     """Zero each entry with probability `p` and scale the rest by 1/(1-p); identity when not
-    training or p == 0. Pass a seeded `rng` for reproducible masks."""
-    if not 0 <= p < 1:
-        raise ValueError(f"dropout: p must be in [0, 1), got {p}")
+    training or p == 0, all zeros when p == 1. Pass a seeded `rng` (keyword-only, where PyTorch
+    has `inplace`) for reproducible masks."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return input
+    if p == 1:
+        return input * 0.0
     rng = rng if rng is not None else np.random.default_rng()
     keep = rng.random(input.shape) >= p
     return input * (keep / input.dtype.type(1 - p)).astype(input.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Convolution and pooling: compositions over the sliding-window primitive `ops.Unfold`
+# --------------------------------------------------------------------------------------------
+def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+           padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> Tensor:
+    """The (kH, kW) windows of (N, C, H, W) as columns: (N, C * kH * kW, L), L = the number of
+    window positions (im2col); an unbatched (C, H, W) gives (C * kH * kW, L). Zero padding."""
+    x, batched = _batched("unfold", input, 2, "(N, C, H, W) or (C, H, W)")
+    kernel = _ints("unfold", "kernel_size", kernel_size, 2, minimum=1)
+    padding = tuple((p, p) for p in _ints("unfold", "padding", padding, 2, minimum=0))
+    geometry = _window_geometry("unfold", x.shape[2:], kernel, dilation, padding, stride)
+    windows = ops.Unfold.apply(x, **geometry)
+    n, c, kh, kw, out_h, out_w = windows.shape
+    out = windows.reshape(n, c * kh * kw, out_h * out_w)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+    """2-D cross-correlation (what deep learning calls convolution) of (N, C_in, H, W), or an
+    unbatched (C_in, H, W), with `weight` (C_out, C_in / groups, kH, kW), plus `bias` (C_out,).
+    `padding` is zeros: an int, (pad_h, pad_w), 'valid' (none) or 'same' (output size = input
+    size; stride 1 only). With `groups` > 1 the channels split into groups convolved
+    separately."""
+    return _convolution("conv2d", input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+    """1-D cross-correlation of (N, C_in, L), or an unbatched (C_in, L), with `weight`
+    (C_out, C_in / groups, k), plus `bias` (C_out,); arguments as in conv2d."""
+    return _convolution("conv1d", input, weight, bias, stride, padding, dilation, groups, 1)
+
+
+def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each (kH, kW) window of (N, C, H, W) or (C, H, W); `stride` defaults to the
+    kernel size, padding counts as -inf. As in PyTorch the gradient goes to one entry per window,
+    its first maximum; `return_indices=True` also returns where that is, as the flat index
+    h * W + w in its input plane (int64)."""
+    x, batched = _batched("max_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
+    geometry = _pool_geometry("max_pool2d", x.shape[2:], kernel_size, stride, padding, dilation,
+                              ceil_mode)
+    windows = ops.Unfold.apply(x, **geometry, pad_value=-np.inf)
+    n, c, kh, kw, out_h, out_w = windows.shape
+    windows = windows.reshape(n, c, kh * kw, out_h, out_w)
+    first_max = windows.data.argmax(axis=2)  # NaN counts as the max, as in PyTorch
+    losers = np.arange(kh * kw)[:, None, None] != first_max[:, :, None]
+    out = windows.masked_fill(losers, 0.0).sum(2)
+    out = out if batched else out.reshape(out.shape[1:])
+    if not return_indices:
+        return out
+    (top, _), (left, _) = geometry["padding"]
+    (sh, sw), (dh, dw) = geometry["stride"], geometry["dilation"]
+    i, j = np.divmod(first_max, kw)  # the winner's offset in its window
+    rows = np.arange(out_h)[:, None] * sh - top + i * dh
+    cols = np.arange(out_w) * sw - left + j * dw
+    indices = (rows * x.shape[3] + cols).astype(np.int64)
+    return out, Tensor(indices if batched else indices[0])
+
+
+def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each (kH, kW) window of (N, C, H, W) or (C, H, W); `stride` defaults to the
+    kernel size. The zero padding counts towards the mean unless `count_include_pad=False`;
+    `divisor_override` replaces the window size as the divisor."""
+    x, batched = _batched("avg_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
+    geometry = _pool_geometry("avg_pool2d", x.shape[2:], kernel_size, stride, padding, 1,
+                              ceil_mode)
+    if divisor_override is not None and (
+            not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1):
+        raise ValueError(f"avg_pool2d: divisor_override must be a positive int, got "
+                         f"{divisor_override!r}")
+    windows = ops.Unfold.apply(x, **geometry)
+    if divisor_override is not None:
+        divisor = np.asarray(divisor_override, dtype=x.dtype)
+    else:
+        divisor = _pool_window_sizes(x.shape[2:], windows.shape[-2:], geometry,
+                                     count_include_pad).astype(x.dtype)
+    out = windows.sum((2, 3)) / divisor
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def _batched(name: str, input: Tensor, spatial_dims: int, expected: str) -> tuple[Tensor, bool]:
+    """`input` with a batch dim (PyTorch takes (C, *spatial) as one unbatched sample), and
+    whether it had one."""
+    if input.ndim not in (spatial_dims + 1, spatial_dims + 2):
+        raise ValueError(f"{name}: expected input {expected}, got shape {input.shape}")
+    if input.dtype.kind != "f":
+        raise TypeError(f"{name}: expected a floating-point input, got dtype {input.dtype}")
+    batched = input.ndim == spatial_dims + 2
+    return (input if batched else input.reshape(1, *input.shape)), batched
+
+
+def _ints(name: str, arg: str, value: int | Sequence[int], n: int,
+          minimum: int) -> tuple[int, ...]:
+    """An argument given as one int or as n ints (`kernel_size=3` or `(3, 5)`), as n ints."""
+    values = (value,) * n if isinstance(value, (int, np.integer)) else tuple(value)
+    if len(values) != n or not all(isinstance(v, (int, np.integer)) and v >= minimum
+                                   for v in values):
+        raise ValueError(f"{name}: {arg} must be an int or {n} ints, each >= {minimum}, got "
+                         f"{value!r}")
+    return tuple(int(v) for v in values)
+
+
+def _window_geometry(name: str, size: tuple[int, ...], kernel: tuple[int, ...],
+                     dilation: int | Sequence[int], padding: tuple[tuple[int, int], ...],
+                     stride: int | Sequence[int]) -> dict:
+    """The settings of `ops.Unfold`, checked: at least one window must fit the padded input."""
+    dilation = _ints(name, "dilation", dilation, len(kernel), minimum=1)
+    stride = _ints(name, "stride", stride, len(kernel), minimum=1)
+    for n, k, d, (before, after) in zip(size, kernel, dilation, padding):
+        if d * (k - 1) + 1 > n + before + after:
+            raise ValueError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger than "
+                             f"the padded input {tuple(size)} (padding {padding})")
+    return dict(kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
+
+
+def _convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, stride,
+                 padding, dilation, groups: int, spatial_dims: int) -> Tensor:
+    """conv1d and conv2d: check, then convolve; a 1-D convolution is a 2-D one of height 1."""
+    x, batched = _batched(name, input, spatial_dims, f"(N, C_in, *{spatial_dims} dims) or "
+                                                     f"(C_in, *{spatial_dims} dims)")
+    if weight.ndim != spatial_dims + 2:
+        raise ValueError(f"{name}: weight must be (C_out, C_in / groups, *kernel) with "
+                         f"{spatial_dims} kernel dims, got shape {weight.shape}")
+    out_channels, group_channels, *kernel = weight.shape
+    if not isinstance(groups, (int, np.integer)) or groups < 1 or out_channels % groups or \
+            x.shape[1] != group_channels * groups:
+        raise ValueError(f"{name}: input {input.shape} and weight {weight.shape} do not fit "
+                         f"with groups={groups}: need input channels = weight.shape[1] * groups "
+                         f"and out channels (weight.shape[0]) divisible by groups")
+    if bias is not None and bias.shape != (out_channels,):
+        raise ValueError(f"{name}: bias must have shape ({out_channels},), got {bias.shape}")
+    stride = _ints(name, "stride", stride, spatial_dims, minimum=1)
+    dilation = _ints(name, "dilation", dilation, spatial_dims, minimum=1)
+    padding = _conv_padding(name, padding, tuple(kernel), stride, dilation)
+    if spatial_dims == 1:  # (N, C, L) -> (N, C, 1, L)
+        x, weight = x.reshape(*x.shape[:2], 1, -1), weight.reshape(*weight.shape[:2], 1, -1)
+        kernel, stride, dilation = [1, *kernel], (1, *stride), (1, *dilation)
+        padding = ((0, 0), *padding)
+    geometry = _window_geometry(name, x.shape[2:], tuple(kernel), dilation, padding, stride)
+    out = _conv2d(x, weight, bias, groups, geometry)
+    if spatial_dims == 1:
+        out = out.reshape(*out.shape[:2], -1)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def _conv2d(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+            geometry: dict) -> Tensor:
+    """im2col: every window of the input becomes a column; each group's kernels, one row per
+    output channel, multiply its columns in one matrix product."""
+    n = input.shape[0]
+    out_channels, group_channels, kh, kw = weight.shape
+    windows = ops.Unfold.apply(input, **geometry)  # (N, C_in, kH, kW, out_h, out_w)
+    out_h, out_w = windows.shape[-2:]
+    columns = windows.reshape(n, groups, group_channels * kh * kw, out_h * out_w)
+    rows = weight.reshape(groups, out_channels // groups, group_channels * kh * kw)
+    out = (rows @ columns).reshape(n, out_channels, out_h, out_w)
+    return out if bias is None else out + bias.reshape(out_channels, 1, 1)
+
+
+def _conv_padding(name: str, padding: int | Sequence[int] | str, kernel: tuple[int, ...],
+                  stride: tuple[int, ...], dilation: tuple[int, ...]
+                  ) -> tuple[tuple[int, int], ...]:
+    """(before, after) zero padding per spatial dim for conv's `padding` argument."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * len(kernel)
+        if padding != "same":
+            raise ValueError(f"{name}: padding must be an int, a tuple of ints, 'valid' or "
+                             f"'same', got {padding!r}")
+        if any(s != 1 for s in stride):
+            raise ValueError(f"{name}: padding='same' needs stride 1, got stride {stride}")
+        totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+        return tuple((t // 2, t - t // 2) for t in totals)  # an odd total: the extra one after
+    return tuple((p, p) for p in _ints(name, "padding", padding, len(kernel), minimum=0))
+
+
+def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, padding, dilation,
+                   ceil_mode: bool) -> dict:
+    """The settings of `ops.Unfold` for a pooling layer, with PyTorch's output size:
+    floor((size + 2 pad - dilated kernel) / stride) + 1, or with ceil in ceil mode, where a last
+    window that would start in the right padding is dropped. The right/bottom padding grows to
+    hold the extra window of ceil mode."""
+    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
+    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
+    pads = _ints(name, "padding", padding, 2, minimum=0)
+    dilation = _ints(name, "dilation", dilation, 2, minimum=1)
+    if any(p > k // 2 for p, k in zip(pads, kernel)):
+        raise ValueError(f"{name}: padding {pads} must be at most half the kernel size {kernel}")
+    padding = []
+    for n, k, s, p, d in zip(size, kernel, stride, pads, dilation):
+        span = d * (k - 1) + 1
+        room = n + 2 * p - span
+        count = (-(-room // s) if ceil_mode else room // s) + 1
+        if ceil_mode and (count - 1) * s >= n + p:
+            count -= 1
+        if count < 1:
+            raise ValueError(f"{name}: the input {tuple(size)} is too small for the kernel "
+                             f"{kernel} (padding {pads}, dilation {dilation})")
+        padding.append((p, max(p, (count - 1) * s + span - n - p)))
+    return _window_geometry(name, size, kernel, dilation, tuple(padding), stride)
+
+
+def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometry: dict,
+                       count_include_pad: bool) -> np.ndarray:
+    """How many entries avg_pool2d averages at each output position, as PyTorch counts them:
+    the window clipped to the padded input, or to the input alone without count_include_pad."""
+    counts = []
+    for n, out, k, s, (p, _) in zip(size, out_size, geometry["kernel_size"], geometry["stride"],
+                                    geometry["padding"]):
+        start = np.arange(out) * s - p
+        end = np.minimum(start + k, n + p)
+        counts.append(end - start if count_include_pad
+                      else np.minimum(end, n) - np.maximum(start, 0))
+    return counts[0][:, None] * counts[1][None, :]
 
 
 # --------------------------------------------------------------------------------------------
@@ -234,45 +483,343 @@ def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
     return shifted - shifted.exp().sum(dim, keepdim=True).log()
 
 
-def cross_entropy(input: Tensor, target: ArrayLike) -> Tensor:
-    """Mean cross-entropy of integer class indices `target` (N,) under logits `input` (N, C)."""
-    target = np.asarray(_as_array(target))
-    if input.ndim != 2 or target.shape != input.shape[:1]:
-        raise ValueError(f"cross_entropy: expected input (N, C) and target (N,), got input "
-                         f"{input.shape} and target {target.shape}; flatten batch and time "
-                         f"first, e.g. logits.reshape(-1, C)")
-    if target.dtype.kind not in "iu":
-        raise TypeError(f"cross_entropy: target must be integer class indices, got dtype "
-                        f"{target.dtype}")
-    n, c = input.shape
-    if n and (target.min() < 0 or target.max() >= c):
-        raise ValueError(f"cross_entropy: target must lie in [0, {c}), got values from "
-                         f"{target.min()} to {target.max()}")
-    if is_fused_enabled():
+def softmin(input: Tensor, dim: int = -1) -> Tensor:
+    """softmax(-x) along `dim`: the smallest entries get the most weight."""
+    return softmax(-input, dim=dim)
+
+
+def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, *,
+                  ignore_index: int = -100, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy of logits `input` (N, C), (N, C, d1, ...) or (C,) against `target`: class
+    indices (N,), (N, d1, ...) or () (integers), or class probabilities of the input's shape
+    (floats). As PyTorch: `weight` (C,) rescales each class, targets equal to `ignore_index`
+    count for nothing (and 'mean' averages over the others, weighted), and `label_smoothing` = e
+    mixes the target with the uniform distribution: (1 - e) target + e / C."""
+    _check_reduction("cross_entropy", reduction)
+    if not 0 <= label_smoothing <= 1:
+        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
+                         f"{label_smoothing}")
+    class_dim = _class_dim("cross_entropy", input)
+    classes = input.shape[class_dim]
+    weight = _class_weights("cross_entropy", weight, classes, input.dtype)
+    if _is_float(target):
+        return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
+    target = _class_targets("cross_entropy", input, target, ignore_index)
+    if (is_fused_enabled() and input.ndim == 2 and reduction == "mean" and weight is None
+            and label_smoothing == 0 and not np.any(target == ignore_index)):
         return kernels.CrossEntropy.apply(input, targets=target)
-    return -log_softmax(input, dim=1)[np.arange(n), target].mean()
+    return _negative_log_likelihood(log_softmax(input, dim=class_dim), target, weight,
+                                    ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, *,
+             ignore_index: int = -100, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood: -input[n, target[n]] for log-probabilities `input` (N, C),
+    (N, C, d1, ...) or (C,) and integer class indices `target` (N,), (N, d1, ...) or ();
+    `weight`, `ignore_index` and `reduction` as in cross_entropy."""
+    _check_reduction("nll_loss", reduction)
+    classes = input.shape[_class_dim("nll_loss", input)]
+    weight = _class_weights("nll_loss", weight, classes, input.dtype)
+    if _is_float(target):
+        raise TypeError("nll_loss: target must be integer class indices, got floats")
+    target = _class_targets("nll_loss", input, target, ignore_index)
+    return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, *,
+                         reduction: str = "mean") -> Tensor:
+    """-(t log p + (1 - t) log(1 - p)) for probabilities `input` p and `target` t of one shape,
+    times `weight` (broadcast) when given. Each log is floored at -100, as in PyTorch, so p = 0
+    or 1 gives a finite loss."""
+    _check_reduction("binary_cross_entropy", reduction)
+    target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
+    if np.any((input.data < 0) | (input.data > 1)):
+        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; for "
+                         "logits use binary_cross_entropy_with_logits")
+    losses = -(target * _log_at_least_minus_100(input)
+               + (1 - target) * _log_at_least_minus_100(1 - input))
+    if weight is not None:
+        losses = losses * _loss_target("binary_cross_entropy", input, weight)
+    return _reduce(losses, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: ArrayLike,
+                                     weight: ArrayLike | None = None, *, reduction: str = "mean",
+                                     pos_weight: ArrayLike | None = None) -> Tensor:
+    """binary_cross_entropy(sigmoid(input), target) computed from the logits without overflow:
+    (1 - t) x + (1 + (pos_weight - 1) t) log(1 + exp(-x)). `pos_weight` (broadcast over the last
+    dim, one per class) weighs the positive term; `weight` each entry."""
+    name = "binary_cross_entropy_with_logits"
+    _check_reduction(name, reduction)
+    target = _loss_target(name, input, target, same_shape=True)
+    softplus_neg = _softplus(-input)  # log(1 + exp(-x))
+    if pos_weight is not None:
+        softplus_neg = softplus_neg * (1 + (_loss_target(name, input, pos_weight) - 1) * target)
+    losses = (1 - target) * input + softplus_neg
+    if weight is not None:
+        losses = losses * _loss_target(name, input, weight)
+    return _reduce(losses, reduction)
+
+
+def mse_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Tensor:
+    """(input - target)**2, reduced."""
+    _check_reduction("mse_loss", reduction)
+    difference = input - _loss_target("mse_loss", input, target)
+    return _reduce(difference * difference, reduction)
+
+
+def l1_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Tensor:
+    """|input - target|, reduced."""
+    _check_reduction("l1_loss", reduction)
+    return _reduce((input - _loss_target("l1_loss", input, target)).abs(), reduction)
+
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(name: str, reduction: str) -> None:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{name}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+
+
+def _reduce(losses: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.mean()
+
+
+def _is_float(target: ArrayLike) -> bool:
+    return np.asarray(_as_array(target)).dtype.kind == "f"
+
+
+def _class_dim(name: str, input: Tensor) -> int:
+    """The classes are dim 1 of (N, C, ...) and dim 0 of an unbatched (C,)."""
+    if input.ndim == 0:
+        raise ValueError(f"{name}: input must be (N, C, ...) or (C,), got a 0-d tensor")
+    return 0 if input.ndim == 1 else 1
+
+
+def _class_weights(name: str, weight: ArrayLike | None, classes: int,
+                   dtype: np.dtype) -> np.ndarray | None:
+    """The per-class weights as a constant array (PyTorch has no gradient for them either)."""
+    if weight is None:
+        return None
+    weight = np.asarray(_as_array(weight), dtype=dtype)
+    if weight.shape != (classes,):
+        raise ValueError(f"{name}: weight must have one entry per class, shape ({classes},), got "
+                         f"{weight.shape}")
+    return weight
+
+
+def _class_targets(name: str, input: Tensor, target: ArrayLike, ignore_index: int) -> np.ndarray:
+    """Integer class indices of the shape of `input` without its class dim, each in [0, C) or
+    equal to `ignore_index`."""
+    target = np.asarray(_as_array(target))
+    if target.dtype.kind not in "iu":
+        raise TypeError(f"{name}: target must be integer class indices (or, for cross_entropy, "
+                        f"float probabilities), got dtype {target.dtype}")
+    expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
+    if target.shape != expected:
+        raise ValueError(f"{name}: input {input.shape} needs target of shape {expected}, got "
+                         f"{target.shape}")
+    classes = input.shape[_class_dim(name, input)]
+    wrong = (target != ignore_index) & ((target < 0) | (target >= classes))
+    if np.any(wrong):
+        raise ValueError(f"{name}: target must lie in [0, {classes}) or equal ignore_index "
+                         f"({ignore_index}), got {target[wrong].ravel()[0]}")
+    return target
+
+
+def _negative_log_likelihood(log_probs: Tensor, target: np.ndarray, weight: np.ndarray | None,
+                             ignore_index: int, reduction: str,
+                             label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss, plus cross_entropy's label smoothing; PyTorch's formulas:
+    loss_n = (1 - e) w[t_n] (-log_probs[n, t_n]) + (e / C) sum_c w[c] (-log_probs[n, c]), 0 where
+    t_n is ignored; 'mean' divides the sum by sum_n w[t_n] over the targets not ignored."""
+    if log_probs.ndim == 1:  # unbatched: a batch of one
+        losses = _negative_log_likelihood(log_probs.reshape(1, -1), target.reshape(1), weight,
+                                          ignore_index, "none", label_smoothing)
+        return _reduce(losses.reshape(()), reduction)
+    classes = log_probs.shape[1]
+    ignored = target == ignore_index
+    safe_target = np.where(ignored, 0, target)  # any valid class: its loss is masked to 0
+    batch, *positions = np.indices(target.shape)
+    losses = -log_probs[(batch, safe_target, *positions)]
+    if ignored.any():
+        losses = losses.masked_fill(ignored, 0.0)
+    class_weights = np.ones(classes, log_probs.dtype) if weight is None else weight
+    target_weights = np.where(ignored, 0, class_weights[safe_target]).astype(log_probs.dtype)
+    if weight is not None:
+        losses = losses * target_weights
+    if label_smoothing:
+        weighted = log_probs if weight is None else \
+            log_probs * weight.reshape(classes, *[1] * len(positions))
+        uniform = -weighted.sum(1).masked_fill(ignored, 0.0)
+        losses = (1 - label_smoothing) * losses + (label_smoothing / classes) * uniform
+    if reduction != "mean":
+        return _reduce(losses, reduction)
+    total = target_weights.sum()
+    # every target ignored: the mean of nothing is NaN, as in PyTorch (without a 0/0 warning)
+    return losses.sum() / (total if total > 0 else np.nan)
+
+
+def _soft_cross_entropy(input: Tensor, target: ArrayLike, weight: np.ndarray | None,
+                        reduction: str, label_smoothing: float) -> Tensor:
+    """cross_entropy with class probabilities: loss = -sum_c w[c] t[c] log_softmax(x)[c], with
+    t smoothed to (1 - e) t + e / C; 'mean' averages over the samples (not the weights)."""
+    class_dim = _class_dim("cross_entropy", input)
+    target = _loss_target("cross_entropy", input, target, same_shape=True)
+    classes = input.shape[class_dim]
+    if label_smoothing:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    per_class = log_softmax(input, dim=class_dim) * target
+    if weight is not None:
+        per_class = per_class * weight.reshape(classes, *[1] * (input.ndim - class_dim - 1))
+    return _reduce(-per_class.sum(class_dim), reduction)
+
+
+def _loss_target(name: str, input: Tensor, target: ArrayLike, same_shape: bool = False) -> Tensor:
+    """A loss's target (or weight) as a Tensor: arrays and numbers take the input's dtype. It
+    must broadcast to the input's shape (PyTorch would also broadcast the input to a larger
+    target, with a warning: almost always a bug, so minigrad refuses), or equal it."""
+    if not isinstance(target, Tensor):
+        target = Tensor(np.asarray(target, dtype=input.dtype))
+    if target.shape != input.shape:
+        if same_shape:
+            raise ValueError(f"{name}: target must have the input's shape {input.shape}, got "
+                             f"{target.shape}")
+        if not _broadcasts_to(target.shape, input.shape):
+            raise ValueError(f"{name}: shape {target.shape} does not broadcast to the input's "
+                             f"shape {input.shape}")
+    return target
+
+
+def _log_at_least_minus_100(x: Tensor) -> Tensor:
+    """log(x) floored at -100 (PyTorch's binary_cross_entropy); where the floor holds, the log
+    is never taken, so neither -inf nor a NaN gradient appears at x = 0."""
+    floored = x.data < math.exp(-100)
+    return x.masked_fill(floored, 1.0).log().masked_fill(floored, -100.0)
+
+
+def _softplus(x: Tensor) -> Tensor:
+    """log(1 + exp(x)) without overflow: x + log(1 + exp(-x)) for x > 0. Split by a constant
+    mask rather than with abs or relu, so the gradient at x = 0 is sigmoid(0) = 0.5."""
+    positive = x.data > 0
+    return where(positive, x, 0.0) + (1 + where(positive, -x, x).exp()).log()
 
 
 # --------------------------------------------------------------------------------------------
 # Attention
 # --------------------------------------------------------------------------------------------
-def attention(query: Tensor, key: Tensor, value: Tensor,
-              mask: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
-    """softmax(Q K^T / sqrt(d)) V for inputs (..., seq, d); `mask` (True = may attend)
-    broadcasts against the scores (..., seq_q, seq_k). Returns (output, attention weights).
+def attention(query: Tensor, key: Tensor, value: Tensor, mask: ArrayLike | None = None,
+              scale: float | None = None) -> tuple[Tensor, Tensor]:
+    """softmax(Q K^T * scale) V for inputs (..., seq, d), scale = 1/sqrt(d) by default; `mask`
+    (True = may attend) broadcasts against the scores (..., seq_q, seq_k). Returns (output,
+    attention weights); a query whose every key is masked gets weights 0 (not NaN).
 
     With kernels on, the weights are for looking at only (gradients flow through the output)."""
-    if query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"attention: query {query.shape}, key {key.shape} and value "
-                         f"{value.shape} must share the head size (last dim of query and key) "
-                         f"and the key count (second-to-last dim of key and value)")
+    _check_attention_shapes("attention", query, key, value)
     mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
+    scale = _attention_scale(query, scale)
     if is_fused_enabled():
         weights: list[np.ndarray] = []
-        out = kernels.Attention.apply(query, key, value, mask=mask, weights_out=weights)
+        out = kernels.Attention.apply(query, key, value, mask=mask, scale=scale,
+                                      weights_out=weights)
         return out, Tensor(weights[0])
-    scores = (query @ key.mT) * (1 / math.sqrt(query.shape[-1]))
-    if mask is not None:
-        scores = scores.masked_fill(~mask, -np.inf)
-    weights = softmax(scores, dim=-1)
+    weights = _attention_weights(query, key, mask, scale)
     return weights @ value, weights
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: ArrayLike | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False, *,
+                                 rng: np.random.Generator | None = None) -> Tensor:
+    """PyTorch's attention: softmax(Q K^T * scale + mask) V for query (..., L, E), key
+    (..., S, E), value (..., S, Ev); returns the output (..., L, Ev) only.
+
+    `attn_mask` broadcasts against the scores (..., L, S): bool (True = takes part in attention)
+    or float (added to the scores). `is_causal` lets query i see keys j <= i (aligned top-left
+    when L != S). `dropout_p` drops attention weights (whenever > 0: pass 0 in eval), with masks
+    drawn from `rng`. `enable_gqa` shares each key/value head among query heads (dim -3). A query
+    that may see no key gets output 0, as in PyTorch."""
+    name = "scaled_dot_product_attention"
+    if not 0 <= dropout_p <= 1:
+        raise ValueError(f"{name}: dropout_p must be in [0, 1], got {dropout_p}")
+    if enable_gqa:
+        key, value = _share_kv_heads(name, query, key, value)
+    scores_shape = _check_attention_shapes(name, query, key, value)
+    if is_causal:
+        if attn_mask is not None:
+            raise ValueError(f"{name}: give attn_mask or is_causal=True, not both")
+        attn_mask = np.tril(np.ones((query.shape[-2], key.shape[-2]), dtype=bool))
+    if attn_mask is not None:
+        attn_mask = _attention_mask(name, attn_mask, query.dtype, scores_shape)
+    if dropout_p == 0 and not isinstance(attn_mask, Tensor):
+        return attention(query, key, value, attn_mask, scale)[0]
+    weights = _attention_weights(query, key, attn_mask, _attention_scale(query, scale))
+    return dropout(weights, dropout_p, rng=rng) @ value
+
+
+def _attention_scale(query: Tensor, scale: float | None) -> float:
+    """The scores' scale: 1/sqrt(head size) unless given."""
+    return 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+
+
+def _attention_weights(query: Tensor, key: Tensor, mask: np.ndarray | Tensor | None,
+                       scale: float) -> Tensor:
+    """softmax(Q K^T * scale) over the keys, after the mask: a bool mask puts -inf where it is
+    False, a float mask is added."""
+    scores = (query @ key.mT) * scale
+    if isinstance(mask, Tensor):
+        scores = scores + mask
+    elif mask is not None:
+        scores = scores.masked_fill(~mask, -np.inf)
+    return softmax(scores, dim=-1)
+
+
+def _check_attention_shapes(name: str, query: Tensor, key: Tensor,
+                            value: Tensor) -> tuple[int, ...]:
+    """Check that query, key and value fit; return the shape of the scores (..., L, S)."""
+    try:
+        batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    except ValueError:
+        batch = None
+    if batch is None or min(query.ndim, key.ndim, value.ndim) < 2 or \
+            query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
+        raise ValueError(f"{name}: query {query.shape}, key {key.shape} and value "
+                         f"{value.shape} must share the head size (last dim of query and key) "
+                         f"and the key count (second-to-last dim of key and value), and their "
+                         f"batch dims must broadcast")
+    return batch + (query.shape[-2], key.shape[-2])
+
+
+def _attention_mask(name: str, mask: ArrayLike, dtype: np.dtype,
+                    scores_shape: tuple[int, ...]) -> np.ndarray | Tensor:
+    """sdpa's attn_mask checked: bool as a numpy array, float as a Tensor (it may carry a
+    gradient); either must broadcast to the scores (..., L, S)."""
+    if _is_float(mask):
+        mask = mask if isinstance(mask, Tensor) else Tensor(np.asarray(mask, dtype=dtype))
+    else:
+        mask = np.asarray(_as_array(mask))
+        if mask.dtype != bool:
+            raise TypeError(f"{name}: attn_mask must be bool or floating-point, got dtype "
+                            f"{mask.dtype}")
+    if not _broadcasts_to(mask.shape, scores_shape):
+        raise ValueError(f"{name}: attn_mask of shape {mask.shape} does not broadcast to the "
+                         f"attention scores (..., L, S) = {scores_shape}")
+    return mask
+
+
+def _share_kv_heads(name: str, query: Tensor, key: Tensor, value: Tensor
+                    ) -> tuple[Tensor, Tensor]:
+    """Grouped-query attention: repeat each key and value head (dim -3) for the query heads
+    that share it."""
+    if min(query.ndim, key.ndim, value.ndim) < 3 or key.shape[-3] != value.shape[-3] or \
+            query.shape[-3] % key.shape[-3]:
+        raise ValueError(f"{name}: enable_gqa needs (..., heads, seq, dim) inputs with the "
+                         f"query heads a multiple of the key/value heads, got query "
+                         f"{query.shape}, key {key.shape}, value {value.shape}")
+    heads = np.repeat(np.arange(key.shape[-3]), query.shape[-3] // key.shape[-3])
+    return key[..., heads, :, :], value[..., heads, :, :]

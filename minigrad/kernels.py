@@ -180,14 +180,15 @@ class Affine(Function):
 
 class Attention(Function):
     """Scaled dot-product attention as one op:
-    S = Q K^T / sqrt(d), S = -inf where mask is False, P = softmax(S) over keys, out = P V.
-    dV = P^T G,  dP = G V^T,  dS = P * (dP - sum(dP * P, keys)) / sqrt(d),  dQ = dS K,
+    S = Q K^T * scale (1/sqrt(d) by default), S = -inf where mask is False, P = softmax(S) over
+    keys, out = P V.
+    dV = P^T G,  dP = G V^T,  dS = P * (dP - sum(dP * P, keys)) * scale,  dQ = dS K,
     dK = dS^T Q   (masked entries have P = 0, so dS = 0 there; a fully masked row gives 0)"""
 
     replaces = "attention"
 
-    def forward(self, q, k, v, mask=None, weights_out=None):
-        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
+    def forward(self, q, k, v, mask=None, scale=None, weights_out=None):
+        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]) if scale is None else scale)
         scores = q @ np.swapaxes(k, -1, -2)
         scores *= self.scale
         if mask is not None:

@@ -1,10 +1,13 @@
 """Layers: `Module` (parameters and sub-modules register themselves), `Linear`, `Embedding`,
-`LayerNorm`, `Dropout`, `ModuleList`. Initialisation is explicit: every layer that draws random
-weights takes a numpy `rng` (np.random.Generator) so a model is reproducible from one seed."""
+`LayerNorm`, `Dropout`, `ModuleList`, `Sequential`, `Conv1d`, `Conv2d`, pooling, activations
+and losses, with PyTorch's constructors and attribute names (a PyTorch state dict loads as it
+is). Initialisation is explicit: every layer that draws random weights takes a numpy `rng`
+(np.random.Generator) so a model is reproducible from one seed."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Iterator
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -132,6 +135,14 @@ def _default_rng(rng: np.random.Generator | None) -> np.random.Generator:
     return rng if rng is not None else np.random.default_rng()
 
 
+def _uniform_init(shape: tuple[int, ...], fan_in: int, rng: np.random.Generator,
+                  dtype: Any) -> Parameter:
+    """PyTorch's default for Linear and convolutions (kaiming_uniform with a = sqrt(5)):
+    uniform in +-1/sqrt(fan_in), for the weight and the bias alike."""
+    bound = 1 / math.sqrt(fan_in)
+    return Parameter(rng.uniform(-bound, bound, shape), dtype)
+
+
 class Linear(Module):
     """y = x @ weight.T + bias, weight (out_features, in_features) as in PyTorch.
 
@@ -140,10 +151,9 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
-        bound = 1 / math.sqrt(in_features)
         rng = _default_rng(rng)
-        self.weight = Parameter(rng.uniform(-bound, bound, (out_features, in_features)), dtype)
-        self.bias = Parameter(rng.uniform(-bound, bound, out_features), dtype) if bias else None
+        self.weight = _uniform_init((out_features, in_features), in_features, rng, dtype)
+        self.bias = _uniform_init((out_features,), in_features, rng, dtype) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         return F.linear(x, self.weight, self.bias)
@@ -179,12 +189,224 @@ class Dropout(Module):
     """Zero entries with probability p while training; identity in eval mode. Masks are drawn
     from `rng`, so a seeded generator makes them reproducible (and checkpointable)."""
 
-    def __init__(self, p: float = 0.0, rng: np.random.Generator | None = None) -> None:
+    def __init__(self, p: float = 0.5, rng: np.random.Generator | None = None) -> None:
         super().__init__()
-        if not 0 <= p < 1:
-            raise ValueError(f"Dropout: p must be in [0, 1), got {p}")
+        if not 0 <= p <= 1:
+            raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
         self.p = p
         self.rng = _default_rng(rng)
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training, self.rng)
+        return F.dropout(x, self.p, self.training, rng=self.rng)
+
+
+class Sequential(Module):
+    """Modules applied one after another; registered as '0', '1', ... (or under the names of an
+    OrderedDict), indexable (a slice gives a Sequential) and iterable."""
+
+    def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
+        super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                setattr(self, name, module)
+        else:
+            for module in modules:
+                self.append(module)
+
+    def append(self, module: Module) -> Sequential:
+        if not isinstance(module, Module):
+            raise TypeError(f"Sequential: {type(module).__name__} is not a Module")
+        setattr(self, str(len(self._modules)), module)
+        return self
+
+    def __getitem__(self, index: int | slice) -> Module:
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return list(self._modules.values())[index]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def forward(self, x: Any) -> Any:
+        for module in self._modules.values():
+            x = module(x)
+        return x
+
+
+class _ConvNd(Module):
+    """Conv1d and Conv2d: weight (out_channels, in_channels / groups, *kernel_size), bias
+    (out_channels,), initialised like PyTorch."""
+
+    def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
+                 kernel_size: int | Sequence[int], stride: int | Sequence[int],
+                 padding: int | Sequence[int] | str, dilation: int | Sequence[int], groups: int,
+                 bias: bool, rng: np.random.Generator | None, dtype: Any) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
+                             f"({out_channels}) must be divisible by groups ({groups})")
+        kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
+        self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
+        # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
+        self.stride = F._ints(name, "stride", stride, spatial_dims, minimum=1)
+        self.padding = padding if isinstance(padding, str) else \
+            F._ints(name, "padding", padding, spatial_dims, minimum=0)
+        self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
+        self.groups = groups
+        fan_in = in_channels // groups * math.prod(kernel)
+        rng = _default_rng(rng)
+        self.weight = _uniform_init((out_channels, in_channels // groups, *kernel), fan_in, rng,
+                                    dtype)
+        self.bias = _uniform_init((out_channels,), fan_in, rng, dtype) if bias else None
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution (F.conv1d) of (N, in_channels, L) to (N, out_channels, L')."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                        self.groups)
+
+
+class MaxPool2d(Module):
+    """F.max_pool2d as a layer."""
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 dilation: int | Sequence[int] = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride  # PyTorch's default
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class AvgPool2d(Module):
+    """F.avg_pool2d as a layer."""
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride  # PyTorch's default
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class Flatten(Module):
+    """Merge dims start_dim..end_dim into one: (N, C, H, W) -> (N, C*H*W) by default."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        ndim = max(x.ndim, 1)
+        if not (-ndim <= self.start_dim < ndim and -ndim <= self.end_dim < ndim):
+            raise ValueError(f"Flatten: start_dim {self.start_dim} and end_dim {self.end_dim} "
+                             f"must be dims of the input, shape {x.shape}")
+        start, end = self.start_dim % ndim, self.end_dim % ndim
+        if start > end:
+            raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim "
+                             f"{self.end_dim} for an input of shape {x.shape}")
+        return x.reshape(*x.shape[:start], -1, *x.shape[end + 1:])
+
+
+class ReLU(Module):
+    """F.relu as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.relu(x)
+
+
+class GELU(Module):
+    """F.gelu as a layer: approximate='none' (exact, erf) or 'tanh'."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.gelu(x, approximate=self.approximate)
+
+
+class Tanh(Module):
+    """F.tanh as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.tanh(x)
+
+
+class Sigmoid(Module):
+    """F.sigmoid as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.sigmoid(x)
+
+
+class MSELoss(Module):
+    """F.mse_loss(input, target) as a module."""
+
+    def __init__(self, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(MSELoss):
+    """F.l1_loss(input, target) as a module."""
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(Module):
+    """F.cross_entropy(input, target) as a module (class `weight` a constant array)."""
+
+    def __init__(self, weight: Any = None, *, ignore_index: int = -100,
+                 reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__()
+        self.weight, self.ignore_index = weight, ignore_index
+        self.reduction, self.label_smoothing = reduction, label_smoothing
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)

@@ -188,7 +188,8 @@ def test_cross_entropy_is_stable_for_huge_logits():
 @pytest.mark.parametrize("targets,shape,error", [
     (np.array([0, 5]), (2, 5), ValueError),        # out of range
     (np.array([0, -1]), (2, 5), ValueError),
-    (np.array([0.0, 1.0]), (2, 5), TypeError),     # not integers
+    (np.array([True, False]), (2, 5), TypeError),  # not integers
+    (np.array([0.0, 1.0]), (2, 5), ValueError),    # floats are probabilities: need shape (2, 5)
     (np.array([0, 1, 2]), (2, 5), ValueError),     # wrong length
 ])
 def test_cross_entropy_rejects_bad_targets(targets, shape, error):
@@ -275,7 +276,15 @@ def test_dropout_values_mean_and_gradient():
     np.testing.assert_allclose(x.grad, np.where(kept, g / (1 - p), 0.0), rtol=1e-6)
 
 
-@pytest.mark.parametrize("p", [-0.1, 1.0, 1.5])
+def test_dropout_p_one_zeroes_everything_as_in_pytorch():
+    x = Tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    out = F.dropout(x, 1.0)
+    np.testing.assert_array_equal(out.data, 0.0)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, 0.0)
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.5])
 def test_dropout_invalid_p_raises(p):
     with pytest.raises(ValueError, match="p"):
         F.dropout(Tensor(np.ones(3)), p)

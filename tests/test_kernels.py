@@ -55,6 +55,8 @@ CASES = {
         ("cross_lengths", lambda q, k, v: F.attention(q, k, v)[0],
          [(2, 3, 4), (2, 5, 4), (2, 5, 2)]),
         ("broadcast_kv", lambda q, k, v: F.attention(q, k, v)[0], [(2, 3, 4), (5, 4), (5, 3)]),
+        ("scale", lambda q, k, v: F.attention(q, k, v, CAUSAL, scale=0.3)[0],
+         [(2, 4, 3), (2, 4, 3), (2, 4, 2)]),
         ("fully_masked_row", lambda q, k, v: F.attention(
             q, k, v, np.array([[True, False, True], [False, False, False]]))[0],
          [(2, 4), (3, 4), (3, 2)]),

@@ -221,8 +221,10 @@ def test_dropout_forward():
     drop.eval()
     np.testing.assert_array_equal(drop(Tensor(x)).data, x)
     np.testing.assert_array_equal(nn.Dropout(0.0)(Tensor(x)).data, x)
+    np.testing.assert_array_equal(nn.Dropout(1.0)(Tensor(x)).data, 0.0)  # as in PyTorch
+    assert nn.Dropout().p == 0.5
     with pytest.raises(ValueError):
-        nn.Dropout(1.0)
+        nn.Dropout(1.5)
 
 
 @pytest.mark.parametrize("make", [

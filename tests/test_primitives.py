@@ -127,6 +127,17 @@ CASES = {
         ("mat_vec", lambda a, b: a @ b, lambda: [leaf(2, 3, 4), leaf(4)]),
         ("vec_vec", lambda a, b: a @ b, lambda: [leaf(4), leaf(4)]),
     ],
+    ops.Unfold: [
+        ("overlapping", lambda a: ops.Unfold.apply(a, kernel_size=(2, 3), dilation=(1, 1),
+                                                   padding=((0, 0), (0, 0)), stride=(1, 1)),
+         lambda: [leaf(2, 2, 4, 5)]),
+        ("strided_dilated_padded", lambda a: ops.Unfold.apply(
+            a, kernel_size=(3, 2), dilation=(2, 1), padding=((1, 2), (0, 1)), stride=(2, 3)),
+         lambda: [leaf(1, 3, 6, 7)]),
+        ("pad_value_and_gaps", lambda a: ops.Unfold.apply(  # stride > kernel: some entries unread
+            a, kernel_size=(1, 2), dilation=(1, 1), padding=((1, 1), (1, 1)), stride=(3, 3),
+            pad_value=-5.0), lambda: [leaf(2, 1, 5, 5)]),
+    ],
 }
 
 ALL_CASES = [(op, name, fn, make) for op, cases in CASES.items() for name, fn, make in cases]
@@ -195,12 +206,6 @@ def test_gradcheck_accepts_a_non_leaf_input():
 
 DTYPES = [np.float32, np.float64]
 TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-13, atol=1e-14)}
-
-
-def data(*shape, dtype=np.float64, low=None, high=None):
-    if low is not None:
-        return rng.uniform(low, high, size=shape).astype(dtype)
-    return rng.standard_normal(shape).astype(dtype)
 
 
 def data(*shape, dtype=np.float64, low=None, high=None):
@@ -428,3 +433,61 @@ def test_cast_gradient_comes_back_in_the_input_dtype():
     (y * y).sum().backward()
     assert x.grad.dtype == np.float32
     np.testing.assert_array_equal(x.grad, [2.0, 4.0])
+
+
+# --------------------------------------------------------------------------------------------
+# Unfold against a loop reference and against PyTorch's F.unfold
+# --------------------------------------------------------------------------------------------
+def _unfold_reference(x, kernel, dilation, padding, stride, pad_value):
+    """Window by window, entry by entry: out[n, c, i, j, y, x] = padded[n, c, y*sh + i*dh, ...]."""
+    (kh, kw), (dh, dw), ((top, bottom), (left, right)), (sh, sw) = kernel, dilation, padding, stride
+    n, c, h, w = x.shape
+    padded = np.full((n, c, h + top + bottom, w + left + right), pad_value)
+    padded[:, :, top:top + h, left:left + w] = x
+    out_h = (padded.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    out_w = (padded.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, c, kh, kw, out_h, out_w))
+    for i, j, y, z in np.ndindex(kh, kw, out_h, out_w):
+        out[:, :, i, j, y, z] = padded[:, :, y * sh + i * dh, z * sw + j * dw]
+    return out
+
+
+UNFOLD_SETTINGS = [
+    ((2, 2), (1, 1), ((0, 0), (0, 0)), (1, 1), 0.0),
+    ((3, 2), (2, 1), ((1, 2), (0, 1)), (2, 3), 0.0),
+    ((1, 3), (1, 2), ((2, 2), (1, 1)), (1, 2), -np.inf),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kernel,dilation,padding,stride,pad_value", UNFOLD_SETTINGS)
+def test_unfold_forward_matches_loops(kernel, dilation, padding, stride, pad_value, dtype):
+    x = data(2, 3, 6, 7, dtype=dtype)
+    out = ops.Unfold.apply(Tensor(x), kernel_size=kernel, dilation=dilation, padding=padding,
+                           stride=stride, pad_value=pad_value)
+    assert out.dtype == dtype
+    np.testing.assert_array_equal(out.data, _unfold_reference(x, kernel, dilation, padding,
+                                                              stride, pad_value))
+
+
+def test_unfold_backward_adds_up_the_windows_that_read_each_entry():
+    """With G = 1 everywhere, each input entry's gradient counts the windows that read it."""
+    x = Tensor(np.zeros((1, 1, 4, 4)), requires_grad=True)
+    ops.Unfold.apply(x, kernel_size=(2, 2), dilation=(1, 1), padding=((0, 0), (0, 0)),
+                     stride=(1, 1)).sum().backward()
+    np.testing.assert_array_equal(x.grad[0, 0], [[1, 2, 2, 1], [2, 4, 4, 2], [2, 4, 4, 2],
+                                                 [1, 2, 2, 1]])
+
+
+@pytest.mark.parametrize("kernel,dilation,padding,stride", [
+    ((2, 2), (1, 1), (0, 0), (1, 1)),
+    ((3, 2), (2, 1), (1, 0), (2, 3)),
+    ((1, 3), (1, 2), (2, 1), (1, 2)),
+])
+def test_unfold_matches_torch(kernel, dilation, padding, stride):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks against "
+                                                "it are skipped")
+    x = data(2, 3, 6, 7)
+    ours = F.unfold(Tensor(x), kernel, dilation, padding, stride)
+    theirs = torch.nn.functional.unfold(torch.tensor(x), kernel, dilation, padding, stride)
+    np.testing.assert_array_equal(ours.data, theirs.numpy())

@@ -16,11 +16,12 @@ from .elementwise import (Add, Cast, Cos, Div, Erf, Exp, Expm1, Log, Log1p, Mul,
 from .matmul import MatMul
 from .reductions import Max, Sum
 from .shape import Concat, GetItem, Reshape, Transpose
+from .unfold import Unfold
 
 __all__ = [
     "Add", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1", "GetItem", "Log", "Log1p",
-    "MatMul", "Max", "Mul", "Neg", "Pow", "Remainder", "Reshape", "Sigmoid", "Sin", "Sqrt",
-    "Sub", "Sum", "Tanh", "Transpose", "Where",
+    "MatMul", "Max", "Mul", "Neg", "Pow", "Remainder", "Reshape", "Sigmoid", "Sin", "Sqrt", "Sub",
+    "Sum", "Tanh", "Transpose", "Unfold", "Where",
 ]
 
 

@@ -1,0 +1,1017 @@
+"""minigrad.functional's convolution, pooling, losses, normalize, softmin and
+scaled_dot_product_attention, and the nn modules built on them.
+
+Every case in CASES runs against a hand-written numpy reference (loops over windows and samples,
+written from PyTorch's documented formulas) with kernels on and off, against PyTorch in values
+and gradients (when PyTorch is installed), through gradcheck under `minigrad.fused(False)` on
+primitives alone, and in float32. Then: the behaviours PyTorch pins down (ties in max pooling,
+ignored targets, fully masked rows, dropout in attention), bad arguments, nn modules against
+PyTorch's with copied weights, and a small convolutional network that learns.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, gradcheck, kernels, nn, ops
+
+from tests.helpers import op_types
+
+rng = np.random.default_rng(2024)
+# PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
+TORCH_REASON = "PyTorch not installed: the cross-checks against it are skipped"
+
+
+@pytest.fixture(scope="module")
+def torch():
+    return pytest.importorskip("torch", reason=TORCH_REASON)
+
+
+@pytest.fixture(params=[True, False], ids=["kernels", "composed"])
+def mode(request):
+    with minigrad.fused(request.param):
+        yield request.param
+
+
+# --------------------------------------------------------------------------------------------
+# numpy references, written from PyTorch's documentation, loop by loop
+# --------------------------------------------------------------------------------------------
+def _pair(value):
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def ref_conv2d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o, y, z] = b[o] + sum over the group's input channels c and kernel offsets (i, j)
+    of padded[n, c, y*sh + i*dh, z*sw + j*dw] * w[o, c, i, j]."""
+    if x.ndim == 3:
+        return ref_conv2d(x[None], w, b, stride, padding, dilation, groups)[0]
+    (sh, sw), (dh, dw) = _pair(stride), _pair(dilation)
+    out_channels, group_channels, kh, kw = w.shape
+    if padding == "valid":
+        pads = ((0, 0), (0, 0))
+    elif padding == "same":  # PyTorch: total d (k - 1); an odd total puts the extra one after
+        pads = tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                     for d, k in ((dh, kh), (dw, kw)))
+    else:
+        pads = tuple((p, p) for p in _pair(padding))
+    n, c, h, width = x.shape
+    padded = np.zeros((n, c, h + sum(pads[0]), width + sum(pads[1])))
+    padded[:, :, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + width] = x
+    out_h = (padded.shape[2] - dh * (kh - 1) - 1) // sh + 1
+    out_w = (padded.shape[3] - dw * (kw - 1) - 1) // sw + 1
+    out = np.zeros((n, out_channels, out_h, out_w))
+    per_group = out_channels // groups
+    for o, y, z in np.ndindex(out_channels, out_h, out_w):
+        first = o // per_group * group_channels
+        for ci, i, j in np.ndindex(group_channels, kh, kw):
+            out[:, o, y, z] += padded[:, first + ci, y * sh + i * dh, z * sw + j * dw] * \
+                w[o, ci, i, j]
+        out[:, o, y, z] += 0 if b is None else b[o]
+    return out
+
+
+def ref_conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """A 1-D convolution is a 2-D one over an image of height 1."""
+    pad = padding if isinstance(padding, str) else (0, _single(padding))
+    out = ref_conv2d(x[..., None, :], w[..., None, :], b, (1, _single(stride)), pad,
+                     (1, _single(dilation)), groups)
+    return out[..., 0, :]
+
+
+def _single(value):
+    return value if isinstance(value, int) else value[0]
+
+
+def _ref_pool_size(size, k, s, p, d, ceil_mode):
+    """PyTorch's pooling output size: floor (or ceil) of (size + 2p - d(k-1) - 1) / s, plus one;
+    in ceil mode a last window starting beyond the input and its left padding is dropped."""
+    out = (math.ceil if ceil_mode else math.floor)((size + 2 * p - d * (k - 1) - 1) / s) + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def ref_max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """(values, flat indices h*W + w): the first maximum of each window, over the positions
+    inside the input (padding never wins)."""
+    (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
+    sh, sw = _pair(kernel_size if stride is None else stride)
+    n, c, h, width = x.shape
+    out_h = _ref_pool_size(h, kh, sh, ph, dh, ceil_mode)
+    out_w = _ref_pool_size(width, kw, sw, pw, dw, ceil_mode)
+    values = np.full((n, c, out_h, out_w), -np.inf)
+    indices = np.zeros((n, c, out_h, out_w), dtype=np.int64)
+    for y, z, i, j in np.ndindex(out_h, out_w, kh, kw):
+        r, q = y * sh - ph + i * dh, z * sw - pw + j * dw
+        if 0 <= r < h and 0 <= q < width:
+            better = x[:, :, r, q] > values[:, :, y, z]  # strictly: the first maximum stays
+            values[:, :, y, z] = np.where(better, x[:, :, r, q], values[:, :, y, z])
+            indices[:, :, y, z] = np.where(better, r * width + q, indices[:, :, y, z])
+    return values, indices
+
+
+def ref_avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                   count_include_pad=True, divisor_override=None):
+    """Each window's sum over the input positions, divided by the window's size clipped to the
+    padded input (or to the input alone without count_include_pad), or by divisor_override."""
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    sh, sw = _pair(kernel_size if stride is None else stride)
+    n, c, h, width = x.shape
+    out_h = _ref_pool_size(h, kh, sh, ph, 1, ceil_mode)
+    out_w = _ref_pool_size(width, kw, sw, pw, 1, ceil_mode)
+    out = np.zeros((n, c, out_h, out_w))
+    for y, z in np.ndindex(out_h, out_w):
+        top, left = y * sh - ph, z * sw - pw
+        bottom, right = min(top + kh, h + ph), min(left + kw, width + pw)
+        window_size = (bottom - top) * (right - left)
+        top, left, bottom, right = max(top, 0), max(left, 0), min(bottom, h), min(right, width)
+        total = x[:, :, top:bottom, left:right].sum(axis=(2, 3))
+        divisor = divisor_override or (window_size if count_include_pad
+                                       else (bottom - top) * (right - left))
+        out[:, :, y, z] = total / divisor
+    return out
+
+
+def _log_softmax(x, axis):
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def ref_cross_entropy(x, target, weight=None, ignore_index=-100, reduction="mean",
+                      label_smoothing=0.0, log_probs=False):
+    """Sample by sample. Class indices: loss = (1 - e) w[t] (-logp[t]) + e/C sum_c w[c] (-logp[c])
+    (0 for an ignored target), 'mean' = sum / sum of w[t] over the targets kept. Probabilities:
+    loss = -sum_c w[c] ((1 - e) p[c] + e/C) logp[c], 'mean' = sum / number of samples."""
+    if x.ndim == 1:
+        out = ref_cross_entropy(x[None], np.asarray(target)[None], weight, ignore_index,
+                                "none" if reduction == "none" else reduction, label_smoothing,
+                                log_probs)
+        return out[0] if reduction == "none" else out
+    classes = x.shape[1]
+    weight = np.ones(classes) if weight is None else weight
+    logp = np.moveaxis(x if log_probs else _log_softmax(x, axis=1), 1, -1)  # (N, ..., C)
+    soft = np.asarray(target).dtype.kind == "f"
+    targets = np.moveaxis(target, 1, -1) if soft else np.asarray(target)
+    losses = np.zeros(logp.shape[:-1])
+    denominator = 0.0
+    for idx in np.ndindex(*losses.shape):
+        if soft:
+            smoothed = (1 - label_smoothing) * targets[idx] + label_smoothing / classes
+            losses[idx] = -(weight * smoothed * logp[idx]).sum()
+            denominator += 1
+        elif targets[idx] != ignore_index:
+            t = targets[idx]
+            losses[idx] = (1 - label_smoothing) * weight[t] * -logp[idx][t] + \
+                label_smoothing / classes * (weight * -logp[idx]).sum()
+            denominator += weight[t]
+    if reduction == "none":
+        return losses
+    return losses.sum() if reduction == "sum" else losses.sum() / denominator
+
+
+def ref_binary_cross_entropy(p, t, weight=None, reduction="mean"):
+    with np.errstate(divide="ignore"):
+        losses = -(t * np.maximum(np.log(p), -100) + (1 - t) * np.maximum(np.log(1 - p), -100))
+    return _ref_reduce(losses * (1 if weight is None else weight), reduction)
+
+
+def ref_bce_with_logits(x, t, weight=None, reduction="mean", pos_weight=None):
+    pos_weight = 1 if pos_weight is None else pos_weight
+    losses = (1 - t) * x + (1 + (pos_weight - 1) * t) * np.logaddexp(0, -x)
+    return _ref_reduce(losses * (1 if weight is None else weight), reduction)
+
+
+def _ref_reduce(losses, reduction):
+    return {"none": losses, "sum": losses.sum(), "mean": losses.mean()}[reduction]
+
+
+def ref_normalize(x, p=2.0, dim=1, eps=1e-12):
+    return x / np.maximum(np.linalg.norm(x, ord=p, axis=dim, keepdims=True), eps)
+
+
+def ref_softmin(x, dim):
+    e = np.exp(-x - (-x).max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def ref_attention(q, k, v, mask=None, is_causal=False, scale=None):
+    """softmax(q k^T * scale + mask) v; a row with no key left gets weights 0."""
+    scores = q @ np.swapaxes(k, -1, -2) * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+    if is_causal:
+        mask = np.tril(np.ones((q.shape[-2], k.shape[-2]), dtype=bool))
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf) if mask.dtype == bool else scores + mask
+    top = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(top), top, 0))
+    total = e.sum(axis=-1, keepdims=True)
+    return np.where(total > 0, e / np.where(total > 0, total, 1), 0) @ v
+
+
+# --------------------------------------------------------------------------------------------
+# the cases
+# --------------------------------------------------------------------------------------------
+@dataclass
+class Case:
+    ours: Callable            # minigrad tensors -> Tensor
+    reference: Callable       # float64 arrays -> array
+    theirs: Callable | None   # (torch, torch tensors) -> torch tensor
+    inputs: Callable          # () -> float64 arrays, one per differentiable input
+
+
+def normal(*shape):
+    return lambda: rng.standard_normal(shape)
+
+
+def distinct(*shape):
+    """Entries at least 0.05 apart, so max pooling has no ties and finite differences stay on one
+    side of every kink."""
+    return lambda: (rng.permutation(math.prod(shape)).reshape(shape) * 0.05
+                    + rng.uniform(0, 0.01, shape) - 0.025 * math.prod(shape))
+
+
+def uniform(low, high, *shape):
+    return lambda: rng.uniform(low, high, shape)
+
+
+def make_inputs(makers):
+    return lambda: [make() for make in makers]
+
+
+def conv_case(dims, x_shape, w_shape, bias=True, **kw):
+    ours_fn, ref_fn = (F.conv1d, ref_conv1d) if dims == 1 else (F.conv2d, ref_conv2d)
+    makers = [normal(*x_shape), normal(*w_shape)] + ([normal(w_shape[0])] if bias else [])
+    torch_name = f"conv{dims}d"
+    return Case(lambda x, w, *b: ours_fn(x, w, *b, **kw),
+                lambda x, w, *b: ref_fn(x, w, *b, **kw),
+                lambda torch, x, w, *b: getattr(torch.nn.functional, torch_name)(x, w, *b, **kw),
+                make_inputs(makers))
+
+
+def max_pool_case(x_shape, **kw):
+    return Case(lambda x: F.max_pool2d(x, **kw),
+                lambda x: _unbatched(lambda x4: ref_max_pool2d(x4, **kw)[0], x),
+                lambda torch, x: torch.nn.functional.max_pool2d(x, **kw),
+                make_inputs([distinct(*x_shape)]))
+
+
+def avg_pool_case(x_shape, **kw):
+    return Case(lambda x: F.avg_pool2d(x, **kw),
+                lambda x: _unbatched(lambda x4: ref_avg_pool2d(x4, **kw), x),
+                lambda torch, x: torch.nn.functional.avg_pool2d(x, **kw),
+                make_inputs([normal(*x_shape)]))
+
+
+def _unbatched(fn, x):
+    return fn(x) if x.ndim == 4 else fn(x[None])[0]
+
+
+def _torch_kwargs(torch, kw):
+    """Arrays among the keyword arguments as torch tensors."""
+    return {k: torch.as_tensor(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+
+
+def cross_entropy_case(x_shape, target, **kw):
+    """`target`: integer class indices, or float probabilities (then a differentiable input)."""
+    if np.asarray(target).dtype.kind == "f":
+        return Case(lambda x, t: F.cross_entropy(x, t, **kw),
+                    lambda x, t: ref_cross_entropy(x, t, **kw),
+                    lambda torch, x, t: torch.nn.functional.cross_entropy(
+                        x, t, **_torch_kwargs(torch, kw)),
+                    make_inputs([normal(*x_shape), lambda: target]))
+    return Case(lambda x: F.cross_entropy(x, target, **kw),
+                lambda x: ref_cross_entropy(x, target, **kw),
+                lambda torch, x: torch.nn.functional.cross_entropy(
+                    x, torch.as_tensor(target), **_torch_kwargs(torch, kw)),
+                make_inputs([normal(*x_shape)]))
+
+
+def nll_case(x_shape, target, **kw):
+    return Case(lambda x: F.nll_loss(x, target, **kw),
+                lambda x: ref_cross_entropy(x, target, log_probs=True, **kw),
+                lambda torch, x: torch.nn.functional.nll_loss(x, torch.as_tensor(target),
+                                                              **_torch_kwargs(torch, kw)),
+                make_inputs([normal(*x_shape)]))
+
+
+def sdpa_case(shapes, mask=None, **kw):
+    """`mask` a bool array (a constant) or "float" (then a differentiable input of the scores'
+    shape)."""
+    if isinstance(mask, str):
+        return Case(lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, m, **kw),
+                    lambda q, k, v, m: ref_attention(q, k, v, m, **kw),
+                    lambda torch, q, k, v, m: torch.nn.functional.scaled_dot_product_attention(
+                        q, k, v, m, **kw),
+                    make_inputs([normal(*s) for s in shapes]))
+    return Case(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, mask, **kw),
+                lambda q, k, v: ref_attention(q, k, v, mask, **kw),
+                lambda torch, q, k, v: torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, None if mask is None else torch.as_tensor(mask), **kw),
+                make_inputs([normal(*s) for s in shapes]))
+
+
+def _targets(shape, classes, ignore=()):
+    """Class indices with `ignore` = [(position, value)] overwritten (e.g. by ignore_index)."""
+    t = np.random.default_rng(int(np.prod(shape)) + classes).integers(0, classes, shape)
+    for position, value in ignore:
+        t[position] = value
+    return t
+
+
+def _probabilities(shape, class_dim=1):
+    e = np.exp(np.random.default_rng(7).standard_normal(shape))
+    return e / e.sum(axis=class_dim, keepdims=True)
+
+
+WEIGHT4 = np.array([0.5, 2.0, 1.0, 1.5])
+QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S=5 keys
+MASK = np.random.default_rng(3).random((3, 5)) > 0.4
+MASK[1] = False  # a query that sees no key
+MASK[0, 0] = True
+
+CASES = {
+    # conv2d: stride, padding (int, tuple, 'same', 'valid'), dilation, groups, bias, odd sizes
+    "conv2d": conv_case(2, (2, 3, 5, 6), (4, 3, 3, 3)),
+    "conv2d_1x1_no_bias": conv_case(2, (1, 2, 4, 3), (3, 2, 1, 1), bias=False),
+    "conv2d_stride": conv_case(2, (2, 2, 7, 6), (3, 2, 3, 2), stride=2),
+    "conv2d_tuples": conv_case(2, (1, 2, 6, 7), (2, 2, 3, 3), stride=(2, 1), padding=(1, 2)),
+    "conv2d_dilation": conv_case(2, (1, 2, 7, 7), (2, 2, 3, 3), dilation=2, padding=1),
+    "conv2d_groups": conv_case(2, (2, 4, 5, 5), (6, 2, 3, 3), groups=2, padding=1),
+    "conv2d_depthwise": conv_case(2, (1, 3, 5, 4), (3, 1, 2, 2), groups=3, stride=(1, 2)),
+    "conv2d_same": conv_case(2, (1, 2, 5, 6), (3, 2, 3, 5), padding="same"),
+    "conv2d_same_even": conv_case(2, (1, 2, 6, 5), (2, 2, 4, 2), bias=False, padding="same",
+                                  dilation=(1, 2)),
+    "conv2d_valid": conv_case(2, (1, 2, 5, 5), (2, 2, 3, 3), padding="valid"),
+    "conv2d_everything": conv_case(2, (2, 4, 8, 7), (4, 2, 3, 2), stride=(2, 3), padding=(2, 1),
+                                   dilation=(2, 1), groups=2),
+    "conv2d_unbatched": conv_case(2, (2, 5, 5), (3, 2, 3, 3), padding=1),
+    "conv2d_kernel_fills_input": conv_case(2, (2, 2, 3, 2), (2, 2, 3, 2)),
+    # conv1d
+    "conv1d": conv_case(1, (2, 3, 7), (4, 3, 3)),
+    "conv1d_stride_padding": conv_case(1, (2, 2, 8), (3, 2, 2), stride=3, padding=2),
+    "conv1d_dilation_groups": conv_case(1, (1, 4, 9), (2, 2, 3), bias=False, dilation=2, groups=2),
+    "conv1d_same": conv_case(1, (1, 2, 6), (2, 2, 4), padding="same"),
+    "conv1d_unbatched": conv_case(1, (3, 6), (2, 3, 2), stride=(2,)),
+    # max_pool2d (distinct inputs: the gradient of tied maxima is tested separately)
+    "max_pool2d": max_pool_case((2, 2, 6, 6), kernel_size=2),
+    "max_pool2d_overlapping": max_pool_case((1, 2, 5, 6), kernel_size=3, stride=1),
+    "max_pool2d_rectangular": max_pool_case((1, 2, 5, 7), kernel_size=(2, 3), stride=(1, 2)),
+    "max_pool2d_padding": max_pool_case((2, 1, 7, 7), kernel_size=3, stride=2, padding=1),
+    "max_pool2d_ceil": max_pool_case((1, 2, 6, 7), kernel_size=3, stride=2, padding=1,
+                                     ceil_mode=True),
+    "max_pool2d_ceil_odd": max_pool_case((1, 1, 5, 7), kernel_size=2, ceil_mode=True),
+    "max_pool2d_dilation": max_pool_case((1, 2, 7, 6), kernel_size=3, stride=2, dilation=2,
+                                         padding=1),
+    "max_pool2d_everything": max_pool_case((1, 1, 8, 9), kernel_size=(3, 2), stride=(2, 3),
+                                           padding=(1, 1), dilation=(1, 2), ceil_mode=True),
+    "max_pool2d_unbatched": max_pool_case((2, 5, 4), kernel_size=2, stride=1),
+    # avg_pool2d
+    "avg_pool2d": avg_pool_case((2, 2, 6, 6), kernel_size=2),
+    "avg_pool2d_overlapping": avg_pool_case((1, 2, 5, 6), kernel_size=3, stride=1),
+    "avg_pool2d_padding": avg_pool_case((2, 1, 7, 6), kernel_size=3, stride=2, padding=1),
+    "avg_pool2d_exclude_pad": avg_pool_case((1, 2, 7, 6), kernel_size=3, stride=2, padding=1,
+                                            count_include_pad=False),
+    "avg_pool2d_ceil": avg_pool_case((1, 2, 6, 7), kernel_size=(3, 2), stride=2, padding=1,
+                                     ceil_mode=True),
+    "avg_pool2d_ceil_exclude_pad": avg_pool_case((1, 1, 7, 5), kernel_size=3, stride=2,
+                                                 padding=1, ceil_mode=True,
+                                                 count_include_pad=False),
+    "avg_pool2d_divisor": avg_pool_case((1, 2, 5, 5), kernel_size=3, stride=1,
+                                        divisor_override=4),
+    "avg_pool2d_unbatched": avg_pool_case((2, 5, 4), kernel_size=(2, 1)),
+    # cross_entropy and nll_loss
+    "cross_entropy": cross_entropy_case((5, 4), _targets(5, 4)),
+    "cross_entropy_sum": cross_entropy_case((5, 4), _targets(5, 4), reduction="sum"),
+    "cross_entropy_none": cross_entropy_case((5, 4), _targets(5, 4), reduction="none"),
+    "cross_entropy_ignored": cross_entropy_case((6, 4), _targets(6, 4, [(1, -100), (4, -100)])),
+    "cross_entropy_ignore_index": cross_entropy_case((6, 4), _targets(6, 4, [(0, 2)]),
+                                                     ignore_index=2, reduction="none"),
+    "cross_entropy_weight": cross_entropy_case((6, 4), _targets(6, 4), weight=WEIGHT4),
+    "cross_entropy_weight_ignored": cross_entropy_case(
+        (6, 4), _targets(6, 4, [(3, 1)]), weight=WEIGHT4, ignore_index=1),
+    "cross_entropy_smoothing": cross_entropy_case((5, 4), _targets(5, 4), label_smoothing=0.1),
+    "cross_entropy_smoothing_weight_ignored": cross_entropy_case(
+        (6, 4), _targets(6, 4, [(2, -100)]), weight=WEIGHT4, label_smoothing=0.3),
+    "cross_entropy_smoothing_sum": cross_entropy_case((5, 4), _targets(5, 4, [(0, -100)]),
+                                                      label_smoothing=0.2, reduction="sum"),
+    "cross_entropy_spatial": cross_entropy_case((2, 4, 3, 2), _targets((2, 3, 2), 4),
+                                                reduction="none"),
+    "cross_entropy_spatial_mean": cross_entropy_case(
+        (2, 4, 3), _targets((2, 3), 4, [((0, 1), -100)]), weight=WEIGHT4, label_smoothing=0.1),
+    "cross_entropy_unbatched": cross_entropy_case((4,), np.array(2)),
+    "cross_entropy_unbatched_none": cross_entropy_case((4,), np.array(3), reduction="none",
+                                                       label_smoothing=0.2),
+    "cross_entropy_probs": cross_entropy_case((5, 4), _probabilities((5, 4))),
+    "cross_entropy_probs_smoothing_weight": cross_entropy_case(
+        (5, 4), _probabilities((5, 4)), weight=WEIGHT4, label_smoothing=0.2, reduction="sum"),
+    "cross_entropy_probs_spatial": cross_entropy_case((2, 4, 3), _probabilities((2, 4, 3)),
+                                                      reduction="none"),
+    "cross_entropy_probs_unbatched": cross_entropy_case((4,), _probabilities((4,), 0)),
+    "nll_loss": nll_case((5, 4), _targets(5, 4)),
+    "nll_loss_weight_ignored_sum": nll_case((6, 4), _targets(6, 4, [(5, -100)]), weight=WEIGHT4,
+                                            reduction="sum"),
+    "nll_loss_spatial_none": nll_case((2, 4, 3), _targets((2, 3), 4, [((1, 2), 0)]),
+                                      ignore_index=0, reduction="none"),
+    "nll_loss_unbatched": nll_case((4,), np.array(1)),
+    # binary cross-entropy, mse, l1
+    "binary_cross_entropy": Case(
+        lambda p, t: F.binary_cross_entropy(p, t), ref_binary_cross_entropy,
+        lambda torch, p, t: torch.nn.functional.binary_cross_entropy(p, t),
+        make_inputs([uniform(0.05, 0.95, 3, 4), uniform(0, 1, 3, 4)])),
+    "binary_cross_entropy_weight_none": Case(  # PyTorch has no gradient for its weight
+        lambda p, t: F.binary_cross_entropy(p, t, WEIGHT4[:3], reduction="none"),
+        lambda p, t: ref_binary_cross_entropy(p, t, WEIGHT4[:3], "none"),
+        lambda torch, p, t: torch.nn.functional.binary_cross_entropy(
+            p, t, torch.tensor(WEIGHT4[:3]), reduction="none"),
+        make_inputs([uniform(0.05, 0.95, 2, 3), uniform(0, 1, 2, 3)])),
+    "bce_with_logits": Case(
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t),
+        ref_bce_with_logits,
+        lambda torch, x, t: torch.nn.functional.binary_cross_entropy_with_logits(x, t),
+        make_inputs([normal(3, 4), uniform(0, 1, 3, 4)])),
+    "bce_with_logits_weights_sum": Case(  # PyTorch has no gradient for the weights
+        lambda x, t: F.binary_cross_entropy_with_logits(x, t, WEIGHT4[:3, None],
+                                                        reduction="sum", pos_weight=WEIGHT4),
+        lambda x, t: ref_bce_with_logits(x, t, WEIGHT4[:3, None], "sum", WEIGHT4),
+        lambda torch, x, t: torch.nn.functional.binary_cross_entropy_with_logits(
+            x, t, torch.tensor(WEIGHT4[:3, None]), reduction="sum",
+            pos_weight=torch.tensor(WEIGHT4)),
+        make_inputs([normal(3, 4), uniform(0, 1, 3, 4)])),
+    "mse_loss": Case(lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean(),
+                     lambda torch, x, y: torch.nn.functional.mse_loss(x, y),
+                     make_inputs([normal(3, 4), normal(3, 4)])),
+    "mse_loss_none": Case(lambda x, y: F.mse_loss(x, y, reduction="none"),
+                          lambda x, y: (x - y) ** 2,
+                          lambda torch, x, y: torch.nn.functional.mse_loss(x, y,
+                                                                           reduction="none"),
+                          make_inputs([normal(2, 3), normal(2, 3)])),
+    "l1_loss_sum": Case(lambda x, y: F.l1_loss(x, y, reduction="sum"),
+                        lambda x, y: np.abs(x - y).sum(),
+                        lambda torch, x, y: torch.nn.functional.l1_loss(x, y, reduction="sum"),
+                        make_inputs([normal(3, 4), normal(3, 4)])),
+    "l1_loss": Case(lambda x, y: F.l1_loss(x, y), lambda x, y: np.abs(x - y).mean(),
+                    lambda torch, x, y: torch.nn.functional.l1_loss(x, y),
+                    make_inputs([normal(3, 4), normal(3, 4)])),
+    # normalize, softmin
+    "normalize": Case(F.normalize, ref_normalize, lambda torch, x: torch.nn.functional.normalize(x),
+                      make_inputs([normal(3, 4)])),
+    "normalize_p1_dim0": Case(lambda x: F.normalize(x, p=1, dim=0),
+                              lambda x: ref_normalize(x, 1, 0),
+                              lambda torch, x: torch.nn.functional.normalize(x, p=1, dim=0),
+                              make_inputs([normal(3, 4)])),
+    "normalize_p3_last": Case(lambda x: F.normalize(x, 3.0, -1),
+                              lambda x: ref_normalize(x, 3, -1),
+                              lambda torch, x: torch.nn.functional.normalize(x, 3.0, -1),
+                              make_inputs([normal(2, 3, 4)])),
+    "normalize_inf": Case(lambda x: F.normalize(x, math.inf),
+                          lambda x: ref_normalize(x, np.inf),
+                          lambda torch, x: torch.nn.functional.normalize(x, math.inf),
+                          make_inputs([distinct(3, 4)])),
+    "softmin": Case(lambda x: F.softmin(x, dim=0), lambda x: ref_softmin(x, 0),
+                    lambda torch, x: torch.nn.functional.softmin(x, dim=0),
+                    make_inputs([normal(3, 4)])),
+    # scaled_dot_product_attention
+    "sdpa": sdpa_case(QKV),
+    "sdpa_causal": sdpa_case([(2, 4, 3)] * 3, is_causal=True),
+    "sdpa_causal_fewer_queries": sdpa_case([(2, 3, 4), (2, 5, 4), (2, 5, 2)], is_causal=True),
+    "sdpa_causal_more_queries": sdpa_case([(5, 4), (3, 4), (3, 2)], is_causal=True),
+    "sdpa_bool_mask": sdpa_case(QKV, MASK),
+    "sdpa_batched_bool_mask_scale": sdpa_case(QKV, np.stack([MASK, ~MASK])[:, None], scale=0.3),
+    "sdpa_float_mask": sdpa_case([(2, 3, 4), (2, 5, 4), (2, 5, 2), (3, 5)], "float"),
+    "sdpa_float_mask_batched_scale": sdpa_case([(2, 3, 4), (5, 4), (5, 2), (2, 1, 5)], "float",
+                                               scale=1.5),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# every case: numpy, PyTorch, gradcheck, float32
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_numpy_reference(name, mode):
+    case = CASES[name]
+    arrays = case.inputs()
+    out = case.ours(*[Tensor(a) for a in arrays])
+    expected = case.reference(*arrays)
+    assert out.shape == np.shape(expected)
+    np.testing.assert_allclose(out.data, expected, rtol=1e-10, atol=1e-12)
+
+
+def _torch_values_and_grads(torch, case, arrays, upstream):
+    inputs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = case.theirs(torch, *inputs)
+    out.backward(torch.tensor(upstream))
+    return out.detach().numpy(), [t.grad.numpy() for t in inputs]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_torch_in_values_and_gradients(name, mode, torch):
+    case = CASES[name]
+    arrays = case.inputs()
+    inputs = [Tensor(a, requires_grad=True) for a in arrays]
+    out = case.ours(*inputs)
+    upstream = np.cos(np.arange(out.numel()) + 0.5).reshape(out.shape)
+    grads = minigrad.grad(out, inputs, upstream)
+    expected, expected_grads = _torch_values_and_grads(torch, case, arrays, upstream)
+    np.testing.assert_allclose(out.data, expected, rtol=1e-10, atol=1e-12)
+    for i, (g, e) in enumerate(zip(grads, expected_grads)):
+        np.testing.assert_allclose(g, e, rtol=1e-9, atol=1e-12, err_msg=f"input {i}")
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck_on_primitives_alone(name):
+    case = CASES[name]
+    inputs = [Tensor(a, requires_grad=True) for a in case.inputs()]
+    with minigrad.fused(False):
+        assert op_types(case.ours(*inputs)) <= set(ops.primitives())
+        assert gradcheck(case.ours, inputs)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_keeps_float32(name, mode):
+    """float32 in, float32 out, and every op's backward returns float32 gradients (checked
+    before the engine casts them to their input's dtype)."""
+    case = CASES[name]
+    inputs = [Tensor(a.astype(np.float32), requires_grad=True) for a in case.inputs()]
+    returned = []
+    with minigrad.backward_hook(lambda op, g, grads: returned.append(grads)):
+        out = case.ours(*inputs)
+        assert out.dtype == np.float32
+        out.backward(np.ones(out.shape, dtype=np.float32))
+    assert all(g is None or g.dtype == np.float32 for grads in returned for g in grads)
+    assert all(t.grad.dtype == np.float32 for t in inputs)
+
+
+# --------------------------------------------------------------------------------------------
+# unfold
+# --------------------------------------------------------------------------------------------
+def test_unfold_is_the_windows_as_columns():
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    out = F.unfold(Tensor(x), (2, 3), padding=1, stride=(2, 1))
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    columns = [padded[:, :, y:y + 2, z:z + 3].reshape(2, -1) for y in range(0, 5, 2)
+               for z in range(5)]
+    np.testing.assert_array_equal(out.data, np.stack(columns, axis=-1))
+    np.testing.assert_array_equal(F.unfold(Tensor(x[0]), (2, 3), padding=1, stride=(2, 1)).data,
+                                  out.data[0])
+
+
+def test_unfold_matches_torch_unbatched(torch):
+    x = rng.standard_normal((3, 5, 6))
+    np.testing.assert_array_equal(F.unfold(Tensor(x), 2, dilation=2, stride=(1, 2)).data,
+                                  torch.nn.functional.unfold(torch.tensor(x), 2, dilation=2,
+                                                             stride=(1, 2)).numpy())
+
+
+def test_conv2d_is_unfold_then_matmul():
+    """The composition: unfold, one matrix product with the reshaped weight, reshape."""
+    x = Tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
+    w = Tensor(rng.standard_normal((3, 2, 2, 2)), requires_grad=True)
+    assert op_types(F.conv2d(x, w)) == {ops.Unfold, ops.Reshape, ops.MatMul}
+
+
+# --------------------------------------------------------------------------------------------
+# pooling: ties, indices
+# --------------------------------------------------------------------------------------------
+def test_max_pool_gives_a_tied_windows_gradient_to_its_first_maximum():
+    x = Tensor(np.zeros((1, 1, 4, 4)), requires_grad=True)
+    F.max_pool2d(x, 2).sum().backward()
+    expected = np.zeros((4, 4))
+    expected[::2, ::2] = 1.0  # one winner per window: its top-left entry
+    np.testing.assert_array_equal(x.grad[0, 0], expected)
+
+
+def test_max_pool_ties_and_overlaps_match_torch(torch):
+    x = np.round(rng.standard_normal((2, 2, 6, 5)))  # many ties
+    ours = Tensor(x, requires_grad=True)
+    out, indices = F.max_pool2d(ours, 3, stride=1, padding=1, return_indices=True)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    t_out, t_indices = torch.nn.functional.max_pool2d(theirs, 3, stride=1, padding=1,
+                                                      return_indices=True)
+    t_out.backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(out.data, t_out.detach().numpy())
+    np.testing.assert_array_equal(indices.data, t_indices.numpy())
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=(3, 2), stride=(2, 3), padding=(1, 1), dilation=(1, 2), ceil_mode=True),
+])
+def test_max_pool_indices_match_reference(kw):
+    x = rng.standard_normal((2, 3, 7, 8))
+    out, indices = F.max_pool2d(Tensor(x), **kw, return_indices=True)
+    expected, expected_indices = ref_max_pool2d(x, **kw)
+    np.testing.assert_array_equal(out.data, expected)
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices.data, expected_indices)
+    _, unbatched = F.max_pool2d(Tensor(x[0]), **kw, return_indices=True)
+    np.testing.assert_array_equal(unbatched.data, expected_indices[0])
+
+
+def test_max_pool_propagates_nan_as_torch(torch):
+    x = rng.standard_normal((1, 1, 4, 4))
+    x[0, 0, 1, 2] = np.nan
+    np.testing.assert_array_equal(F.max_pool2d(Tensor(x), 2).data,
+                                  torch.nn.functional.max_pool2d(torch.tensor(x), 2).numpy())
+
+
+# --------------------------------------------------------------------------------------------
+# losses: the fused kernel and the edge cases
+# --------------------------------------------------------------------------------------------
+def test_cross_entropy_uses_the_fused_kernel_only_for_the_plain_case():
+    x = Tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    plain = np.array([0, 2, 1, 1])
+    assert kernels.CrossEntropy in op_types(F.cross_entropy(x, plain))
+    for loss in (F.cross_entropy(x, plain, reduction="sum"),
+                 F.cross_entropy(x, np.array([0, -100, 1, 1])),
+                 F.cross_entropy(x, plain, label_smoothing=0.1),
+                 F.cross_entropy(x, plain, WEIGHT4[:3]),
+                 F.cross_entropy(x, _probabilities((4, 3)))):
+        assert kernels.CrossEntropy not in op_types(loss)
+
+
+def test_cross_entropy_with_every_target_ignored_is_nan_with_zero_gradient(mode):
+    """PyTorch's answer: the mean over no targets is NaN, and no gradient flows."""
+    x = Tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    with np.errstate(all="raise"):  # and no 0/0 along the way
+        loss = F.cross_entropy(x, np.full(3, -100))
+        loss.backward()
+    assert np.isnan(loss.item())
+    np.testing.assert_array_equal(x.grad, 0.0)
+    assert F.cross_entropy(x, np.full(3, -100), reduction="sum").item() == 0.0
+
+
+def test_cross_entropy_ignored_target_with_infinite_logit_is_not_nan():
+    x = Tensor(np.array([[-np.inf, 0.0, 1.0], [0.5, 0.0, 1.0]]), requires_grad=True)
+    loss = F.cross_entropy(x, np.array([-100, 2]))
+    loss.backward()
+    expected = -_log_softmax(x.data[1:], axis=1)[0, 2]
+    np.testing.assert_allclose(loss.item(), expected, rtol=1e-14)
+    assert np.all(np.isfinite(x.grad))
+
+
+def test_binary_cross_entropy_floors_the_log_at_minus_100(torch):
+    p = np.array([0.0, 1.0, 0.0, 1.0, 1e-60, 0.5])
+    t = np.array([1.0, 0.0, 0.0, 1.0, 1.0, 0.5])
+    ours = F.binary_cross_entropy(Tensor(p, requires_grad=True), t, reduction="none")
+    np.testing.assert_allclose(ours.data, [100, 100, 0, 0, 100, math.log(2)], rtol=1e-14)
+    theirs = torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(t),
+                                                      reduction="none")
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-14)
+    ours.sum().backward()  # finite everywhere (0 where the floor holds)
+
+
+def test_bce_with_logits_is_stable_and_exact_at_zero(torch):
+    x = np.array([-800.0, -40.0, 0.0, 0.0, 40.0, 800.0])
+    t = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+    ours = Tensor(x, requires_grad=True)
+    with np.errstate(over="raise"):
+        loss = F.binary_cross_entropy_with_logits(ours, t, reduction="none",
+                                                  pos_weight=np.array(2.0))
+    loss.sum().backward()
+    theirs = torch.tensor(x, requires_grad=True)
+    t_loss = torch.nn.functional.binary_cross_entropy_with_logits(
+        theirs, torch.tensor(t), reduction="none", pos_weight=torch.tensor(2.0))
+    t_loss.sum().backward()
+    np.testing.assert_allclose(loss.data, t_loss.detach().numpy(), rtol=1e-12, atol=1e-15)
+    # d/dx at 0: (pos_weight t + 1 - t) sigmoid(0) - pos_weight t = -1 for t = 1, 0.5 for t = 0
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ours.grad[2:4], [-1.0, 0.5], rtol=1e-15)
+
+
+def test_normalize_leaves_a_zero_vector_zero_with_a_finite_gradient(torch):
+    x = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
+    ours = Tensor(x, requires_grad=True)
+    F.normalize(ours).sum().backward()
+    theirs = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.normalize(theirs).sum().backward()
+    np.testing.assert_allclose(F.normalize(Tensor(x)).data, [[0, 0, 0], [0.6, 0.8, 0]])
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12)
+
+
+def test_mse_loss_target_may_broadcast_to_the_input():
+    x = rng.standard_normal((3, 4))
+    y = rng.standard_normal(4)
+    np.testing.assert_allclose(F.mse_loss(Tensor(x), y).item(), ((x - y) ** 2).mean(),
+                               rtol=1e-14)
+
+
+# --------------------------------------------------------------------------------------------
+# scaled_dot_product_attention
+# --------------------------------------------------------------------------------------------
+def test_sdpa_runs_on_the_attention_kernel_when_the_mask_is_bool():
+    q, k, v = (Tensor(rng.standard_normal(s), requires_grad=True) for s in QKV)
+    assert kernels.Attention in op_types(F.scaled_dot_product_attention(q, k, v, MASK))
+    assert kernels.Attention in op_types(F.scaled_dot_product_attention(q, k, v,
+                                                                        is_causal=True))
+    float_mask = np.where(MASK, 0.0, -np.inf)
+    assert kernels.Attention not in op_types(F.scaled_dot_product_attention(q, k, v,
+                                                                            float_mask))
+
+
+def test_sdpa_fully_masked_rows_give_zero_like_torch(mode, torch):
+    """A query that may see no key: output 0 and no gradient, bool or float (-inf) mask."""
+    arrays = [rng.standard_normal(s) for s in QKV]
+    for mask in (MASK, np.where(MASK, 0.0, -np.inf)):
+        inputs = [Tensor(a, requires_grad=True) for a in arrays]
+        out = F.scaled_dot_product_attention(*inputs, mask)
+        out.sum().backward()
+        theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+        t_out = torch.nn.functional.scaled_dot_product_attention(*theirs, torch.tensor(mask))
+        t_out.sum().backward()
+        np.testing.assert_array_equal(out.data[:, :, 1], 0.0)
+        np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-12, atol=1e-14)
+        for ours, t in zip(inputs, theirs):
+            np.testing.assert_allclose(ours.grad, t.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+def test_sdpa_grouped_query_attention_matches_torch(torch):
+    q, k, v = rng.standard_normal((2, 4, 3, 5)), rng.standard_normal((2, 2, 6, 5)), \
+        rng.standard_normal((2, 2, 6, 3))
+    ours = F.scaled_dot_product_attention(Tensor(q), Tensor(k), Tensor(v), is_causal=True,
+                                          enable_gqa=True)
+    theirs = torch.nn.functional.scaled_dot_product_attention(
+        torch.tensor(q), torch.tensor(k), torch.tensor(v), is_causal=True, enable_gqa=True)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-14)
+    repeated = np.repeat(np.arange(2), 2)
+    np.testing.assert_allclose(ours.data, ref_attention(q, k[:, repeated], v[:, repeated],
+                                                        is_causal=True), rtol=1e-12)
+
+
+def test_sdpa_dropout_is_seeded_and_unbiased():
+    q, k, v = (Tensor(rng.standard_normal(s)) for s in [(3, 4), (5, 4), (5, 2)])
+    plain = F.scaled_dot_product_attention(q, k, v).data
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4, rng=np.random.default_rng(1))
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(a.data, b.data)
+    assert not np.allclose(a.data, plain)
+    draws = np.random.default_rng(2)
+    mean = np.mean([F.scaled_dot_product_attention(q, k, v, dropout_p=0.4, rng=draws).data
+                    for _ in range(1500)], axis=0)
+    np.testing.assert_allclose(mean, plain, atol=0.1)  # inverted dropout keeps the expectation
+    np.testing.assert_array_equal(
+        F.scaled_dot_product_attention(q, k, v, dropout_p=1.0).data, 0.0)
+
+
+def test_sdpa_dropout_gradient_flows_through_the_kept_weights():
+    q, k, v = (Tensor(rng.standard_normal(s), requires_grad=True) for s in
+               [(3, 4), (5, 4), (5, 2)])
+    with minigrad.fused(False):
+        fn = lambda q, k, v: F.scaled_dot_product_attention(  # noqa: E731
+            q, k, v, dropout_p=0.3, rng=np.random.default_rng(4))
+        assert gradcheck(fn, [q, k, v])
+
+
+# --------------------------------------------------------------------------------------------
+# bad arguments: clear errors naming the function
+# --------------------------------------------------------------------------------------------
+X4 = Tensor(np.zeros((1, 2, 5, 5)))
+W4 = Tensor(np.zeros((3, 2, 3, 3)))
+LOGITS = Tensor(np.zeros((3, 4)))
+Q = Tensor(np.zeros((2, 3, 4)))
+
+BAD_CALLS = [
+    (lambda: F.conv2d(Tensor(np.zeros((2, 5, 5))).reshape(50), W4), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, Tensor(np.zeros((3, 3, 3, 3)))), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, Tensor(np.zeros((3, 1, 3, 3))), groups=2), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, groups=0), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, Tensor(np.zeros(2))), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, stride=2, padding="same"), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, padding="full"), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, padding=-1), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, stride=0), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, W4, dilation=(1, 2, 3)), ValueError, "conv2d"),
+    (lambda: F.conv2d(X4, Tensor(np.zeros((3, 2, 6, 3)))), ValueError, "conv2d"),
+    (lambda: F.conv2d(Tensor(np.zeros((1, 2, 5, 5), dtype=np.int64)), W4), TypeError, "conv2d"),
+    (lambda: F.conv1d(X4, W4), ValueError, "conv1d"),
+    (lambda: F.unfold(Tensor(np.zeros((5, 5))), 2), ValueError, "unfold"),
+    (lambda: F.unfold(X4, 6), ValueError, "unfold"),
+    (lambda: F.max_pool2d(X4, 3, padding=2), ValueError, "max_pool2d"),
+    (lambda: F.max_pool2d(X4, 7), ValueError, "max_pool2d"),
+    (lambda: F.max_pool2d(X4, 0), ValueError, "max_pool2d"),
+    (lambda: F.avg_pool2d(X4, 2, divisor_override=0), ValueError, "avg_pool2d"),
+    (lambda: F.avg_pool2d(Tensor(np.zeros(5)), 2), ValueError, "avg_pool2d"),
+    (lambda: F.cross_entropy(LOGITS, np.array([0, 1, 2]), reduction="avg"), ValueError,
+     "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.array([0, 1, 2]), label_smoothing=1.5), ValueError,
+     "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.array([0, 1, 2]), np.ones(3)), ValueError,
+     "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.array([[0, 1, 2]])), ValueError, "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.array([0, 1, 4])), ValueError, "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.array([0, 1, -1])), ValueError, "cross_entropy"),
+    (lambda: F.cross_entropy(LOGITS, np.zeros((3, 3))), ValueError, "cross_entropy"),
+    (lambda: F.cross_entropy(Tensor(np.float64(1.0)), np.array(0)), ValueError,
+     "cross_entropy"),
+    (lambda: F.nll_loss(LOGITS, np.zeros((3, 4))), TypeError, "nll_loss"),
+    (lambda: F.nll_loss(LOGITS, np.array([0, 1, 2]), reduction=None), ValueError, "nll_loss"),
+    (lambda: F.binary_cross_entropy(Tensor(np.array([0.5, 1.5])), np.ones(2)), ValueError,
+     "binary_cross_entropy"),
+    (lambda: F.binary_cross_entropy(Tensor(np.array([0.5, 0.5])), np.ones(3)), ValueError,
+     "binary_cross_entropy"),
+    (lambda: F.binary_cross_entropy_with_logits(LOGITS, np.ones(4)), ValueError,
+     "binary_cross_entropy_with_logits"),
+    (lambda: F.mse_loss(LOGITS, np.ones((3, 1, 4))), ValueError, "mse_loss"),
+    (lambda: F.l1_loss(LOGITS, np.ones(3)), ValueError, "l1_loss"),
+    (lambda: F.normalize(LOGITS, p=0), ValueError, "normalize"),
+    (lambda: F.normalize(LOGITS, dim=2), ValueError, "normalize"),
+    (lambda: F.scaled_dot_product_attention(Q, Q, Q, np.ones((3, 3), bool), is_causal=True),
+     ValueError, "scaled_dot_product_attention"),
+    (lambda: F.scaled_dot_product_attention(Q, Q, Q, np.ones((3, 3), int)), TypeError,
+     "scaled_dot_product_attention"),
+    (lambda: F.scaled_dot_product_attention(Q, Q, Q, np.ones((3, 4), bool)), ValueError,
+     "scaled_dot_product_attention"),
+    (lambda: F.scaled_dot_product_attention(Q, Q, Q, dropout_p=1.5), ValueError,
+     "scaled_dot_product_attention"),
+    (lambda: F.scaled_dot_product_attention(Q, Tensor(np.zeros((2, 3, 5))), Q), ValueError,
+     "scaled_dot_product_attention"),
+    (lambda: F.scaled_dot_product_attention(Q, Tensor(np.zeros((3, 3, 4))), Q, enable_gqa=True),
+     ValueError, "scaled_dot_product_attention"),
+    (lambda: nn.Conv2d(4, 3, 3, groups=2), ValueError, "Conv2d"),
+    (lambda: nn.Conv2d(4, 4, (3, 3, 3)), ValueError, "Conv2d"),
+    (lambda: nn.Flatten(2, 1)(LOGITS.reshape(1, 3, 4)), ValueError, "Flatten"),
+    (lambda: nn.Sequential().append(F.relu), TypeError, "Sequential"),
+]
+
+
+@pytest.mark.parametrize("call,error,name", BAD_CALLS,
+                         ids=[f"{i}-{name}" for i, (_, _, name) in enumerate(BAD_CALLS)])
+def test_bad_arguments_raise_clear_errors(call, error, name):
+    with pytest.raises(error, match=name):
+        call()
+
+
+# --------------------------------------------------------------------------------------------
+# nn modules against PyTorch's, weights copied through the state dict
+# --------------------------------------------------------------------------------------------
+def _load_from_torch(module, torch_module):
+    module.load_state_dict({k: v.detach().numpy() for k, v in torch_module.state_dict().items()})
+
+
+def _compare_modules(torch, ours, theirs, x, loss_target=None):
+    """Same output and same parameter gradients (of a weighted sum of the output)."""
+    out = ours(Tensor(x, requires_grad=True))
+    t_out = theirs(torch.tensor(x, requires_grad=True))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
+    out.backward(upstream)
+    t_out.backward(torch.tensor(upstream))
+    t_params = dict(theirs.named_parameters())
+    assert [n for n, _ in ours.named_parameters()] == list(t_params)
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=name)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(), dict(stride=2, padding=1, bias=False), dict(padding="same", dilation=2, groups=2),
+])
+def test_conv2d_module_matches_torch(torch, kw):
+    ours = nn.Conv2d(4, 6, (3, 2), **kw, dtype=np.float64)
+    theirs = torch.nn.Conv2d(4, 6, (3, 2), **kw, dtype=torch.float64)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    for attribute in ("in_channels", "out_channels", "kernel_size", "stride", "padding",
+                      "dilation", "groups"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+    _load_from_torch(ours, theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6)))
+
+
+def test_conv1d_module_matches_torch(torch):
+    ours = nn.Conv1d(4, 2, 3, stride=2, padding=1, groups=2, dtype=np.float64)
+    theirs = torch.nn.Conv1d(4, 2, 3, stride=2, padding=1, groups=2, dtype=torch.float64)
+    _load_from_torch(ours, theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((3, 4, 9)))
+
+
+def test_conv_init_is_uniform_within_torch_bounds():
+    conv = nn.Conv2d(8, 64, (3, 5), groups=2, rng=np.random.default_rng(0))
+    bound = 1 / math.sqrt(8 // 2 * 3 * 5)
+    assert conv.weight.shape == (64, 4, 3, 5) and conv.weight.dtype == np.float32
+    for p in (conv.weight.data, conv.bias.data):
+        assert np.abs(p).max() <= bound
+    # uniform on [-b, b]: standard deviation b / sqrt(3)
+    assert abs(conv.weight.data.std() - bound / math.sqrt(3)) < 0.05 * bound
+    again = nn.Conv2d(8, 64, (3, 5), groups=2, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(again.weight.data, conv.weight.data)
+
+
+def _torch_cnn(torch):
+    tnn = torch.nn
+    return tnn.Sequential(
+        tnn.Conv2d(2, 4, 3, padding=1), tnn.ReLU(), tnn.MaxPool2d(2),
+        tnn.Conv2d(4, 3, 2), tnn.Tanh(), tnn.AvgPool2d(2, stride=1),
+        tnn.Flatten(), tnn.Linear(3 * 1 * 1, 5), tnn.Sigmoid(), tnn.GELU(approximate="tanh"),
+    ).double()
+
+
+def _minigrad_cnn():
+    return nn.Sequential(
+        nn.Conv2d(2, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(4, 3, 2), nn.Tanh(), nn.AvgPool2d(2, stride=1),
+        nn.Flatten(), nn.Linear(3 * 1 * 1, 5), nn.Sigmoid(), nn.GELU(approximate="tanh"),
+    ).astype(np.float64)
+
+
+def test_sequential_cnn_matches_torch_with_its_state_dict(torch):
+    theirs, ours = _torch_cnn(torch), _minigrad_cnn()
+    _load_from_torch(ours, theirs)  # names '0.weight', '3.bias', ...: no renaming, no transposes
+    _compare_modules(torch, ours, theirs, rng.standard_normal((3, 2, 6, 6)))
+
+
+@pytest.mark.parametrize("make", [
+    lambda tnn, w: tnn.CrossEntropyLoss(),
+    lambda tnn, w: tnn.CrossEntropyLoss(weight=w, ignore_index=1, label_smoothing=0.1),
+    lambda tnn, w: tnn.CrossEntropyLoss(reduction="sum", label_smoothing=0.2),
+    lambda tnn, w: tnn.MSELoss(), lambda tnn, w: tnn.MSELoss(reduction="none"),
+    lambda tnn, w: tnn.L1Loss(reduction="sum"),
+])
+def test_loss_modules_match_torch(torch, make):
+    theirs = make(torch.nn, torch.tensor(WEIGHT4))
+    ours = make(nn, WEIGHT4)
+    x = rng.standard_normal((6, 4))
+    target = _targets(6, 4) if isinstance(ours, nn.CrossEntropyLoss) else rng.standard_normal(
+        (6, 4))
+    loss = ours(Tensor(x), target)
+    expected = theirs(torch.tensor(x), torch.as_tensor(target))
+    np.testing.assert_allclose(loss.data, expected.numpy(), rtol=1e-12)
+
+
+def test_pooling_flatten_and_activation_modules_match_torch(torch):
+    x = rng.standard_normal((2, 3, 7, 6))
+    pairs = [
+        (nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True),
+         torch.nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)),
+        (nn.AvgPool2d((2, 3), count_include_pad=False, padding=1),
+         torch.nn.AvgPool2d((2, 3), count_include_pad=False, padding=1)),
+        (nn.Flatten(), torch.nn.Flatten()), (nn.Flatten(0, 2), torch.nn.Flatten(0, 2)),
+        (nn.Flatten(-2), torch.nn.Flatten(-2)), (nn.ReLU(), torch.nn.ReLU()),
+        (nn.Tanh(), torch.nn.Tanh()), (nn.Sigmoid(), torch.nn.Sigmoid()),
+        (nn.GELU("tanh"), torch.nn.GELU("tanh")),
+    ]
+    for ours, theirs in pairs:
+        np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.tensor(x)).numpy(),
+                                   rtol=1e-12, atol=1e-14, err_msg=type(ours).__name__)
+    for ours, theirs in [(nn.MaxPool2d(3), torch.nn.MaxPool2d(3)),
+                         (nn.AvgPool2d(2, 1), torch.nn.AvgPool2d(2, 1))]:
+        assert (ours.kernel_size, ours.stride, ours.padding) == \
+            (theirs.kernel_size, theirs.stride, theirs.padding)
+    out, indices = nn.MaxPool2d(2, return_indices=True)(Tensor(x))
+    np.testing.assert_array_equal(indices.data, torch.nn.MaxPool2d(2, return_indices=True)(
+        torch.tensor(x))[1].numpy())
+
+
+def test_gelu_module_defaults_to_exact_as_in_torch():
+    assert nn.GELU().approximate == "none"
+
+
+def test_flatten_reshapes_like_numpy():
+    x = Tensor(np.arange(24.0).reshape(2, 3, 4))
+    assert nn.Flatten()(x).shape == (2, 12)
+    assert nn.Flatten(0, 1)(x).shape == (6, 4)
+    assert nn.Flatten(1, 1)(x).shape == (2, 3, 4)
+    np.testing.assert_array_equal(nn.Flatten(0)(x).data, np.arange(24.0))
+
+
+def test_sequential_is_indexable_iterable_and_registers_children():
+    layers = [nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2)]
+    model = nn.Sequential(*layers)
+    assert len(model) == 3 and list(model) == layers
+    assert model[0] is layers[0] and model[-1] is layers[2]
+    head = model[1:]
+    assert isinstance(head, nn.Sequential) and list(head) == layers[1:]
+    assert [n for n, _ in head.named_modules()][1:] == ["1", "2"]  # names kept, as in PyTorch
+    assert [n for n, _ in model.named_parameters()] == ["0.weight", "0.bias", "2.weight",
+                                                        "2.bias"]
+    x = Tensor(rng.standard_normal((5, 3)))
+    np.testing.assert_array_equal(model(x).data, layers[2](layers[1](layers[0](x))).data)
+    named = nn.Sequential(OrderedDict([("encoder", layers[0]), ("act", layers[1])]))
+    assert [n for n, _ in named.named_parameters()] == ["encoder.weight", "encoder.bias"]
+    model.append(nn.Tanh())
+    assert len(model) == 4 and isinstance(model[3], nn.Tanh)
+    model.eval()
+    assert not model[0].training
+
+
+# --------------------------------------------------------------------------------------------
+# a convolutional network learns (examples/conv_classifier.py)
+# --------------------------------------------------------------------------------------------
+def test_conv_classifier_example_learns_well_below_chance():
+    from examples.conv_classifier import CLASSES, accuracy, make_images, train
+
+    model, losses = train(steps=120, seed=0)
+    chance = math.log(len(CLASSES))
+    assert abs(np.mean(losses[:5]) - chance) < 0.3  # starts near chance
+    assert np.mean(losses[-20:]) < 0.25 * chance
+    images, labels = make_images(300, np.random.default_rng(1))
+    assert accuracy(model, images, labels) > 0.9
