@@ -13,12 +13,13 @@ import sys
 from ..engine import Function
 from .elementwise import Add, Div, Exp, Log, Mul, Neg, Pow, Sigmoid, Sqrt, Sub, Tanh, Where
 from .matmul import MatMul
-from .reductions import Max, Sum
-from .shape import Concat, GetItem, Reshape, Transpose
+from .reductions import Max, Min, Sum
+from .shape import BroadcastTo, Concat, GetItem, Reshape, ScatterAdd, Transpose
 
 __all__ = [
-    "Add", "Concat", "Div", "Exp", "GetItem", "Log", "MatMul", "Max", "Mul", "Neg", "Pow",
-    "Reshape", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Where",
+    "Add", "BroadcastTo", "Concat", "Div", "Exp", "GetItem", "Log", "MatMul", "Max", "Min",
+    "Mul", "Neg", "Pow", "Reshape", "ScatterAdd", "Sigmoid", "Sqrt", "Sub", "Sum", "Tanh",
+    "Transpose", "Where",
 ]
 
 
