@@ -428,9 +428,11 @@ class Tensor:
         kept_shape = [self.shape[d] for d in kept]
         count = math.prod(self.shape[d] for d in dims)
         x = _accumulating(self).permute(kept + list(dims)).reshape(*kept_shape, count)
-        while x.shape[-1] != 1:
-            if x.shape[-1] % 2 == 1 or x.shape[-1] == 0:  # a factor 1 to pair the last entry
-                one = Tensor._make(np.ones((*kept_shape, 1), dtype=x.dtype))
+        one = Tensor._make(np.ones((*kept_shape, 1), dtype=x.dtype))
+        if count == 0:
+            x = one  # the product of nothing
+        while x.shape[-1] > 1:
+            if x.shape[-1] % 2 == 1:  # a factor 1 to pair the last entry with
                 x = ops.Concat.apply(x, one, axis=-1)
             half = x.shape[-1] // 2
             x = x[..., :half] * x[..., half:]
