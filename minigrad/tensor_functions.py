@@ -67,8 +67,9 @@ def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
 
     Composed, not a primitive: each repeated letter within an operand takes a diagonal, then
     the operands are contracted left to right, each pair as one batched matmul (shared letters
-    kept for the output are the batch, shared letters summed are the inner dim), so the work
-    runs in BLAS and the gradient comes from Transpose, Reshape, MatMul and Sum."""
+    kept for the output are the batch, shared letters summed are the inner dim; a broadcast
+    multiply when none is summed), so the work runs in BLAS and the gradient comes from
+    Transpose, Reshape, MatMul, Mul and Sum."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     inputs, output = _einsum_labels(equation, [t.ndim for t in operands])
@@ -79,7 +80,8 @@ def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
             first = next(i for i, label in enumerate(labels) if labels.count(label) > 1)
             second = labels.index(labels[first], first + 1)
             t = t.diagonal(0, first, second)
-            labels = [x for i, x in enumerate(labels) if i not in (first, second)] + [labels[first]]
+            kept = [x for i, x in enumerate(labels) if i not in (first, second)]
+            labels = kept + [labels[first]]  # diagonal puts the diagonal last
         if any(n != sizes[label] for n, label in zip(t.shape, labels)):
             t = t.expand([sizes[label] for label in labels])  # dims of size 1 broadcast
         terms.append((t, labels))
@@ -178,8 +180,11 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
         order = [labels.index(x) for group in groups for x in group]
         return t.permute(order).reshape([math.prod(size[x] for x in g) for g in groups])
 
-    product = grouped(a, a_labels, [batch, a_own, summed]) @ grouped(b, b_labels,
-                                                                     [batch, summed, b_own])
+    a3 = grouped(a, a_labels, [batch, a_own, summed])
+    b3 = grouped(b, b_labels, [batch, summed, b_own])
+    # nothing to sum: the inner dim has size 1, and broadcasting multiplies faster than a
+    # matmul of 1 x 1 matrices
+    product = a3 @ b3 if summed else a3 * b3
     labels = batch + a_own + b_own
     return product.reshape([size[x] for x in labels]), labels
 

@@ -222,8 +222,7 @@ def test_cumprod_gradient_with_zeros_matches_a_loop():
     expected = [sum(g[i] * np.prod(np.delete(data[:i + 1], j)) for i in range(j, 5))
                 for j in range(5)]
     np.testing.assert_allclose(x.grad, expected, rtol=1e-15)
-    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-check "
-                                                "against it is skipped")
+    torch = torch_or_skip()
     t = torch.tensor(data, requires_grad=True)
     t.cumprod(0).backward(torch.tensor(g))
     np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-15)

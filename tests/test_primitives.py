@@ -69,11 +69,13 @@ CASES = {
     ops.Max: [
         ("all", lambda a: a.max(), lambda: [distinct(3, 4)]),
         ("axis", lambda a: a.amax(axis=1), lambda: [distinct(2, 3, 4)]),
-        ("tuple_keepdims", lambda a: a.amax(axis=(0, 2), keepdims=True), lambda: [distinct(2, 3, 4)]),
+        ("tuple_keepdims", lambda a: a.amax(axis=(0, 2), keepdims=True),
+         lambda: [distinct(2, 3, 4)]),
     ],
     ops.Min: [
         ("all", lambda a: a.min(), lambda: [distinct(3, 4)]),
-        ("tuple_keepdims", lambda a: a.amin(dim=(0, 2), keepdim=True), lambda: [distinct(2, 3, 4)]),
+        ("tuple_keepdims", lambda a: a.amin(dim=(0, 2), keepdim=True),
+         lambda: [distinct(2, 3, 4)]),
     ],
     ops.Reshape: [
         ("plain", lambda a: a.reshape(4, 3) * const(np.arange(12.0).reshape(4, 3)),
@@ -99,9 +101,11 @@ CASES = {
          lambda: [leaf(3, 1)]),
     ],
     ops.ScatterAdd: [
-        ("repeated_positions", lambda a, src: a.scatter_add(1, np.array([[0, 0, 2], [3, 1, 3]]), src),
+        ("repeated_positions",
+         lambda a, src: a.scatter_add(1, np.array([[0, 0, 2], [3, 1, 3]]), src),
          lambda: [leaf(2, 4), leaf(2, 3)]),
-        ("src_larger_than_index", lambda a, src: a.scatter_add(0, np.array([[1, 0], [1, 1]]), src),
+        ("src_larger_than_index",
+         lambda a, src: a.scatter_add(0, np.array([[1, 0], [1, 1]]), src),
          lambda: [leaf(3, 2), leaf(3, 3)]),
     ],
     ops.Concat: [
