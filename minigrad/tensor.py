@@ -75,7 +75,7 @@ def _reduced_dims(op: str, dim: Dim, axis: Dim, ndim: int) -> tuple[int, ...]:
     """The dims a reduction runs over, from `dim=` or `axis=`; None or () means every dim, as
     in PyTorch's sum and mean."""
     dim = _dims(dim, axis)
-    return _dim_tuple(op, None if dim == () else dim, ndim)
+    return _dim_tuple(op, None if isinstance(dim, Sequence) and not dim else dim, ndim)
 
 
 def _ints(args: tuple) -> tuple[int, ...]:
@@ -699,7 +699,7 @@ class Tensor:
             size = int(split_size_or_sections)
             if size <= 0 and n:
                 raise ValueError(f"split: split_size must be positive, got {size}")
-            sections = [size] * (n // size) + [n % size] * (n % size > 0) if n else [0]
+            sections = ([size] * (n // size) + [n % size] * (n % size > 0)) if n else [0]
         else:
             sections = [int(s) for s in split_size_or_sections]
             if sum(sections) != n or min(sections, default=0) < 0:
