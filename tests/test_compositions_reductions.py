@@ -187,6 +187,19 @@ def test_ties_route_the_gradient_as_torch_does(op):
     np.testing.assert_allclose(x2.grad, t2.grad.numpy(), rtol=1e-15)
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_a_nan_is_the_extreme_and_takes_the_gradient(op):
+    x = Tensor(np.array([1.0, np.nan, 3.0]), requires_grad=True)
+    out = getattr(x, op)()
+    assert np.isnan(out.item())
+    out.backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0, 0.0])
+    torch = torch_or_skip()
+    t = torch.tensor([1.0, np.nan, 3.0], requires_grad=True)
+    getattr(t, op)().backward()
+    np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
 def test_max_of_int_and_bool_tensors():
     ints = Tensor(np.array([[3, 200, 7]], dtype=np.uint8))
     assert ints.min().item() == 3 and ints.max(1).values.data.tolist() == [200]

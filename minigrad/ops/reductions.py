@@ -32,7 +32,9 @@ class Max(Function):
                              f"shape {a.shape}")
         self.keepdims = keepdims
         out = self.reduce(a, axis=self.axes, keepdims=True)
-        self.is_extreme = a == out
+        # a NaN is the max or min wherever there is one (as in numpy), so its NaNs get the
+        # gradient (NaN != NaN is how to find them in any dtype)
+        self.is_extreme = (a == out) | ((a != a) & (out != out))
         return out if keepdims else np.squeeze(out, axis=self.axes)
 
     def backward(self, g):
