@@ -15,7 +15,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .tensor import Tensor, _as_array
-from .tensor_functions import where
+from .tensor_functions import cat, where
 
 
 # --------------------------------------------------------------------------------------------
@@ -79,7 +79,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
         raise ValueError(f"normalize: dim {dim} is out of range for a tensor of shape "
                          f"{input.shape}")
     if p == math.inf:
-        norm = input.abs().max(dim, keepdim=True)
+        norm = input.abs().amax(dim, keepdim=True)
         small = norm.data < eps
     else:
         total = (input.abs() ** p).sum(dim, keepdim=True)
@@ -823,3 +823,50 @@ def _share_kv_heads(name: str, query: Tensor, key: Tensor, value: Tensor
                          f"{query.shape}, key {key.shape}, value {value.shape}")
     heads = np.repeat(np.arange(key.shape[-3]), query.shape[-3] // key.shape[-3])
     return key[..., heads, :, :], value[..., heads, :, :]
+
+
+# --------------------------------------------------------------------------------------------
+# Padding and encoding
+# --------------------------------------------------------------------------------------------
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """Pad with `value` (default 0): `pad` lists (before, after) amounts for the last dim, then
+    the one before it, and so on, as in PyTorch; a negative amount crops instead."""
+    if mode != "constant":
+        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise ValueError(f"pad: needs (before, after) pairs for at most {input.ndim} dims, "
+                         f"got {tuple(pad)}")
+    fill = 0 if value is None else value
+    out = input
+    for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
+        dim = input.ndim - 1 - i
+        crop_before, crop_after = max(-before, 0), max(-after, 0)
+        if crop_before + crop_after > out.shape[dim]:
+            raise ValueError(f"pad: {tuple(pad)} crops more than the {out.shape[dim]} entries "
+                             f"of dim {dim} of shape {input.shape}")
+        if crop_before or crop_after:
+            out = out.narrow(dim, crop_before, out.shape[dim] - crop_before - crop_after)
+        if before > 0 or after > 0:
+            first, last = (Tensor(np.full(out.shape[:dim] + (max(n, 0),) + out.shape[dim + 1:],
+                                          fill, out.dtype)) for n in (before, after))
+            out = cat([first, out, last], dim)
+    return out
+
+
+def one_hot(tensor: ArrayLike, num_classes: int = -1) -> Tensor:
+    """out[..., c] = 1 where tensor == c, else 0: an int64 tensor with a new last dim of
+    num_classes entries (-1: one more than the largest class), without grad."""
+    classes = np.asarray(_as_array(tensor))
+    if classes.dtype.kind not in "iu":
+        raise TypeError(f"one_hot: classes must be integers, got dtype {classes.dtype}")
+    if classes.size and classes.min() < 0:
+        raise ValueError(f"one_hot: classes must be non-negative, got {classes.min()}")
+    if num_classes == -1:
+        if not classes.size:
+            raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")
+        num_classes = int(classes.max()) + 1
+    elif classes.size and classes.max() >= num_classes:
+        raise ValueError(f"one_hot: classes must be smaller than num_classes={num_classes}, "
+                         f"got {classes.max()}")
+    return Tensor(classes[..., None] == np.arange(num_classes), dtype=np.int64)

@@ -8,8 +8,8 @@ Names and meaning follow PyTorch (`dim=`, `keepdim=`); numpy's `axis=`/`keepdims
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
-from typing import Any, Union
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple, Union
 
 import numpy as np
 
@@ -31,6 +31,130 @@ def _dims(dim: Dim, axis: Dim) -> Dim:
             raise TypeError("give dim= or axis=, not both")
         return axis
     return dim
+
+
+def _dim(op: str, dim: int, ndim: int) -> int:
+    """`dim` wrapped into [0, ndim), checked as PyTorch checks it (an IndexError naming `op`).
+    A 0-d tensor counts as having one dim here, so it takes dim 0 or -1."""
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{op}: dim must be an int, got {dim!r}")
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"{op}: dim {dim} is out of range for a tensor with {ndim} dims "
+                         f"(expected a dim in [{-size}, {size - 1}])")
+    return int(dim) % size
+
+
+def _existing_dim(op: str, dim: int, ndim: int) -> int:
+    """`dim` as `_dim` wraps it, for ops that need the tensor to have that dim (not 0-d)."""
+    if ndim == 0:
+        raise ValueError(f"{op}: a 0-d tensor has no dim to work along; reshape it to 1-D first")
+    return _dim(op, dim, ndim)
+
+
+def _dim_list(op: str, dim: int | Sequence[int], ndim: int) -> list[int]:
+    """`dim` (an int or a sequence of ints) as a list of dims in [0, ndim), in the order given,
+    each named once."""
+    dims = [dim] if isinstance(dim, (int, np.integer)) else list(dim)
+    wrapped = [_dim(op, d, ndim) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise ValueError(f"{op}: dims {tuple(dims)} name the same dim more than once")
+    return wrapped
+
+
+def _dim_tuple(op: str, dim: Dim, ndim: int) -> tuple[int, ...]:
+    """`dim` (an int, a sequence of ints, or None for every dim) as a sorted tuple of dims in
+    [0, ndim). A 0-d tensor takes dim 0 or -1 and has no dim to act on: ()."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = _dim_list(op, dim, ndim)
+    return tuple(sorted(dims)) if ndim else ()
+
+
+def _reduced_dims(op: str, dim: Dim, axis: Dim, ndim: int) -> tuple[int, ...]:
+    """The dims a reduction runs over, from `dim=` or `axis=`; None or () means every dim, as
+    in PyTorch's sum and mean."""
+    dim = _dims(dim, axis)
+    return _dim_tuple(op, None if isinstance(dim, Sequence) and not dim else dim, ndim)
+
+
+def _ints(args: tuple) -> tuple[int, ...]:
+    """Sizes or dims given either of PyTorch's two ways: as arguments, f(2, 3), or as one
+    sequence, f((2, 3))."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _index_array(op: str, index: ArrayLike) -> np.ndarray:
+    """An integer index given as a Tensor, a numpy array or a list, checked to hold integers."""
+    index = np.asarray(_as_array(index))
+    if index.dtype.kind not in "iu":
+        raise TypeError(f"{op}: index must hold integers, got dtype {index.dtype}")
+    return index
+
+
+def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
+    """gather's and scatter_add's rules for `index`: as many dims as the tensor, no larger than
+    it along the other dims, and entries in [0, size) along `dim`."""
+    if index.ndim != len(shape) or any(i > n for k, (i, n) in enumerate(zip(index.shape, shape))
+                                       if k != dim):
+        raise ValueError(f"{op}: index of shape {index.shape} does not fit a tensor of shape "
+                         f"{shape}: it needs {len(shape)} dims, none larger than the tensor's "
+                         f"except dim {dim}")
+    size = shape[dim] if shape else 1
+    if index.size and (index.min() < 0 or index.max() >= size):
+        raise IndexError(f"{op}: index entries must lie in [0, {size}) for dim {dim} of a "
+                         f"tensor of shape {shape}, got entries from {index.min()} to "
+                         f"{index.max()}")
+
+
+def _along_dim(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+    """The numpy index that reaches, for each position p of `index`, the entry at index[p]
+    along `dim` and at p along every other dim: what gather reads and scatter_add writes."""
+    grid = list(np.ogrid[tuple(slice(n) for n in index.shape)])  # each position's coordinates
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _accumulating(t: Tensor) -> Tensor:
+    """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
+    is `or`, and small integer types overflow)."""
+    return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64))
+
+
+def _zero_at_zero(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """fn(x), except 0 with gradient 0 where x == 0: for sqrt and powers, whose derivative is
+    infinite at 0, where PyTorch's norm and std take the subgradient 0. fn never sees those
+    zeros (they are replaced by 1 first), so no inf * 0 = NaN reaches the gradient."""
+    at_zero = x.data == 0
+    return fn(x.masked_fill(at_zero, 1.0)).masked_fill(at_zero, 0.0)
+
+
+def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
+          identity: float) -> Tensor:
+    """Inclusive prefix combination along `dim` (cumsum, cumprod) by doubling: after the step
+    with shift s every entry holds the combination of the 2s entries ending at it. That is
+    log2(n) steps of one `combine` each, whose own gradients make the scan's exact (also
+    through zeros in a product)."""
+    if x.ndim == 0:
+        return x.reshape(())
+    x = x.movedim(dim, -1)
+    n = x.shape[-1]
+    shift = 1
+    while shift < n:
+        filler = Tensor._make(np.full(x.shape[:-1] + (shift,), identity, dtype=x.dtype))
+        x = combine(x, ops.Concat.apply(filler, x[..., : n - shift], axis=-1))
+        shift *= 2
+    return x.movedim(-1, dim)
+
+
+class ValuesIndices(NamedTuple):
+    """What max(dim) and min(dim) return, like PyTorch's torch.return_types.max: a pair that
+    unpacks as (values, indices) and has `.values` and `.indices`."""
+
+    values: Tensor
+    indices: Tensor
 
 
 class Tensor:
@@ -531,19 +655,189 @@ class Tensor:
         return ops.Where.apply(from_start, from_end, cond=np.abs(weight.data) < 0.5)
 
     # ---- reductions ----
+    # `dim` is an int or a tuple of ints (None: every dim; a 0-d tensor takes 0 or -1), as in
+    # PyTorch; numpy's `axis=`/`keepdims=` work too.
     def sum(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        return ops.Sum.apply(self, axis=_dims(dim, axis), keepdims=keepdims or keepdim)
+        dims = _reduced_dims("sum", dim, axis, self.ndim)
+        return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
              keepdims: bool | None = None) -> Tensor:
-        total = self.sum(_dims(dim, axis), keepdims or keepdim)
-        count = self.data.size // max(total.data.size, 1)  # entries averaged into each output
-        return total / count
+        dims = _reduced_dims("mean", dim, axis, self.ndim)
+        count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
+        return self.sum(dims, keepdims or keepdim) / count
 
-    def max(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+    def max(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
+            keepdims: bool | None = None) -> Tensor | ValuesIndices:
+        """The largest entry, a 0-d tensor (tied maxima share its gradient equally); or, given
+        an int `dim`, the largest entries along it and their indices, (values, indices), with
+        the gradient going to those indices, as in PyTorch. amax reduces several dims."""
+        return self._extreme("max", ops.Max, np.argmax, _dims(dim, axis), keepdims or keepdim)
+
+    def min(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
+            keepdims: bool | None = None) -> Tensor | ValuesIndices:
+        """The smallest entry, or (values, indices) along an int `dim`: as max."""
+        return self._extreme("min", ops.Min, np.argmin, _dims(dim, axis), keepdims or keepdim)
+
+    def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
+                 keepdim: bool) -> Tensor | ValuesIndices:
+        if dim is None:
+            return primitive.apply(self, keepdims=keepdim)
+        if not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r} (amax "
+                            f"and amin reduce several dims at once; maximum and minimum compare "
+                            f"two tensors)")
+        indices = self._arg_extreme(op, arg, dim, keepdim=True)
+        values = self.gather(dim, indices)  # the gradient goes to the index returned
+        if keepdim:
+            return ValuesIndices(values, indices)
+        return ValuesIndices(values.squeeze(dim), indices.squeeze(dim))
+
+    def amax(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+             keepdims: bool | None = None) -> Tensor:
+        """The largest entries over `dim` (tied maxima share the gradient equally)."""
+        dims = _reduced_dims("amax", dim, axis, self.ndim)
+        return ops.Max.apply(self, axis=dims, keepdims=keepdims or keepdim)
+
+    def amin(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+             keepdims: bool | None = None) -> Tensor:
+        """The smallest entries over `dim` (tied minima share the gradient equally)."""
+        dims = _reduced_dims("amin", dim, axis, self.ndim)
+        return ops.Min.apply(self, axis=dims, keepdims=keepdims or keepdim)
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Where the largest entry is along `dim` (the first one among ties), or in the
+        flattened tensor when dim is None: an int64 tensor, without grad."""
+        return self._arg_extreme("argmax", np.argmax, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Where the smallest entry is: as argmax."""
+        return self._arg_extreme("argmin", np.argmin, dim, keepdim)
+
+    def _arg_extreme(self, op: str, arg: Callable, dim: int | None, keepdim: bool) -> Tensor:
+        if dim is None:
+            data, axis = self.data.reshape(-1), 0
+            shape = (1,) * self.ndim if keepdim else ()
+        else:
+            data, axis = self.data.reshape(self.shape or (1,)), _dim(op, dim, self.ndim)
+            shape = tuple(1 if d == axis else n for d, n in enumerate(self.shape)
+                          if keepdim or d != axis)
+        if data.shape[axis] == 0:
+            raise ValueError(f"{op}: the dim searched is empty (tensor of shape {self.shape})")
+        return Tensor._make(arg(data, axis=axis).astype(np.int64).reshape(shape))
+
+    def prod(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+             keepdims: bool | None = None) -> Tensor:
+        """The product of the entries over `dim`, as a tree of multiplications: the first half
+        times the second, until one entry is left (log2(n) Mul ops). Each entry's gradient,
+        the product of all the others, is then exact also where entries are 0 (dividing the
+        product by the entry would give NaN there)."""
+        dims = _reduced_dims("prod", dim, axis, self.ndim)
+        kept = [d for d in range(self.ndim) if d not in dims]
+        kept_shape = [self.shape[d] for d in kept]
+        count = math.prod(self.shape[d] for d in dims)
+        x = _accumulating(self).permute(kept + list(dims)).reshape(*kept_shape, count)
+        one = Tensor._make(np.ones((*kept_shape, 1), dtype=x.dtype))
+        if count == 0:
+            x = one  # the product of nothing
+        while x.shape[-1] > 1:
+            if x.shape[-1] % 2 == 1:  # a factor 1 to pair the last entry with
+                x = ops.Concat.apply(x, one, axis=-1)
+            half = x.shape[-1] // 2
+            x = x[..., :half] * x[..., half:]
+        if keepdims or keepdim:
+            return x.reshape([1 if d in dims else n for d, n in enumerate(self.shape)])
+        return x.reshape(kept_shape)
+
+    def var(self, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: float | None = None, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        return ops.Max.apply(self, axis=_dims(dim, axis), keepdims=keepdims or keepdim)
+        """The variance over `dim`, sum((x - mean)**2) / (N - correction): correction=1
+        (Bessel's, the default, as in PyTorch) or 0 (the population variance); unbiased=True
+        or False is PyTorch's older spelling of 1 or 0."""
+        return self._variance("var", dim, unbiased, keepdims or keepdim, correction, axis)
+
+    def std(self, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False, *,
+            correction: float | None = None, axis: Dim = None,
+            keepdims: bool | None = None) -> Tensor:
+        """sqrt(var), with var's arguments; where the variance is 0 the gradient is 0, as in
+        PyTorch."""
+        variance = self._variance("std", dim, unbiased, keepdims or keepdim, correction, axis)
+        return _zero_at_zero(variance, Tensor.sqrt)
+
+    def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
+                  correction: float | None, axis: Dim) -> Tensor:
+        if isinstance(dim, bool):  # PyTorch's older var(unbiased) form
+            dim, unbiased = None, dim
+        if unbiased is not None and correction is not None:
+            raise TypeError(f"{op}: give correction= or unbiased=, not both")
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        dims = _reduced_dims(op, dim, axis, self.ndim)
+        count = math.prod(self.shape[d] for d in dims)
+        centered = self - self.mean(dims, keepdim=True)
+        # no degrees of freedom left gives inf or NaN, with numpy's warning, as in PyTorch
+        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+
+    def any(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+            keepdims: bool | None = None) -> Tensor:
+        """True where some entry over `dim` is nonzero: a bool tensor, without grad."""
+        dims = _reduced_dims("any", dim, axis, self.ndim)
+        return Tensor._make(np.asarray(self.data.any(axis=dims, keepdims=keepdims or keepdim)))
+
+    def all(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
+            keepdims: bool | None = None) -> Tensor:
+        """True where every entry over `dim` is nonzero: a bool tensor, without grad."""
+        dims = _reduced_dims("all", dim, axis, self.ndim)
+        return Tensor._make(np.asarray(self.data.all(axis=dims, keepdims=keepdims or keepdim)))
+
+    def logsumexp(self, dim: Dim, keepdim: bool = False) -> Tensor:
+        """log(sum(exp(x))) over `dim`, computed stably: the max m is taken out first,
+        m + log(sum(exp(x - m))). m is a constant (the gradient, softmax(x), does not depend on
+        it); where it is infinite it is 0 instead, so all -inf gives -inf and +inf gives +inf,
+        not NaN."""
+        dims = _reduced_dims("logsumexp", dim, None, self.ndim)
+        shift = self.data.max(axis=dims, keepdims=True, initial=-np.inf)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(self.dtype)
+        out = (self - shift).exp().sum(dims, keepdim=True).log() + shift
+        return out if keepdim else out.squeeze(dims)
+
+    def cumsum(self, dim: int) -> Tensor:
+        """Running sums along `dim`: out[i] = x[0] + ... + x[i] (integers and bools in int64)."""
+        return _scan(_accumulating(self), _dim("cumsum", dim, self.ndim), Tensor.__add__, 0)
+
+    def cumprod(self, dim: int) -> Tensor:
+        """Running products along `dim`: out[i] = x[0] * ... * x[i]; the gradient is exact
+        also through zeros (no division)."""
+        return _scan(_accumulating(self), _dim("cumprod", dim, self.ndim), Tensor.__mul__, 1)
+
+    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
+        """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
+        max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
+        'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
+        as in PyTorch (the subgradient where the derivative does not exist)."""
+        if isinstance(p, str):
+            if p != "fro":
+                raise ValueError(f"norm: p must be a number or 'fro', got {p!r} (the nuclear "
+                                 f"norm is not supported)")
+            p = 2
+        dims = _reduced_dims("norm", dim, None, self.ndim)
+        magnitude = self.abs()
+        if p == math.inf:
+            return magnitude.amax(dims, keepdim)
+        if p == -math.inf:
+            return magnitude.amin(dims, keepdim)
+        if p == 0:
+            count = (self.data != 0).sum(axis=dims, keepdims=keepdim)
+            return Tensor._make(np.asarray(count, dtype=self.dtype))
+        if p > 0:
+            total = _zero_at_zero(magnitude, lambda a: a ** p).sum(dims, keepdim)
+            return _zero_at_zero(total, lambda t: t ** (1 / p))
+        # p < 0: a zero entry makes |x|**p infinite and the norm 0, with gradient 0 (PyTorch's)
+        zero = self.data == 0
+        total = (magnitude.masked_fill(zero, 1.0) ** p).sum(dims, keepdim)
+        return (total ** (1 / p)).masked_fill(zero.any(axis=dims, keepdims=keepdim), 0.0)
 
     # ---- shape ----
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
@@ -585,6 +879,257 @@ class Tensor:
             selected = ops.GetItem.apply(self, index=tuple(_select_ints(parts)))
             return ops.GetItem.apply(selected, index=tuple(_drop_ints(parts)))
         return ops.GetItem.apply(self, index=parts)
+
+    # ---- shape: more of PyTorch's (compositions of the shape primitives) ----
+    def view(self, *shape: int | Sequence[int]) -> Tensor:
+        """reshape: minigrad keeps no strides, so a view is always possible."""
+        return self.reshape(*shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
+        if self.ndim == 0:
+            return self.reshape(1)
+        start, end = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
+        if start > end:
+            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
+                             f"for a tensor of shape {self.shape}")
+        merged = math.prod(self.shape[start:end + 1])
+        return self.reshape(*self.shape[:start], merged, *self.shape[end + 1:])
+
+    def unflatten(self, dim: int, sizes: Sequence[int]) -> Tensor:
+        """Split dim `dim` into dims of `sizes` (one of them may be -1: inferred)."""
+        d = _existing_dim("unflatten", dim, self.ndim)
+        new = list(sizes)
+        known = math.prod(n for n in new if n != -1)
+        if new.count(-1) == 1 and known > 0:
+            new[new.index(-1)] = self.shape[d] // known
+        if not new or min(new) < 0 or math.prod(new) != self.shape[d]:
+            raise ValueError(f"unflatten: sizes {tuple(sizes)} do not multiply to the size "
+                             f"{self.shape[d]} of dim {dim} (tensor of shape {self.shape})")
+        return self.reshape(*self.shape[:d], *new, *self.shape[d + 1:])
+
+    def squeeze(self, dim: Dim = None) -> Tensor:
+        """Remove the dims of size 1: all of them, or those among `dim` (a dim named there of
+        another size is left as it is, as in PyTorch)."""
+        dims = _dim_tuple("squeeze", dim, self.ndim)
+        return self.reshape([n for d, n in enumerate(self.shape) if n != 1 or d not in dims])
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """Insert a dim of size 1 at `dim` (in [-ndim - 1, ndim])."""
+        d = _dim("unsqueeze", dim, self.ndim + 1)
+        return self.reshape(*self.shape[:d], 1, *self.shape[d:])
+
+    def movedim(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """Move the dims `source` to the positions `destination`, the others keeping their
+        order."""
+        sources = _dim_list("movedim", source, self.ndim)
+        destinations = _dim_list("movedim", destination, self.ndim)
+        if len(sources) != len(destinations):
+            raise ValueError(f"movedim: source {source} and destination {destination} name "
+                             f"different numbers of dims")
+        if self.ndim == 0:
+            return self.reshape(())
+        order = [d for d in range(self.ndim) if d not in sources]
+        for to, moved in sorted(zip(destinations, sources)):
+            order.insert(to, moved)
+        return self.permute(order)
+
+    def expand(self, *sizes: int | Sequence[int]) -> Tensor:
+        """This tensor repeated along new leading dims and along its dims of size 1, to shape
+        `sizes` (-1 keeps a dim's size), without copying; the gradient sums the copies."""
+        sizes = _ints(sizes)
+        lead = len(sizes) - self.ndim
+        target = tuple(self.shape[i - lead] if i >= lead and n == -1 else n
+                       for i, n in enumerate(sizes))
+        if lead < 0 or min(target, default=0) < 0 or not engine._broadcasts_to(self.shape, target):
+            raise ValueError(f"expand: cannot expand shape {self.shape} to {sizes}: each dim "
+                             f"must keep its size (or -1) or be 1, and new dims (not -1) go "
+                             f"first")
+        return ops.BroadcastTo.apply(self, shape=target)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """expand to other's shape."""
+        return self.expand(other.shape)
+
+    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
+        """expand to `shape`."""
+        return self.expand(shape)
+
+    def repeat(self, *sizes: int | Sequence[int]) -> Tensor:
+        """This tensor tiled sizes[i] times along dim i (the tensor gets new leading dims when
+        `sizes` is longer than its shape), like numpy's tile."""
+        sizes = _ints(sizes)
+        if len(sizes) < self.ndim or min(sizes, default=0) < 0:
+            raise ValueError(f"repeat: sizes {sizes} must be non-negative and at least as many "
+                             f"as the dims of the tensor's shape {self.shape}")
+        shape = (1,) * (len(sizes) - self.ndim) + self.shape
+        # a dim of size r in front of each dim n: broadcasting makes r copies, and merging
+        # (r, n) into r * n lays them one after another
+        spread = self.reshape([m for n in shape for m in (1, n)])
+        tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
+        return tiled.reshape([r * n for r, n in zip(sizes, shape)])
+
+    def flip(self, *dims: int | Sequence[int]) -> Tensor:
+        """The entries in reverse order along `dims`."""
+        flipped = _dim_tuple("flip", _ints(dims), self.ndim)
+        return self[tuple(slice(None, None, -1) if d in flipped else slice(None)
+                          for d in range(self.ndim))]
+
+    def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+             ) -> Tensor:
+        """The entries shifted `shifts` places along `dims`, those pushed past the end coming
+        back at the start; with no dims, along the flattened tensor."""
+        if dims is None:
+            return self.flatten().roll(shifts, 0).reshape(self.shape)
+        shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+        dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise ValueError(f"roll: shifts {shifts} and dims {dims} differ in length")
+        out = self
+        for shift, dim in zip(shifts, dims):
+            d = _dim("roll", dim, self.ndim)
+            n = self.shape[d] if self.ndim else 1
+            k = shift % n if n else 0
+            if k:
+                out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
+        return out
+
+    def narrow(self, dim: int, start: int, length: int) -> Tensor:
+        """The `length` entries from `start` on along `dim` (a negative start counts from the
+        end)."""
+        d = _existing_dim("narrow", dim, self.ndim)
+        n = self.shape[d]
+        first = start + n if start < 0 else start
+        if not 0 <= first <= n or not 0 <= length <= n - first:
+            raise IndexError(f"narrow: start {start} and length {length} do not fit in dim "
+                             f"{dim} of size {n}")
+        return self[(slice(None),) * d + (slice(first, first + length),)]
+
+    def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0
+              ) -> tuple[Tensor, ...]:
+        """Pieces along `dim`: of split_size entries each (the last one smaller when they do
+        not divide the dim), or of the sizes listed, which must add up to the dim's size."""
+        d = _existing_dim("split", dim, self.ndim)
+        n = self.shape[d]
+        if isinstance(split_size_or_sections, (int, np.integer)):
+            size = int(split_size_or_sections)
+            if size <= 0 and n:
+                raise ValueError(f"split: split_size must be positive, got {size}")
+            sections = ([size] * (n // size) + [n % size] * (n % size > 0)) if n else [0]
+        else:
+            sections = [int(s) for s in split_size_or_sections]
+            if sum(sections) != n or min(sections, default=0) < 0:
+                raise ValueError(f"split: sections {sections} must be non-negative and add up "
+                                 f"to the size {n} of dim {dim}")
+        starts = np.cumsum([0] + sections[:-1])
+        return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
+
+    def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+        """At most `chunks` pieces along `dim`, of ceil(n / chunks) entries each (the last may
+        be smaller, and there may be fewer pieces), as PyTorch's chunk."""
+        if chunks <= 0:
+            raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        n = self.shape[_existing_dim("chunk", dim, self.ndim)]
+        return self.split(max(-(-n // chunks), 1), dim)
+
+    def gather(self, dim: int, index: ArrayLike) -> Tensor:
+        """Entries picked along `dim` by `index`: out[i][j] = self[index[i][j]][j] for dim 0,
+        self[i][index[i][j]] for dim 1, and so on. `index` has as many dims as this tensor and
+        is no larger in the others; the gradient adds up at repeated indices."""
+        index = _index_array("gather", index)
+        d = _dim("gather", dim, self.ndim)
+        _check_index("gather", index, self.shape, d)
+        if self.ndim == 0:
+            return self.reshape(1).gather(0, index.reshape(1)).reshape(())
+        return ops.GetItem.apply(self, index=_along_dim(index, d))
+
+    def scatter_add(self, dim: int, index: ArrayLike, src: Tensor) -> Tensor:
+        """A copy of this tensor with src's entries added at the places `index` names along
+        `dim`: out[index[i][j]][j] += src[i][j] for dim 0, and so on (repeated places add
+        up). Only src's entries within index's shape are used, as in PyTorch. Differentiable
+        in this tensor and in src."""
+        index = _index_array("scatter_add", index)
+        src = self._lift(src)
+        d = _dim("scatter_add", dim, self.ndim)
+        _check_index("scatter_add", index, self.shape, d)
+        if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
+            raise ValueError(f"scatter_add: src of shape {src.shape} is smaller than index of "
+                             f"shape {index.shape}")
+        if src.dtype != self.dtype:
+            raise TypeError(f"scatter_add: src has dtype {src.dtype} but the tensor {self.dtype}")
+        if self.ndim == 0:
+            return self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1)).reshape(())
+        if src.shape != index.shape:
+            src = src[tuple(slice(n) for n in index.shape)]
+        return ops.ScatterAdd.apply(self, src, index=_along_dim(index, d))
+
+    def masked_select(self, mask: ArrayLike) -> Tensor:
+        """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
+        1-D tensor, in row-major order."""
+        mask = np.asarray(_as_array(mask))
+        if mask.dtype != bool:
+            raise TypeError(f"masked_select: mask must be bool, got dtype {mask.dtype}")
+        try:
+            shape = np.broadcast_shapes(self.shape, mask.shape)
+        except ValueError:
+            raise ValueError(f"masked_select: mask of shape {mask.shape} does not broadcast "
+                             f"with the tensor's shape {self.shape}") from None
+        return ops.GetItem.apply(self.expand(shape), index=np.broadcast_to(mask, shape))
+
+    def tril(self, diagonal: int = 0) -> Tensor:
+        """The lower triangle of the last two dims: entries on and below the `diagonal`-th
+        diagonal (0 the main one, > 0 above it, < 0 below it), zeros elsewhere."""
+        return self._triangle("tril", lambda rows, cols: np.tri(rows, cols, diagonal, dtype=bool))
+
+    def triu(self, diagonal: int = 0) -> Tensor:
+        """The upper triangle of the last two dims: entries on and above the `diagonal`-th
+        diagonal, zeros elsewhere."""
+        return self._triangle("triu",
+                              lambda rows, cols: ~np.tri(rows, cols, diagonal - 1, dtype=bool))
+
+    def _triangle(self, op: str, keep: Callable[[int, int], np.ndarray]) -> Tensor:
+        if self.ndim < 2:
+            raise ValueError(f"{op}: needs a tensor with at least 2 dims, got shape {self.shape}")
+        zero = Tensor._make(np.zeros((), dtype=self.dtype))
+        return ops.Where.apply(self, zero, cond=keep(*self.shape[-2:]))
+
+    def diagonal(self, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+        """The entries x[i, i + offset] of the planes spanned by dim1 and dim2 (offset > 0:
+        above the main diagonal, < 0: below), in a new last dim that replaces those two."""
+        if self.ndim < 2:
+            raise ValueError(f"diagonal: needs a tensor with at least 2 dims, got shape "
+                             f"{self.shape}")
+        planes = self.movedim(_dim_list("diagonal", (dim1, dim2), self.ndim), (-2, -1))
+        rows, cols = planes.shape[-2:]
+        row0, col0 = max(-offset, 0), max(offset, 0)
+        steps = np.arange(max(min(rows - row0, cols - col0), 0))
+        return ops.GetItem.apply(planes, index=(Ellipsis, steps + row0, steps + col0))
+
+    # ---- linear algebra ----
+    def matmul(self, other: ArrayLike) -> Tensor:
+        """The matrix product self @ other, by PyTorch's (and numpy's) rules: a 1-D operand is
+        a vector, and the dims before the last two are batch dims, which broadcast."""
+        other = self._lift(other)
+        if self.ndim == 0 or other.ndim == 0:
+            raise ValueError(f"matmul: both operands need at least 1 dim, got shapes "
+                             f"{self.shape} and {other.shape}")
+        return ops.MatMul.apply(self, other)
+
+    def dot(self, other: Tensor) -> Tensor:
+        """The inner product of two 1-D tensors of one length (0-d); matmul for the rest."""
+        other = self._lift(other)
+        if self.ndim != 1 or other.shape != self.shape:
+            raise ValueError(f"dot: needs two 1-D tensors of one length, got shapes "
+                             f"{self.shape} and {other.shape}")
+        return ops.MatMul.apply(self, other)
+
+    def outer(self, vec2: Tensor) -> Tensor:
+        """The outer product of two 1-D tensors: out[i, j] = self[i] * vec2[j]."""
+        vec2 = self._lift(vec2)
+        if self.ndim != 1 or vec2.ndim != 1:
+            raise ValueError(f"outer: needs two 1-D tensors, got shapes {self.shape} and "
+                             f"{vec2.shape}")
+        return self.unsqueeze(1) * vec2
 
     # ---- autograd ----
     def backward(self, grad: ArrayLike | None = None, retain_graph: bool = False) -> None:
@@ -655,10 +1200,6 @@ class Tensor:
         if self.data.dtype.kind != "f":
             return Tensor._make(self.data.copy())
         return self * self._lift(1)  # x * 1 is exactly x, -0.0, inf and NaN included
-
-    def view(self, *shape: int | Sequence[int]) -> Tensor:
-        """`reshape` (any layout can be viewed here: numpy copies when it must)."""
-        return self.reshape(*shape)
 
     def contiguous(self) -> Tensor:
         """Itself: minigrad has no strided layouts to make contiguous."""

@@ -3,8 +3,6 @@ method, checked against a numpy reference (and PyTorch's result where PyTorch is
 with kernels on and off, and gradient-checked under `minigrad.fused(False)`, where its
 gradient comes from the primitives alone.
 """
-import math
-
 import numpy as np
 import pytest
 

@@ -446,7 +446,7 @@ def test_backward_does_not_mutate_op_inputs_and_grads_do_not_alias():
     h = F.gelu(h)
     s = F.softmax(h)
     r = s[rows]                                # (5, 5), repeated rows
-    m = r.max(axis=1)                          # (5,)
+    m = r.amax(dim=1)                          # (5,)
     t = r.reshape(5, 5).T                      # (5, 5)
     c = minigrad.cat([t[:4], h], dim=0)            # (8, 5)
     c = c.masked_fill(mask, 0.0)
@@ -768,7 +768,7 @@ def test_max_splits_gradient_evenly_among_ties():
 
     y = Tensor(np.array([[2.0, 2.0, 2.0], [0.0, 5.0, 1.0], [4.0, 4.0, -1.0]]),
                requires_grad=True)
-    y.max(axis=1).backward(np.array([3.0, 1.0, 2.0]))
+    y.amax(dim=1).backward(np.array([3.0, 1.0, 2.0]))  # max(dim) routes it to its index
     np.testing.assert_allclose(y.grad, [[1.0, 1.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
 
     z = Tensor(np.array([[7.0, 1.0], [7.0, 7.0]]), requires_grad=True)

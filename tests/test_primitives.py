@@ -91,8 +91,14 @@ CASES = {
     ],
     ops.Max: [
         ("all", lambda a: a.max(), lambda: [distinct(3, 4)]),
-        ("axis", lambda a: a.max(axis=1), lambda: [distinct(2, 3, 4)]),
-        ("tuple_keepdims", lambda a: a.max(axis=(0, 2), keepdims=True), lambda: [distinct(2, 3, 4)]),
+        ("axis", lambda a: a.amax(axis=1), lambda: [distinct(2, 3, 4)]),
+        ("tuple_keepdims", lambda a: a.amax(axis=(0, 2), keepdims=True),
+         lambda: [distinct(2, 3, 4)]),
+    ],
+    ops.Min: [
+        ("all", lambda a: a.min(), lambda: [distinct(3, 4)]),
+        ("tuple_keepdims", lambda a: a.amin(dim=(0, 2), keepdim=True),
+         lambda: [distinct(2, 3, 4)]),
     ],
     ops.Reshape: [
         ("plain", lambda a: a.reshape(4, 3) * const(np.arange(12.0).reshape(4, 3)),
@@ -111,6 +117,19 @@ CASES = {
         ("repeated_indices", lambda a: a[np.array([0, 2, 0, 0])], lambda: [leaf(3, 4)]),
         ("tensor_index_pairs", lambda a: a[Tensor(np.array([1, 1])), np.array([2, 2])],
          lambda: [leaf(3, 4)]),
+    ],
+    ops.BroadcastTo: [
+        ("new_and_size_1_dims", lambda a: a.expand(2, 3, 4), lambda: [leaf(3, 1)]),
+        ("keep_with_minus_1", lambda a: a.expand(-1, 5) * const(np.arange(15.0).reshape(3, 5)),
+         lambda: [leaf(3, 1)]),
+    ],
+    ops.ScatterAdd: [
+        ("repeated_positions",
+         lambda a, src: a.scatter_add(1, np.array([[0, 0, 2], [3, 1, 3]]), src),
+         lambda: [leaf(2, 4), leaf(2, 3)]),
+        ("src_larger_than_index",
+         lambda a, src: a.scatter_add(0, np.array([[1, 0], [1, 1]]), src),
+         lambda: [leaf(3, 2), leaf(3, 3)]),
     ],
     ops.Concat: [
         ("axis0", lambda a, b: minigrad.cat([a, b], dim=0), lambda: [leaf(2, 3), leaf(4, 3)]),
@@ -310,7 +329,7 @@ def test_matmul_forward_matches_loops(sa, sb, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["sum", "max"])
+@pytest.mark.parametrize("name", ["sum", "amax", "amin"])
 @pytest.mark.parametrize("axis,keepdims", [(None, False), (None, True), (0, False), (-1, True),
                                            ((0, 2), False), ((1, 2), True)])
 def test_reduction_forward_matches_numpy(name, axis, keepdims, dtype):

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 import minigrad
-import minigrad.functional as F
 from minigrad import Tensor, gradcheck
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -163,7 +162,7 @@ def owner_of_each_entry(shape, axis):
 REDUCTIONS = {
     "sum": (lambda t, axis, keepdims: t.sum(axis=axis, keepdims=keepdims), np.sum),
     "mean": (lambda t, axis, keepdims: t.mean(axis=axis, keepdims=keepdims), np.mean),
-    "max": (lambda t, axis, keepdims: t.max(axis=axis, keepdims=keepdims), np.max),
+    "amax": (lambda t, axis, keepdims: t.amax(axis=axis, keepdims=keepdims), np.max),
 }
 
 
@@ -174,7 +173,7 @@ def test_reduction_forward_and_gradient(name, case, seed):
     shape, axis, keepdims = case
     op, np_op = REDUCTIONS[name]
     rng = np.random.default_rng(seed)
-    data = distinct_values(rng, shape) if name == "max" else rng.standard_normal(shape)
+    data = distinct_values(rng, shape) if name == "amax" else rng.standard_normal(shape)
     x = Tensor(data, requires_grad=True)
     out = op(x, axis, keepdims)
     expected = np_op(data, axis=axis, keepdims=keepdims)
@@ -204,7 +203,7 @@ def test_reduction_gradcheck(name, case, seed):
     shape, axis, keepdims = case
     op = REDUCTIONS[name][0]
     rng = np.random.default_rng(seed)
-    data = distinct_values(rng, shape) if name == "max" else rng.standard_normal(shape)
+    data = distinct_values(rng, shape) if name == "amax" else rng.standard_normal(shape)
     x = Tensor(data, requires_grad=True)
     assert gradcheck(lambda t: op(t, axis, keepdims), [x], seed=seed % 1000)
 
@@ -216,7 +215,7 @@ def test_max_with_ties_splits_gradient(case, seed):
     rng = np.random.default_rng(seed)
     data = rng.integers(0, 3, size=shape).astype(np.float64)  # many ties
     x = Tensor(data, requires_grad=True)
-    out = x.max(axis=axis, keepdims=keepdims)
+    out = x.amax(axis=axis, keepdims=keepdims)
     g = rng.standard_normal(out.shape)
     out.backward(g)
     owner = owner_of_each_entry(shape, axis)
@@ -227,3 +226,65 @@ def test_max_with_ties_splits_gradient(case, seed):
     # the gradient of each output entry is distributed, not duplicated
     np.testing.assert_allclose(np.bincount(owner.ravel(), weights=x.grad.ravel(),
                                            minlength=g.size), g.ravel(), rtol=1e-12, atol=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# composed reductions and einsum
+# --------------------------------------------------------------------------------------------
+COMPOSED_REDUCTIONS = {
+    "prod": (lambda t, axis, keepdims: t.prod(axis, keepdims), np.prod),
+    "var": (lambda t, axis, keepdims: t.var(axis, keepdim=keepdims, correction=0), np.var),
+    "std": (lambda t, axis, keepdims: t.std(axis, keepdim=keepdims, correction=0), np.std),
+    "logsumexp": (lambda t, axis, keepdims: t.logsumexp(axis, keepdims),
+                  lambda x, axis, keepdims: np.log(np.exp(x).sum(axis=axis, keepdims=keepdims))),
+    "amin": (lambda t, axis, keepdims: t.amin(axis, keepdims), np.min),
+    "norm": (lambda t, axis, keepdims: t.norm(dim=axis, keepdim=keepdims),
+             lambda x, axis, keepdims: np.sqrt((x * x).sum(axis=axis, keepdims=keepdims))),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPOSED_REDUCTIONS))
+@settings(max_examples=20, deadline=None)
+@given(case=shape_and_axis(max_dims=3, max_side=4), seed=seeds)
+def test_composed_reduction_matches_numpy_and_gradcheck(name, case, seed):
+    shape, axis, keepdims = case
+    op, np_op = COMPOSED_REDUCTIONS[name]
+    rng = np.random.default_rng(seed)
+    data = distinct_values(rng, shape) if name == "amin" else rng.standard_normal(shape)
+    x = Tensor(data, requires_grad=True)
+    out = op(x, axis, keepdims)
+    expected = np_op(data, axis=axis, keepdims=keepdims)
+    assert out.shape == np.shape(expected)
+    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-12)
+    with minigrad.fused(False):
+        assert gradcheck(lambda t: op(t, axis, keepdims), [x], seed=seed % 1000)
+
+
+@st.composite
+def einsum_problems(draw):
+    """A random einsum equation over letters a-d (each with one size), explicit or implicit,
+    and operand shapes that fit it."""
+    sizes = {c: draw(st.integers(1, 3)) for c in "abcd"}
+    terms = draw(st.lists(st.lists(st.sampled_from("abcd"), max_size=3), min_size=1,
+                          max_size=3))
+    equation = ",".join("".join(t) for t in terms)
+    used = sorted({c for t in terms for c in t})
+    if used and draw(st.booleans()):
+        output = draw(st.lists(st.sampled_from(used), unique=True, max_size=len(used)))
+        equation += "->" + "".join(output)
+    return equation, [tuple(sizes[c] for c in t) for t in terms]
+
+
+@settings(max_examples=60, deadline=None)
+@given(problem=einsum_problems(), seed=seeds)
+def test_einsum_matches_numpy_and_gradcheck(problem, seed):
+    equation, shapes = problem
+    rng = np.random.default_rng(seed)
+    arrays = [rng.standard_normal(s) for s in shapes]
+    operands = [Tensor(a, requires_grad=True) for a in arrays]
+    out = minigrad.einsum(equation, *operands)
+    expected = np.einsum(equation, *arrays)
+    assert out.shape == expected.shape
+    np.testing.assert_allclose(out.data, expected, rtol=1e-12, atol=1e-12)
+    with minigrad.fused(False):
+        assert gradcheck(lambda *xs: minigrad.einsum(equation, *xs), operands, seed=seed % 1000)

@@ -14,14 +14,14 @@ from ..engine import Function
 from .elementwise import (Add, Cast, Cos, Div, Erf, Exp, Expm1, Log, Log1p, Mul, Neg, Pow,
                           Remainder, Sigmoid, Sin, Sqrt, Sub, Tanh, Where)
 from .matmul import MatMul
-from .reductions import Max, Sum
-from .shape import Concat, GetItem, Reshape, Transpose
+from .reductions import Max, Min, Sum
+from .shape import BroadcastTo, Concat, GetItem, Reshape, ScatterAdd, Transpose
 from .unfold import Unfold
 
 __all__ = [
-    "Add", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1", "GetItem", "Log", "Log1p",
-    "MatMul", "Max", "Mul", "Neg", "Pow", "Remainder", "Reshape", "Sigmoid", "Sin", "Sqrt", "Sub",
-    "Sum", "Tanh", "Transpose", "Unfold", "Where",
+    "Add", "BroadcastTo", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1", "GetItem", "Log",
+    "Log1p", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "Remainder", "Reshape", "ScatterAdd",
+    "Sigmoid", "Sin", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Unfold", "Where",
 ]
 
 

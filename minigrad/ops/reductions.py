@@ -22,20 +22,33 @@ class Sum(Function):
 class Max(Function):
     """out = a.max(axis).   da = G at the arg-max, 0 elsewhere; k tied maxima get G / k each"""
 
+    reduce = staticmethod(np.max)
+
     def forward(self, a, axis=None, keepdims=False):
-        self.axes = _normalize_axis("Max", axis, a.ndim)
+        name = type(self).__name__
+        self.axes = _normalize_axis(name, axis, a.ndim)
         if a.size == 0:
-            raise ValueError(f"Max: cannot take the max of an empty tensor of shape {a.shape}")
+            raise ValueError(f"{name}: cannot take the {name.lower()} of an empty tensor of "
+                             f"shape {a.shape}")
         self.keepdims = keepdims
-        out = a.max(axis=self.axes, keepdims=True)
-        self.is_max = a == out
+        out = self.reduce(a, axis=self.axes, keepdims=True)
+        # a NaN is the max or min wherever there is one (as in numpy), so its NaNs get the
+        # gradient (NaN != NaN is how to find them in any dtype)
+        self.is_extreme = (a == out) | ((a != a) & (out != out))
         return out if keepdims else np.squeeze(out, axis=self.axes)
 
     def backward(self, g):
         if not self.keepdims:
             g = np.expand_dims(g, self.axes)
-        ties = self.is_max.sum(axis=self.axes, keepdims=True)
-        return np.where(self.is_max, g / ties.astype(g.dtype), g.dtype.type(0))
+        ties = self.is_extreme.sum(axis=self.axes, keepdims=True)
+        return np.where(self.is_extreme, g / ties.astype(g.dtype), g.dtype.type(0))
+
+
+class Min(Max):
+    """out = a.min(axis).   da = G at the arg-min, 0 elsewhere; k tied minima get G / k each
+    (its own primitive rather than -max(-a), which is wrong for unsigned and bool arrays)"""
+
+    reduce = staticmethod(np.min)
 
 
 def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:

@@ -58,6 +58,34 @@ class GetItem(Function):
         return da
 
 
+class ScatterAdd(Function):
+    """out = a with src added at `index` (np.add.at: repeated positions accumulate; `index` as
+    in GetItem, src shaped like a[index]).   da = G,  dsrc = G[index]
+    (GetItem's adjoint: each one's backward is the other's forward)"""
+
+    def forward(self, a, src, index):
+        self.index = index
+        out = a.copy()
+        np.add.at(out, index, src)
+        return out
+
+    def backward(self, g):
+        dsrc = g[self.index] if self.needs_input_grad[1] else None
+        return g, dsrc
+
+
+class BroadcastTo(Function):
+    """out = broadcast_to(a, shape): a repeated along new leading dims and along its dims of
+    size 1.   da = G summed over the repeated dims (the engine's unbroadcast does that, so
+    backward hands G back as it is)"""
+
+    def forward(self, a, shape):
+        return np.broadcast_to(a, shape)  # a read-only view: no copy
+
+    def backward(self, g):
+        return g
+
+
 class Concat(Function):
     """out = concatenate(tensors, axis).   d tensor_i = the slice of G that tensor_i filled"""
 

@@ -1,0 +1,403 @@
+"""Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
+narrow, split, chunk, gather, scatter_add, masked_select, tril, triu, diagonal, pad, one_hot,
+cat, stack) and linear algebra (matmul, dot, outer, einsum): each against a hand-written numpy
+reference, gradient-checked in float64 on primitives alone, float32 kept, and against PyTorch
+(values and gradients) when it is installed; then the errors for bad dims and shapes.
+"""
+import numpy as np
+import pytest
+
+import minigrad
+import minigrad.functional as F
+from minigrad import Tensor, gradcheck
+
+from tests.op_checks import (Case, check_against_torch, check_float32, check_forward,
+                             check_gradcheck, torch_or_skip)
+
+
+def _torch():
+    return torch_or_skip()
+
+
+def _gather_loops(x, dim, index):
+    out = np.empty(index.shape)
+    for pos in np.ndindex(*index.shape):
+        source = list(pos)
+        source[dim] = index[pos]
+        out[pos] = x[tuple(source)]
+    return out
+
+
+def _scatter_add_loops(x, dim, index, src):
+    out = x.copy()
+    for pos in np.ndindex(*index.shape):
+        target = list(pos)
+        target[dim] = index[pos]
+        out[tuple(target)] += src[pos]
+    return out
+
+
+def _pad_reference(x, pads, value=0.0):
+    """Crop for negative amounts, then np.pad the positive ones; pads as PyTorch lists them."""
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pads) // 2):
+        before, after = pads[2 * i], pads[2 * i + 1]
+        dim = x.ndim - 1 - i
+        index = [slice(None)] * x.ndim
+        index[dim] = slice(max(-before, 0), x.shape[dim] - max(-after, 0))
+        x = x[tuple(index)]
+        widths[dim] = (max(before, 0), max(after, 0))
+    return np.pad(x, widths, constant_values=value)
+
+
+GATHER_INDEX = np.array([[0, 0, 2], [1, 0, 0]])           # for a (2, 4) tensor along dim 1
+SCATTER_INDEX = np.array([[0, 1, 2, 0], [0, 1, 0, 2]])     # for a (3, 4) tensor along dim 0
+MASK = np.array([True, False, True, True])
+ROWS = [(2, 3, 4)]
+
+
+def T(array):
+    """A numpy index or mask as a torch tensor (for the torch side of a case)."""
+    return _torch().tensor(array)
+
+
+CASES = {
+    "view": Case(lambda x: x.view(4, 6), lambda x: x.reshape(4, 6), ROWS),
+    "flatten_all": Case(lambda x: x.flatten(), lambda x: x.reshape(-1), ROWS),
+    "flatten_from_1": Case(lambda x: x.flatten(1), lambda x: x.reshape(2, 12), ROWS),
+    "flatten_0_to_1": Case(lambda x: x.flatten(0, -2), lambda x: x.reshape(6, 4), ROWS),
+    "flatten_0d": Case(lambda x: x.flatten(), lambda x: x.reshape(1), [()]),
+    "unflatten": Case(lambda x: x.unflatten(1, (3, 1)), lambda x: x.reshape(2, 3, 1, 4), ROWS),
+    "unflatten_infer": Case(lambda x: x.unflatten(-1, (-1, 2)), lambda x: x.reshape(2, 3, 2, 2),
+                            ROWS),
+    "squeeze_all": Case(lambda x: x.squeeze(), lambda x: x.reshape(2, 3), [(2, 1, 3, 1)]),
+    "squeeze_dim": Case(lambda x: x.squeeze(-1), lambda x: x.reshape(2, 1, 3), [(2, 1, 3, 1)]),
+    "squeeze_dims": Case(lambda x: x.squeeze((0, 1)), lambda x: x.reshape(2, 3, 1),
+                         [(2, 1, 3, 1)]),  # dim 0 has size 2: left as it is
+    "unsqueeze_front": Case(lambda x: x.unsqueeze(0), lambda x: x[None], ROWS),
+    "unsqueeze_last": Case(lambda x: x.unsqueeze(-1), lambda x: x[..., None], ROWS),
+    "unsqueeze_0d": Case(lambda x: x.unsqueeze(-1), lambda x: x.reshape(1), [()]),
+    "movedim": Case(lambda x: x.movedim((0, 1), (2, 0)),
+                    lambda x: np.moveaxis(x, (0, 1), (2, 0)), ROWS),
+    "movedim_one": Case(lambda x: x.movedim(0, -1), lambda x: np.moveaxis(x, 0, -1), ROWS),
+    "expand": Case(lambda x: x.expand(2, 3, 4), lambda x: np.broadcast_to(x, (2, 3, 4)),
+                   [(3, 1)]),
+    "expand_keep": Case(lambda x: x.expand(-1, 5), lambda x: np.broadcast_to(x, (3, 5)),
+                        [(3, 1)]),
+    "expand_as": Case(lambda x, y: x.expand_as(y) * y, lambda x, y: x * y, [(1, 4), (3, 4)]),
+    "broadcast_to": Case(lambda x: x.broadcast_to((2, 2, 3)),
+                         lambda x: np.broadcast_to(x, (2, 2, 3)), [(3,)]),
+    "repeat": Case(lambda x: x.repeat(2, 1, 3), lambda x: np.tile(x, (2, 1, 3)), [(2, 3)]),
+    "repeat_1d": Case(lambda x: x.repeat(2, 2), lambda x: np.tile(x, (2, 2)), [(3,)]),
+    "flip": Case(lambda x: x.flip(0, 2), lambda x: x[::-1, :, ::-1], ROWS),
+    "flip_sequence": Case(lambda x: x.flip((-2,)), lambda x: x[:, ::-1], ROWS),
+    "roll_flat": Case(lambda x: x.roll(5), lambda x: np.roll(x, 5), ROWS),
+    "roll_dims": Case(lambda x: x.roll((1, -1), (0, 2)), lambda x: np.roll(x, (1, -1), (0, 2)),
+                      ROWS),
+    "roll_more_than_size": Case(lambda x: x.roll(7, 1), lambda x: np.roll(x, 7, 1), ROWS),
+    "narrow": Case(lambda x: x.narrow(1, 1, 2), lambda x: x[:, 1:3], ROWS),
+    "narrow_negative_start": Case(lambda x: x.narrow(-1, -3, 2), lambda x: x[..., 1:3], ROWS),
+    "split_size": Case(lambda x: x.split(2, 1), lambda x: (x[:, :2], x[:, 2:4], x[:, 4:]),
+                       [(2, 5, 3)]),
+    "split_sections": Case(lambda x: x.split([1, 3, 1], dim=1),
+                           lambda x: (x[:, :1], x[:, 1:4], x[:, 4:]), [(2, 5, 3)]),
+    "chunk": Case(lambda x: x.chunk(3, 1), lambda x: (x[:, :2], x[:, 2:4], x[:, 4:]),
+                  [(2, 5, 3)]),
+    "chunk_fewer": Case(lambda x: x.chunk(4, -1), lambda x: (x[..., :2], x[..., 2:4],
+                                                              x[..., 4:]), [(6,)]),
+    "gather": Case(lambda x: x.gather(1, GATHER_INDEX),
+                   lambda x: _gather_loops(x, 1, GATHER_INDEX), [(2, 4)],
+                   torch_fn=lambda x: x.gather(1, T(GATHER_INDEX))),
+    "gather_dim_0": Case(lambda x: x.gather(0, SCATTER_INDEX[:2, :3]),
+                         lambda x: _gather_loops(x, 0, SCATTER_INDEX[:2, :3]), [(3, 4)],
+                         torch_fn=lambda x: x.gather(0, T(SCATTER_INDEX[:2, :3]))),
+    "scatter_add": Case(lambda x, s: x.scatter_add(0, SCATTER_INDEX, s),
+                        lambda x, s: _scatter_add_loops(x, 0, SCATTER_INDEX, s),
+                        [(3, 4), (2, 4)],
+                        torch_fn=lambda x, s: x.scatter_add(0, T(SCATTER_INDEX), s)),
+    "scatter_add_larger_src": Case(lambda x, s: x.scatter_add(1, GATHER_INDEX, s),
+                                   lambda x, s: _scatter_add_loops(x, 1, GATHER_INDEX, s),
+                                   [(2, 4), (3, 5)],
+                                   # PyTorch's backward rejects a src larger than index
+                                   torch_fn=lambda x, s: x.scatter_add(1, T(GATHER_INDEX),
+                                                                       s[:2, :3])),
+    "masked_select": Case(lambda x: x.masked_select(MASK),
+                          lambda x: np.broadcast_to(x, (3, 4))[np.broadcast_to(MASK, (3, 4))],
+                          [(3, 4)], torch_fn=lambda x: x.masked_select(T(MASK))),
+    "masked_select_broadcast_input": Case(
+        lambda x: x.masked_select(np.array([[True], [False]])),
+        lambda x: np.broadcast_to(x, (2, 4))[np.array([[True] * 4, [False] * 4])], [(4,)],
+        torch_fn=lambda x: x.masked_select(T(np.array([[True], [False]])))),
+    "tril": Case(lambda x: x.tril(), np.tril, [(4, 5)]),
+    "tril_below": Case(lambda x: x.tril(-1), lambda x: np.tril(x, -1), [(2, 4, 3)]),
+    "triu_above": Case(lambda x: x.triu(1), lambda x: np.triu(x, 1), [(2, 3, 5)]),
+    "diagonal": Case(lambda x: x.diagonal(), np.diagonal, [(4, 5)]),
+    "diagonal_offset": Case(lambda x: x.diagonal(1), lambda x: np.diagonal(x, 1), [(4, 3)]),
+    "diagonal_below_dims": Case(lambda x: x.diagonal(-1, 0, 2),
+                                lambda x: np.diagonal(x, -1, 0, 2), ROWS),
+    "diagonal_swapped_dims": Case(lambda x: x.diagonal(offset=2, dim1=-1, dim2=0),
+                                  lambda x: np.diagonal(x, 2, 2, 0), [(4, 3, 5)]),
+    "diagonal_off_the_edge": Case(lambda x: x.diagonal(7) * 1.0, lambda x: np.zeros(0),
+                                  [(3, 4)]),
+    "pad_last": Case(lambda x: F.pad(x, (1, 2)), lambda x: _pad_reference(x, (1, 2)), ROWS,
+                     torch_fn=lambda x: _torch().nn.functional.pad(x, (1, 2))),
+    "pad_crop_and_value": Case(lambda x: F.pad(x, (1, -1, 0, 2), value=3.0),
+                               lambda x: _pad_reference(x, (1, -1, 0, 2), 3.0), ROWS,
+                               torch_fn=lambda x: _torch().nn.functional.pad(x, (1, -1, 0, 2),
+                                                                             value=3.0)),
+    "cat_last": Case(lambda x, y: minigrad.cat([x, y], dim=-1),
+                     lambda x, y: np.concatenate([x, y], -1), [(2, 3), (2, 1)],
+                     torch_fn=lambda x, y: _torch().cat([x, y], dim=-1)),
+    "stack_last": Case(lambda x, y: minigrad.stack([x, y], dim=-1),
+                       lambda x, y: np.stack([x, y], -1), [(2, 3), (2, 3)],
+                       torch_fn=lambda x, y: _torch().stack([x, y], dim=-1)),
+    "matmul": Case(lambda a, b: minigrad.matmul(a, b), np.matmul, [(2, 3, 4), (4, 5)],
+                   torch_fn=lambda a, b: _torch().matmul(a, b)),
+    "matmul_method_vector": Case(lambda a, b: a.matmul(b), np.matmul, [(3, 4), (4,)]),
+    "dot": Case(lambda a, b: a.dot(b), lambda a, b: (a * b).sum(), [(5,), (5,)]),
+    "outer": Case(lambda a, b: a.outer(b), lambda a, b: a[:, None] * b[None, :], [(3,), (4,)]),
+}
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["kernels", "composed"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_numpy(name, fused):
+    check_forward(CASES[name], fused)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_gradcheck_on_primitives_alone(name):
+    check_gradcheck(CASES[name])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_keeps_float32(name):
+    check_float32(CASES[name])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_torch(name):
+    check_against_torch(CASES[name])
+
+
+def test_gather_and_scatter_add_gradients_add_up_at_repeated_indices():
+    x = Tensor(np.arange(4.0), requires_grad=True)
+    x.gather(0, np.array([1, 1, 3, 1])).backward(np.array([1.0, 2.0, 3.0, 4.0]))
+    np.testing.assert_array_equal(x.grad, [0.0, 7.0, 0.0, 3.0])
+    base = Tensor(np.zeros(3), requires_grad=True)
+    src = Tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    out = base.scatter_add(0, np.array([2, 2, 0]), src)
+    np.testing.assert_array_equal(out.data, [3.0, 0.0, 3.0])
+    out.backward(np.array([10.0, 20.0, 30.0]))
+    np.testing.assert_array_equal(base.grad, [10.0, 20.0, 30.0])
+    np.testing.assert_array_equal(src.grad, [30.0, 30.0, 10.0])  # each reads where it went
+
+
+def test_expand_shares_memory_and_sums_the_gradient():
+    x = Tensor(np.array([[1.0], [2.0]]), requires_grad=True)
+    out = x.expand(3, 2, 4)
+    assert np.shares_memory(out.data, x.data)
+    out.backward(np.ones((3, 2, 4)))
+    np.testing.assert_array_equal(x.grad, [[12.0], [12.0]])
+
+
+def test_split_and_chunk_return_tuples_of_views_along_the_dim():
+    x = Tensor(np.arange(10.0).reshape(2, 5))
+    pieces = x.split(2, dim=-1)
+    assert isinstance(pieces, tuple) and [p.shape for p in pieces] == [(2, 2), (2, 2), (2, 1)]
+    assert [p.shape for p in minigrad.chunk(x, 2, 1)] == [(2, 3), (2, 2)]
+    assert [p.shape for p in Tensor(np.zeros(6)).chunk(4)] == [(2,), (2,), (2,)]
+    assert [p.shape for p in Tensor(np.zeros(0)).split(3)] == [(0,)]
+
+
+def test_squeeze_and_unsqueeze_round_trip_and_0d():
+    x = Tensor(np.zeros((3, 1, 2)))
+    assert x.squeeze(1).unsqueeze(1).shape == (3, 1, 2)
+    assert x.squeeze(0).shape == (3, 1, 2)  # not of size 1: left as it is, as in PyTorch
+    scalar = Tensor(np.array(1.0))
+    assert scalar.squeeze().shape == () and scalar.squeeze(0).shape == ()
+    assert scalar.unsqueeze(0).shape == (1,) and scalar.flatten().shape == (1,)
+
+
+def test_tril_and_triu_keep_dtype_and_replace_nan_by_zero():
+    flags = Tensor(np.ones((3, 3), dtype=bool))
+    assert flags.triu().dtype == np.bool_
+    assert flags.triu().data.tolist() == np.triu(np.ones((3, 3), dtype=bool)).tolist()
+    x = Tensor(np.full((2, 2), np.nan))
+    np.testing.assert_array_equal(x.tril().data, [[np.nan, 0.0], [np.nan, np.nan]])
+
+
+def test_one_hot():
+    out = F.one_hot(np.array([[0, 2], [1, 0]]))
+    assert out.dtype == np.int64 and out.shape == (2, 2, 3) and not out.requires_grad
+    np.testing.assert_array_equal(out.data, np.eye(3, dtype=np.int64)[[[0, 2], [1, 0]]])
+    np.testing.assert_array_equal(F.one_hot(Tensor(np.array(1)), 4).data, [0, 1, 0, 0])
+    torch = _torch()
+    ids = np.array([3, 0, 1])
+    np.testing.assert_array_equal(F.one_hot(ids, 5).data,
+                                  torch.nn.functional.one_hot(torch.tensor(ids), 5).numpy())
+
+
+@pytest.mark.parametrize("args,error,message", [
+    ((np.array([0.0, 1.0]),), TypeError, "one_hot: classes must be integers"),
+    ((np.array([0, -1]),), ValueError, "one_hot: classes must be non-negative"),
+    ((np.array([0, 3]), 3), ValueError, "one_hot: classes must be smaller than num_classes=3"),
+    ((np.array([], dtype=np.int64),), ValueError, "one_hot: cannot infer num_classes"),
+])
+def test_one_hot_rejects_bad_classes(args, error, message):
+    with pytest.raises(error, match=message):
+        F.one_hot(*args)
+
+
+# --------------------------------------------------------------------------------------------
+# einsum
+# --------------------------------------------------------------------------------------------
+EINSUM = [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 2)]),                    # implicit output: ik
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("i,i->", [(5,), (5,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,ij->ij", [(3, 4), (3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii", [(4, 4)]),                               # trace
+    ("iij->j", [(3, 3, 2)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij->", [(3, 4)]),
+    ("ba", [(3, 4)]),                               # implicit output sorted: ab
+    ("aB", [(3, 4)]),                               # uppercase before lowercase: Ba
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("...ij->...ji", [(2, 2, 3, 4)]),
+    ("...ij->ij", [(2, 3, 4)]),                     # the ellipsis summed
+    ("b...,...->b...", [(2, 3, 4), (4,)]),
+    ("ba,a...", [(2, 3), (3, 5)]),                  # implicit with ellipsis: ...b
+    ("i,i->i", [(1,), (3,)]),                       # a dim of size 1 broadcasts
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
+    ("ab,bc,ca->", [(2, 3), (3, 4), (4, 2)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("i,ij,j", [(3,), (3, 4), (4,)]),
+    ("ij,kl->ijkl", [(2, 3), (2, 2)]),
+    ("ijk,jil->kl", [(2, 3, 4), (3, 2, 5)]),
+    ("ii,jj->ij", [(3, 3), (2, 2)]),
+    ("a b , b c -> a c", [(2, 3), (3, 2)]),        # spaces are ignored
+]
+
+
+# numpy will not sum an ellipsis away: the same contraction spelled out for the reference
+NUMPY_SPELLING = {"...ij->ij": "kij->ij"}
+
+
+def _einsum_case(equation, shapes):
+    reference = NUMPY_SPELLING.get(equation, equation.replace(" ", ""))
+    return Case(lambda *xs: minigrad.einsum(equation, *xs),
+                lambda *xs: np.einsum(reference, *xs), shapes,
+                torch_fn=lambda *xs: _torch().einsum(equation, *xs))
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUM, ids=[e for e, _ in EINSUM])
+def test_einsum(equation, shapes):
+    case = _einsum_case(equation, shapes)
+    check_forward(case, fused=False)
+    check_gradcheck(case)
+    check_float32(case)
+
+
+@pytest.mark.parametrize("equation,shapes", EINSUM, ids=[e for e, _ in EINSUM])
+def test_einsum_matches_torch(equation, shapes):
+    check_against_torch(_einsum_case(equation, shapes))
+
+
+def test_einsum_takes_operands_as_a_list_and_uses_matmul():
+    a, b = Tensor(np.ones((2, 3)), requires_grad=True), Tensor(np.ones((4, 3)))
+    out = minigrad.einsum("ij,kj->", [a, b])
+    assert out.item() == 24.0
+    from tests.helpers import op_types
+    assert minigrad.ops.MatMul in op_types(out)
+
+
+@pytest.mark.parametrize("equation,shapes,message", [
+    ("ij,jk", [(2, 3)], "has 2 operand"),
+    ("ij", [(2, 3, 4)], "operand 0 has 3 dims, but its subscripts 'ij'"),
+    ("ijkl...", [(2, 3)], "operand 0 has 2 dims"),
+    ("ij->k", [(2, 3)], "output subscript 'k'"),
+    ("ij->ii", [(2, 2)], "output subscript 'i'"),
+    ("i1", [(2, 3)], "subscripts must be letters"),
+    ("i,i", [(2,), (3,)], "subscript 'i' .* size 3 in operand 1 but size 2"),
+    ("ii", [(2, 3)], "subscript 'i' is repeated in operand 0 .* sizes 2 and 3"),
+])
+def test_einsum_rejects_bad_equations(equation, shapes, message):
+    with pytest.raises(ValueError, match=f"einsum: .*{message}"):
+        minigrad.einsum(equation, *[Tensor(np.ones(s)) for s in shapes])
+
+
+# --------------------------------------------------------------------------------------------
+# errors: each names the function and the offending dims or shapes
+# --------------------------------------------------------------------------------------------
+X = Tensor(np.zeros((2, 3)))
+ERRORS = [
+    (lambda: X.squeeze(2), IndexError, "squeeze: dim 2 is out of range"),
+    (lambda: X.unsqueeze(3), IndexError, r"unsqueeze: dim 3 is out of range .* \[-3, 2\]"),
+    (lambda: X.flatten(1, 0), ValueError, "flatten: start_dim 1 comes after end_dim 0"),
+    (lambda: X.unflatten(1, (2, 2)), ValueError, r"unflatten: sizes \(2, 2\) do not multiply"),
+    (lambda: X.movedim((0, 1), 0), ValueError, "movedim: source"),
+    (lambda: X.movedim((0, 0), (0, 1)), ValueError, "movedim: dims .* more than once"),
+    (lambda: X.expand(2, 4), ValueError, r"expand: cannot expand shape \(2, 3\) to \(2, 4\)"),
+    (lambda: X.expand(3), ValueError, "expand: cannot expand"),
+    (lambda: X.expand(-1, 2, 3), ValueError, "expand: cannot expand"),
+    (lambda: X.repeat(2), ValueError, "repeat: sizes"),
+    (lambda: X.flip(2), IndexError, "flip: dim 2"),
+    (lambda: X.roll((1, 2), 0), ValueError, "roll: shifts"),
+    (lambda: X.narrow(1, 2, 2), IndexError, "narrow: start 2 and length 2"),
+    (lambda: X.split([1, 1], 1), ValueError, r"split: sections \[1, 1\] .* size 3 of dim 1"),
+    (lambda: X.split(0, 1), ValueError, "split: split_size must be positive"),
+    (lambda: X.chunk(0), ValueError, "chunk: chunks must be positive"),
+    (lambda: Tensor(np.array(1.0)).split(1), ValueError, "split: a 0-d tensor"),
+    (lambda: X.gather(1, np.array([0, 1])), ValueError, r"gather: index of shape \(2,\)"),
+    (lambda: X.gather(0, np.array([[0, 1, 2, 0]])), ValueError, "gather: index of shape"),
+    (lambda: X.gather(1, np.array([[0, 3]])), IndexError, r"gather: index entries .* \[0, 3\)"),
+    (lambda: X.gather(1, np.array([[-1]])), IndexError, "gather: index entries"),
+    (lambda: X.gather(1, np.array([[0.0]])), TypeError, "gather: index must hold integers"),
+    (lambda: X.scatter_add(0, np.array([[0]]), Tensor(np.ones((1, 1), np.float32))),
+     TypeError, "scatter_add: src has dtype float32"),
+    (lambda: X.scatter_add(0, np.array([[0, 1]]), Tensor(np.ones((1, 1)))),
+     ValueError, "scatter_add: src of shape"),
+    (lambda: X.masked_select(np.array([1, 0, 1])), TypeError, "masked_select: mask must be bool"),
+    (lambda: X.masked_select(np.array([True, False])), ValueError,
+     r"masked_select: mask of shape \(2,\) does not broadcast"),
+    (lambda: Tensor(np.zeros(3)).tril(), ValueError, "tril: needs a tensor with at least 2 dims"),
+    (lambda: X.diagonal(0, 1, -1), ValueError, "diagonal: dims"),
+    (lambda: F.pad(X, (1,)), ValueError, "pad: needs"),
+    (lambda: F.pad(X, (1, 1, 1, 1, 1, 1)), ValueError, "pad: needs"),
+    (lambda: F.pad(X, (1, 1), mode="reflect"), ValueError, "pad: only mode='constant'"),
+    (lambda: F.pad(X, (-2, -2)), ValueError, "pad: .* crops more than the 3 entries"),
+    (lambda: minigrad.cat([X, Tensor(np.zeros((3, 3)))], dim=1), ValueError,
+     r"cat: shapes \[\(2, 3\), \(3, 3\)\] must agree in every dim but dim 1"),
+    (lambda: minigrad.cat([X, X], dim=77), IndexError, "cat: dim 77 is out of range"),
+    (lambda: minigrad.cat([]), ValueError, "cat: needs one or more tensors"),
+    (lambda: minigrad.cat([Tensor(np.array(1.0))]), ValueError, "cat: needs .* at least 1 dim"),
+    (lambda: minigrad.stack([X, X], dim=77), ValueError, "stack: dim 77 is out of range"),
+    (lambda: X.dot(X), ValueError, r"dot: needs two 1-D tensors of one length, got shapes"),
+    (lambda: Tensor(np.zeros(3)).dot(Tensor(np.zeros(2))), ValueError, "dot: needs"),
+    (lambda: Tensor(np.zeros(3)).outer(X), ValueError, "outer: needs two 1-D tensors"),
+    (lambda: minigrad.matmul(Tensor(np.array(1.0)), X), ValueError,
+     "matmul: both operands need at least 1 dim"),
+]
+
+
+@pytest.mark.parametrize("call,error,message", ERRORS,
+                         ids=[m.split(":")[0] + f"-{i}" for i, (_, _, m) in enumerate(ERRORS)])
+def test_errors_name_the_function_and_the_shapes(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_gradcheck_of_a_chain_of_shape_ops():
+    x = Tensor(np.random.default_rng(4).standard_normal((2, 3, 4)), requires_grad=True)
+
+    def chain(t):
+        parts = t.flip(1).roll(1, 2).movedim(0, -1).chunk(2, 1)
+        joined = minigrad.cat([p.flatten(1) for p in parts], 1).unsqueeze(0).expand(2, -1, -1)
+        return F.pad(joined.diagonal(0, 1, 2).tril(), (1, 0, 0, 1)).repeat(1, 2)
+
+    with minigrad.fused(False):
+        assert gradcheck(chain, [x])
