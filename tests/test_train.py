@@ -726,10 +726,10 @@ def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_
     result = subprocess.run([sys.executable, "-m", "train", "--out", str(out), "--resume",
                              "--steps", "6"], cwd=ROOT, capture_output=True, text=True,
                             preexec_fn=file_size_limit(100), timeout=60)
+    assert snapshot(out) == before
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert "error: cannot write the metrics" in result.stderr
-    assert snapshot(out) == before
 
 
 def test_a_new_run_never_replaces_metrics_it_did_not_write(text_file, tmp_path):
@@ -757,7 +757,7 @@ def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
                     tmp_path / "stdout.txt", tmp_path / "stderr.txt")
     try:
         wait_for_rows(first, out, 2)
-        for args in [["--out", out, "--resume", "--steps", "2000000"],
+        for args in [["--out", out, "--resume", "--steps", 2_000_000],
                      [text_file, "--out", out, "--overwrite", *TINY, "--steps", "5"]]:
             assert_usage_error(run("train", *args),
                                f"another run (pid {first.pid}) is writing {out}")

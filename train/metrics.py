@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from .errors import UsageError
 from .files import append_line, replace_atomically
 
 FIELDS = ("step", "train_loss", "val_loss", "lr", "ms_per_step", "tokens_per_s")
@@ -53,12 +54,16 @@ class MetricsLog:
 
     @classmethod
     def resume(cls, path: Path, step: int) -> tuple[MetricsLog, str | None]:
-        """The log of a run resumed at `step`, and a one-line warning if the file is damaged.
-        Raises OSError if it exists but cannot be read."""
+        """The log of a run resumed at `step`, and a one-line warning if the file is damaged."""
         if not path.exists():
             return cls(path, [], rewrite=True), None
+        try:
+            content = path.read_bytes()
+        except OSError as err:
+            raise UsageError(f"cannot read {path} ({err.strerror or err}); move it away to "
+                             f"resume without the earlier metrics") from None
         rows, damaged = [], []
-        for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        for number, line in enumerate(content.split(b"\n"), start=1):
             if not line:
                 continue
             try:
