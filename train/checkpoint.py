@@ -109,16 +109,20 @@ def load(path: str | Path) -> Checkpoint:
         raise UsageError(f"{path} is not a readable minigrad checkpoint ({type(err).__name__}: "
                          f"{err}); it may be truncated or from another program: train again or "
                          f"point to another file") from None
-    ckpt.identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    ckpt.identity = _identity(info)
     return ckpt
 
 
 def file_identity(path: Path) -> tuple[int, ...]:
-    """What `Checkpoint.identity` holds for the file now at `path`; () if there is none."""
+    """What `Checkpoint.identity` holds for the file now at `path`; () if there is none: a
+    different value means another file was written there since."""
     try:
-        info = path.stat()
+        return _identity(path.stat())
     except FileNotFoundError:
         return ()
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
 
 
