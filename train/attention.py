@@ -19,8 +19,8 @@ WIDTH = 80
 def main(argv: list[str] | None = None) -> int:
     p = checkpoint_parser("python -m train.attention",
                           "Heatmaps of a trained model's attention weights.")
-    p.add_argument("--text", required=True, help="the text to look at (up to block_size "
-                   "characters; about 40 fit in 80 columns)")
+    p.add_argument("--text", required=True, help="the text to look at, 1 to block_size "
+                   "characters of the model's vocabulary (about 40 fit in 80 columns)")
     p.add_argument("--layer", type=int, default=-1, metavar="L", help="which block, from "
                    "-n_layer to n_layer - 1 (default -1, the last; negative counts from the end)")
     p.add_argument("--head", type=int, default=None, metavar="H",

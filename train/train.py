@@ -66,7 +66,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("file", nargs="?", metavar="FILE", help="text file to train on")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options below "
                    "(baby-shakespeare: nanoGPT's CPU baby GPT; give tinyshakespeare.txt as FILE)")
-    p.add_argument("--encoding", default=None, help="the text file's encoding (default utf-8)")
+    p.add_argument("--encoding", default=None, help="the text file's encoding, any text "
+                   "encoding Python knows (default utf-8)")
     p.add_argument("--out", default="out", help="directory for ckpt.npz and metrics.jsonl "
                    "(default out/)")
     p.add_argument("--resume", action="store_true", help="continue the run in OUT/ckpt.npz; "
