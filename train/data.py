@@ -71,7 +71,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
     path = Path(path)
     try:
         # O_NONBLOCK: opening a FIFO that has no writer returns at once instead of waiting
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # (none on Windows)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file; give the path of a text file to train "
                          f"on") from None
