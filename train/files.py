@@ -135,6 +135,10 @@ class OutDir:
                 pid = f" (pid {holder})" if holder.isdigit() else ""
                 raise UsageError(f"another run{pid} is writing {self.path}; wait for it to "
                                  f"finish or stop it, or choose another --out") from None
+            except OSError as err:  # a file system without locks
+                os.close(fd)
+                raise UsageError(f"cannot lock {self.lock_path} ({err.strerror or err}); "
+                                 f"choose an --out on a local file system") from None
             # the file may have been removed by the run that held it just before we got the
             # lock: then we hold a lock nobody else can see, so try again on the new file
             try:
