@@ -10,7 +10,8 @@ from .tensor import Tensor
 
 
 class GradcheckError(AssertionError):
-    """An analytic gradient disagreed with the finite-difference estimate."""
+    """An analytic gradient disagreed with the finite-difference estimate, or a value it needs
+    (an input, the output, a gradient) is NaN or inf, where no comparison can be trusted."""
 
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
@@ -27,7 +28,9 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
     `fn` may also use them through closures (e.g. a module's parameters), since entries are
     perturbed in place and restored.
 
-    Returns True, or raises GradcheckError naming the input, the worst entry, and both values.
+    Returns True, or raises GradcheckError naming the input, the worst entry, and both values,
+    or which values are not finite: NaN and inf compare false to everything, so with them in the
+    inputs, the output or a gradient a wrong backward could otherwise pass.
     """
     checked = [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not checked:
@@ -38,10 +41,14 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
                             f"(e.g. Tensor(x, dtype=np.float64, requires_grad=True))")
         if not t.data.flags.c_contiguous:
             t.data = np.ascontiguousarray(t.data)  # so the flat view below writes into it
+    for i, t in enumerate(inputs):
+        if isinstance(t, Tensor):
+            _require_finite(t.data, f"input {_label(i, t)}")
 
     out = fn(*inputs)
     if not isinstance(out, Tensor):
         raise TypeError(f"gradcheck: fn must return a Tensor, got {type(out).__name__}")
+    _require_finite(out.data, "the output of fn")
     upstream = np.random.default_rng(seed).standard_normal(out.shape)
 
     # minigrad.grad, not backward: no .grad is touched, and non-leaf inputs get theirs too
@@ -62,16 +69,27 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
             minus = projected()
             flat[j] = original
             numeric.flat[j] = (plus - minus) / (2 * eps)
+        _require_finite(a_grad, f"the analytic gradient of input {_label(i, t)}")
+        _require_finite(numeric, f"the numeric gradient of input {_label(i, t)} (fn is not "
+                                 f"finite within eps={eps} of it)")
         error = np.abs(a_grad - numeric) - (atol + rtol * np.abs(numeric))
-        if np.any(error > 0) or not np.all(np.isfinite(a_grad)):
-            worst = np.unravel_index(np.argmax(np.where(np.isfinite(error), error, np.inf)),
-                                     t.shape)
+        if np.any(error > 0):
+            worst = np.unravel_index(np.argmax(error), t.shape)
             raise GradcheckError(
                 f"gradcheck: gradient of input {_label(i, t)} (shape {t.shape}) is wrong at "
                 f"index {tuple(int(k) for k in worst)}: analytic {a_grad[worst]:.8g}, numeric "
                 f"{numeric[worst]:.8g} (atol={atol}, rtol={rtol}); "
                 f"{int(np.sum(error > 0))} of {t.numel()} entries disagree")
     return True
+
+
+def _require_finite(values: np.ndarray, what: str) -> None:
+    bad = ~np.isfinite(values)
+    if bad.any():
+        first = tuple(int(k) for k in np.argwhere(bad)[0])
+        raise GradcheckError(f"gradcheck: {what} holds {int(bad.sum())} non-finite value(s), the "
+                             f"first {values[first]} at index {first}; gradients can only be "
+                             f"checked where every value is finite")
 
 
 def _label(index: int, tensor: Tensor) -> str:

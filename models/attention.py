@@ -122,11 +122,16 @@ def heatmap(weights: np.ndarray, row_labels: list[str], col_labels: list[str],
     if cell_width is None:
         cell_width = 8 if show_values else 2
     width = max([cell_width] + [len(c) for c in col_labels])
+    if not np.isfinite(weights).all():
+        width = max(width, 3)  # a model with NaN weights: its cells say "nan"
     label_w = max(len(r) for r in row_labels)
     lines = [" " * (label_w + 1) + "".join(c.center(width) for c in col_labels).rstrip()]
     for label, row in zip(row_labels, weights):
         cells = []
         for w in row:
+            if not math.isfinite(w):
+                cells.append(f"{w:.2f}".center(width))
+                continue
             shade = SHADES[min(len(SHADES) - 1, math.ceil(round(float(w), 2) * (len(SHADES) - 1)))]
             cell = f"{shade * 2} {w:.2f}" if show_values else shade * cell_width
             cells.append(cell.center(width))

@@ -212,11 +212,15 @@ def _sample(logits: np.ndarray, temperature: float, top_k: int | None,
     """One token id per row of `logits` (batch, vocab)."""
     if temperature == 0:
         return logits.argmax(axis=-1)
-    logits = logits.astype(np.float64) / temperature
+    # the maximum is subtracted before scaling: with a temperature near 0 the others go to -inf
+    # and the likeliest keeps 0, i.e. greedy (dividing first would make inf - inf = nan)
+    logits = logits.astype(np.float64)
+    with np.errstate(over="ignore"):
+        logits = (logits - logits.max(axis=-1, keepdims=True)) / temperature
     if top_k is not None and top_k < logits.shape[-1]:
         kth = np.sort(logits, axis=-1)[:, -top_k][:, None]
         logits = np.where(logits < kth, -np.inf, logits)
-    probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    probs = np.exp(logits)
     probs /= probs.sum(axis=-1, keepdims=True)
     u = rng.random((len(probs), 1))
     return np.minimum((probs.cumsum(axis=-1) < u).sum(axis=-1), probs.shape[-1] - 1)

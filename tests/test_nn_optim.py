@@ -444,6 +444,9 @@ def test_empty_parameter_list_is_an_error():
 # ----------------------------------------------------------------------------------------------
 # Against torch.optim, if torch is installed
 # ----------------------------------------------------------------------------------------------
+NO_TORCH = "PyTorch is not installed; pip install -e '.[compare]' to run this comparison"
+
+
 def _torch_trajectory(torch, make_torch_opt, p0, grads):
     params = [torch.tensor(p.copy(), dtype=torch.float64, requires_grad=True) for p in p0]
     opt = make_torch_opt(params)
@@ -458,7 +461,7 @@ def _torch_trajectory(torch, make_torch_opt, p0, grads):
 
 @pytest.mark.parametrize("which", ["adamw", "adamw_no_decay", "sgd"])
 def test_matches_torch_optim(which):
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     p0, grads = _problem(6, steps=10)
     if which == "adamw":
         ours = lambda ps: AdamW(ps, lr=0.01, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.1)
@@ -477,7 +480,7 @@ def test_matches_torch_optim(which):
 
 
 def test_clip_matches_torch():
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
     rng = np.random.default_rng(9)
     gs = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
     ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]

@@ -222,6 +222,32 @@ def test_gradcheck_accepts_a_non_leaf_input():
     b = a * 2.0  # not a leaf: its gradient never lands in .grad
     assert gradcheck(lambda b: b.exp(), [b])
 
+@pytest.mark.parametrize("where", ["input", "output"])
+def test_gradcheck_refuses_non_finite_values(where):
+    """NaN and inf compare false to everything: with one in an input or the output, a wrong
+    backward would pass unnoticed, so gradcheck says which values are not finite instead."""
+
+    class WrongSquare(minigrad.Function):
+        def forward(self, a):
+            self.a = a
+            return a * a
+
+        def backward(self, g):
+            return g * self.a  # should be 2 g a
+
+    x = leaf(3, 2)
+    if where == "input":  # a constant input that is NaN makes every output NaN
+        constant = Tensor(np.full((3, 2), np.nan))
+        fn, inputs, culprit = (lambda a, c: WrongSquare.apply(a) + c * 0.0), [x, constant], \
+            "input 1"
+    else:  # one infinite output makes every finite difference inf - inf = NaN
+        shift = Tensor(np.array([[np.inf, 0.0]] * 3))
+        fn, inputs, culprit = (lambda a: WrongSquare.apply(a) + shift), [x], "output"
+    with pytest.raises(minigrad.GradcheckError, match="non-finite") as info:
+        gradcheck(fn, inputs)
+    assert culprit in str(info.value)
+
+
 
 DTYPES = [np.float32, np.float64]
 TOL = {np.float32: dict(rtol=2e-6, atol=1e-6), np.float64: dict(rtol=1e-13, atol=1e-14)}

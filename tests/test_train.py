@@ -1,31 +1,40 @@
 """The training CLI (`python -m train`, `train.sample`, `train.attention`) end to end, on tiny
-models and tiny texts so the whole file runs in well under a minute on two cores.
+models and tiny texts so the whole file runs in about a minute on two cores.
 
-Exit codes and messages are checked on real subprocesses (`python -m ...` from the repository
-root); runs whose only outputs of interest are files are made in-process through
-`train.errors.run_cli`, which is what `python -m train` calls.
+Most runs are made in this process through `train.errors.run_cli`, which is what `python -m ...`
+calls (`run`, `train_in_process`): starting an interpreter costs more than a tiny run. Real
+subprocesses are used where the process itself matters: signals, kill -9, the lock between two
+runs, the working directory, the output encoding, a FIFO that could block.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
+import os
 import random
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import train.attention
 import train.checkpoint
+import train.data
+import train.sample
 import train.train
 from train.errors import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-SHAKESPEARE = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
+SHAKESPEARE_VARIABLE = "MINIGRAD_SHAKESPEARE"  # the path of tinyshakespeare.txt, if you have it
 
 TINY = ["--n-layer", "1", "--n-head", "2", "--n-embd", "16", "--block-size", "16",
         "--batch-size", "4", "--eval-iters", "2"]
@@ -41,14 +50,35 @@ def repetitive_text(n_words: int = 500, seed: int = 0) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n_words)) + "\n"
 
 
-def cli(module: str, *args: object, timeout: float = 60) -> subprocess.CompletedProcess:
-    """Run `python -m MODULE ARGS` from the repository root, capturing its text output."""
-    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+def cli(module: str, *args: object, timeout: float = 60, cwd: Path = ROOT,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run `python -m MODULE ARGS` (from the repository root unless `cwd` says otherwise),
+    capturing its text output."""
+    return subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, encoding="utf-8", timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})
 
 
 def train_in_process(*args: object) -> int:
     return run_cli(train.train.main, list(map(str, args)))
+
+
+def started(args: list[object], stdout: Path, stderr: Path, **kwds) -> subprocess.Popen:
+    """`python -m train ARGS` in the background, its output going to two files."""
+    with stdout.open("w") as out_f, stderr.open("w") as err_f:
+        return subprocess.Popen([sys.executable, "-m", "train", *map(str, args)], cwd=ROOT,
+                                stdout=out_f, stderr=err_f, **kwds)
+
+
+def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: float = 60) -> None:
+    """Until OUT/metrics.jsonl holds `rows` rows (the loop is running), or fail."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        written = out / "metrics.jsonl"
+        if written.is_file() and written.read_bytes().count(b"\n") >= rows:
+            return
+        time.sleep(0.02)
+    assert False, f"the run did not write {rows} rows (exit code {process.poll()})"
 
 
 def metrics(out: Path) -> list[dict]:
@@ -73,10 +103,26 @@ def assert_same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> No
 
 def assert_usage_error(result: subprocess.CompletedProcess, *fragments: str) -> str:
     """Exit code 2 and exactly one line on stderr, `error: ...`, naming each fragment."""
-    assert result.returncode == 2, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr + result.stdout
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
+    return assert_error(result.returncode, result.stdout, result.stderr, *fragments)
+
+
+def run(module: str, *args: object) -> subprocess.CompletedProcess:
+    """`python -m MODULE ARGS` run in this process, as its __main__ does (without the cost of
+    starting an interpreter): its exit code and output."""
+    main = {"train": train.train.main, "train.sample": train.sample.main,
+            "train.attention": train.attention.main}[module]
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = run_cli(main, list(map(str, args)))
+    return subprocess.CompletedProcess([module, *args], code, stdout.getvalue(),
+                                       stderr.getvalue())
+
+
+def assert_error(code: int, stdout: str, stderr: str, *fragments: str) -> str:
+    assert code == 2, (stdout, stderr)
+    assert "Traceback" not in stderr + stdout
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
     assert lines[0].startswith("error: "), lines[0]
     for fragment in fragments:
         assert fragment.lower() in lines[0].lower(), (fragment, lines[0])
@@ -184,7 +230,7 @@ def test_block_size_1_trains_and_samples(tmp_path):
                  "--n-head", "1", "--n-embd", "8", "--batch-size", "2", "--steps", "2",
                  "--eval-iters", "1")
     assert result.returncode == 0, result.stderr
-    sampled = cli("train.sample", "--out", out, "--prompt", "a", "--tokens", "5")
+    sampled = run("train.sample", "--out", out, "--prompt", "a", "--tokens", "5")
     assert sampled.returncode == 0, sampled.stderr
     assert len(sampled.stdout.rstrip("\n")) == 6
 
@@ -218,6 +264,14 @@ def test_resume_equals_an_uninterrupted_run_bit_for_bit(text_file, tmp_path, dro
     assert_same_arrays(arrays(halves / "ckpt.npz"), arrays(whole / "ckpt.npz"))
 
 
+def test_resume_refuses_a_preset(previous_run, text_file):
+    before = snapshot(previous_run)
+    result = run("train", text_file, "--out", previous_run, "--resume", "--preset",
+                 "baby-shakespeare", "--steps", "60")
+    assert_usage_error(result, "--preset", "resumed")
+    assert snapshot(previous_run) == before
+
+
 def test_resume_remembers_the_encoding(tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes(("caf\xe9 na\xefve " * 60).encode("latin-1"))
@@ -226,6 +280,34 @@ def test_resume_remembers_the_encoding(tmp_path):
                             "--steps", "4", "--eval-every", "2") == 0
     assert train_in_process("--out", out, "--resume", "--steps", "6") == 0  # no --encoding
     assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
+
+
+def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 0
+    with (out / "metrics.jsonl").open("a") as f:
+        f.write('{"step": 6, "train_lo')
+    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
+
+
+def test_resume_from_step_0_does_not_repeat_its_row(text_file, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    real_savez, calls = np.savez, []
+
+    def fail_second_save(file, *args, **kwds):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        return real_savez(file, *args, **kwds)
+
+    monkeypatch.setattr(train.checkpoint.np, "savez", fail_second_save)
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 2
+    monkeypatch.undo()
+    assert train_in_process(text_file, "--out", out, "--resume") == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
 
 
 # ---- checkpoints survive crashes -------------------------------------------------------------
@@ -237,6 +319,7 @@ def test_a_crash_mid_write_keeps_the_previous_checkpoint(trained, tmp_path, monk
     before = path.read_bytes()
     ckpt = train.checkpoint.load(path)
     ckpt.step += 1
+    ckpt.optim_state["step"] = np.array(ckpt.step)
 
     def savez_then_crash(file, *args, **kwds):
         file.write(b"PK\x03\x04 half an archive")
@@ -275,73 +358,48 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
     assert code == 2
     error = capsys.readouterr().err
     assert "error: cannot write the checkpoint" in error and "No space left" in error
-    assert "(step 0) is intact" in error and "--resume" in error
+    assert "last good checkpoint (step 0) is kept" in error and "--resume" in error
     assert train.checkpoint.load(out / "ckpt.npz").step == 0
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
 
 
-def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
-    out = tmp_path / "out"
-    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
-                            "--eval-every", "2") == 0
-    with (out / "metrics.jsonl").open("a") as f:
-        f.write('{"step": 6, "train_lo')
-    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0
-    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
+# ---- Ctrl-C, SIGTERM, SIGHUP -----------------------------------------------------------------
 
-
-def test_resume_from_step_0_does_not_repeat_its_row(text_file, tmp_path, monkeypatch):
-    out = tmp_path / "out"
-    real_savez, calls = np.savez, []
-
-    def fail_second_save(file, *args, **kwds):
-        calls.append(1)
-        if len(calls) == 2:
-            raise OSError(28, "No space left on device")
-        return real_savez(file, *args, **kwds)
-
-    monkeypatch.setattr(train.checkpoint.np, "savez", fail_second_save)
-    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
-                            "--eval-every", "2") == 2
-    monkeypatch.undo()
-    assert train_in_process(text_file, "--out", out, "--resume") == 0
-    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
-
-
-# ---- Ctrl-C ----------------------------------------------------------------------------------
-
-def test_sigint_saves_says_how_to_resume_and_resume_continues(text_file, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=lambda s: signal.Signals(s).name)
+def test_a_stop_signal_saves_says_how_to_resume_and_resume_continues(text_file, tmp_path,
+                                                                     signum):
+    """Ctrl-C, and what `timeout`, schedulers and `docker stop` (SIGTERM) or a closed terminal
+    (SIGHUP) send: the step finishes, a checkpoint is saved, the exit code is 128 + signal."""
     out = tmp_path / "out"
     stdout, stderr = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
-    with stdout.open("w") as out_f, stderr.open("w") as err_f:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "train", str(text_file), "--out", str(out), *TINY,
-             "--steps", "1000000", "--eval-every", "50"], cwd=ROOT, stdout=out_f, stderr=err_f)
-        try:
-            # wait for the evaluations at steps 0 and 50: the loop is running
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and process.poll() is None:
-                written = out / "metrics.jsonl"
-                if written.is_file() and written.read_text().count("\n") >= 2:
-                    break
-                time.sleep(0.05)
-            assert process.poll() is None, stderr.read_text()
-            process.send_signal(signal.SIGINT)
-            returncode = process.wait(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
+                       "50"], stdout, stderr)
+    try:
+        wait_for_rows(process, out, 2)  # the evaluations at steps 0 and 50: the loop is running
+        process.send_signal(signum)
+        returncode = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
     printed, errors = stdout.read_text(), stderr.read_text()
-    assert returncode == 130, (printed, errors)
+    assert returncode == 128 + signum, (printed, errors)
     assert "Traceback" not in errors
-    assert "--resume" in printed
-    stopped = int(printed.split("Interrupted at step ")[1].split(";")[0])
+    stopped = int(re.search(r"Interrupted \(\w+\) at step (\d+);", printed)[1])
     assert 50 <= stopped < 1000000
     assert train.checkpoint.load(out / "ckpt.npz").step == stopped
     assert [r["step"] for r in metrics(out)][-1] <= stopped
+    assert not (out / ".minigrad-train.lock").exists()
 
-    result = cli("train", text_file, "--out", out, "--resume", "--steps", stopped + 3)
+    # the printed command resumes the run, from any directory
+    hint = printed.strip().splitlines()[-1].strip()
+    assert hint.startswith("python -m train --out ") and hint.endswith(" --resume")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run(f"{hint} --steps {stopped + 3}", shell=True, cwd=elsewhere,
+                            capture_output=True, text=True, executable="/bin/bash",
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60)
     assert result.returncode == 0, result.stderr
     assert f"Resuming from {out / 'ckpt.npz'} at step {stopped}" in result.stdout
     assert train.checkpoint.load(out / "ckpt.npz").step == stopped + 3
@@ -383,8 +441,9 @@ BAD_TRAIN_INPUTS = {
                              ["16 characters", "--block-size 16", "17"]),
     "not utf-8": (not_utf8, ["--overwrite"],
                   [f"byte {LATIN1_BAD_BYTE}", "line 3", "utf-8", "--encoding"]),
-    "n_embd % n_head": (None, ["--overwrite", "--n-embd", "15"], ["--n-embd 15", "--n-head 2"]),
-    "steps 0": (None, ["--overwrite", "--steps", "0"], ["--steps", "positive", "0"]),
+    "n_embd % n_head": (None, ["--overwrite", "--n-embd", "15"],
+                        ["--n-embd (15)", "--n-head (2)"]),
+    "steps 0": (None, ["--overwrite", "--steps", "0"], ["--steps", ">= 1", "got 0"]),
     "batch size -1": (None, ["--overwrite", "--batch-size", "-1"], ["--batch-size", "-1"]),
     "n_layer 0": (None, ["--overwrite", "--n-layer", "0"], ["--n-layer", "0"]),
     "no --resume/--overwrite": (None, [], ["already", "--resume", "--overwrite"]),
@@ -404,15 +463,15 @@ def test_bad_input_is_one_line_exit_2_and_overwrites_nothing(case, previous_run,
     else:  # the tiny flags, then the bad ones (later flags win)
         args = [data, "--out", previous_run, *TINY, "--steps", "5", *flags]
     before = snapshot(previous_run)
-    assert_usage_error(cli("train", *args), *fragments)
+    assert_usage_error(run("train", *args), *fragments)
     assert snapshot(previous_run) == before
 
 
 def test_a_file_that_is_not_utf8_trains_with_its_encoding(tmp_path):
     path = not_utf8(tmp_path)
-    assert_usage_error(cli("train", path, "--out", tmp_path / "a", *TINY, "--steps", "1"),
+    assert_usage_error(run("train", path, "--out", tmp_path / "a", *TINY, "--steps", "1"),
                        "--encoding")
-    result = cli("train", path, "--out", tmp_path / "b", *TINY, "--steps", "2", "--eval-every",
+    result = run("train", path, "--out", tmp_path / "b", *TINY, "--steps", "2", "--eval-every",
                  "1", "--encoding", "latin-1")
     assert result.returncode == 0, result.stderr
     assert "é" in train.checkpoint.load(tmp_path / "b" / "ckpt.npz").vocab
@@ -422,17 +481,9 @@ def test_resume_without_a_checkpoint(text_file, tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "metrics.jsonl").write_text('{"step": 0}\n')
-    assert_usage_error(cli("train", text_file, "--out", out, "--resume"),
+    assert_usage_error(run("train", text_file, "--out", out, "--resume"),
                        "no checkpoint", str(out / "ckpt.npz"))
     assert snapshot(out) == {"metrics.jsonl": b'{"step": 0}\n'}
-
-
-def test_resume_refuses_a_preset(previous_run, text_file):
-    before = snapshot(previous_run)
-    result = cli("train", text_file, "--out", previous_run, "--resume", "--preset",
-                 "baby-shakespeare", "--steps", "60")
-    assert_usage_error(result, "--preset", "resumed")
-    assert snapshot(previous_run) == before
 
 
 def damaged_copies(good: bytes) -> dict[str, bytes]:
@@ -461,16 +512,16 @@ def test_a_corrupt_checkpoint_is_refused(damage, previous_run, text_file, tmp_pa
     else:
         ckpt.write_bytes(damaged_copies(ckpt.read_bytes())[damage])
     before = snapshot(previous_run)
-    assert_usage_error(cli("train", text_file, "--out", previous_run, "--resume", "--steps",
+    assert_usage_error(run("train", text_file, "--out", previous_run, "--resume", "--steps",
                            "60"), named)
     assert snapshot(previous_run) == before
-    assert_usage_error(cli("train.sample", "--checkpoint", ckpt, "--tokens", "5"), named)
-    assert_usage_error(cli("train.attention", "--out", previous_run, "--text", "the"), named)
+    assert_usage_error(run("train.sample", "--checkpoint", ckpt, "--tokens", "5"), named)
+    assert_usage_error(run("train.attention", "--out", previous_run, "--text", "the"), named)
 
 
 def test_a_bad_file_creates_no_out_directory(tmp_path):
     out = tmp_path / "new-out"
-    result = cli("train", tmp_path / "missing.txt", "--out", out)
+    result = run("train", tmp_path / "missing.txt", "--out", out)
     assert_usage_error(result, "missing.txt")
     assert not out.exists()
 
@@ -478,9 +529,37 @@ def test_a_bad_file_creates_no_out_directory(tmp_path):
 def test_an_unwritable_out_is_refused(text_file, tmp_path):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
-    assert_usage_error(cli("train", text_file, "--out", blocker / "out", *TINY, "--steps", "1"),
+    assert_usage_error(run("train", text_file, "--out", blocker / "out", *TINY, "--steps", "1"),
                        "--out", str(blocker / "out"))
     assert blocker.read_text() == "not a directory"
+
+
+def test_preset_without_file_says_where_to_get_tiny_shakespeare(tmp_path):
+    message = assert_usage_error(run("train", "--preset", "baby-shakespeare", "--out",
+                                     tmp_path / "out"), "baby-shakespeare", "FILE")
+    assert "shakespeare" in message.lower() and "https://" in message
+    assert not (tmp_path / "out" / "ckpt.npz").exists()
+
+
+def shakespeare() -> Path:
+    """tinyshakespeare.txt, from the path in $MINIGRAD_SHAKESPEARE, or skip saying why."""
+    path = os.environ.get(SHAKESPEARE_VARIABLE)
+    if not path:
+        pytest.skip(f"{SHAKESPEARE_VARIABLE} is not set; set it to the path of "
+                    f"tinyshakespeare.txt to run this test")
+    if not Path(path).is_file():
+        pytest.skip(f"{SHAKESPEARE_VARIABLE}={path} is not a file")
+    return Path(path)
+
+
+def test_preset_with_tiny_shakespeare(tmp_path):
+    data = shakespeare()
+    out = tmp_path / "out"
+    assert train_in_process(data, "--preset", "baby-shakespeare", "--out", out, *TINY,
+                            "--steps", "2", "--eval-every", "1") == 0
+    assert [r["step"] for r in metrics(out)] == [0, 1, 2]
+    config = json.loads(str(arrays(out / "ckpt.npz")["train_config"]))
+    assert config["warmup"] == 100 and config["model"]["n_layer"] == 1  # preset, then flags
 
 
 @pytest.mark.parametrize("module,flags,fragment", [
@@ -490,24 +569,7 @@ def test_an_unwritable_out_is_refused(text_file, tmp_path):
 ])
 def test_non_finite_numbers_are_refused(trained, text_file, tmp_path, module, flags, fragment):
     where = [text_file, "--out", tmp_path / "new"] if module == "train" else ["--out", trained]
-    assert_usage_error(cli(module, *where, *flags), fragment)
-
-
-def test_preset_without_file_says_where_to_get_tiny_shakespeare(tmp_path):
-    message = assert_usage_error(cli("train", "--preset", "baby-shakespeare", "--out",
-                                     tmp_path / "out"), "baby-shakespeare", "FILE")
-    assert "shakespeare" in message.lower() and "https://" in message
-    assert not (tmp_path / "out" / "ckpt.npz").exists()
-
-
-@pytest.mark.skipif(not SHAKESPEARE.is_file(), reason=f"{SHAKESPEARE} is absent")
-def test_preset_with_tiny_shakespeare(tmp_path):
-    out = tmp_path / "out"
-    assert train_in_process(SHAKESPEARE, "--preset", "baby-shakespeare", "--out", out, *TINY,
-                            "--steps", "2", "--eval-every", "1") == 0
-    assert [r["step"] for r in metrics(out)] == [0, 1, 2]
-    config = json.loads(str(arrays(out / "ckpt.npz")["train_config"]))
-    assert config["warmup"] == 100 and config["n_layer"] == 1  # the preset, then the flags
+    assert_usage_error(run(module, *where, *flags), fragment)
 
 
 # ---- a loss that is no longer finite ---------------------------------------------------------
@@ -552,7 +614,7 @@ def test_a_non_finite_evaluation_is_not_saved(text_file, tmp_path, monkeypatch, 
 # ---- python -m train.sample ------------------------------------------------------------------
 
 def sample(*args: object) -> str:
-    result = cli("train.sample", *args)
+    result = run("train.sample", *args)
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -584,18 +646,18 @@ def test_sample_greedy_and_top_k(trained):
     assert len(top3) == len(greedy) and top3.startswith("the")
 
 
+def test_sample_errors(trained, tmp_path):
+    assert_usage_error(run("train.sample", "--out", trained, "--prompt", "QZ!", "--tokens", "5"),
+                       "--prompt", "vocabulary", "Q")
+    assert_usage_error(run("train.sample", "--out", tmp_path, "--tokens", "5"),
+                       "no checkpoint")
+    assert_usage_error(run("train.sample", "--out", trained, "--top-k", "0"), "--top-k")
+
+
 def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):
-    result = cli("train.sample", "--out", trained, "--tokens", "5", "--seed", "0")
+    result = run("train.sample", "--out", trained, "--tokens", "5", "--seed", "0")
     assert result.returncode == 0, result.stderr
     assert len(result.stdout.rstrip("\n")) == 6  # the vocabulary's first character + 5
-
-
-def test_sample_errors(trained, tmp_path):
-    assert_usage_error(cli("train.sample", "--out", trained, "--prompt", "QZ!", "--tokens", "5"),
-                       "--prompt", "vocabulary", "Q")
-    assert_usage_error(cli("train.sample", "--out", tmp_path, "--tokens", "5"),
-                       "no checkpoint")
-    assert_usage_error(cli("train.sample", "--out", trained, "--top-k", "0"), "--top-k")
 
 
 # ---- python -m train.attention ---------------------------------------------------------------
@@ -605,7 +667,7 @@ TEXT_40 = "the cat sat on the mat the dog ran far o"
 
 def test_attention_prints_a_heatmap_per_head_within_80_columns(trained):
     assert len(TEXT_40) == 40
-    result = cli("train.attention", "--out", trained, "--text", TEXT_40)
+    result = run("train.attention", "--out", trained, "--text", TEXT_40)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, max(lines, key=len)
@@ -616,14 +678,14 @@ def test_attention_prints_a_heatmap_per_head_within_80_columns(trained):
 
 
 def test_attention_one_head_of_one_layer(trained):
-    result = cli("train.attention", "--out", trained, "--text", TEXT_40, "--layer", "0",
+    result = run("train.attention", "--out", trained, "--text", TEXT_40, "--layer", "0",
                  "--head", "1")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert [line for line in lines if line.startswith("layer ")][0].startswith("layer 0, head 1")
     assert sum(line.startswith("legend:") for line in lines) == 1
     assert max(len(line) for line in lines) <= 80
-    negative = cli("train.attention", "--out", trained, "--text", TEXT_40, "--layer", "-2",
+    negative = run("train.attention", "--out", trained, "--text", TEXT_40, "--layer", "-2",
                    "--head", "1")
     assert negative.stdout == result.stdout
 
@@ -638,4 +700,466 @@ def test_attention_one_head_of_one_layer(trained):
     (["--text", ""], ["--text", "empty"]),
 ], ids=["layer", "negative-layer", "head", "negative-head", "too-long", "vocabulary", "empty"])
 def test_attention_errors(trained, flags, fragments):
-    assert_usage_error(cli("train.attention", "--out", trained, *flags), *fragments)
+    assert_usage_error(run("train.attention", "--out", trained, *flags), *fragments)
+
+
+# ---- nothing in OUT is lost ------------------------------------------------------------------
+
+def file_size_limit(limit: int):
+    """For subprocess's preexec_fn: writes past `limit` bytes fail (EFBIG), as on a full disk."""
+    def apply() -> None:
+        import resource
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write, do not kill the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return apply
+
+
+def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_path):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 0
+    with (out / "metrics.jsonl").open("a") as f:
+        f.write('{"step": 6, "train_lo')  # a line cut short: resuming rewrites the file
+    before = snapshot(out)
+    result = subprocess.run([sys.executable, "-m", "train", "--out", str(out), "--resume",
+                             "--steps", "6"], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=file_size_limit(100), timeout=60)
+    assert snapshot(out) == before
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "error: cannot write the metrics" in result.stderr
+
+
+def test_a_new_run_never_replaces_metrics_it_did_not_write(text_file, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "metrics.jsonl").write_text('{"step": 0, "mine": true}\n')
+    before = snapshot(out)
+    assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "2"),
+                       "already holds a run", "metrics.jsonl", "--overwrite")
+    assert snapshot(out) == before
+
+
+def test_a_run_touches_no_file_of_the_user_in_out(text_file, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".write-test").write_text("my notes")
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    assert (out / ".write-test").read_text() == "my notes"
+    assert sorted(p.name for p in out.iterdir()) == [".write-test", "ckpt.npz", "metrics.jsonl"]
+
+
+def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
+    out = tmp_path / "out"
+    first = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every", "50"],
+                    tmp_path / "stdout.txt", tmp_path / "stderr.txt")
+    try:
+        wait_for_rows(first, out, 2)
+        for args in [["--out", out, "--resume", "--steps", 2_000_000],
+                     [text_file, "--out", out, "--overwrite", *TINY, "--steps", "5"]]:
+            assert_usage_error(run("train", *args),
+                               f"another run (pid {first.pid}) is writing {out}")
+    finally:
+        first.kill()  # SIGKILL: no clean-up runs, the operating system frees the lock
+        first.wait()
+    rows = metrics(out)  # the first run's rows alone, none from the refused ones
+    assert [r["step"] for r in rows] == list(range(0, 50 * len(rows), 50))
+    step = train.checkpoint.load(out / "ckpt.npz").step
+    assert train_in_process("--out", out, "--resume", "--steps", step + 2) == 0
+    assert train.checkpoint.load(out / "ckpt.npz").step == step + 2
+
+
+def test_sigkill_at_random_moments_loses_nothing_and_resume_is_bit_exact(text_file, tmp_path):
+    """Twenty kill -9s, mostly just after a checkpoint was written (into the next step, its
+    evaluation and writes), some during start-up: every checkpoint and metrics row written
+    before a kill is still there after it, and the resumed run ends exactly as an unbroken one."""
+    flags = [*TINY, "--eval-iters", "1", "--eval-every", "1", "--lr-decay-steps", "1000"]
+    out, ckpt_path = tmp_path / "out", tmp_path / "out" / "ckpt.npz"
+    rng = random.Random(0)
+    saved_step, rows_seen = -1, set()
+    for kill in range(20):
+        args = ["--out", out, "--resume"] if ckpt_path.exists() else \
+            [text_file, "--out", out, "--overwrite", *flags]
+        before = train.checkpoint.file_identity(ckpt_path)
+        process = started([*args, "--steps", 1_000_000], tmp_path / "out.txt",
+                          tmp_path / "err.txt")
+        try:
+            if kill % 4 == 3:
+                time.sleep(rng.uniform(0.05, 0.5))  # during start-up, or just after it
+            else:
+                deadline = time.monotonic() + 60
+                while train.checkpoint.file_identity(ckpt_path) == before:
+                    assert process.poll() is None and time.monotonic() < deadline, \
+                        (tmp_path / "err.txt").read_text()
+                    time.sleep(0.005)
+                time.sleep(rng.uniform(0, 0.05))
+        finally:
+            process.kill()
+            process.wait()
+        if ckpt_path.exists():
+            step = train.checkpoint.load(ckpt_path).step  # whole, whatever the moment
+            assert step >= saved_step
+            saved_step = step
+        if (out / "metrics.jsonl").exists():
+            rows = {tuple(row.values())[:4] for row in metrics(out)}  # every line whole
+            assert rows >= rows_seen
+            rows_seen = rows
+    assert saved_step >= 10
+    final = saved_step + 2
+    assert train_in_process("--out", out, "--resume", "--steps", final) == 0
+    reference = tmp_path / "reference"
+    assert train_in_process(text_file, "--out", reference, *flags, "--steps", final) == 0
+    assert losses(out) == losses(reference)
+    assert rows_seen <= set(losses(out))
+    assert_same_arrays(arrays(ckpt_path), arrays(reference / "ckpt.npz"))
+
+
+# ---- FILE ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_file_must_be_a_regular_file(kind, tmp_path):
+    if kind == "fifo":
+        path = tmp_path / "pipe"
+        os.mkfifo(path)  # no writer: reading it would wait forever
+    else:
+        path = Path("/dev/zero")  # endless
+    result = cli("train", path, "--out", tmp_path / "out", timeout=30)
+    assert_usage_error(result, str(path), "FIFO" if kind == "fifo" else "device",
+                       "regular file")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_larger_than_memory_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "huge.txt"
+    with path.open("wb") as f:
+        f.truncate(1 << 40)  # 1 TiB, sparse: no disk space used
+    assert_usage_error(cli("train", path, "--out", tmp_path / "out", timeout=30),
+                       str(path), "1099.5 GB", "memory", "part of it")
+
+
+def test_the_text_takes_a_small_multiple_of_its_size_in_memory(tmp_path):
+    path = write(tmp_path / "big.txt", "the cat sat on the mat\n" * 200_000)  # 4.6 MB
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        text = train.data.read_text(path)
+        ids = train.data.encode(text, train.data.vocabulary(text))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ids.dtype == np.uint8 and len(ids) == size
+    assert peak < 2.5 * size  # the file's bytes and its text; the ids come after the bytes went
+    assert train.data.vocabulary(text)[ids[1]] == "h"
+
+
+def test_ids_take_the_smallest_unsigned_type_that_holds_the_vocabulary():
+    for vocab_size, dtype in [(1, np.uint8), (256, np.uint8), (257, np.uint16),
+                              (65536, np.uint16), (65537, np.uint32), (0x110000, np.uint32)]:
+        assert train.data.id_dtype(vocab_size) == dtype
+
+
+@pytest.mark.parametrize("text", ["\0" * 100,
+                                  "a\0b\n" * 20 + "é 中 😀 \U0010ffff \u200b\t\r\x7f\n" * 5],
+                         ids=["only NUL", "any unicode"])
+def test_any_unicode_vocabulary_survives_training_resume_and_sampling(text, tmp_path):
+    path = tmp_path / "text.txt"
+    path.write_bytes(text.encode("utf-8"))
+    out = tmp_path / "out"
+    flags = [*TINY, "--block-size", "8", "--eval-every", "2"]
+    assert train_in_process(path, "--out", out, *flags, "--steps", "2") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").vocab == sorted(set(text))
+    assert train_in_process("--out", out, "--resume", "--steps", "4") == 0
+    sampled = run("train.sample", "--out", out, "--prompt", text[:3], "--tokens", "20",
+                  "--seed", "0")
+    assert sampled.returncode == 0, sampled.stderr
+    assert sampled.stdout.startswith(text[:3]) and len(sampled.stdout) == 3 + 20 + 1
+    assert set(sampled.stdout[:-1]) <= set(text)
+
+
+def test_a_relative_file_resumes_from_another_directory(text_file, tmp_path):
+    result = cli("train", text_file.name, "--out", "out", *TINY, "--steps", "2",
+                 cwd=text_file.parent)
+    assert result.returncode == 0, result.stderr
+    config = json.loads(str(arrays(tmp_path / "out" / "ckpt.npz")["train_config"]))
+    assert config["data"] == str(text_file)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = cli("train", "--out", "../out", "--resume", "--steps", "4", cwd=elsewhere)
+    assert result.returncode == 0, result.stderr
+    assert [r["step"] for r in metrics(tmp_path / "out")][-1] == 4
+
+
+# ---- every field of a checkpoint is checked --------------------------------------------------
+
+def first(names, prefix: str) -> str:
+    return sorted(n for n in names if n.startswith(prefix))[0]
+
+
+def edit_json(name: str, change):
+    """An edit of the archive that changes one of its JSON fields."""
+    def edit(a: dict) -> None:
+        value = json.loads(str(a[name]))
+        change(value)
+        a[name] = np.array(json.dumps(value))
+    return edit
+
+
+def edit(name_of, make):
+    """An edit that sets the field `name_of(names)` to `make(old value)`."""
+    def apply(a: dict) -> None:
+        name = name_of(a)
+        a[name] = make(a[name])
+    return apply
+
+
+def removed(name_of):
+    return lambda a: a.pop(name_of(a))
+
+
+DAMAGE = {
+    # case: (edit of the arrays in place, the field the message must name)
+    "format_version a string": (edit(lambda a: "format_version", lambda v: np.array("3")),
+                                "format_version"),
+    "format 2": (edit(lambda a: "format_version", lambda v: np.array(2)), "format_version"),
+    "train_config not JSON": (edit(lambda a: "train_config", lambda v: np.array("{")),
+                              "train_config"),
+    "train_config a list": (edit(lambda a: "train_config", lambda v: np.array("[]")),
+                            "train_config"),
+    "train_config an entry missing": (edit_json("train_config", lambda c: c.pop("seed")),
+                                      "train_config"),
+    "train_config steps a string": (edit_json("train_config", lambda c: c.update(steps="9")),
+                                    "train_config"),
+    "train_config seed a bool": (edit_json("train_config", lambda c: c.update(seed=True)),
+                                 "train_config"),
+    "train_config lr NaN": (edit_json("train_config", lambda c: c.update(lr=math.nan)),
+                            "train_config"),
+    "train_config seed -1": (edit_json("train_config", lambda c: c.update(seed=-1)),
+                             "train_config"),
+    "model config n_head a float": (edit_json("train_config",
+                                              lambda c: c["model"].update(n_head=2.0)),
+                                    "train_config"),
+    "model config wider than the weights": (edit_json(
+        "train_config", lambda c: c["model"].update(n_embd=32)), "model/"),
+    "model config dtype float64": (edit_json("train_config", lambda c: c.update(
+        dtype="float64")), "model/"),
+    "vocab a string": (edit(lambda a: "vocab", lambda v: np.array("abc")), "vocab"),
+    "vocab too short": (edit(lambda a: "vocab", lambda v: v[:-1]), "vocab"),
+    "vocab not sorted": (edit(lambda a: "vocab", lambda v: v[::-1].copy()), "vocab"),
+    "vocab not code points": (edit(lambda a: "vocab", lambda v: np.append(v[:-1], 0x110000)),
+                              "vocab"),
+    "vocab floats": (edit(lambda a: "vocab", lambda v: v.astype(np.float64)), "vocab"),
+    "step a float": (edit(lambda a: "step", lambda v: np.array(40.0)), "step"),
+    "step negative": (edit(lambda a: "step", lambda v: np.array(-1)), "step"),
+    "rng_states a list": (edit(lambda a: "rng_states", lambda v: np.array("[]")),
+                          "rng_states"),
+    "rng state a float": (edit_json("rng_states", lambda r: r["data"]["state"].update(
+        state=1.5)), "rng_states.data"),
+    "rng state negative": (edit_json("rng_states", lambda r: r["model"]["state"].update(
+        inc=-1)), "rng_states.model"),
+    "rng of another generator": (edit_json("rng_states", lambda r: r["data"].update(
+        bit_generator="MT19937")), "rng_states.data"),
+    "a weight of integers": (edit(lambda a: first(a, "model/"), lambda v: v.astype(np.int64)),
+                             "model/"),
+    "a weight of another shape": (edit(lambda a: first(a, "model/"), lambda v: v[:-1]),
+                                  "model/"),
+    "a weight missing": (removed(lambda a: first(a, "model/")), "model/"),
+    "a weight too many": (lambda a: a.update({"model/extra.weight": np.zeros(3)}),
+                          "model/extra.weight"),
+    "a weight of objects": (edit(lambda a: first(a, "model/"),
+                                 lambda v: np.array([None, "x"], dtype=object)), "model/"),
+    "an optimizer buffer of another shape": (edit(lambda a: first(a, "optim/exp_avg."),
+                                                  lambda v: v[:-1]), "optim/exp_avg."),
+    "an optimizer buffer in float64": (edit(lambda a: first(a, "optim/exp_avg_sq."),
+                                            lambda v: v.astype(np.float64)), "optim/exp_avg_sq."),
+    "a negative mean square": (edit(lambda a: first(a, "optim/exp_avg_sq."), lambda v: -v - 1),
+                               "optim/exp_avg_sq."),
+    "the optimizer at another step": (edit(lambda a: "optim/step", lambda v: v - 1),
+                                      "optim/step"),
+    "more updates than steps": (edit(lambda a: first(a, "optim/updates."), lambda v: v + 1),
+                                "optim/updates."),
+    "an unknown optimizer buffer": (lambda a: a.update({"optim/momentum.0": np.zeros(3)}),
+                                    "optim/momentum.0"),
+    "an unknown field": (lambda a: a.update({"notes": np.array("hello")}), "notes"),
+}
+
+
+def damaged_checkpoint(trained: Path, out: Path, change) -> dict[str, bytes]:
+    """A copy of the trained OUT whose checkpoint has one change; what OUT holds then."""
+    shutil.copytree(trained, out)
+    fields = arrays(out / "ckpt.npz")
+    change(fields)
+    with (out / "ckpt.npz").open("wb") as f:
+        np.savez(f, **fields)
+    return snapshot(out)
+
+
+@pytest.mark.parametrize("case", DAMAGE, ids=str)
+def test_every_field_of_a_checkpoint_is_checked(case, trained, text_file, tmp_path):
+    change, field = DAMAGE[case]
+    out = tmp_path / "out"
+    before = damaged_checkpoint(trained, out, change)
+    for module, args in [("train", [text_file, "--out", out, "--resume", "--steps", 60]),
+                         ("train.sample", ["--out", out, "--tokens", 5]),
+                         ("train.attention", ["--out", out, "--text", "the"])]:
+        message = assert_usage_error(run(module, *args), str(out / "ckpt.npz"), "field")
+        assert re.search(rf"field '{re.escape(field)}", message), (field, message)
+    assert snapshot(out) == before
+
+
+def test_a_nan_model_draws_nan_refuses_to_sample_and_to_resume(trained, text_file, tmp_path):
+    out = tmp_path / "out"
+    before = damaged_checkpoint(trained, out, edit(lambda a: first(a, "model/wte"),
+                                                   lambda v: np.full_like(v, np.nan)))
+    heatmap = run("train.attention", "--out", out, "--text", "the", "--head", "0")
+    assert heatmap.returncode == 0, heatmap.stderr
+    assert heatmap.stdout.count("nan") == 3 * 3  # every weight of the 3 x 3 map is NaN
+    assert_usage_error(run("train.sample", "--out", out, "--tokens", 5), "NaN",
+                       "cannot be sampled", "model/wte")
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", 60), "NaN", "model/wte")
+    assert snapshot(out) == before
+
+
+# ---- one line, never a traceback -------------------------------------------------------------
+
+def test_a_damaged_metrics_file_on_resume_is_one_line_and_its_good_rows_are_kept(text_file,
+                                                                                 tmp_path,
+                                                                                 capsys):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
+                            "--eval-every", "2") == 0
+    good = (out / "metrics.jsonl").read_bytes().splitlines(keepends=True)
+    damage = [b"not json\n", b"[1, 2]\n", b'{"step": "two"}\n', b"\xff\xfe\n",
+              b'{"step": 2, "train_loss": NaN}\n']
+    (out / "metrics.jsonl").write_bytes(b"".join([good[0], *damage, *good[1:]]))
+    capsys.readouterr()
+    assert train_in_process("--out", out, "--resume", "--steps", "6") == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "metrics" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: ")
+    assert "5 damaged line(s)" in warnings[0] and "3 good rows are kept" in warnings[0]
+    assert (out / "metrics.jsonl").read_bytes().startswith(b"".join(good))
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
+
+
+OUT_OF_RANGE = [
+    # (flag and value, what the message must say)
+    (["--seed", "-1"], "--seed must be from 0 to 2**64 - 1"),
+    (["--seed", str(2**64)], "--seed"),
+    (["--threads", "0"], "--threads must be from 1 to --batch-size"),
+    (["--threads", "5"], "--threads"),  # TINY's batch is 4
+    (["--eval-every", "0"], "--eval-every must be >= 1"),
+    (["--eval-iters", "0"], "--eval-iters"),
+    (["--lr-decay-steps", "0"], "--lr-decay-steps"),
+    (["--warmup", "-1"], "--warmup must be >= 0"),
+    (["--sample-every", "-1"], "--sample-every"),
+    (["--dropout", "1"], "--dropout"),
+    (["--beta1", "1"], "--beta1 must be in [0, 1)"),
+    (["--beta2", "-0.5"], "--beta2"),
+    (["--lr", "0"], "--lr must be > 0"),
+    (["--min-lr", "-1"], "--min-lr"),
+    (["--weight-decay", "-0.1"], "--weight-decay"),
+    (["--grad-clip", "-1"], "--grad-clip"),
+    (["--n-head", "0"], "--n-head"),
+    (["--block-size", "0"], "--block-size"),
+    (["--encoding", "rot13"], "--encoding"),
+    (["--n-embd", str(2**40), "--n-head", "1"], "memory"),
+    (["--batch-size", str(2**62)], "memory"),
+]
+
+
+@pytest.mark.parametrize("flags, fragment", OUT_OF_RANGE, ids=lambda x: " ".join(x)
+                         if isinstance(x, list) else "")
+def test_every_train_option_outside_its_range_is_one_line(flags, fragment, text_file, tmp_path):
+    out = tmp_path / "out"
+    assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "2", *flags),
+                       fragment)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags, fragment", [
+    (["--seed", "-1"], "--seed must be from 0 to 2**64 - 1"), (["--seed", str(2**64)], "--seed"),
+    (["--tokens", "-1"], "--tokens"), (["--top-k", "0"], "--top-k"),
+    (["--temperature", "-1"], "--temperature")])
+def test_every_sample_option_outside_its_range_is_one_line(flags, fragment, trained):
+    assert_usage_error(run("train.sample", "--out", trained, *flags), fragment)
+
+
+def test_help_documents_the_ranges():
+    for module in ("train", "train.sample"):
+        assert "2**64 - 1" in " ".join(cli(module, "--help").stdout.split())
+
+
+def test_a_temperature_near_0_is_greedy(trained):
+    samples = [run("train.sample", "--out", trained, "--prompt", "the", "--tokens", "40",
+                   "--temperature", t, "--seed", "1") for t in ["0", "1e-320", "1e-300"]]
+    assert [r.returncode for r in samples] == [0, 0, 0]
+    assert samples[1].stdout == samples[0].stdout and samples[2].stdout == samples[0].stdout
+
+
+def test_a_file_name_that_is_not_utf8_cannot_crash_the_output(text_file, tmp_path):
+    out = os.fsencode(tmp_path) + b"/out-\xff"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    result = subprocess.run([sys.executable, "-m", "train", os.fsencode(text_file), b"--out",
+                             out, *map(str.encode, TINY), b"--steps", b"2"], cwd=ROOT,
+                            capture_output=True, env=env, timeout=60)
+    printed = result.stdout.decode("utf-8")
+    assert result.returncode == 0, result.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in result.stderr
+    # the command it prints, pasted into a shell, finds the checkpoint
+    command = printed.split("Sample more with: ", 1)[1].strip().replace(
+        "--prompt 'Some text'", "--prompt t --tokens 3")
+    assert "\\xff" in command
+    sampled = subprocess.run(command, shell=True, executable="/bin/bash", cwd=ROOT,
+                             capture_output=True, env=env, timeout=60)
+    assert sampled.returncode == 0, sampled.stderr
+
+
+def test_a_run_that_fails_leaves_no_out_directory(text_file, tmp_path, monkeypatch):
+    def out_of_memory(*args, **kwds):
+        raise MemoryError
+
+    monkeypatch.setattr(train.train, "GPT", out_of_memory)
+    out = tmp_path / "a" / "b" / "out"
+    assert_usage_error(run("train", text_file, "--out", out, *TINY),
+                 "not enough memory")
+    assert not (tmp_path / "a").exists()
+
+
+# ---- a first run that can be repeated --------------------------------------------------------
+
+def test_the_same_command_again_after_a_finished_run_says_so_and_exits_0(text_file, tmp_path):
+    """The README's quick start, run twice: the second time there is nothing to do."""
+    out = tmp_path / "out"
+    command = [text_file, "--out", out, *TINY, "--steps", "4"]
+    assert train_in_process(*command) == 0
+    before = snapshot(out)
+    again = run("train", *command)
+    assert again.returncode == 0 and again.stderr == ""
+    assert "already holds a finished run of these settings (step 4)" in again.stdout
+    for hint in ["python -m train.sample --out", "--resume --steps 8", "--overwrite"]:
+        assert hint in again.stdout
+    assert snapshot(out) == before
+
+
+def test_short_runs_evaluate_often_enough_for_a_chart_of_ten_points(text_file, tmp_path):
+    out = tmp_path / "out"
+    result = run("train", text_file, "--out", out, *TINY, "--steps", "45")
+    assert result.returncode == 0, result.stderr
+    assert [r["step"] for r in metrics(out)] == [*range(0, 45, 4), 45]
+    assert "Loss (evaluated every 4 steps)" in result.stdout
+
+
+def test_skipped_tests_say_why(tmp_path):
+    """`pytest -q` prints the reason of every skip: here the preset test without its data file
+    and a PyTorch comparison without PyTorch (an importable `torch` that fails, put first)."""
+    (tmp_path / "torch.py").write_text("raise ImportError('no torch here')\n")
+    env = {k: v for k, v in os.environ.items() if k != SHAKESPEARE_VARIABLE}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_train.py::test_preset_with_tiny_shakespeare",
+         "tests/test_nn_optim.py::test_clip_matches_torch"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**env, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
+    assert "2 skipped" in result.stdout, result.stdout
+    assert "SKIPPED [1] tests/test_train.py" in result.stdout
+    assert f"{SHAKESPEARE_VARIABLE} is not set" in result.stdout
+    assert "pip install -e '.[compare]'" in result.stdout

@@ -4,34 +4,30 @@
 """
 from __future__ import annotations
 
-import argparse
 import sys
-
-import numpy as np
 
 from minigrad import no_grad
 from models.attention import heatmap
 
-from . import checkpoint
+from .cli import checkpoint_parser, load_model
 from .errors import UsageError, run_cli
-from .sample import add_checkpoint_options, checkpoint_path
 
 VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥"}
 WIDTH = 80
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.attention",
-                                description="Heatmaps of a trained model's attention weights.")
-    add_checkpoint_options(p)
-    p.add_argument("--text", required=True, help="the text to look at (up to block_size "
-                   "characters; about 40 fit in 80 columns)")
-    p.add_argument("--layer", type=int, default=-1, help="which block (default the last; "
-                   "negative counts from the end)")
-    p.add_argument("--head", type=int, default=None, help="which head (default all)")
+    p = checkpoint_parser("python -m train.attention",
+                          "Heatmaps of a trained model's attention weights.")
+    p.add_argument("--text", required=True, help="the text to look at, 1 to block_size "
+                   "characters of the model's vocabulary (about 40 fit in 80 columns)")
+    p.add_argument("--layer", type=int, default=-1, metavar="L", help="which block, from "
+                   "-n_layer to n_layer - 1 (default -1, the last; negative counts from the end)")
+    p.add_argument("--head", type=int, default=None, metavar="H",
+                   help="which head, from 0 to n_head - 1 (default all)")
     args = p.parse_args(argv)
 
-    model, tokenizer = checkpoint.load(checkpoint_path(args)).build_model()
+    _, model, tokenizer = load_model(args)
     n_layer, n_head = model.config.n_layer, model.config.n_head
     if not -n_layer <= args.layer < n_layer:
         raise UsageError(f"--layer {args.layer} is out of range: the model has {n_layer} layers "
@@ -49,12 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         raise UsageError(f"--text: {err}") from None
 
-    model.eval()
     with no_grad():
         model(ids[None, :])
     layer = args.layer % n_layer
     weights = model.blocks[layer].attn.attention_weights[0]  # (heads, seq, seq)
-    labels = [VISIBLE.get(c, c) for c in args.text]
+    labels = [VISIBLE.get(c, c if c.isprintable() else "�") for c in args.text]
     cell = 2 if 2 * len(labels) + 2 <= WIDTH else 1
     heads = range(n_head) if args.head is None else [args.head]
     for h in heads:

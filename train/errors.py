@@ -1,12 +1,18 @@
-"""How the command-line tools fail: one line naming the problem and the fix, exit code 2."""
+"""How the command-line tools fail or stop: bad input is one line naming the problem and the fix
+(exit code 2); a signal that asks a program to stop (Ctrl-C, SIGTERM, SIGHUP) ends it with the
+shell's code for it, 128 + the signal's number."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from typing import Callable
+from typing import Any, Callable
 
 USAGE_EXIT = 2
-INTERRUPTED_EXIT = 130  # the shell's code for a program stopped by Ctrl-C (128 + SIGINT)
+INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
+# what `timeout`, batch schedulers and `docker stop` send (SIGTERM), a closed terminal (SIGHUP)
+STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM] + (
+    [signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
 
 
 class UsageError(Exception):
@@ -15,6 +21,10 @@ class UsageError(Exception):
 
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Call `main`, turning a UsageError into `error: ...` on stderr and exit code 2."""
+    for stream in (sys.stdout, sys.stderr):
+        # no character can crash the output (a file name that is not UTF-8, say): it is escaped
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return main(argv)
     except UsageError as err:
@@ -31,3 +41,42 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         # the reader of our output went away (e.g. `| head`): stop quietly, as Unix tools do
         sys.stdout = open(os.devnull, "w")
         return 1
+
+
+class StopSignals:
+    """Within the `with` block, Ctrl-C, SIGTERM and SIGHUP do not stop the program but set
+    `received` (the signal's number), for a loop to finish its step, save and exit. A second
+    Ctrl-C stops at once (as KeyboardInterrupt)."""
+
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        for signum in STOP_SIGNALS:
+            self._previous[signum] = signal.signal(signum, self._on_signal)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _on_signal(self, signum: int, frame: Any) -> None:
+        self.received = self.received or signum
+        if signum == signal.SIGINT:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+        if signum == getattr(signal, "SIGHUP", None):
+            # the terminal is gone and writing to it would fail: send what is left nowhere
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            for fd in (1, 2):
+                if os.isatty(fd):
+                    os.dup2(devnull, fd)
+            os.close(devnull)
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + (self.received or 0)
+
+    @property
+    def name(self) -> str:
+        return signal.Signals(self.received).name if self.received else ""

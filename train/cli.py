@@ -1,0 +1,46 @@
+"""What the command-line tools share: the opening of train.sample and train.attention (find the
+checkpoint, check it, build the model), and paths shown as shell words a user can paste."""
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+from pathlib import Path
+
+from models import GPT, CharTokenizer
+
+from . import checkpoint
+
+
+def shell_word(path: str | Path) -> str:
+    """`path` quoted for a POSIX shell; a name that is not printable UTF-8 becomes $'...' with
+    its bytes escaped, so that pasting the command finds the same file."""
+    raw = os.fsencode(path)
+    try:
+        text = raw.decode("utf-8")
+        if text.isprintable():
+            return shlex.quote(text)
+    except UnicodeDecodeError:
+        pass
+    return "$'" + "".join(chr(b) if 32 <= b < 127 and b not in b"'\\" else f"\\x{b:02x}"
+                          for b in raw) + "'"
+
+
+def checkpoint_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """A parser with the options that say where the checkpoint is."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--out", default="out", help="training directory holding ckpt.npz "
+                       "(default out/)")
+    where.add_argument("--checkpoint", help="path of a checkpoint file (instead of --out)")
+    return parser
+
+
+def load_model(args: argparse.Namespace) -> tuple[checkpoint.Checkpoint, GPT, CharTokenizer]:
+    """The checkpoint the options name (every field checked), its model in eval mode, and its
+    tokenizer; a UsageError says what is wrong."""
+    path = Path(args.checkpoint) if args.checkpoint else Path(args.out) / checkpoint.FILENAME
+    ckpt = checkpoint.load(path)
+    model = ckpt.build_model()
+    model.eval()
+    return ckpt, model, ckpt.tokenizer()

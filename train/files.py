@@ -1,0 +1,160 @@
+"""How a run writes into OUT so that nothing is lost, whatever happens:
+
+- a file is either replaced atomically (`replace_atomically`: a temporary file beside it, flushed
+  to disk, renamed over it) or only appended to (`append_line`), so a crash, a full disk or a kill
+  at any moment leaves its previous content whole;
+- one run at a time (`OutDir`): a lock on a file in OUT, which the operating system releases
+  when the process ends, even by kill -9.
+
+The names this module creates in OUT start with ".minigrad-", so they never collide with a
+user's file.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, BinaryIO, Callable
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; keeping to one run per OUT is then up to the user
+    fcntl = None  # type: ignore[assignment]
+
+from .errors import UsageError
+
+LOCK_NAME = ".minigrad-train.lock"
+
+
+def temporary_path(path: Path) -> Path:
+    return path.with_name(f".minigrad-{path.name}.tmp")
+
+
+def replace_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
+    """Call `write` on a temporary file beside `path`, then rename it over `path`: readers see
+    the old content or the new, never a mix, and a failure leaves no temporary file."""
+    tmp = temporary_path(path)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _sync_directory(path.parent)  # the rename itself survives a power cut
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line and flush it to disk; if the write fails, the file is cut back to its
+    previous end, so no half line stays behind."""
+    with open(path, "ab") as f:
+        end = f.tell()
+        try:
+            f.write(line.encode("utf-8") + b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+        except OSError:
+            f.truncate(end)
+            raise
+
+
+def _sync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a directory; the rename still happened
+    finally:
+        os.close(fd)
+
+
+class OutDir:
+    """OUT, held by this run alone while the `with` block runs.
+
+    Entering creates OUT if needed and takes the lock (a second run gets a UsageError naming the
+    first one's pid). Leaving releases it, removes the lock file, and removes the directories it
+    created if the run wrote nothing into them, so a failed run leaves no empty OUT behind.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock_path = path / LOCK_NAME
+        self._created: list[Path] = []
+        self._lock_fd: int | None = None
+
+    def __enter__(self) -> OutDir:
+        try:
+            self._make_directories()
+            self._lock()
+        except BaseException:
+            self._remove_created()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._lock_fd is not None:
+            self.lock_path.unlink(missing_ok=True)  # while still locked: see _lock
+            os.close(self._lock_fd)
+            self._lock_fd = None
+        self._remove_created()
+
+    def _make_directories(self) -> None:
+        missing = []
+        for directory in [self.path, *self.path.parents]:
+            if directory.exists():
+                break
+            missing.append(directory)
+        try:
+            for directory in reversed(missing):
+                directory.mkdir()
+                self._created.append(directory)
+            if not self.path.is_dir():
+                raise NotADirectoryError(20, "Not a directory")
+        except OSError as err:
+            raise UsageError(f"cannot write to --out {self.path} ({err.strerror or err}); "
+                             f"choose a directory you can write to") from None
+
+    def _lock(self) -> None:
+        while True:
+            try:
+                fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as err:
+                raise UsageError(f"cannot write to --out {self.path} ({err.strerror or err}); "
+                                 f"choose a directory you can write to") from None
+            if fcntl is None:
+                break
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode("ascii", "replace").strip()
+                os.close(fd)
+                pid = f" (pid {holder})" if holder.isdigit() else ""
+                raise UsageError(f"another run{pid} is writing {self.path}; wait for it to "
+                                 f"finish or stop it, or choose another --out") from None
+            except OSError as err:  # a file system without locks
+                os.close(fd)
+                raise UsageError(f"cannot lock {self.lock_path} ({err.strerror or err}); "
+                                 f"choose an --out on a local file system") from None
+            # the file may have been removed by the run that held it just before we got the
+            # lock: then we hold a lock nobody else can see, so try again on the new file
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(self.lock_path)):
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        self._lock_fd = fd
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+
+    def _remove_created(self) -> None:
+        for directory in reversed(self._created):
+            try:
+                directory.rmdir()  # only if empty: whatever the run wrote stays
+            except OSError:
+                break
+        self._created = []
