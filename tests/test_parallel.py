@@ -48,11 +48,62 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
         np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
 
 
-def test_data_parallel_refuses_dropout():
-    model = GPT(GPTConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4,
-                          dropout=0.1))
-    with pytest.raises(ValueError, match="dropout"):
-        DataParallel(model, 2)
+DROPOUT = GPTConfig(vocab_size=11, block_size=16, n_layer=2, n_head=2, n_embd=16, dropout=0.2)
+
+
+def parallel_grads(model, x, y, step, threads=2, seed=7):
+    with DataParallel(model, threads, seed) as parallel:
+        loss = parallel.backward(x, y, step)
+    return loss, [p.grad.copy() for p in model.parameters()]
+
+
+def test_data_parallel_dropout_depends_only_on_seed_step_and_worker():
+    """Each worker draws its masks from (seed, step, worker): the same step twice gives the same
+    gradients bit for bit, whatever order the threads ran in; another step other masks."""
+    x, y = batch(8)
+    model = GPT(DROPOUT, seed=1)
+    first = parallel_grads(model, x, y, step=3)
+    again = parallel_grads(model, x, y, step=3)
+    other = parallel_grads(model, x, y, step=4)
+    assert first[0] == again[0]
+    for a, b in zip(first[1], again[1]):
+        np.testing.assert_array_equal(a, b)
+    assert first[0] != other[0]
+    # without dropout in eval mode the masks play no part: the single-thread result
+    model.eval()
+    _, loss = model(x, y)
+    assert parallel_grads(model, x, y, step=3)[0] == pytest.approx(loss.item(), rel=1e-5)
+
+
+def test_worker_replicas_share_the_parameters_but_not_the_dropout_layers():
+    from train.parallel import replica
+    model = GPT(DROPOUT, seed=1)
+    copy = replica(model)
+    assert [id(p) for p in copy.parameters()] == [id(p) for p in model.parameters()]
+    assert copy.blocks[0].dropout is not model.blocks[0].dropout
+    copy.blocks[0].dropout.rng = np.random.default_rng(0)
+    assert model.blocks[0].dropout.rng is not copy.blocks[0].dropout.rng
+
+
+def test_data_parallel_workers_follow_the_callers_fused_switch(monkeypatch):
+    """fused() is per thread; the workers run under the mode of the thread that called them."""
+    import minigrad
+    from minigrad import kernels
+    calls = []
+    forward = kernels.Attention.forward
+
+    def counting_forward(self, *args, **kwargs):
+        calls.append(1)
+        return forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(kernels.Attention, "forward", counting_forward)
+    x, y = batch(4)
+    model = GPT(CONFIG, seed=2)
+    with minigrad.fused(False):
+        parallel_grads(model, x, y, step=0)
+    assert calls == []
+    parallel_grads(model, x, y, step=0)
+    assert calls
 
 
 def run_train(tmp_path, name, *flags):
@@ -69,7 +120,7 @@ def run_train(tmp_path, name, *flags):
 
 
 def test_train_cli_threads_follows_the_single_thread_run(tmp_path):
-    single, out1 = run_train(tmp_path, "one")
+    single, out1 = run_train(tmp_path, "one", "--threads", "1")
     threaded, out2 = run_train(tmp_path, "two", "--threads", "2")
     assert single.returncode == 0, single.stderr
     assert threaded.returncode == 0, threaded.stderr
@@ -81,8 +132,43 @@ def test_train_cli_threads_follows_the_single_thread_run(tmp_path):
         assert r2["val_loss"] == pytest.approx(r1["val_loss"], rel=1e-3)
 
 
-def test_train_cli_threads_with_dropout_is_a_usage_error(tmp_path):
-    proc, out = run_train(tmp_path, "bad", "--threads", "2", "--dropout", "0.1")
-    assert proc.returncode == 2
-    assert proc.stderr.startswith("error:") and "--dropout 0" in proc.stderr
-    assert not (out / "ckpt.npz").exists()
+def test_train_cli_threads_with_dropout_repeats_and_resumes_bit_for_bit(tmp_path):
+    flags = ("--threads", "2", "--dropout", "0.2")
+    first, out1 = run_train(tmp_path, "first", *flags)
+    second, out2 = run_train(tmp_path, "second", *flags)
+    assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+    assert (out1 / "metrics.jsonl").read_text().splitlines()[-1].split('"ms_per_step"')[0] == \
+        (out2 / "metrics.jsonl").read_text().splitlines()[-1].split('"ms_per_step"')[0]
+    weights1, weights2 = np.load(out1 / "ckpt.npz"), np.load(out2 / "ckpt.npz")
+    model_keys = [k for k in weights1.files if k.startswith("model/")]
+    assert model_keys
+    for key in model_keys:
+        np.testing.assert_array_equal(weights1[key], weights2[key], err_msg=key)
+    # stop at step 6, resume to 12: the same weights as the unbroken run
+    half, out3 = run_train(tmp_path, "half", *flags, "--steps", "6")
+    assert half.returncode == 0, half.stderr
+    resumed = subprocess.run([sys.executable, "-m", "train", "--out", str(out3), "--resume",
+                              "--steps", "12"], cwd=ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    weights3 = np.load(out3 / "ckpt.npz")
+    for key in model_keys:
+        np.testing.assert_array_equal(weights1[key], weights3[key], err_msg=key)
+
+
+def test_train_defaults_to_data_parallel_over_the_usable_cores(tmp_path):
+    from train import checkpoint
+    from train.parallel import usable_cores
+    proc, out = run_train(tmp_path, "auto")
+    assert proc.returncode == 0, proc.stderr
+    assert checkpoint.load(out / "ckpt.npz").config.threads == min(usable_cores(), 8)
+
+
+def test_train_no_fused_trains(tmp_path):
+    """--no-fused runs every op composed of primitives; the model learns all the same."""
+    proc, out = run_train(tmp_path, "composed", "--no-fused", "--steps", "50", "--eval-every",
+                          "25")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in rows] == [0, 25, 50]
+    assert rows[-1]["train_loss"] < rows[1]["train_loss"] < rows[0]["train_loss"]

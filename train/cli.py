@@ -10,6 +10,7 @@ from pathlib import Path
 from models import GPT, CharTokenizer
 
 from . import checkpoint
+from .parallel import limit_blas_to_usable_cores
 
 
 def shell_word(path: str | Path) -> str:
@@ -39,6 +40,7 @@ def checkpoint_parser(prog: str, description: str) -> argparse.ArgumentParser:
 def load_model(args: argparse.Namespace) -> tuple[checkpoint.Checkpoint, GPT, CharTokenizer]:
     """The checkpoint the options name (every field checked), its model in eval mode, and its
     tokenizer; a UsageError says what is wrong."""
+    limit_blas_to_usable_cores()
     path = Path(args.checkpoint) if args.checkpoint else Path(args.out) / checkpoint.FILENAME
     ckpt = checkpoint.load(path)
     model = ckpt.build_model()

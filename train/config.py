@@ -17,6 +17,7 @@ from minigrad import optim
 from models import GPT, GPTConfig
 
 from .errors import UsageError
+from .parallel import usable_cores
 
 MAX_SEED = 2**64 - 1  # the largest seed torch.manual_seed takes
 AUTO_EVAL_MAX = 250  # without --eval-every: every tenth of the run, at most this many steps
@@ -34,6 +35,11 @@ RANGES = {
 
 def flag(name: str) -> str:
     return "--" + name.replace("_", "-")
+
+
+def default_threads(batch_size: int) -> int:
+    """Data parallel over every usable core (one BLAS thread each), at most one per sequence."""
+    return max(1, min(usable_cores(), batch_size))
 
 
 def auto_eval_every(steps: int) -> int:
@@ -61,7 +67,9 @@ class TrainConfig:
     eval_every: int | None = None  # None: set by the command line to auto_eval_every(steps)
     eval_iters: int = 20
     sample_every: int = 0
-    threads: int = 1  # data-parallel workers; 1 = plain single-thread steps
+    threads: int = 1  # data-parallel workers; 1 = plain single-thread steps (the command line
+    # defaults to the usable cores, see default_threads)
+    fused: bool = True  # minigrad's fused kernels; False = every op composed of primitives
     seed: int = 1337
     dtype: str = "float32"
     data: str | None = None  # the text file's absolute path; None = the built-in corpus
@@ -114,9 +122,6 @@ class TrainConfig:
         for name, ok in checks.items():
             if not ok:
                 raise UsageError(f"{flag(name)} must be {RANGES[name]}, got {getattr(self, name)}")
-        if self.threads > 1 and self.model.dropout > 0:
-            raise UsageError("--threads > 1 needs --dropout 0: the threads would draw dropout "
-                             "masks from one generator in a racy order, and runs would not repeat")
         if self.dtype not in ("float32", "float64"):
             raise UsageError(f"--dtype must be float32 or float64, got {self.dtype!r}")
         try:

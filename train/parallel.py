@@ -3,11 +3,17 @@ backward on the same parameters, then sum their gradients for one optimizer step
 
 Threads work here because numpy releases the GIL inside its array loops and BLAS calls, which is
 where a step spends its time. Each worker gets its gradients from `minigrad.grad` (returned, not
-accumulated into the shared `.grad`), and BLAS is pinned to one thread per worker so the workers
-do not fight over the cores.
+accumulated into the shared `.grad`), and BLAS is pinned to one thread per worker, so workers
+plus BLAS threads never outnumber the usable cores.
+
+Each worker runs its own replica of the model: the same Parameter objects, but its own dropout
+layers, whose masks it draws from a generator seeded by (seed, step, worker). What a step
+computes then depends only on those three numbers, never on which thread ran first.
 """
 from __future__ import annotations
 
+import copy
+import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -15,38 +21,82 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 import minigrad
+from minigrad import nn
 from models import GPT
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity), not all the machine's."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def limit_blas_to_usable_cores() -> ThreadpoolController:
+    """Cap BLAS at one thread per usable core (OpenBLAS otherwise counts every core of the
+    machine, and threads that wait for a core they do not get spin); returns the controller."""
+    controller = ThreadpoolController()
+    controller.limit(limits=usable_cores(), user_api="blas")
+    return controller
+
+
+def seed_dropout(model: nn.Module, seed: int, step: int, worker: int = 0) -> None:
+    """Make every dropout layer of `model` draw this step's masks from one generator seeded by
+    (seed, step, worker), so that a step's masks do not depend on what ran before it."""
+    rng = np.random.default_rng([seed, step, worker])
+    for _, module in model.named_modules():
+        if isinstance(module, nn.Dropout):
+            module.rng = rng
+
+
+def replica(module: nn.Module) -> nn.Module:
+    """A copy of `module`'s tree of modules that shares its Parameter objects (and so its
+    weights and their updates) but has layers of its own, dropout layers included."""
+    clone = copy.copy(module)
+    object.__setattr__(clone, "_parameters", dict(module._parameters))
+    object.__setattr__(clone, "_modules", {})
+    for name, child in module._modules.items():
+        setattr(clone, name, replica(child))
+    return clone
 
 
 class DataParallel:
     """Computes the loss and gradients of a batch with `threads` workers, each on a shard of it.
 
-    The result equals the single-thread step up to float32 summation order: the loss is the
-    shard losses weighted by shard size, and so are the gradients (each shard's loss is a mean).
-    """
+    Without dropout the result equals the single-thread step up to float32 summation order: the
+    loss is the shard losses weighted by shard size, and so are the gradients (each shard's loss
+    is a mean)."""
 
-    def __init__(self, model: GPT, threads: int) -> None:
-        if model.config.dropout > 0:
-            raise ValueError("data-parallel training with dropout is not supported: the workers "
-                             "would draw dropout masks from one generator in a racy order; use "
-                             "--threads 1 or --dropout 0")
+    def __init__(self, model: GPT, threads: int, seed: int = 0) -> None:
         self.model = model
         self.threads = threads
+        self.seed = seed
+        self.replicas = [replica(model) for _ in range(threads)]
         self.params = model.parameters()
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="minigrad-dp")
         self.blas = ThreadpoolController()
 
-    def _shard(self, x: np.ndarray, y: np.ndarray) -> tuple[float, list[np.ndarray | None]]:
-        _, loss = self.model(x, y)
-        return loss.item(), minigrad.grad(loss, self.params)
+    def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, step: int,
+               fused: bool) -> tuple[float, list[np.ndarray | None]]:
+        model = self.replicas[worker]
+        seed_dropout(model, self.seed, step, worker)
+        with minigrad.fused(fused):  # the switch is per thread: carry the caller's over
+            _, loss = model(x, y)
+            return loss.item(), minigrad.grad(loss, self.params)
 
-    def backward(self, x: np.ndarray, y: np.ndarray) -> float:
-        """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient."""
+    def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
+        """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
+        `step` seeds the dropout masks."""
+        for replica_model in self.replicas:
+            replica_model.train(self.model.training)
         xs, ys = np.array_split(x, self.threads), np.array_split(y, self.threads)
+        fused = minigrad.is_fused_enabled()
         # one BLAS thread per worker, only while the workers run (the rest of the step keeps
         # BLAS's own threads)
         with self.blas.limit(limits=1, user_api="blas"):
-            futures = [self.pool.submit(self._shard, xi, yi) for xi, yi in zip(xs, ys) if len(xi)]
+            futures = [self.pool.submit(self._shard, w, xi, yi, step, fused)
+                       for w, (xi, yi) in enumerate(zip(xs, ys)) if len(xi)]
             results = [f.result() for f in futures]
         weights = [len(xi) / len(x) for xi in xs if len(xi)]
         loss = sum(w * r[0] for w, r in zip(weights, results))

@@ -26,13 +26,13 @@ from models import GPT, CharTokenizer, GPTConfig
 from . import checkpoint
 from .cli import shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
-                     flag)
+                     default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
 from .files import OutDir
 from .metrics import MetricsLog
-from .parallel import DataParallel
+from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, usable_cores
 from .plot import loss_chart
 
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
@@ -50,11 +50,12 @@ HELP = {
     "eval_iters": "batches per split in each evaluation",
     "sample_every": "print a short sample every this many steps; 0 = off",
     "seed": "seed of the initialisation, batches and dropout",
-    "threads": "split each batch across this many threads (data parallel; same result up to "
-               "float32 rounding)",
+    "threads": "split each batch across this many threads, one BLAS thread each (data "
+               "parallel; without dropout the same result as 1 thread up to float32 rounding)",
 }
 DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250",
-                "lr_decay_steps": "--steps"}
+                "lr_decay_steps": "--steps",
+                "threads": f"the usable cores, {usable_cores()} here, at most --batch-size"}
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -84,6 +85,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                        help=f"{help_}; {RANGES[name]} (default {default})")
     p.add_argument("--dtype", choices=["float32", "float64"], default=None,
                    help="floating-point type of the model (default float32)")
+    p.add_argument("--fused", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-fused runs every op as a composition of minigrad's primitives "
+                        "instead of its fused kernels: slower, the same result up to rounding, "
+                        "and every op in the graph is one you can read (default --fused)")
     return p.parse_args(argv)
 
 
@@ -108,6 +113,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     values.update(given)
     if values["eval_every"] is None:
         values["eval_every"] = auto_eval_every(values["steps"])
+    if not saved and "threads" not in given:
+        values["threads"] = default_threads(values["batch_size"])
     if args.file is not None:
         values["data"] = str(Path(args.file).absolute())  # so --resume works from anywhere
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
@@ -182,6 +189,7 @@ def stop_diverged(what: str, step: int, saver: checkpoint.Saver) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     minigrad.keep_freed_memory()  # a training step frees and reallocates MBs of temporaries
+    limit_blas_to_usable_cores()
     args = parse_args(argv)
     out = Path(args.out)
 
@@ -241,10 +249,10 @@ def main(argv: list[str] | None = None) -> int:
     params = model.parameters()
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
-    with OutDir(out) as out_dir, StopSignals() as stop, \
+    with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
             tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True) as bar, \
-            DataParallel(model, config.threads) if config.threads > 1 else nullcontext() \
-            as parallel:
+            DataParallel(model, config.threads, config.seed) if config.threads > 1 \
+            else nullcontext() as parallel:
         # what was checked above still holds now that no other run can write into OUT
         changed = (checkpoint.file_identity(out / checkpoint.FILENAME) != saved.identity
                    if saved else not args.overwrite and check_out_is_free(out, config))
@@ -285,8 +293,9 @@ def main(argv: list[str] | None = None) -> int:
                 group["lr"] = config.lr_at(step)
             x, y = get_batch(train_data, config.batch_size, config.model.block_size, data_rng)
             if parallel is not None:
-                loss_value = parallel.backward(x, y)  # sets every parameter's .grad
+                loss_value = parallel.backward(x, y, step)  # sets every parameter's .grad
             else:
+                seed_dropout(model, config.seed, step)
                 _, loss = model(x, y)
                 loss_value = loss.item()
                 model.zero_grad()
