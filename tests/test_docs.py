@@ -1,17 +1,22 @@
 """The documentation matches the code: docs/*.md examples are doctested, the gradient tables in
 docs/backward.md match the op docstrings, the attention-block picture is what docs/make_graph.py
-draws today, and the README's examples run. (The graph tools themselves: tests/test_graph.py.)
+draws today, docs/api.md lists what the package exports with true tiers, and the README's
+examples run. (The graph tools themselves: tests/test_graph.py.)
 """
+import ast
 import doctest
 import importlib.util
+import inspect
 import re
+import textwrap
 import xml.etree.ElementTree as ElementTree
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from minigrad import ops
+import minigrad
+from minigrad import Tensor, functional, nn, ops
 from minigrad.ops import gradient_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,3 +174,241 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(c for c in commands if "pytest" in c)
     ci = (README.parent / ".ci" / "run").read_text().splitlines()
     assert test_command in [line.strip() for line in ci]
+
+
+# --------------------------------------------------------------------------------------------
+# docs/api.md: every exported op, layer and name in a table, with true tier claims
+# --------------------------------------------------------------------------------------------
+API_MD = DOCS / "api.md"
+# how docs/api.md writes the Tensor operators, and the dunder methods behind each
+OPERATORS = {
+    "x + y": ("__add__", "__radd__"), "x - y": ("__sub__", "__rsub__"),
+    "x * y": ("__mul__", "__rmul__"), "x / y": ("__truediv__", "__rtruediv__"),
+    "x // y": ("__floordiv__", "__rfloordiv__"), "x % y": ("__mod__", "__rmod__"),
+    "x ** y": ("__pow__", "__rpow__"), "x @ y": ("__matmul__", "__rmatmul__"),
+    "-x": ("__neg__",), "abs(x)": ("__abs__",), "x == y": ("__eq__",), "x != y": ("__ne__",),
+    "x < y": ("__lt__",), "x <= y": ("__le__",), "x > y": ("__gt__",), "x >= y": ("__ge__",),
+    "x & y": ("__and__", "__rand__"), "x | y": ("__or__", "__ror__"),
+    "x ^ y": ("__xor__", "__rxor__"), "~x": ("__invert__",), "x[index]": ("__getitem__",),
+    "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
+    "float(x)": ("__float__",), "int(x)": ("__int__",),
+}
+# Tensor's dunder methods that are not ops: making, printing and hashing a tensor
+NOT_OPERATORS = {"__init__", "__repr__", "__str__", "__hash__"}
+OP_TABLE_HEADER = ["minigrad", "PyTorch", "tier", "gradient"]
+
+
+def markdown_tables(text):
+    """Each table of a Markdown page as (header cells, rows of cells), with `\\|` unescaped."""
+    tables, lines = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            lines.append(line)
+        elif lines:
+            header, _, *rows = [[cell.strip().replace("\\|", "|")
+                                 for cell in re.split(r"(?<!\\)\|", row)[1:-1]] for row in lines]
+            tables.append((header, rows))
+            lines = []
+    return tables
+
+
+def api_tables():
+    """The tables of docs/api.md that list minigrad's names (first column "minigrad"), without
+    the rows that only name a family (a bold first cell and nothing else)."""
+    tables = [(header, [row for row in rows if any(row[1:])])
+              for header, rows in markdown_tables(API_MD.read_text(encoding="utf-8"))
+              if header[0] == "minigrad"]
+    assert tables
+    for header, rows in tables:
+        for row in rows:
+            assert len(row) == len(header), f"docs/api.md: a row with {len(row)} cells: {row}"
+    return tables
+
+
+def listed_names(cell):
+    """The names a first-column cell lists, as (namespace, name): ("Tensor", "sum") for
+    `x.sum()`, ("minigrad", "cat"), ("F", "relu"), ("nn", "Linear"), and the dunders of an
+    operator (`x + y`)."""
+    names = []
+    for span in re.findall(r"`([^`]+)`", cell):
+        match = re.fullmatch(r"(x|minigrad|F|nn)\.(\w+)(\(\))?", span)
+        if span in OPERATORS:
+            names += [("Tensor", dunder) for dunder in OPERATORS[span]]
+        elif match and match[1] == "x":
+            is_method = callable(getattr(Tensor, match[2], None))
+            assert is_method == bool(match[3]), (
+                f"docs/api.md: `{span}`: Tensor.{match[2]} is "
+                + (f"a method: write `x.{match[2]}()`" if is_method
+                   else f"not a method: write `x.{match[2]}`"))
+            names.append(("Tensor", match[2]))
+        elif match:
+            names.append((match[1], match[2]))
+        else:
+            raise AssertionError(f"docs/api.md: cannot read `{span}` as a minigrad name: write "
+                                 f"x.method(), x.attribute, minigrad.name, F.name, nn.Name or "
+                                 f"an operator of tests/test_docs.py's OPERATORS")
+    return names
+
+
+def exported_names():
+    """What the package offers, by introspection: minigrad.__all__ (its submodules aside), the
+    Tensor's public attributes and operators, minigrad.functional's functions (its __all__ if
+    it gets one, else those defined in it) and the layers of minigrad.nn."""
+    tensor = vars(Tensor)
+    functions = getattr(functional, "__all__", None) or [
+        name for name, value in vars(functional).items()
+        if inspect.isfunction(value) and value.__module__ == functional.__name__]
+    return (
+        {("minigrad", name) for name in minigrad.__all__
+         if not inspect.ismodule(getattr(minigrad, name))}
+        | {("Tensor", name) for name in dir(Tensor) if not name.startswith("_")}
+        | {("Tensor", name) for name, value in tensor.items()
+           if name.startswith("__") and callable(value) and name not in NOT_OPERATORS}
+        | {("F", name) for name in functions if not name.startswith("_")}
+        | {("nn", name) for name, value in vars(nn).items()
+           if inspect.isclass(value) and value.__module__ == nn.__name__
+           and not name.startswith("_")})
+
+
+def spelled(name):
+    """A listed or exported name as docs/api.md would write it."""
+    namespace, attr = name
+    if namespace != "Tensor":
+        return f"{namespace}.{attr}"
+    operator = [syntax for syntax, dunders in OPERATORS.items() if attr in dunders]
+    return operator[0] if operator else f"x.{attr}()" if callable(getattr(Tensor, attr, None)) \
+        else f"x.{attr}"
+
+
+def python_object(name):
+    namespace, attr = name
+    if namespace == "Tensor":
+        return vars(Tensor).get(attr)
+    return getattr({"minigrad": minigrad, "F": functional, "nn": nn}[namespace], attr, None)
+
+
+def test_api_md_lists_every_exported_name_once():
+    listed = Counter(name for _, rows in api_tables() for row in rows
+                     for name in listed_names(row[0]))
+    exported = exported_names()
+    missing = sorted(map(spelled, exported - set(listed)))
+    absent = sorted(map(spelled, set(listed) - exported))
+    twice = sorted(spelled(name) for name, count in listed.items() if count > 1)
+    assert not missing, f"docs/api.md lacks rows for what the package exports: {missing}"
+    assert not absent, f"docs/api.md lists names the package does not export: {absent}"
+    assert not twice, f"docs/api.md lists these names in more than one row: {twice}"
+
+
+def used_ops(fn):
+    """The primitives and kernels that fn's own source names (`ops.X`, `kernels.K`), and the
+    minigrad functions, Tensor methods and Tensor operators it calls (or may call: the source
+    does not say whether `x.sum()` is a Tensor's or a numpy array's)."""
+    fn = getattr(fn, "fget", fn)  # a property: its getter
+    if not inspect.isfunction(fn) or not fn.__module__.startswith("minigrad"):
+        return set(), []
+    methods = vars(Tensor)
+    binary = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+              ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul"}
+    names, callees = set(), []
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(fn)))):
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id in ("ops", "kernels"):
+                names.add(node.attr)  # ops.Max.apply(...), or ops.Max handed on
+            callees.append(methods.get(node.attr))  # x.sum(...), x.T
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            callees.append(fn.__globals__.get(node.func.id))  # softmax(...), cat(...)
+        elif isinstance(node, ast.BinOp) and type(node.op) in binary:
+            name = binary[type(node.op)]
+            callees += [methods[f"__{name}__"], methods[f"__r{name}__"]]
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            callees.append(methods["__neg__"])
+        elif isinstance(node, ast.Subscript):
+            callees.append(methods["__getitem__"])
+    return names, [callee for callee in callees if callee is not None]
+
+
+def reached_ops(functions):
+    """The primitives and kernels that `functions` name or reach through what they call: an
+    over-approximation, so an op missing here is one the functions never apply."""
+    found, seen, todo = set(), set(), list(functions)
+    while todo:
+        fn = todo.pop()
+        if fn not in seen:
+            seen.add(fn)
+            names, callees = used_ops(fn)
+            found |= names
+            todo += callees
+    return found
+
+
+def op_rows():
+    """The rows of docs/api.md's op table, each with the Python objects its first cell names."""
+    [rows] = [rows for header, rows in api_tables() if header == OP_TABLE_HEADER]
+    return [(row, [python_object(name) for name in listed_names(row[0])]) for row in rows]
+
+
+def test_api_md_tiers_name_real_ops():
+    """Every op class the op table names (`X`, `X.backward`) is a primitive or a kernel of
+    minigrad's, each in the tier the row says; each tier is one the page explains."""
+    primitives = {op.__name__ for op in ops.primitives()}
+    kernels = {op.__name__ for op in ops.kernels()}
+    for row, _ in op_rows():
+        first, _, tier, gradient = row
+        assert tier.startswith(("primitive `", "composition", "outside the graph")), (
+            f"docs/api.md: {first}: tier {tier!r} is none of primitive `X`, composition, "
+            f"composition; kernel `K`, outside the graph")
+        named = re.findall(r"`([A-Z]\w*)(?:\.backward)?`", tier + gradient)
+        unknown = [name for name in named if name not in primitives | kernels]
+        assert not unknown, f"docs/api.md: {first} names ops minigrad lacks: {unknown}"
+        claimed = re.findall(r"`(\w+)`", tier.split("kernel", 1)[1]) if "kernel" in tier else []
+        assert set(claimed) <= kernels, f"docs/api.md: {first}: {claimed} are not all kernels"
+        primitive = re.match(r"primitive `(\w+)`", tier)
+        assert primitive is None or primitive[1] in primitives, (
+            f"docs/api.md: {first}: {primitive[1]} is not a primitive")
+
+
+def test_api_md_tiers_match_the_code():
+    """A row's primitive and kernels are ones its functions can reach (read from their
+    source), and every kernel a function dispatches to itself is named in its row."""
+    kernels = {op.__name__ for op in ops.kernels()}
+    for row, objects in op_rows():
+        first, _, tier, _ = row
+        reached = reached_ops(objects)
+        dispatched = set().union(*(used_ops(fn)[0] for fn in objects)) & kernels
+        claimed = set(re.findall(r"`(\w+)`", tier.split("kernel", 1)[1])) if "kernel" in tier \
+            else set()
+        assert dispatched <= claimed <= reached, (
+            f"docs/api.md: {first}: its tier names the kernels {sorted(claimed)}; it "
+            f"dispatches to {sorted(dispatched)} and can reach {sorted(reached & kernels)}")
+        primitive = re.match(r"primitive `(\w+)`", tier)
+        assert primitive is None or primitive[1] in reached, (
+            f"docs/api.md: {first} is said to be primitive {primitive[1]}, which its code "
+            f"never applies")
+
+
+def test_api_md_pytorch_names_exist():
+    """Every PyTorch name in the tables (`torch.x`, `Tensor.x`, `F.x` for torch.nn.functional,
+    `nn.X` for torch.nn) is one PyTorch has."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the PyTorch names in "
+                                                "docs/api.md are not checked")
+    roots = {"Tensor": torch.Tensor, "F": torch.nn.functional, "nn": torch.nn}
+    wrong = []
+    for _, rows in api_tables():
+        for row in rows:
+            for name in re.findall(r"`((?:torch|Tensor|F|nn)\.[\w.]+)`", row[1]):
+                root, *path = name.split(".")
+                obj = roots.get(root)
+                if obj is None:  # torch.x.y: the longest prefix that is a module, then attributes
+                    for end in range(len(path), -1, -1):
+                        try:
+                            obj = importlib.import_module(".".join(["torch", *path[:end]]))
+                        except ImportError:
+                            continue
+                        path = path[end:]
+                        break
+                try:
+                    for attr in path:
+                        obj = getattr(obj, attr)
+                except AttributeError:
+                    wrong.append(name)
+    assert not wrong, f"docs/api.md names PyTorch functions that do not exist: {wrong}"
