@@ -499,20 +499,25 @@ class Tensor:
         return Tensor._make(np.asarray(np.isfinite(self.data)))
 
     # ---- elementwise ----
+    def _floating(self) -> Tensor:
+        """Itself if floating-point, else as float32: like PyTorch, the math functions of an
+        integer or bool tensor give floats of the default dtype."""
+        return self if self.data.dtype.kind == "f" else self.to(np.float32)
+
     def exp(self) -> Tensor:
-        return ops.Exp.apply(self)
+        return ops.Exp.apply(self._floating())
 
     def log(self) -> Tensor:
-        return ops.Log.apply(self)
+        return ops.Log.apply(self._floating())
 
     def sqrt(self) -> Tensor:
-        return ops.Sqrt.apply(self)
+        return ops.Sqrt.apply(self._floating())
 
     def tanh(self) -> Tensor:
-        return ops.Tanh.apply(self)
+        return ops.Tanh.apply(self._floating())
 
     def sigmoid(self) -> Tensor:
-        return ops.Sigmoid.apply(self)
+        return ops.Sigmoid.apply(self._floating())
 
     def abs(self) -> Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
@@ -534,24 +539,24 @@ class Tensor:
 
     def erf(self) -> Tensor:
         """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
-        return ops.Erf.apply(self)
+        return ops.Erf.apply(self._floating())
 
     def sin(self) -> Tensor:
-        return ops.Sin.apply(self)
+        return ops.Sin.apply(self._floating())
 
     def cos(self) -> Tensor:
-        return ops.Cos.apply(self)
+        return ops.Cos.apply(self._floating())
 
     def tan(self) -> Tensor:
         return self.sin() / self.cos()
 
     def log1p(self) -> Tensor:
         """log(1 + x), accurate for small x."""
-        return ops.Log1p.apply(self)
+        return ops.Log1p.apply(self._floating())
 
     def expm1(self) -> Tensor:
         """exp(x) - 1, accurate for small x."""
-        return ops.Expm1.apply(self)
+        return ops.Expm1.apply(self._floating())
 
     def log2(self) -> Tensor:
         return self.log() / math.log(2)
@@ -561,14 +566,15 @@ class Tensor:
 
     def exp2(self) -> Tensor:
         """2 ** x (numpy's power, exact for integer x, rather than exp(x * log 2))."""
-        return self._lift(2) ** self
+        x = self._floating()
+        return x._lift(2) ** x
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(x)."""
         return self.sqrt().reciprocal()
 
     def reciprocal(self) -> Tensor:
-        return 1 / self
+        return 1 / self._floating()
 
     def square(self) -> Tensor:
         return self * self

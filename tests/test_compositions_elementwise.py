@@ -906,3 +906,17 @@ def test_random_functions_reject_bad_arguments():
         minigrad.randn(2, generator=3)
     with pytest.raises(ValueError, match="seed"):
         minigrad.Generator().manual_seed(-1)
+
+
+@pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
+                                  "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
+                                  "sigmoid", "erf"])
+def test_math_of_an_integer_tensor_is_float32_as_in_pytorch(name):
+    """Regression: exp2 of a negative int raised and stayed int64; reciprocal and rsqrt gave
+    float64. PyTorch gives its default float dtype, float32."""
+    ints = np.array([-2, 0, 1, 3])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = getattr(minigrad.tensor(ints), name)()
+        expected = getattr(Tensor(ints.astype(np.float32)), name)()
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.data, expected.data)
