@@ -4,8 +4,9 @@
 
 The model: n_layer 4, n_head 4, n_embd 128, block 64, batch 12, vocab 65, tied head; a step is
 forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleaved in one process,
-a few steps each in turn (minigrad 1 thread, minigrad --threads 2, PyTorch, minigrad 1 thread,
-...), so machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra,
+a few steps each in turn (minigrad 1 thread, minigrad --threads 2, the same step hand-written in
+plain numpy with no autograd (benchmarks/numpy_floor.py), PyTorch, minigrad 1 thread, ...), so
+machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra,
 never a minigrad dependency) runs on 2 threads and is skipped when absent. With `--load N` every
 mode is timed a second time, interleaved the same way, while N busy processes compete for the
 cores, and each mode's slowdown against its own quiet time is reported. Peak memory (RSS) is
@@ -37,10 +38,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 import minigrad  # noqa: E402
 from benchmarks.machine import describe, machine_info  # noqa: E402
+from benchmarks.numpy_floor import numpy_floor_step  # noqa: E402
 from minigrad import optim  # noqa: E402
 from models import GPT, GPTConfig  # noqa: E402
 from train.parallel import DataParallel  # noqa: E402
 
+FLOOR = "numpy, no autograd"
 CONFIG = GPTConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0)
 BATCH = 12
 
@@ -76,6 +79,12 @@ def minigrad_step(threads: int) -> Callable[[], float]:
     step.model = model  # type: ignore[attr-defined]
     step.optimizer = opt  # type: ignore[attr-defined]
     return step
+
+
+# ---- the same step in plain numpy, no autograd (benchmarks/numpy_floor.py) ----
+def floor_step() -> Callable[[], float]:
+    return numpy_floor_step(GPT(CONFIG, seed=0), batches(), lr=1e-3, betas=(0.9, 0.99),
+                            weight_decay=0.1)
 
 
 # ---- PyTorch: the same model, written here for the benchmark ----
@@ -283,7 +292,7 @@ def main() -> int:
     p.add_argument("--profile", action="store_true",
                    help="also print a cProfile of minigrad steps (the hottest functions)")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
-    p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "torch"],
+    p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "floor", "torch"],
                    help=argparse.SUPPRESS)
     args = p.parse_args()
     for name in ("steps", "block"):
@@ -295,7 +304,7 @@ def main() -> int:
 
     if args.rss_only:
         step = {"minigrad": lambda: minigrad_step(1), "minigrad-threads2": lambda: minigrad_step(2),
-                "torch": torch_step}[args.rss_only]()
+                "floor": floor_step, "torch": torch_step}[args.rss_only]()
         for _ in range(args.steps):
             step()
         print(peak_rss_of_this_process_mb())
@@ -304,7 +313,8 @@ def main() -> int:
     machine = machine_info()
     print(describe(machine))
     modes: dict[str, Callable[[], float]] = {"minigrad": minigrad_step(1),
-                                             "minigrad --threads 2": minigrad_step(2)}
+                                             "minigrad --threads 2": minigrad_step(2),
+                                             FLOOR: floor_step()}
     if have_torch() and not args.no_torch:
         import torch
 
@@ -322,28 +332,29 @@ def main() -> int:
             loaded = summarize(time_interleaved(modes, args.steps, args.block))
 
     rss = {"minigrad": peak_rss_mb("minigrad", args.warmup + 5),
-           "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5)}
+           "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5),
+           FLOOR: peak_rss_mb("floor", args.warmup + 5)}
     if "pytorch" in modes:
         rss["pytorch"] = peak_rss_mb("torch", args.warmup + 5)
 
     print(f"\nbaby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
           f"parameters, batch {BATCH} x {CONFIG.block_size}), {args.steps} steps per "
           f"mode, interleaved in blocks of {args.block}")
-    print(f"{'mode':<22}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
+    print(f"{'mode':<24}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
     results: dict[str, Any] = {"machine": machine, "load": args.load}
     for name, r in quiet.items():
         results[name] = {**r, "peak_rss_mb": rss.get(name)}
-        print(f"{name:<22}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
+        print(f"{name:<24}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
               f"{ratio(r['ratio_to_pytorch']):>11}{rss.get(name, 0):13.0f}")
     if loaded is not None:
         print(f"\nthe same, timed again while {args.load} busy process(es) compete for the "
               f"{machine['usable_cores']} usable cores")
-        print(f"{'mode':<22}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}"
+        print(f"{'mode':<24}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}"
               f"{'/ quiet':>9}")
         for name, r in loaded.items():
             slowdown = r["median_ms"] / quiet[name]["median_ms"]
             results[name].update(loaded=r, slowdown=slowdown)
-            print(f"{name:<22}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
+            print(f"{name:<24}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
                   f"{ratio(r['ratio_to_pytorch']):>11}{slowdown:8.2f}x")
     shares = profile_shares(modes["minigrad"], args.steps)
     results["minigrad_shares_ms"] = shares
