@@ -115,3 +115,16 @@ def test_kernel_keeps_float32(kernel, name, fn, shapes):
         out.backward(np.ones(out.shape, dtype=np.float32))
     kernel_grads = [g for op, grads in returned if isinstance(op, kernel) for g in grads]
     assert kernel_grads and all(g is None or g.dtype == np.float32 for g in kernel_grads)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_saturates_quietly_far_from_zero(dtype):
+    """Far below zero exp(-2u) overflows to inf inside the kernel: GELU must still give its
+    limits (0, and x far above zero; slopes 0 and 1) with no warning and no NaN."""
+    x = Tensor(np.array([-1e4, -40.0, -12.0, 0.0, 12.0, 40.0, 1e4], dtype=dtype),
+               requires_grad=True)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # numpy's warnings
+        out = F.gelu(x)
+        out.backward(np.ones(x.shape, dtype=dtype))
+    np.testing.assert_allclose(out.data, [0, 0, 0, 0, 12, 40, 1e4], atol=1e-12)
+    np.testing.assert_allclose(x.grad, [0, 0, 0, 0.5, 1, 1, 1], atol=1e-12)
