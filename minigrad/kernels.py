@@ -184,36 +184,96 @@ class Attention(Function):
     replaces = "attention"
 
     def forward(self, q, k, v, mask=None, weights_out=None):
-        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]))
-        scores = q @ np.swapaxes(k, -1, -2)
-        scores *= self.scale
-        if mask is not None:
-            np.copyto(scores, -np.inf, where=~mask)
-        # softmax in place over the keys (last axis)
-        m = scores.max(axis=-1, keepdims=True)
-        if mask is not None:
-            m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
-        scores -= m
-        np.exp(scores, out=scores)
-        total = _last_axis_sums(scores)
-        if mask is not None:
-            total[total == 0] = 1  # a fully masked row's weights stay 0
-        scores /= total
-        self.p, self.q, self.k, self.v = scores, q, k, v
+        out, self.p = _attend(q, k, v, mask)
+        self.q, self.k, self.v = q, k, v
         if weights_out is not None:
-            weights_out.append(scores)
-        return scores @ v
+            weights_out.append(self.p)
+        return out
 
     def backward(self, g):
-        p, q, k, v = self.p, self.q, self.k, self.v
-        dv = np.swapaxes(p, -1, -2) @ g if self.needs_input_grad[2] else None
-        ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
-        ds -= _last_axis_sums(ds * p)
-        ds *= p
-        ds *= self.scale
-        dq = ds @ k if self.needs_input_grad[0] else None
-        dk = np.swapaxes(ds, -1, -2) @ q if self.needs_input_grad[1] else None
-        return dq, dk, dv
+        return _attend_backward(g, self.p, self.q, self.k, self.v, self.needs_input_grad)
+
+
+class SelfAttention(Function):
+    """Multi-head self-attention up to the output projection, as one op: the query, key and
+    value projections of one input x (B, T, C) with one GEMM, then Attention in each of `h`
+    heads of size d = C / h, the heads merged back to (B, T, C):
+    [Q K V] = x [W_q; W_k; W_v]^T + [b_q b_k b_v],  out = merge_heads(attention(Q, K, V, mask))
+    dx = G_qkv [W_q; W_k; W_v],  d[W_q; W_k; W_v] = G_qkv^T x,  d[b_q b_k b_v] = sum(G_qkv),
+    G_qkv = [dQ dK dV] merged (Attention's gradients, computed from G split into heads)
+
+    It replaces `attention` together with the three `linear` calls that feed it and the head
+    split and merge around it (`models.attention.MultiHeadAttention` uses it for
+    self-attention). The projections read and write one (B, T, 3, h, d) buffer whose heads are
+    strided views, so no head split or merge copies anything."""
+
+    replaces = "attention"
+
+    def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
+                weights_out=None):
+        batch, seq, width = x.shape
+        self.rows = x.reshape(-1, width)
+        self.weight = np.concatenate([w_q, w_k, w_v])
+        qkv = self.rows @ self.weight.T
+        qkv += np.concatenate([b_q, b_k, b_v])
+        self.heads = (batch, seq, num_heads, width // num_heads)
+        q, k, v = _heads_of(qkv.reshape(batch, seq, 3, *self.heads[2:]))
+        merged = np.empty(self.heads, dtype=x.dtype)
+        _, self.p = _attend(q, k, v, mask, out=merged.transpose(0, 2, 1, 3))
+        self.q, self.k, self.v = q, k, v
+        if weights_out is not None:
+            weights_out.append(self.p)
+        return merged.reshape(x.shape)
+
+    def backward(self, g):
+        batch, seq, heads, head = self.heads
+        g_qkv = np.empty((batch, seq, 3, heads, head), dtype=g.dtype)
+        _attend_backward(g.reshape(self.heads).transpose(0, 2, 1, 3), self.p, self.q, self.k,
+                         self.v, (True, True, True), out=_heads_of(g_qkv))
+        g_rows = g_qkv.reshape(batch * seq, -1)
+        needs = self.needs_input_grad
+        dx = (g_rows @ self.weight).reshape(batch, seq, -1) if needs[0] else None
+        dw = np.split(g_rows.T @ self.rows, 3) if any(needs[1::2]) else (None,) * 3
+        db = np.split(_column_sums(g_rows), 3) if any(needs[2::2]) else (None,) * 3
+        return dx, dw[0], db[0], dw[1], db[1], dw[2], db[2]
+
+
+def _heads_of(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K and V as (B, h, T, d) views of a (B, T, 3, h, d) array."""
+    return tuple(qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+
+
+def _attend(q, k, v, mask, out=None):
+    """softmax(Q K^T / sqrt(d), masked) V over the last two axes, into `out` when given;
+    returns (out, P)."""
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores *= scores.dtype.type(1 / math.sqrt(q.shape[-1]))
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=~mask)
+    # softmax in place over the keys (last axis)
+    m = scores.max(axis=-1, keepdims=True)
+    if mask is not None:
+        m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
+    scores -= m
+    np.exp(scores, out=scores)
+    total = _last_axis_sums(scores)
+    if mask is not None:
+        total[total == 0] = 1  # a fully masked row's weights stay 0
+    scores /= total
+    return np.matmul(scores, v, out=out), scores
+
+
+def _attend_backward(g, p, q, k, v, needs, out=(None, None, None)):
+    """(dQ, dK, dV) of `_attend` for the inputs in `needs`, into the arrays of `out`."""
+    dq_out, dk_out, dv_out = out
+    dv = np.matmul(np.swapaxes(p, -1, -2), g, out=dv_out) if needs[2] else None
+    ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
+    ds -= _last_axis_sums(ds * p)
+    ds *= p
+    ds *= ds.dtype.type(1 / math.sqrt(q.shape[-1]))
+    dq = np.matmul(ds, k, out=dq_out) if needs[0] else None
+    dk = np.matmul(np.swapaxes(ds, -1, -2), q, out=dk_out) if needs[1] else None
+    return dq, dk, dv
 
 
 # --------------------------------------------------------------------------------------------

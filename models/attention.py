@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import minigrad.functional as F
-from minigrad import Tensor, nn
+from minigrad import Tensor, is_fused_enabled, kernels, nn
 
 
 def create_causal_mask(seq_len: int) -> np.ndarray:
@@ -93,6 +93,8 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query: Any, key: Any, value: Any, mask: Any = None,
                 cache: KVCache | None = None) -> Tensor:
         """With a `cache`, key/value are only the new positions; earlier ones come from it."""
+        if query is key is value and cache is None and is_fused_enabled():
+            return self.W_o(self._fused_self_attention(_as_tensor(query), mask))
         q = self._split_heads(self.W_q(_as_tensor(query)))
         k = self._split_heads(self.W_k(_as_tensor(key)))
         v = self._split_heads(self.W_v(_as_tensor(value)))
@@ -103,6 +105,23 @@ class MultiHeadAttention(nn.Module):
         batch, _, seq, _ = out.shape
         merged = out.permute(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
         return self.W_o(merged)
+
+    def _fused_self_attention(self, x: Tensor, mask: Any) -> Tensor:
+        """What forward computes before W_o when query, key and value are one tensor, as one
+        kernel: the three projections in one matrix product, the heads as strided views
+        (minigrad.kernels.SelfAttention; tested equal to the lines of forward)."""
+        width = self.num_heads * self.head_dim
+        if x.ndim != 3 or x.shape[-1] != width:
+            raise ValueError(f"MultiHeadAttention: expected input (batch, seq, {width}), got "
+                             f"{x.shape}")
+        projections = [t for linear in (self.W_q, self.W_k, self.W_v)
+                       for t in (linear.weight, linear.bias)]
+        weights: list[np.ndarray] = []
+        merged = kernels.SelfAttention.apply(
+            x, *projections, mask=None if mask is None else np.asarray(mask, dtype=bool),
+            num_heads=self.num_heads, weights_out=weights)
+        self.attention_weights = weights[0]
+        return merged
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
+from models.attention import MultiHeadAttention
 from tests.helpers import leaf, op_types
 
 rng = np.random.default_rng(5)
@@ -59,6 +60,30 @@ CASES = {
          [(2, 4), (3, 4), (3, 2)]),
     ],
 }
+
+
+def _multi_head_self_attention(num_heads, mask=None):
+    """MultiHeadAttention(x, x, x) on given projection weights (8 tensors: W_q, b_q, ..., b_o);
+    with kernels on its part before W_o is kernels.SelfAttention."""
+    def run(x, *weights_and_biases):
+        mha = MultiHeadAttention(x.shape[-1], num_heads)
+        for i, linear in enumerate((mha.W_q, mha.W_k, mha.W_v, mha.W_o)):
+            linear.weight, linear.bias = weights_and_biases[2 * i:2 * i + 2]
+        return mha(x, x, x, mask)
+    return run
+
+
+def _projections(width):
+    return [(width, width), (width,)] * 4
+
+
+CASES[kernels.SelfAttention] = [
+    ("causal", _multi_head_self_attention(2, CAUSAL), [(2, 4, 6)] + _projections(6)),
+    ("no_mask_one_head", _multi_head_self_attention(1), [(2, 3, 4)] + _projections(4)),
+    ("fully_masked_row", _multi_head_self_attention(
+        2, np.array([[True, False, False], [False, False, False], [True, True, True]])),
+     [(1, 3, 4)] + _projections(4)),
+]
 ALL_CASES = [(k, name, fn, shapes) for k, cases in CASES.items() for name, fn, shapes in cases]
 IDS = [f"{k.__name__}-{name}" for k, name, _, _ in ALL_CASES]
 
