@@ -50,6 +50,12 @@ CASES = {
         ("1d", lambda x, w, b: F.linear(x, w, b), [(4,), (2, 4), (2,)]),
         ("no_bias", lambda x, w: F.linear(x, w), [(2, 3, 4), (5, 4)]),
     ],
+    kernels.Embedding: [
+        ("repeated_ids", lambda w: F.embedding(np.array([[1, 3, 1], [0, 3, 3]]), w), [(5, 4)]),
+        ("1d_unique", lambda w: F.embedding(np.array([4, 0, 2]), w), [(5, 3)]),
+        ("scalar_id", lambda w: F.embedding(np.array(2), w), [(3, 2)]),
+        ("no_ids", lambda w: F.embedding(np.zeros((2, 0), dtype=np.int64), w), [(3, 2)]),
+    ],
     kernels.Attention: [
         ("causal", lambda q, k, v: F.attention(q, k, v, CAUSAL)[0],
          [(2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)]),
