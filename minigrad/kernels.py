@@ -92,16 +92,19 @@ class LayerNorm(Function):
         return out.reshape(x.shape)
 
     def backward(self, g):
-        xhat = self.xhat
+        xhat, weight = self.xhat, self.weight
         g = g.reshape(xhat.shape)
-        dw = _column_sums(g * xhat) if self.needs_input_grad[1] else None
+        g_xhat = g * xhat
+        dw = _column_sums(g_xhat) if self.needs_input_grad[1] else None
         db = _column_sums(g) if self.needs_input_grad[2] else None
         dx = None
         if self.needs_input_grad[0]:
-            dxhat = g * self.weight
-            dx = xhat * _row_means(dxhat * xhat)[:, None]
-            np.subtract(dxhat, dx, out=dx)
-            dx -= _row_means(dxhat)[:, None]
+            # the row means of dxhat = G * w and of dxhat * xhat are G and G * xhat times w / n:
+            # matrix-vector products, with no dxhat * xhat pass
+            weight_mean = weight / weight.dtype.type(len(weight))
+            dx = g * weight
+            dx -= (g @ weight_mean)[:, None]
+            dx -= np.multiply(xhat, (g_xhat @ weight_mean)[:, None], out=g_xhat)
             dx *= self.rstd
             dx = dx.reshape(self.shape)
         return dx, dw, db
