@@ -135,7 +135,7 @@ class Gelu(Function):
         with np.errstate(over="ignore"):  # exp(-2u) = inf for a << 0: s = 1 / inf = 0, its limit
             np.exp(s, out=s)
         s += 1
-        np.reciprocal(s, out=s)
+        np.divide(1, s, out=s)  # faster than np.reciprocal
         out = a * s
         self.square, self.s, self.out = square, s, out
         return out
@@ -232,19 +232,27 @@ class SelfAttention(Function):
     It replaces `attention` together with the three `linear` calls that feed it and the head
     split and merge around it (`models.attention.MultiHeadAttention` uses it for
     self-attention). The projections read and write one (B, T, 3, h, d) buffer whose heads are
-    strided views, so no head split or merge copies anything."""
+    strided views, so no head split or merge copies anything. `past` = (keys, values), arrays
+    (B, h, T_past, d) of earlier positions (a KV cache), are put before the new keys and values
+    as constants; `keys_values_out` receives all the keys and values attended over."""
 
     replaces = "attention"
 
     def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
-                weights_out=None):
+                weights_out=None, past=None, keys_values_out=None):
         batch, seq, width = x.shape
         self.rows = x.reshape(-1, width)
-        self.weight = np.concatenate([w_q, w_k, w_v])
+        self.weight = _concatenated([w_q, w_k, w_v])
         qkv = self.rows @ self.weight.T
-        qkv += np.concatenate([b_q, b_k, b_v])
+        qkv += _concatenated([b_q, b_k, b_v])
         self.heads = (batch, seq, num_heads, width // num_heads)
         q, k, v = _heads_of(qkv.reshape(batch, seq, 3, *self.heads[2:]))
+        self.past_len = 0
+        if past is not None:
+            self.past_len = past[0].shape[-2]
+            k, v = (np.concatenate([old, new], axis=-2) for old, new in zip(past, (k, v)))
+        if keys_values_out is not None:
+            keys_values_out.append((k, v))
         merged = np.empty(self.heads, dtype=x.dtype)
         _, self.p = _attend(q, k, v, mask, out=merged.transpose(0, 2, 1, 3))
         self.q, self.k, self.v = q, k, v
@@ -255,14 +263,38 @@ class SelfAttention(Function):
     def backward(self, g):
         batch, seq, heads, head = self.heads
         g_qkv = np.empty((batch, seq, 3, heads, head), dtype=g.dtype)
-        _attend_backward(g.reshape(self.heads).transpose(0, 2, 1, 3), self.p, self.q, self.k,
-                         self.v, (True, True, True), out=_heads_of(g_qkv))
+        dq, dk, dv = _heads_of(g_qkv)
+        g_heads = g.reshape(self.heads).transpose(0, 2, 1, 3)
+        if self.past_len:  # the cached positions are constants: keep the new ones' gradients
+            _, dk_all, dv_all = _attend_backward(g_heads, self.p, self.q, self.k, self.v,
+                                                 (True, True, True), out=(dq, None, None))
+            dk[...], dv[...] = dk_all[..., self.past_len:, :], dv_all[..., self.past_len:, :]
+        else:
+            _attend_backward(g_heads, self.p, self.q, self.k, self.v, (True, True, True),
+                             out=(dq, dk, dv))
         g_rows = g_qkv.reshape(batch * seq, -1)
         needs = self.needs_input_grad
         dx = (g_rows @ self.weight).reshape(batch, seq, -1) if needs[0] else None
         dw = np.split(g_rows.T @ self.rows, 3) if any(needs[1::2]) else (None,) * 3
         db = np.split(_column_sums(g_rows), 3) if any(needs[2::2]) else (None,) * 3
         return dx, dw[0], db[0], dw[1], db[1], dw[2], db[2]
+
+
+def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
+    """np.concatenate(arrays) along the first axis, without copying when the arrays already lie
+    one after another in one buffer (MultiHeadAttention keeps W_q, W_k, W_v so): generating a
+    token, the copy of the three weights took as long as the product with them."""
+    base = arrays[0].base
+    if (base is not None and base.flags.c_contiguous and base.dtype == arrays[0].dtype
+            and base.shape[1:] == arrays[0].shape[1:] and len(base) == sum(map(len, arrays))):
+        address = base.ctypes.data
+        for a in arrays:
+            if a.base is not base or a.ctypes.data != address or not a.flags.c_contiguous:
+                break
+            address += a.nbytes
+        else:
+            return base
+    return np.concatenate(arrays)
 
 
 def _heads_of(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -159,3 +159,47 @@ def test_gelu_saturates_quietly_far_from_zero(dtype):
         out.backward(np.ones(x.shape, dtype=dtype))
     np.testing.assert_allclose(out.data, [0, 0, 0, 0, 12, 40, 1e4], atol=1e-12)
     np.testing.assert_allclose(x.grad, [0, 0, 0, 0.5, 1, 1, 1], atol=1e-12)
+
+
+PAST = [rng.standard_normal((2, 2, 3, 2)) for _ in range(2)]  # cached keys, values: 3 positions
+
+
+def _self_attention_after_past(x, w_q, b_q, w_k, b_k, w_v, b_v):
+    """SelfAttention with `past` spelled out: the cached keys and values (constants) before the
+    new ones, 2 heads, every new query seeing every key."""
+    def heads(t):
+        return t.reshape(2, 2, 2, 2).permute(0, 2, 1, 3)
+
+    q = heads(F.linear(x, w_q, b_q))
+    k = minigrad.cat([Tensor(PAST[0]), heads(F.linear(x, w_k, b_k))], dim=-2)
+    v = minigrad.cat([Tensor(PAST[1]), heads(F.linear(x, w_v, b_v))], dim=-2)
+    out, _ = F.attention(q, k, v)
+    return out.permute(0, 2, 1, 3).reshape(2, 2, 4)
+
+
+def test_self_attention_after_cached_positions_equals_its_composition():
+    arrays = [rng.standard_normal(s) for s in [(2, 2, 4)] + _projections(4)[:6]]
+    kernel = lambda *t: kernels.SelfAttention.apply(*t, num_heads=2, past=tuple(PAST))
+    fused_out, fused_grads = _run(kernel, arrays, fused=True)
+    composed_out, composed_grads = _run(_self_attention_after_past, arrays, fused=False)
+    np.testing.assert_allclose(fused_out.data, composed_out.data, rtol=1e-10, atol=1e-10)
+    for i, (gf, gc) in enumerate(zip(fused_grads, composed_grads)):
+        np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=f"input {i}")
+    assert gradcheck(kernel, [leaf(*a.shape) for a in arrays])
+
+
+def test_packed_projection_weights_are_used_without_a_copy():
+    """MultiHeadAttention keeps W_q, W_k, W_v as consecutive views of one buffer, which the
+    SelfAttention kernel multiplies by directly; other arrays are concatenated."""
+    mha = MultiHeadAttention(8, 2, rng=np.random.default_rng(0))
+    for name in ("weight", "bias"):
+        parts = [getattr(linear, name).data for linear in (mha.W_q, mha.W_k, mha.W_v)]
+        packed = kernels._concatenated(parts)
+        assert np.shares_memory(packed, parts[0]) and np.shares_memory(packed, parts[2])
+        np.testing.assert_array_equal(packed, np.concatenate(parts))
+        shuffled = kernels._concatenated([parts[1], parts[0], parts[2]])
+        assert not np.shares_memory(shuffled, parts[0])
+        np.testing.assert_array_equal(shuffled, np.concatenate([parts[1], parts[0], parts[2]]))
+    mha.astype(np.float64)  # new arrays: no longer one buffer, still the same values
+    parts = [mha.W_q.weight.data, mha.W_k.weight.data, mha.W_v.weight.data]
+    np.testing.assert_array_equal(kernels._concatenated(parts), np.concatenate(parts))
