@@ -151,9 +151,11 @@ def have_torch() -> bool:
 
 
 # ---- op shares ----
-CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)", "Softmax": "attention (softmax, mask)",
-              "Where": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
-              "CrossEntropy": "cross-entropy"}
+CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)",
+              "SelfAttention": "attention (fused op, with the Q/K/V matmul)",
+              "Softmax": "attention (softmax, mask)", "Where": "attention (softmax, mask)",
+              "Gelu": "GELU", "LayerNorm": "layer norm", "CrossEntropy": "cross-entropy",
+              "Embedding": "embedding"}
 
 
 def profile_shares(step: Callable[[], float], n: int) -> dict[str, float]:
