@@ -18,6 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 
 import minigrad  # noqa: E402
+from benchmarks.machine import describe, machine_info  # noqa: E402
 from models import GPT, GPTConfig  # noqa: E402
 
 
@@ -43,11 +44,13 @@ def main() -> int:
     for name, seconds in best.items():
         results[name] = {"seconds": seconds, "tokens_per_s": args.tokens / seconds}
     speedup = results["with KV cache"]["tokens_per_s"] / results["without cache"]["tokens_per_s"]
+    print(describe(machine := machine_info()))
     print(f"generating {args.tokens} tokens with the baby GPT (best of {args.repeat} runs)")
     for name, r in results.items():
         print(f"  {name:<15}{r['tokens_per_s']:10.0f} tokens/s  ({r['seconds']:.2f} s)")
     print(f"  KV cache speed-up: {speedup:.1f}x")
     results["speedup"] = speedup
+    results["machine"] = machine
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 import minigrad  # noqa: E402
 import minigrad.functional as F  # noqa: E402
+from benchmarks.machine import describe, machine_info  # noqa: E402
 
 
 def cases(lib: str, grad: bool):
@@ -52,7 +53,7 @@ def main() -> int:
     p.add_argument("--json", help="also write the results to this JSON file")
     args = p.parse_args()
     try:
-        import torch  # noqa: F401
+        import torch
 
         torch.set_num_threads(1)
         libs = ["numpy", "minigrad", "torch"]
@@ -67,13 +68,16 @@ def main() -> int:
             # best of 5 runs: the least disturbed by the rest of the machine
             best = min(timeit.repeat(fns[op], number=args.repeat, repeat=5))
             results[op][column] = best / args.repeat * 1e6
+    print(describe(machine := machine_info()))
+    if "torch" in libs:
+        print(f"PyTorch {torch.__version__}, 1 thread")
     print("microseconds per call on a 4x4 float32 array (best of 5 runs of "
           f"{args.repeat} calls)")
     print(f"{'op':<10}" + "".join(f"{c:>16}" for c in table))
     for op, row in results.items():
         print(f"{op:<10}" + "".join(f"{row[c]:16.2f}" for c in table))
     if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2))
+        Path(args.json).write_text(json.dumps({"machine": machine, **results}, indent=2))
     return 0
 
 

@@ -1,14 +1,18 @@
 """Time full training steps of nanoGPT's CPU "baby GPT" in minigrad, side by side with PyTorch.
 
-    python benchmarks/train_step.py [--steps 30] [--warmup 5] [--json PATH] [--profile]
+    python benchmarks/train_step.py [--steps 30] [--warmup 5] [--load N] [--json PATH] [--profile]
 
 The model: n_layer 4, n_head 4, n_embd 128, block 64, batch 12, vocab 65, tied head; a step is
 forward, backward, gradient clipping at 1.0 and AdamW. Modes are timed interleaved in one process,
-a few steps each in turn (minigrad 1 thread, minigrad --threads 2, PyTorch, minigrad 1 thread,
-...), so machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra, never a minigrad dependency) runs on
-2 threads and is skipped when absent. Peak memory (RSS) is measured in a fresh process per
-framework. Then the per-step share of the main ops in minigrad (each op's forward and backward
-timed); `--profile` adds a cProfile of minigrad steps.
+a few steps each in turn (minigrad 1 thread, minigrad --threads 2, the same step hand-written in
+plain numpy with no autograd (benchmarks/numpy_floor.py), PyTorch, minigrad 1 thread, ...), so
+machine noise hits all of them alike; compare the ratios. PyTorch (an optional extra,
+never a minigrad dependency) runs on 2 threads and is skipped when absent. With `--load N` every
+mode is timed a second time, interleaved the same way, while N busy processes compete for the
+cores, and each mode's slowdown against its own quiet time is reported. Peak memory (RSS) is
+measured in a fresh process per framework. Then the per-step share of the main ops in minigrad
+(each op's forward and backward timed); `--profile` adds a cProfile of minigrad steps. The CPU,
+usable cores, numpy and BLAS (library, kernel, threads) are printed first.
 """
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ import argparse
 import cProfile
 import json
 import math
+import os
 import pstats
 import resource
 import statistics
@@ -23,18 +28,22 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 
 import minigrad  # noqa: E402
+from benchmarks.machine import describe, machine_info  # noqa: E402
+from benchmarks.numpy_floor import numpy_floor_step  # noqa: E402
 from minigrad import optim  # noqa: E402
 from models import GPT, GPTConfig  # noqa: E402
 from train.parallel import DataParallel  # noqa: E402
 
+FLOOR = "numpy, no autograd"
 CONFIG = GPTConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0)
 BATCH = 12
 
@@ -70,6 +79,12 @@ def minigrad_step(threads: int) -> Callable[[], float]:
     step.model = model  # type: ignore[attr-defined]
     step.optimizer = opt  # type: ignore[attr-defined]
     return step
+
+
+# ---- the same step in plain numpy, no autograd (benchmarks/numpy_floor.py) ----
+def floor_step() -> Callable[[], float]:
+    return numpy_floor_step(GPT(CONFIG, seed=0), batches(), lr=1e-3, betas=(0.9, 0.99),
+                            weight_decay=0.1)
 
 
 # ---- PyTorch: the same model, written here for the benchmark ----
@@ -136,9 +151,11 @@ def have_torch() -> bool:
 
 
 # ---- op shares ----
-CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)", "Softmax": "attention (softmax, mask)",
-              "Where": "attention (softmax, mask)", "Gelu": "GELU", "LayerNorm": "layer norm",
-              "CrossEntropy": "cross-entropy"}
+CATEGORIES = {"MatMul": "matmul", "Affine": "matmul", "Attention": "attention (fused op)",
+              "SelfAttention": "attention (fused op, with the Q/K/V matmul)",
+              "Softmax": "attention (softmax, mask)", "Where": "attention (softmax, mask)",
+              "Gelu": "GELU", "LayerNorm": "layer norm", "CrossEntropy": "cross-entropy",
+              "Embedding": "embedding"}
 
 
 def profile_shares(step: Callable[[], float], n: int) -> dict[str, float]:
@@ -201,64 +218,146 @@ def peak_rss_mb(mode: str, steps: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+# ---- load: busy processes competing for the cores, as a user's other work does ----
+BUSY_LOOP = """
+import os, sys, time
+deadline, parent = float(sys.argv[1]), int(sys.argv[2])
+# spin in pure Python until the deadline, or until the benchmark is gone (this process has then
+# been re-parented), whichever comes first
+x = 0
+while time.monotonic() < deadline and os.getppid() == parent:
+    for _ in range(100_000):
+        x += 1
+"""
+
+
+@contextmanager
+def busy_processes(n: int, seconds: float) -> Iterator[list[subprocess.Popen]]:
+    """`n` processes each keeping a core busy, for at most `seconds` even if this one crashes
+    or is killed (each stops at its own deadline), and stopped when the block ends."""
+    deadline = time.monotonic() + seconds  # CLOCK_MONOTONIC: the same clock in every process
+    procs: list[subprocess.Popen] = []
+    try:
+        for _ in range(n):
+            procs.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP, repr(deadline),
+                                           str(os.getpid())]))
+        time.sleep(min(1.0, seconds))  # let them start and take their cores
+        yield procs
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait()
+
+
+def time_interleaved(modes: dict[str, Callable[[], float]], steps: int,
+                     block: int) -> dict[str, list[float]]:
+    """Milliseconds of `steps` steps per mode, run in turn in blocks of `block`."""
+    times: dict[str, list[float]] = {name: [] for name in modes}
+    for _ in range(math.ceil(steps / block)):
+        for name, step in modes.items():  # interleaved in blocks: AAAA BBBB CCCC AAAA ...
+            # the first step of a block is not timed: the previous mode's BLAS and OpenMP
+            # threads spin for ~0.1 s after their last call and would steal its cores
+            step()
+            for _ in range(block):
+                start = time.perf_counter()
+                step()
+                times[name].append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def summarize(times: dict[str, list[float]]) -> dict[str, dict[str, float | None]]:
+    """Median, min and max per mode, and the median's ratio to PyTorch's (None without it)."""
+    torch_median = statistics.median(times["pytorch"]) if "pytorch" in times else None
+    summary = {}
+    for name, ts in times.items():
+        median = statistics.median(ts)
+        summary[name] = {"median_ms": median, "min_ms": min(ts), "max_ms": max(ts),
+                         "ratio_to_pytorch": median / torch_median if torch_median else None}
+    return summary
+
+
+def ratio(value: float | None) -> str:
+    return f"{value:.2f}x" if value else "-"
+
+
 def main() -> int:
     minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--steps", type=int, default=30, help="timed steps per mode")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")
     p.add_argument("--block", type=int, default=5, help="timed steps in a row per mode")
+    p.add_argument("--load", type=int, default=0, metavar="N",
+                   help="then time every mode again while N busy processes compete for the "
+                        "cores, and report each mode's slowdown")
     p.add_argument("--json", help="also write the results to this JSON file")
     p.add_argument("--profile", action="store_true",
                    help="also print a cProfile of minigrad steps (the hottest functions)")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
-    p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "torch"],
+    p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "floor", "torch"],
                    help=argparse.SUPPRESS)
     args = p.parse_args()
+    for name in ("steps", "block"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
+    for name in ("warmup", "load"):
+        if getattr(args, name) < 0:
+            p.error(f"--{name} must be 0 or more, got {getattr(args, name)}")
 
     if args.rss_only:
         step = {"minigrad": lambda: minigrad_step(1), "minigrad-threads2": lambda: minigrad_step(2),
-                "torch": torch_step}[args.rss_only]()
+                "floor": floor_step, "torch": torch_step}[args.rss_only]()
         for _ in range(args.steps):
             step()
         print(peak_rss_of_this_process_mb())
         return 0
 
+    machine = machine_info()
+    print(describe(machine))
     modes: dict[str, Callable[[], float]] = {"minigrad": minigrad_step(1),
-                                             "minigrad --threads 2": minigrad_step(2)}
+                                             "minigrad --threads 2": minigrad_step(2),
+                                             FLOOR: floor_step()}
     if have_torch() and not args.no_torch:
+        import torch
+
         modes["pytorch"] = torch_step()
+        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
     for step in modes.values():
         for _ in range(args.warmup):
             step()
-    times: dict[str, list[float]] = {name: [] for name in modes}
-    for _ in range(math.ceil(args.steps / args.block)):
-        for name, step in modes.items():  # interleaved in blocks: AAAA BBBB CCCC AAAA ...
-            # the first step of a block is not timed: the previous mode's BLAS and OpenMP
-            # threads spin for ~0.1 s after their last call and would steal its cores
-            step()
-            for _ in range(args.block):
-                start = time.perf_counter()
-                step()
-                times[name].append((time.perf_counter() - start) * 1000)
+    started = time.perf_counter()
+    quiet = summarize(time_interleaved(modes, args.steps, args.block))
+    loaded = None
+    if args.load:
+        # a generous bound: the loaded pass takes a few times the quiet one
+        with busy_processes(args.load, 60 + 10 * (time.perf_counter() - started)):
+            loaded = summarize(time_interleaved(modes, args.steps, args.block))
 
     rss = {"minigrad": peak_rss_mb("minigrad", args.warmup + 5),
-           "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5)}
+           "minigrad --threads 2": peak_rss_mb("minigrad-threads2", args.warmup + 5),
+           FLOOR: peak_rss_mb("floor", args.warmup + 5)}
     if "pytorch" in modes:
         rss["pytorch"] = peak_rss_mb("torch", args.warmup + 5)
 
-    print(f"baby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
-          f"parameters, batch {BATCH} x {CONFIG.block_size}), {len(times['minigrad'])} steps per "
+    print(f"\nbaby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
+          f"parameters, batch {BATCH} x {CONFIG.block_size}), {args.steps} steps per "
           f"mode, interleaved in blocks of {args.block}")
-    torch_median = statistics.median(times["pytorch"]) if "pytorch" in times else None
-    print(f"{'mode':<22}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
-    results = {}
-    for name, ts in times.items():
-        median = statistics.median(ts)
-        ratio = median / torch_median if torch_median else None
-        results[name] = {"median_ms": median, "min_ms": min(ts), "max_ms": max(ts),
-                         "ratio_to_pytorch": ratio, "peak_rss_mb": rss.get(name)}
-        print(f"{name:<22}{median:10.1f}{min(ts):8.1f}{max(ts):8.1f}"
-              f"{(f'{ratio:.2f}x' if ratio else '-'):>11}{rss.get(name, 0):13.0f}")
+    print(f"{'mode':<24}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
+    results: dict[str, Any] = {"machine": machine, "load": args.load}
+    for name, r in quiet.items():
+        results[name] = {**r, "peak_rss_mb": rss.get(name)}
+        print(f"{name:<24}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
+              f"{ratio(r['ratio_to_pytorch']):>11}{rss.get(name, 0):13.0f}")
+    if loaded is not None:
+        print(f"\nthe same, timed again while {args.load} busy process(es) compete for the "
+              f"{machine['usable_cores']} usable cores")
+        print(f"{'mode':<24}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}"
+              f"{'/ quiet':>9}")
+        for name, r in loaded.items():
+            slowdown = r["median_ms"] / quiet[name]["median_ms"]
+            results[name].update(loaded=r, slowdown=slowdown)
+            print(f"{name:<24}{r['median_ms']:10.1f}{r['min_ms']:8.1f}{r['max_ms']:8.1f}"
+                  f"{ratio(r['ratio_to_pytorch']):>11}{slowdown:8.2f}x")
     shares = profile_shares(modes["minigrad"], args.steps)
     results["minigrad_shares_ms"] = shares
     total = shares["total"]

@@ -42,6 +42,8 @@ def embedding(input: ArrayLike, weight: Tensor) -> Tensor:
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
+    if is_fused_enabled():
+        return kernels.Embedding.apply(weight, ids=ids)
     return weight[ids]
 
 

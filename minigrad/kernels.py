@@ -92,16 +92,19 @@ class LayerNorm(Function):
         return out.reshape(x.shape)
 
     def backward(self, g):
-        xhat = self.xhat
+        xhat, weight = self.xhat, self.weight
         g = g.reshape(xhat.shape)
-        dw = _column_sums(g * xhat) if self.needs_input_grad[1] else None
+        g_xhat = g * xhat
+        dw = _column_sums(g_xhat) if self.needs_input_grad[1] else None
         db = _column_sums(g) if self.needs_input_grad[2] else None
         dx = None
         if self.needs_input_grad[0]:
-            dxhat = g * self.weight
-            dx = xhat * _row_means(dxhat * xhat)[:, None]
-            np.subtract(dxhat, dx, out=dx)
-            dx -= _row_means(dxhat)[:, None]
+            # the row means of dxhat = G * w and of dxhat * xhat are G and G * xhat times w / n:
+            # matrix-vector products, with no dxhat * xhat pass
+            weight_mean = weight / weight.dtype.type(len(weight))
+            dx = g * weight
+            dx -= (g @ weight_mean)[:, None]
+            dx -= np.multiply(xhat, (g_xhat @ weight_mean)[:, None], out=g_xhat)
             dx *= self.rstd
             dx = dx.reshape(self.shape)
         return dx, dw, db
@@ -114,41 +117,38 @@ _GELU_K = 0.044715
 class Gelu(Function):
     """GELU, tanh approximation (GPT-2):  out = 0.5 a (1 + tanh(u)),  u = c (a + 0.044715 a**3),
     c = sqrt(2/pi).
-    da = G * (0.5 (1 + t) + 0.5 a (1 - t**2) c (1 + 3 * 0.044715 a**2)),  t = tanh(u)
+    da = G * (s + out (1 - s) c' (1 + 3 * 0.044715 a**2)),  s = 0.5 (1 + tanh(u)), c' = 2c
 
-    Both passes work in place on one or two buffers (no temporary per arithmetic step), and a**3
-    is a*a*a: np.power is many times slower."""
+    0.5 (1 + tanh(u)) is the logistic sigmoid of 2u, 1 / (1 + exp(-2u)): one exp, which numpy
+    computes faster than tanh, and nothing left to add or halve. Both passes work in place on a
+    few buffers (no temporary per arithmetic step); the backward reuses the forward's a**2, s and
+    output. a**2 is a*a: np.power is many times slower."""
 
     replaces = "gelu"
 
     def forward(self, a):
         k, c = a.dtype.type(_GELU_K), a.dtype.type(_GELU_C)
-        t = a * a
-        t *= a
-        t *= k
-        t += a
-        t *= c
-        np.tanh(t, out=t)
-        self.a, self.t = a, t
-        out = t + 1
-        out *= a
-        out *= 0.5
+        square = a * a
+        s = square * (-2 * c * k)
+        s -= 2 * c
+        s *= a  # -2u
+        with np.errstate(over="ignore"):  # exp(-2u) = inf for a << 0: s = 1 / inf = 0, its limit
+            np.exp(s, out=s)
+        s += 1
+        np.divide(1, s, out=s)  # faster than np.reciprocal
+        out = a * s
+        self.square, self.s, self.out = square, s, out
         return out
 
     def backward(self, g):
-        a, t = self.a, self.t
-        da = a * a  # becomes c (1 + 3k a^2), then the whole derivative
-        da *= a.dtype.type(3 * _GELU_K)
-        da += 1
-        da *= a.dtype.type(_GELU_C)
-        tmp = t * t
-        np.subtract(1, tmp, out=tmp)  # 1 - t^2
-        da *= tmp
-        da *= a
-        da *= 0.5
-        np.multiply(t, 0.5, out=tmp)
-        da += tmp
-        da += 0.5
+        k, c = g.dtype.type(_GELU_K), g.dtype.type(_GELU_C)
+        s = self.s
+        da = self.square * (6 * c * k)  # becomes c' (1 + 3k a^2), then the whole derivative
+        da += 2 * c
+        da *= self.out
+        one_minus_s = np.subtract(1, s, dtype=s.dtype)
+        da *= one_minus_s
+        da += s
         da *= g
         return da
 
@@ -178,6 +178,30 @@ class Affine(Function):
         return dx, dw, db
 
 
+class Embedding(Function):
+    """Rows of a table picked by integer ids:  out = weight[ids]   (ids of any shape).
+    dweight = zeros like weight, with each row of G added at its id (repeated ids accumulate)
+
+    The backward sorts the ids and sums each id's rows with one np.add.reduceat: np.add.at
+    scatters row by row and costs several times more."""
+
+    replaces = "embedding"
+
+    def forward(self, weight, ids):
+        self.ids, self.shape = ids.reshape(-1), weight.shape
+        return np.take(weight, ids, axis=0)
+
+    def backward(self, g):
+        dw = np.zeros(self.shape, dtype=g.dtype)
+        if self.ids.size:
+            order = np.argsort(self.ids, kind="stable")  # stable: each id's rows in order
+            ids = self.ids[order]
+            starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])  # first row of each id
+            rows = g.reshape(len(self.ids), -1)[order]
+            dw.reshape(self.shape[0], -1)[ids[starts]] = np.add.reduceat(rows, starts)
+        return dw
+
+
 class Attention(Function):
     """Scaled dot-product attention as one op:
     S = Q K^T * scale (1/sqrt(d) by default), S = -inf where mask is False, P = softmax(S) over
@@ -188,36 +212,132 @@ class Attention(Function):
     replaces = "attention"
 
     def forward(self, q, k, v, mask=None, scale=None, weights_out=None):
-        self.scale = q.dtype.type(1 / math.sqrt(q.shape[-1]) if scale is None else scale)
-        scores = q @ np.swapaxes(k, -1, -2)
-        scores *= self.scale
-        if mask is not None:
-            np.copyto(scores, -np.inf, where=~mask)
-        # softmax in place over the keys (last axis)
-        m = scores.max(axis=-1, keepdims=True)
-        if mask is not None:
-            m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
-        scores -= m
-        np.exp(scores, out=scores)
-        total = _last_axis_sums(scores)
-        if mask is not None:
-            total[total == 0] = 1  # a fully masked row's weights stay 0
-        scores /= total
-        self.p, self.q, self.k, self.v = scores, q, k, v
+        self.scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
+        out, self.p = _attend(q, k, v, mask, self.scale)
+        self.q, self.k, self.v = q, k, v
         if weights_out is not None:
-            weights_out.append(scores)
-        return scores @ v
+            weights_out.append(self.p)
+        return out
 
     def backward(self, g):
-        p, q, k, v = self.p, self.q, self.k, self.v
-        dv = np.swapaxes(p, -1, -2) @ g if self.needs_input_grad[2] else None
-        ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
-        ds -= _last_axis_sums(ds * p)
-        ds *= p
-        ds *= self.scale
-        dq = ds @ k if self.needs_input_grad[0] else None
-        dk = np.swapaxes(ds, -1, -2) @ q if self.needs_input_grad[1] else None
-        return dq, dk, dv
+        return _attend_backward(g, self.p, self.q, self.k, self.v, self.scale,
+                                self.needs_input_grad)
+
+
+class SelfAttention(Function):
+    """Multi-head self-attention up to the output projection, as one op: the query, key and
+    value projections of one input x (B, T, C) with one GEMM, then Attention in each of `h`
+    heads of size d = C / h, the heads merged back to (B, T, C):
+    [Q K V] = x [W_q; W_k; W_v]^T + [b_q b_k b_v],  out = merge_heads(attention(Q, K, V, mask))
+    dx = G_qkv [W_q; W_k; W_v],  d[W_q; W_k; W_v] = G_qkv^T x,  d[b_q b_k b_v] = sum(G_qkv),
+    G_qkv = [dQ dK dV] merged (Attention's gradients, computed from G split into heads)
+
+    It replaces `attention` together with the three `linear` calls that feed it and the head
+    split and merge around it (`models.attention.MultiHeadAttention` uses it for
+    self-attention). The projections read and write one (B, T, 3, h, d) buffer whose heads are
+    strided views, so no head split or merge copies anything. `past` = (keys, values), arrays
+    (B, h, T_past, d) of earlier positions (a KV cache), are put before the new keys and values
+    as constants; `keys_values_out` receives all the keys and values attended over."""
+
+    replaces = "attention"
+
+    def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
+                weights_out=None, past=None, keys_values_out=None):
+        batch, seq, width = x.shape
+        self.rows = x.reshape(-1, width)
+        self.weight = _concatenated([w_q, w_k, w_v])
+        qkv = self.rows @ self.weight.T
+        qkv += _concatenated([b_q, b_k, b_v])
+        self.heads = (batch, seq, num_heads, width // num_heads)
+        q, k, v = _heads_of(qkv.reshape(batch, seq, 3, *self.heads[2:]))
+        self.past_len = 0
+        if past is not None:
+            self.past_len = past[0].shape[-2]
+            k, v = (np.concatenate([old, new], axis=-2) for old, new in zip(past, (k, v)))
+        if keys_values_out is not None:
+            keys_values_out.append((k, v))
+        merged = np.empty(self.heads, dtype=x.dtype)
+        self.scale = 1 / math.sqrt(self.heads[3])
+        _, self.p = _attend(q, k, v, mask, self.scale, out=merged.transpose(0, 2, 1, 3))
+        self.q, self.k, self.v = q, k, v
+        if weights_out is not None:
+            weights_out.append(self.p)
+        return merged.reshape(x.shape)
+
+    def backward(self, g):
+        batch, seq, heads, head = self.heads
+        g_qkv = np.empty((batch, seq, 3, heads, head), dtype=g.dtype)
+        dq, dk, dv = _heads_of(g_qkv)
+        g_heads = g.reshape(self.heads).transpose(0, 2, 1, 3)
+        if self.past_len:  # the cached positions are constants: keep the new ones' gradients
+            _, dk_all, dv_all = _attend_backward(g_heads, self.p, self.q, self.k, self.v,
+                                                 self.scale, (True, True, True),
+                                                 out=(dq, None, None))
+            dk[...], dv[...] = dk_all[..., self.past_len:, :], dv_all[..., self.past_len:, :]
+        else:
+            _attend_backward(g_heads, self.p, self.q, self.k, self.v, self.scale,
+                             (True, True, True), out=(dq, dk, dv))
+        g_rows = g_qkv.reshape(batch * seq, -1)
+        needs = self.needs_input_grad
+        dx = (g_rows @ self.weight).reshape(batch, seq, -1) if needs[0] else None
+        dw = np.split(g_rows.T @ self.rows, 3) if any(needs[1::2]) else (None,) * 3
+        db = np.split(_column_sums(g_rows), 3) if any(needs[2::2]) else (None,) * 3
+        return dx, dw[0], db[0], dw[1], db[1], dw[2], db[2]
+
+
+def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
+    """np.concatenate(arrays) along the first axis, without copying when the arrays already lie
+    one after another in one buffer (MultiHeadAttention keeps W_q, W_k, W_v so): generating a
+    token, the copy of the three weights took as long as the product with them."""
+    base = arrays[0].base
+    if (base is not None and base.flags.c_contiguous and base.dtype == arrays[0].dtype
+            and base.shape[1:] == arrays[0].shape[1:] and len(base) == sum(map(len, arrays))):
+        address = base.ctypes.data
+        for a in arrays:
+            if a.base is not base or a.ctypes.data != address or not a.flags.c_contiguous:
+                break
+            address += a.nbytes
+        else:
+            return base
+    return np.concatenate(arrays)
+
+
+def _heads_of(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q, K and V as (B, h, T, d) views of a (B, T, 3, h, d) array."""
+    return tuple(qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
+
+
+def _attend(q, k, v, mask, scale, out=None):
+    """softmax(Q K^T * scale, masked) V over the last two axes, into `out` when given;
+    returns (out, P)."""
+    scores = q @ np.swapaxes(k, -1, -2)
+    scores *= scores.dtype.type(scale)
+    if mask is not None:
+        np.copyto(scores, -np.inf, where=~mask)
+    # softmax in place over the keys (last axis)
+    m = scores.max(axis=-1, keepdims=True)
+    if mask is not None:
+        m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
+    scores -= m
+    np.exp(scores, out=scores)
+    total = _last_axis_sums(scores)
+    if mask is not None:
+        total[total == 0] = 1  # a fully masked row's weights stay 0
+    scores /= total
+    return np.matmul(scores, v, out=out), scores
+
+
+def _attend_backward(g, p, q, k, v, scale, needs, out=(None, None, None)):
+    """(dQ, dK, dV) of `_attend` for the inputs in `needs`, into the arrays of `out`."""
+    dq_out, dk_out, dv_out = out
+    dv = np.matmul(np.swapaxes(p, -1, -2), g, out=dv_out) if needs[2] else None
+    ds = g @ np.swapaxes(v, -1, -2)  # dP, turned into dS in place
+    ds -= _last_axis_sums(ds * p)
+    ds *= p
+    ds *= ds.dtype.type(scale)
+    dq = np.matmul(ds, k, out=dq_out) if needs[0] else None
+    dk = np.matmul(np.swapaxes(ds, -1, -2), q, out=dk_out) if needs[1] else None
+    return dq, dk, dv
 
 
 # --------------------------------------------------------------------------------------------

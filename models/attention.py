@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import minigrad.functional as F
-from minigrad import Tensor, nn
+from minigrad import Tensor, is_fused_enabled, is_grad_enabled, kernels, nn
 
 
 def create_causal_mask(seq_len: int) -> np.ndarray:
@@ -85,6 +85,13 @@ class MultiHeadAttention(nn.Module):
         self.W_v = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
         self.W_o = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
         self.attention_weights: np.ndarray | None = None
+        # W_q, W_k, W_v stay three parameters, but their arrays are consecutive views of one
+        # buffer, so the fused kernel multiplies by all three without copying them together
+        for name in ("weight", "bias"):
+            linears = (self.W_q, self.W_k, self.W_v)
+            packed = np.concatenate([getattr(linear, name).data for linear in linears])
+            for linear, part in zip(linears, np.split(packed, len(linears))):
+                getattr(linear, name).data = part
 
     def _split_heads(self, x: Tensor) -> Tensor:
         batch, seq, _ = x.shape  # (B, T, C) -> (B, H, T, D)
@@ -93,6 +100,11 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query: Any, key: Any, value: Any, mask: Any = None,
                 cache: KVCache | None = None) -> Tensor:
         """With a `cache`, key/value are only the new positions; earlier ones come from it."""
+        # one kernel for self-attention; with a cache only when no graph is recorded
+        # (generation), since the cache cuts the keys' and values' gradients
+        if query is key is value and is_fused_enabled() and (cache is None or
+                                                             not is_grad_enabled()):
+            return self.W_o(self._fused_self_attention(_as_tensor(query), mask, cache))
         q = self._split_heads(self.W_q(_as_tensor(query)))
         k = self._split_heads(self.W_k(_as_tensor(key)))
         v = self._split_heads(self.W_v(_as_tensor(value)))
@@ -103,6 +115,28 @@ class MultiHeadAttention(nn.Module):
         batch, _, seq, _ = out.shape
         merged = out.permute(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
         return self.W_o(merged)
+
+    def _fused_self_attention(self, x: Tensor, mask: Any, cache: KVCache | None) -> Tensor:
+        """What forward computes before W_o when query, key and value are one tensor, as one
+        kernel: the three projections in one matrix product, the heads as strided views
+        (minigrad.kernels.SelfAttention; tested equal to the lines of forward)."""
+        width = self.num_heads * self.head_dim
+        if x.ndim != 3 or x.shape[-1] != width:
+            raise ValueError(f"MultiHeadAttention: expected input (batch, seq, {width}), got "
+                             f"{x.shape}")
+        projections = [t for linear in (self.W_q, self.W_k, self.W_v)
+                       for t in (linear.weight, linear.bias)]
+        weights: list[np.ndarray] = []
+        keys_values: list[tuple[np.ndarray, np.ndarray]] = []
+        merged = kernels.SelfAttention.apply(
+            x, *projections, mask=None if mask is None else np.asarray(mask, dtype=bool),
+            num_heads=self.num_heads, weights_out=weights,
+            past=None if cache is None or not len(cache) else (cache.keys, cache.values),
+            keys_values_out=None if cache is None else keys_values)
+        if cache is not None:
+            cache.keys, cache.values = keys_values[0]
+        self.attention_weights = weights[0]
+        return merged
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
+from models.attention import MultiHeadAttention
 from tests.helpers import leaf, op_types
 
 rng = np.random.default_rng(5)
@@ -49,6 +50,12 @@ CASES = {
         ("1d", lambda x, w, b: F.linear(x, w, b), [(4,), (2, 4), (2,)]),
         ("no_bias", lambda x, w: F.linear(x, w), [(2, 3, 4), (5, 4)]),
     ],
+    kernels.Embedding: [
+        ("repeated_ids", lambda w: F.embedding(np.array([[1, 3, 1], [0, 3, 3]]), w), [(5, 4)]),
+        ("1d_unique", lambda w: F.embedding(np.array([4, 0, 2]), w), [(5, 3)]),
+        ("scalar_id", lambda w: F.embedding(np.array(2), w), [(3, 2)]),
+        ("no_ids", lambda w: F.embedding(np.zeros((2, 0), dtype=np.int64), w), [(3, 2)]),
+    ],
     kernels.Attention: [
         ("causal", lambda q, k, v: F.attention(q, k, v, CAUSAL)[0],
          [(2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)]),
@@ -62,6 +69,30 @@ CASES = {
          [(2, 4), (3, 4), (3, 2)]),
     ],
 }
+
+
+def _multi_head_self_attention(num_heads, mask=None):
+    """MultiHeadAttention(x, x, x) on given projection weights (8 tensors: W_q, b_q, ..., b_o);
+    with kernels on its part before W_o is kernels.SelfAttention."""
+    def run(x, *weights_and_biases):
+        mha = MultiHeadAttention(x.shape[-1], num_heads)
+        for i, linear in enumerate((mha.W_q, mha.W_k, mha.W_v, mha.W_o)):
+            linear.weight, linear.bias = weights_and_biases[2 * i:2 * i + 2]
+        return mha(x, x, x, mask)
+    return run
+
+
+def _projections(width):
+    return [(width, width), (width,)] * 4
+
+
+CASES[kernels.SelfAttention] = [
+    ("causal", _multi_head_self_attention(2, CAUSAL), [(2, 4, 6)] + _projections(6)),
+    ("no_mask_one_head", _multi_head_self_attention(1), [(2, 3, 4)] + _projections(4)),
+    ("fully_masked_row", _multi_head_self_attention(
+        2, np.array([[True, False, False], [False, False, False], [True, True, True]])),
+     [(1, 3, 4)] + _projections(4)),
+]
 ALL_CASES = [(k, name, fn, shapes) for k, cases in CASES.items() for name, fn, shapes in cases]
 IDS = [f"{k.__name__}-{name}" for k, name, _, _ in ALL_CASES]
 
@@ -118,3 +149,60 @@ def test_kernel_keeps_float32(kernel, name, fn, shapes):
         out.backward(np.ones(out.shape, dtype=np.float32))
     kernel_grads = [g for op, grads in returned if isinstance(op, kernel) for g in grads]
     assert kernel_grads and all(g is None or g.dtype == np.float32 for g in kernel_grads)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gelu_saturates_quietly_far_from_zero(dtype):
+    """Far below zero exp(-2u) overflows to inf inside the kernel: GELU must still give its
+    limits (0, and x far above zero; slopes 0 and 1) with no warning and no NaN."""
+    x = Tensor(np.array([-1e4, -40.0, -12.0, 0.0, 12.0, 40.0, 1e4], dtype=dtype),
+               requires_grad=True)
+    with np.errstate(over="raise", divide="raise", invalid="raise"):  # numpy's warnings
+        out = F.gelu(x)
+        out.backward(np.ones(x.shape, dtype=dtype))
+    np.testing.assert_allclose(out.data, [0, 0, 0, 0, 12, 40, 1e4], atol=1e-12)
+    np.testing.assert_allclose(x.grad, [0, 0, 0, 0.5, 1, 1, 1], atol=1e-12)
+
+
+PAST = [rng.standard_normal((2, 2, 3, 2)) for _ in range(2)]  # cached keys, values: 3 positions
+
+
+def _self_attention_after_past(x, w_q, b_q, w_k, b_k, w_v, b_v):
+    """SelfAttention with `past` spelled out: the cached keys and values (constants) before the
+    new ones, 2 heads, every new query seeing every key."""
+    def heads(t):
+        return t.reshape(2, 2, 2, 2).permute(0, 2, 1, 3)
+
+    q = heads(F.linear(x, w_q, b_q))
+    k = minigrad.cat([Tensor(PAST[0]), heads(F.linear(x, w_k, b_k))], dim=-2)
+    v = minigrad.cat([Tensor(PAST[1]), heads(F.linear(x, w_v, b_v))], dim=-2)
+    out, _ = F.attention(q, k, v)
+    return out.permute(0, 2, 1, 3).reshape(2, 2, 4)
+
+
+def test_self_attention_after_cached_positions_equals_its_composition():
+    arrays = [rng.standard_normal(s) for s in [(2, 2, 4)] + _projections(4)[:6]]
+    kernel = lambda *t: kernels.SelfAttention.apply(*t, num_heads=2, past=tuple(PAST))
+    fused_out, fused_grads = _run(kernel, arrays, fused=True)
+    composed_out, composed_grads = _run(_self_attention_after_past, arrays, fused=False)
+    np.testing.assert_allclose(fused_out.data, composed_out.data, rtol=1e-10, atol=1e-10)
+    for i, (gf, gc) in enumerate(zip(fused_grads, composed_grads)):
+        np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=f"input {i}")
+    assert gradcheck(kernel, [leaf(*a.shape) for a in arrays])
+
+
+def test_packed_projection_weights_are_used_without_a_copy():
+    """MultiHeadAttention keeps W_q, W_k, W_v as consecutive views of one buffer, which the
+    SelfAttention kernel multiplies by directly; other arrays are concatenated."""
+    mha = MultiHeadAttention(8, 2, rng=np.random.default_rng(0))
+    for name in ("weight", "bias"):
+        parts = [getattr(linear, name).data for linear in (mha.W_q, mha.W_k, mha.W_v)]
+        packed = kernels._concatenated(parts)
+        assert np.shares_memory(packed, parts[0]) and np.shares_memory(packed, parts[2])
+        np.testing.assert_array_equal(packed, np.concatenate(parts))
+        shuffled = kernels._concatenated([parts[1], parts[0], parts[2]])
+        assert not np.shares_memory(shuffled, parts[0])
+        np.testing.assert_array_equal(shuffled, np.concatenate([parts[1], parts[0], parts[2]]))
+    mha.astype(np.float64)  # new arrays: no longer one buffer, still the same values
+    parts = [mha.W_q.weight.data, mha.W_k.weight.data, mha.W_v.weight.data]
+    np.testing.assert_array_equal(kernels._concatenated(parts), np.concatenate(parts))

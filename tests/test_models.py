@@ -2,6 +2,7 @@
 
 Expected values are computed here independently with plain numpy (or by hand); gradients are
 checked against finite differences in float64 on tiny sizes."""
+import contextlib
 import math
 import re
 import subprocess
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import Tensor, gradcheck
+from minigrad import Tensor, gradcheck, no_grad
 from minigrad.optim import AdamW
 from models.attention import (KVCache, MultiHeadAttention, create_causal_mask, demo,
                               scaled_dot_product_attention)
@@ -426,14 +427,17 @@ def _cached_logits(model, idx, chunks):
     return np.concatenate(pieces, axis=1)
 
 
+@pytest.mark.parametrize("grad_enabled", [True, False],
+                         ids=["recording", "no_grad"])  # the cached path differs (kernel)
 @pytest.mark.parametrize("chunks", [[3, 1, 1, 1, 1, 1], [1] * 8, [2, 3, 1, 2], [8]])
-def test_kv_cache_matches_full_forward(chunks):
+def test_kv_cache_matches_full_forward(chunks, grad_enabled):
     cfg = GPTConfig(vocab_size=9, block_size=8, n_layer=2, n_head=2, n_embd=8)
     model = randomize(GPT(cfg, seed=3, dtype=np.float64), np.random.default_rng(11), 0.3)
     idx = np.random.default_rng(12).integers(0, 9, (2, 8))
     full, _ = model(idx)
-    np.testing.assert_allclose(_cached_logits(model, idx, chunks), full.data, rtol=1e-10,
-                               atol=1e-12)
+    with contextlib.nullcontext() if grad_enabled else no_grad():
+        cached = _cached_logits(model, idx, chunks)
+    np.testing.assert_allclose(cached, full.data, rtol=1e-10, atol=1e-12)
 
 
 def test_kv_cache_beyond_block_size_is_an_error():

@@ -1,0 +1,83 @@
+"""The benchmarks' helpers: what they report about the machine, and the load they create."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+from benchmarks.machine import describe, machine_info
+from benchmarks.numpy_floor import NumpyAdamW, NumpyGPT
+from benchmarks.train_step import busy_processes
+from minigrad import nn, optim
+from models import GPT, GPTConfig
+
+
+def test_machine_info_names_the_cpu_cores_and_blas():
+    info = machine_info()
+    assert info["usable_cores"] == len(os.sched_getaffinity(0))
+    assert info["cpu"] and info["numpy"]
+    for blas in info["blas"]:
+        assert set(blas) >= {"internal_api", "version", "architecture", "num_threads"}
+    text = describe(info)
+    assert f"{info['usable_cores']} usable cores" in text and info["numpy"] in text
+
+
+def test_busy_processes_stop_when_the_block_ends():
+    with busy_processes(1, seconds=60) as procs:
+        assert len(procs) == 1 and procs[0].poll() is None  # spinning
+    assert procs[0].poll() is not None
+
+
+def test_busy_processes_stop_at_their_deadline_by_themselves():
+    start = time.monotonic()
+    with busy_processes(1, seconds=0.5) as procs:
+        procs[0].wait(timeout=30)  # gone on its own, before the block ends
+    assert time.monotonic() - start < 30
+
+
+def test_numpy_floor_is_the_same_model_as_minigrads_gpt():
+    """The hand-written numpy step computes minigrad's loss and gradients (float64)."""
+    config = GPTConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=8)
+    model = GPT(config, seed=3).astype(np.float64)
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, config.vocab_size, (3, 8))
+    y = rng.integers(0, config.vocab_size, (3, 8))
+    net = NumpyGPT(model)
+    loss, grads = net.loss_and_grads(x, y)
+    _, expected_loss = model(x, y)
+    expected_loss.backward()
+    expected = {name: p.grad for name, p in model.named_parameters()}
+    assert loss == pytest.approx(expected_loss.item(), rel=1e-12)
+    names = {"wte": "wte.weight", "wpe": "wpe.weight", "ln_f.w": "ln_f.weight",
+             "ln_f.b": "ln_f.bias"}
+    for i in range(config.n_layer):
+        for ours, theirs in (("ln_1", "ln_1"), ("ln_2", "ln_2"), ("o", "attn.W_o"),
+                             ("fc", "mlp.fc"), ("proj", "mlp.proj")):
+            names.update({f"{i}.{ours}.w": f"blocks.{i}.{theirs}.weight",
+                          f"{i}.{ours}.b": f"blocks.{i}.{theirs}.bias"})
+        for kind, suffix in (("w", "weight"), ("b", "bias")):
+            for part, g in zip("qkv", np.split(grads.pop(f"{i}.qkv.{kind}"), 3)):
+                np.testing.assert_allclose(g, expected[f"blocks.{i}.attn.W_{part}.{suffix}"],
+                                           rtol=1e-9, atol=1e-12)
+    assert set(grads) == set(names)
+    for ours, theirs in names.items():
+        np.testing.assert_allclose(grads[ours], expected[theirs], rtol=1e-9, atol=1e-12,
+                                   err_msg=ours)
+
+
+def test_numpy_floor_optimizer_is_minigrads_clip_and_adamw():
+    rng = np.random.default_rng(1)
+    arrays = {"a": rng.standard_normal((3, 4)), "b": rng.standard_normal(5)}
+    params = [nn.Parameter(a.copy()) for a in arrays.values()]
+    floor = NumpyAdamW({k: a.copy() for k, a in arrays.items()}, lr=0.1, betas=(0.9, 0.99),
+                       weight_decay=0.1)
+    opt = optim.AdamW(params, lr=0.1, betas=(0.9, 0.99), weight_decay=0.1)
+    for _ in range(3):
+        grads = {k: rng.standard_normal(a.shape) for k, a in arrays.items()}
+        floor.step(grads)
+        for p, g in zip(params, grads.values()):
+            p.grad = g.copy()
+        optim.clip_grad_norm_(params, 1.0)
+        opt.step()
+    for p, name in zip(params, arrays):
+        np.testing.assert_allclose(floor.params[name], p.data, rtol=1e-12, atol=1e-14)
