@@ -14,7 +14,7 @@ import numpy as np
 
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
-from .tensor import Tensor, _as_array
+from .tensor import Tensor, _as_array, _dim
 from .tensor_functions import cat, where
 
 
@@ -460,12 +460,13 @@ def _row_max(input: Tensor, dim: int) -> np.ndarray:
     nothing else (softmax(x - c) = softmax(x)), so it carries no gradient. A row that is all -inf
     (fully masked) is shifted by 0 instead, so it does not become NaN."""
     m = input.data.max(axis=dim, keepdims=True)
-    return np.where(np.isfinite(m), m, 0).astype(input.dtype)
+    return np.where(np.isneginf(m), 0, m).astype(input.dtype)
 
 
 def softmax(input: Tensor, dim: int = -1) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`, computed stably; a row that is entirely -inf (fully
     masked) gives zeros."""
+    dim = _dim("softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
@@ -477,6 +478,7 @@ def softmax(input: Tensor, dim: int = -1) -> Tensor:
 
 def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
     """x - log(sum(exp(x))) along `dim`, computed stably."""
+    dim = _dim("log_softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return log_softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
@@ -728,6 +730,7 @@ def attention(query: Tensor, key: Tensor, value: Tensor, mask: ArrayLike | None 
         weights: list[np.ndarray] = []
         out = kernels.Attention.apply(query, key, value, mask=mask, scale=scale,
                                       weights_out=weights)
+        weights[0].flags.writeable = False  # the kernel's own array: backward reads it
         return out, Tensor(weights[0])
     weights = _attention_weights(query, key, mask, scale)
     return weights @ value, weights

@@ -860,6 +860,9 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dims (PyTorch's meaning, not numpy's axes permutation)."""
         dims = list(range(self.ndim))
+        dim0, dim1 = _dim("transpose", dim0, self.ndim), _dim("transpose", dim1, self.ndim)
+        if self.ndim == 0:  # PyTorch: transposing a 0-d tensor (dims 0 or -1) is the identity
+            return self.reshape(())
         dims[dim0], dims[dim1] = dims[dim1], dims[dim0]
         return self.permute(dims)
 

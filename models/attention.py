@@ -135,6 +135,7 @@ class MultiHeadAttention(nn.Module):
             keys_values_out=None if cache is None else keys_values)
         if cache is not None:
             cache.keys, cache.values = keys_values[0]
+        weights[0].flags.writeable = False  # the kernel's own array: backward reads it
         self.attention_weights = weights[0]
         return merged
 

@@ -105,7 +105,7 @@ class GPT(nn.Module):
         config.validate()
         self.config = config
         rng = np.random.default_rng(seed)
-        self.rng = rng  # also draws the dropout masks, so it is part of a checkpoint
+        self.rng = rng  # the dropout masks, unless seeded per step (train.parallel.seed_dropout)
         self.wte = nn.Embedding(config.vocab_size, config.n_embd, rng=rng, dtype=dtype)
         self.wpe = nn.Embedding(config.block_size, config.n_embd, rng=rng, dtype=dtype)
         self.dropout = nn.Dropout(config.dropout, rng=rng)

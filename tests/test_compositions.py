@@ -286,3 +286,30 @@ def test_dropout_p_one_zeroes_everything_as_in_pytorch():
 def test_dropout_invalid_p_raises(p):
     with pytest.raises(ValueError, match="p"):
         F.dropout(Tensor(np.ones(3)), p)
+
+
+@pytest.mark.parametrize("fused", [True, False])
+def test_softmax_of_a_row_holding_inf_is_nan_as_in_pytorch(fused):
+    """Regression: a row whose max is +inf was shifted by 0 like a fully masked row and gave
+    [0, nan, 0]; only a max of -inf (every entry masked) is shifted by 0."""
+    with minigrad.fused(fused), np.errstate(invalid="ignore"):
+        out = F.softmax(Tensor([[1.0, np.inf, 2.0], [-np.inf, -np.inf, -np.inf]]), dim=-1).data
+        logs = F.log_softmax(Tensor([[1.0, np.inf, 2.0]]), dim=-1).data
+    assert np.isnan(out[0]).all() and np.isnan(logs).all()
+    np.testing.assert_array_equal(out[1], [0.0, 0.0, 0.0])
+
+
+@pytest.mark.parametrize("fn,name", [(F.softmax, "softmax"), (F.log_softmax, "log_softmax"),
+                                     (lambda x, dim: x.transpose(0, dim), "transpose")])
+def test_a_dim_out_of_range_names_the_function(fn, name):
+    with pytest.raises(IndexError, match=rf"{name}: dim 5 is out of range"):
+        fn(Tensor(np.ones((2, 3))), 5)
+
+
+def test_fused_attention_weights_cannot_be_edited_under_backward():
+    """Regression: the weights F.attention returns with kernels on are the kernel's own array,
+    which its backward reads; editing them changed the gradients. They are read-only now."""
+    q = Tensor(rng.standard_normal((2, 3, 4)), requires_grad=True)
+    _, weights = F.attention(q, q, q)
+    with pytest.raises(ValueError, match="read-only"):
+        weights.data *= 0
