@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from . import engine
+from .dtypes import get_default_dtype
 from .engine import ArrayLike
 
 Dim = Union[int, Sequence[int], None]
@@ -129,6 +130,59 @@ def _zero_at_zero(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     zeros (they are replaced by 1 first), so no inf * 0 = NaN reaches the gradient."""
     at_zero = x.data == 0
     return fn(x.masked_fill(at_zero, 1.0)).masked_fill(at_zero, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Type promotion: the dtype a binary op computes in, by PyTorch's rules (not numpy's)
+# --------------------------------------------------------------------------------------------
+def _promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: numpy's promotion, except that an integer or bool meeting a float
+    gives that float (numpy widens int32 with float32 to float64)."""
+    if (a.kind == "f") != (b.kind == "f"):
+        return a if a.kind == "f" else b
+    return np.promote_types(a, b)
+
+
+def _number_dtype(number: Any) -> np.dtype:
+    """The dtype PyTorch gives a Python (or numpy) number in an op with tensors: bool, int64,
+    or the default float dtype."""
+    if isinstance(number, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(number, (int, np.integer)):
+        return np.dtype(np.int64)
+    return np.dtype(get_default_dtype())
+
+
+def _operand(x: Any) -> Any:
+    """An operand for `_result_dtype`: tensors, numbers and None as they are, other data
+    (lists, numpy arrays) as a Tensor."""
+    return x if x is None or isinstance(x, (Tensor, int, float, np.number, np.bool_)) \
+        else Tensor(x)
+
+
+def _result_dtype(*operands: Any) -> np.dtype:
+    """torch.result_type of tensors and Python numbers (None entries are skipped). Tensors with
+    dims decide first, then 0-d tensors, then numbers; a later group changes the dtype only when
+    it brings a higher category (bool < integer < float). So int32 * 2.5 is float32, int32 * 2
+    stays int32, and a float32 tensor meeting a float64 0-d tensor stays float32."""
+    groups: list[np.dtype | None] = [None, None, None]  # with dims, 0-d, numbers
+    for x in operands:
+        if x is None:
+            continue
+        rank, dtype = ((0 if x.ndim else 1), x.dtype) if isinstance(x, Tensor) \
+            else (2, _number_dtype(x))
+        groups[rank] = dtype if groups[rank] is None else _promote_types(groups[rank], dtype)
+
+    def combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+        if higher is None or lower is None:
+            return lower if higher is None else higher
+        if higher.kind == "f":
+            return higher
+        if higher.kind == "b" or lower.kind == "f":
+            return _promote_types(higher, lower)
+        return higher
+
+    return combine(groups[0], combine(groups[1], groups[2]))
 
 
 def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
@@ -278,46 +332,67 @@ class Tensor:
 
     # ---- arithmetic: one primitive each ----
     def _lift(self, other: ArrayLike) -> Tensor:
-        """A Python or numpy scalar takes this tensor's dtype (as in PyTorch): float64 math stays
-        exact, float32 math never up-casts. With an integer or bool tensor the scalar keeps its
-        own type and numpy promotes (int_tensor * 0.5 is float, not truncated to 0)."""
+        """A Python or numpy scalar as a 0-d tensor of the dtype PyTorch gives it next to this
+        tensor: a float tensor's own dtype (float64 math stays exact, float32 math never
+        up-casts); next to an integer or bool tensor, that dtype for an int and the default
+        float for a float (`_result_dtype`). Tensors are returned as they are."""
         if isinstance(other, Tensor):
             return other
-        if isinstance(other, (int, float, np.number)):
-            if self.data.dtype.kind == "f":
-                return Tensor._make(np.asarray(other, dtype=self.data.dtype))
-            return Tensor._make(np.asarray(other))
+        if isinstance(other, (int, float, np.number, np.bool_)):
+            dtype = self.data.dtype if self.data.dtype.kind == "f" else _result_dtype(self, other)
+            return Tensor._make(np.asarray(other, dtype=dtype))
         return Tensor(other)
 
+    def _operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """self and other converted to the dtype PyTorch computes a binary op on them in
+        (`_result_dtype`): int32 + float32 is float32, not numpy's float64. Equal dtypes (the
+        common case) pass through untouched; float conversions stay differentiable."""
+        other = self._lift(other)
+        if other.dtype == self.dtype:
+            return self, other
+        dtype = _result_dtype(self, other)
+        return self.to(dtype), other.to(dtype)
+
+    def _floating(self) -> Tensor:
+        """This tensor, or an integer or bool one in the default float dtype: functions with
+        float values (exp, sqrt, /, ...) give float32 for integers, as in PyTorch."""
+        return self if self.data.dtype.kind == "f" else self.to(get_default_dtype())
+
     def __add__(self, other: ArrayLike) -> Tensor:
-        return ops.Add.apply(self, self._lift(other))
+        return ops.Add.apply(*self._operands(other))
 
     def __radd__(self, other: ArrayLike) -> Tensor:
-        return ops.Add.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Add.apply(b, a)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(self, self._lift(other))
+        return ops.Sub.apply(*self._operands(other))
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Sub.apply(b, a)
 
     def __mul__(self, other: ArrayLike) -> Tensor:
-        return ops.Mul.apply(self, self._lift(other))
+        return ops.Mul.apply(*self._operands(other))
 
     def __rmul__(self, other: ArrayLike) -> Tensor:
-        return ops.Mul.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(self, self._lift(other))
+        a, b = self._operands(other)
+        return ops.Div.apply(a._floating(), b._floating())  # int / int is float, as in PyTorch
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Div.apply(b._floating(), a._floating())
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
-        return ops.Pow.apply(self, self._lift(exponent))
+        return ops.Pow.apply(*self._operands(exponent))
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
-        return ops.Pow.apply(self._lift(base), self)
+        a, b = self._operands(base)
+        return ops.Pow.apply(b, a)
 
     def __matmul__(self, other: ArrayLike) -> Tensor:
         return ops.MatMul.apply(self, self._lift(other))
@@ -329,10 +404,11 @@ class Tensor:
         return ops.Neg.apply(self)
 
     def __mod__(self, other: ArrayLike) -> Tensor:
-        return ops.Remainder.apply(self, self._lift(other))
+        return ops.Remainder.apply(*self._operands(other))
 
     def __rmod__(self, other: ArrayLike) -> Tensor:
-        return ops.Remainder.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Remainder.apply(b, a)
 
     def __floordiv__(self, other: ArrayLike) -> Tensor:
         return self.floor_divide(other)
@@ -376,8 +452,8 @@ class Tensor:
     def floor_divide(self, other: ArrayLike) -> Tensor:
         """floor(self / other) as Python's // computes it. A step function: its gradient is 0
         (PyTorch raises in backward instead)."""
-        other = self._lift(other)
-        return self._step_function(np.floor_divide(self.data, other.data), other)
+        a, b = self._operands(other)
+        return a._step_function(np.floor_divide(a.data, b.data), b)
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
@@ -500,19 +576,19 @@ class Tensor:
 
     # ---- elementwise ----
     def exp(self) -> Tensor:
-        return ops.Exp.apply(self)
+        return ops.Exp.apply(self._floating())
 
     def log(self) -> Tensor:
-        return ops.Log.apply(self)
+        return ops.Log.apply(self._floating())
 
     def sqrt(self) -> Tensor:
-        return ops.Sqrt.apply(self)
+        return ops.Sqrt.apply(self._floating())
 
     def tanh(self) -> Tensor:
-        return ops.Tanh.apply(self)
+        return ops.Tanh.apply(self._floating())
 
     def sigmoid(self) -> Tensor:
-        return ops.Sigmoid.apply(self)
+        return ops.Sigmoid.apply(self._floating())
 
     def abs(self) -> Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
@@ -534,24 +610,24 @@ class Tensor:
 
     def erf(self) -> Tensor:
         """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
-        return ops.Erf.apply(self)
+        return ops.Erf.apply(self._floating())
 
     def sin(self) -> Tensor:
-        return ops.Sin.apply(self)
+        return ops.Sin.apply(self._floating())
 
     def cos(self) -> Tensor:
-        return ops.Cos.apply(self)
+        return ops.Cos.apply(self._floating())
 
     def tan(self) -> Tensor:
         return self.sin() / self.cos()
 
     def log1p(self) -> Tensor:
         """log(1 + x), accurate for small x."""
-        return ops.Log1p.apply(self)
+        return ops.Log1p.apply(self._floating())
 
     def expm1(self) -> Tensor:
         """exp(x) - 1, accurate for small x."""
-        return ops.Expm1.apply(self)
+        return ops.Expm1.apply(self._floating())
 
     def log2(self) -> Tensor:
         return self.log() / math.log(2)
@@ -561,7 +637,8 @@ class Tensor:
 
     def exp2(self) -> Tensor:
         """2 ** x (numpy's power, exact for integer x, rather than exp(x * log 2))."""
-        return self._lift(2) ** self
+        x = self._floating()
+        return x._lift(2) ** x
 
     def rsqrt(self) -> Tensor:
         """1 / sqrt(x)."""
@@ -611,33 +688,42 @@ class Tensor:
         return self._step_function(np.sign(self.data))
 
     def maximum(self, other: ArrayLike) -> Tensor:
-        """The larger of self and other, entry by entry; NaN where either is NaN. At a tie each
-        side gets half the gradient, as in PyTorch (at a tie of infinities other gets it all)."""
-        other = self._lift(other)
-        a, b = self.data, other.data
-        larger = ops.Where.apply(self, other, cond=(a > b) | np.isnan(a))  # a tie picks other
-        # at a tie add (self - other) / 2: it is 0, so the value stays exact, and it moves half
-        # of other's gradient to self (not at infinite ties, where inf - inf would be NaN)
-        tie, zero = (a == b) & np.isfinite(a), self._lift(0)
-        at_ties = ops.Where.apply(self, zero, cond=tie) - ops.Where.apply(other, zero, cond=tie)
-        return larger + at_ties * 0.5
+        """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
+        NaN where either is NaN. At a tie each side gets half the gradient, as in PyTorch (at a
+        tie of infinities other gets it all)."""
+        return self._larger_or_smaller(other, np.greater)
 
     def minimum(self, other: ArrayLike) -> Tensor:
-        """The smaller of self and other: -maximum(-self, -other)."""
-        return -(-self).maximum(-self._lift(other))
+        """The smaller of self and other, entry by entry: as maximum."""
+        return self._larger_or_smaller(other, np.less)
+
+    def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
+        a, b = self._operands(other)
+        x, y = a.data, b.data
+        nan = np.isnan(x) if x.dtype.kind == "f" else False
+        chosen = ops.Where.apply(a, b, cond=wins(x, y) | nan)  # a tie picks b
+        if chosen.dtype.kind != "f":
+            return chosen  # integers and bools: exact, and no gradient to share
+        # at a tie add (a - b) / 2: it is 0, so the value stays exact, and it moves half of b's
+        # gradient to a (not at infinite ties, where inf - inf would be NaN)
+        tie, zero = (x == y) & np.isfinite(x), a._lift(0)
+        at_ties = ops.Where.apply(a, zero, cond=tie) - ops.Where.apply(b, zero, cond=tie)
+        return chosen + at_ties * 0.5
 
     def clamp(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
-        """Entries limited to [min, max] (tensors or numbers; either may be None). The gradient
-        passes where min <= x <= max, and goes to min or max where they were taken. Where
-        min > max the result is max, as in PyTorch."""
+        """Entries limited to [min, max] (tensors or numbers; either may be None), in the
+        promoted dtype of all three (an integer tensor clamped to 0.5 is float, as in PyTorch).
+        The gradient passes where min <= x <= max, and goes to min or max where they were
+        taken. Where min > max the result is max, as in PyTorch."""
         if min is None and max is None:
             raise ValueError("clamp: give min, max or both")
-        out = self
+        dtype = _result_dtype(*map(_operand, (self, min, max)))
+        x = out = self.to(dtype)
         if min is not None:
-            low = self._lift(min)
-            out = ops.Where.apply(low, out, cond=self.data < low.data)
+            low = x._lift(min).to(dtype)
+            out = ops.Where.apply(low, out, cond=x.data < low.data)
         if max is not None:
-            high = self._lift(max)
+            high = x._lift(max).to(dtype)
             out = ops.Where.apply(high, out, cond=out.data > high.data)
         return out
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .tensor import Tensor, _as_array, _dim
+from .tensor import Tensor, _as_array, _dim, _operand, _result_dtype
 
 __all__ = ["cat", "stack", "where"]
 
@@ -39,20 +39,18 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if len(shapes) != 1:
         raise ValueError(f"stack: tensors must all have the same shape, got "
                          f"{[t.shape for t in tensors]}")
-    ndim = len(shapes.pop()) + 1
-    if not -ndim <= dim < ndim:
-        raise ValueError(f"stack: dim {dim} is out of range for the result's {ndim} dims")
-    dim %= ndim
+    dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
 
 
 def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
-    """`input` where `condition` is True, else `other` (they broadcast; a scalar takes the
-    other's dtype)."""
-    if isinstance(input, Tensor):
-        other = input._lift(other)
-    elif isinstance(other, Tensor):
-        input = other._lift(input)
+    """`input` where `condition` is True, else `other` (they broadcast), in their promoted dtype
+    (PyTorch's: a Python number takes a tensor's dtype, int and float tensors meet in the
+    float's)."""
+    input, other = _operand(input), _operand(other)
+    dtype = _result_dtype(input, other)
+    input, other = (x.to(dtype) if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype))
+                    for x in (input, other))
     return ops.Where.apply(input, other, cond=np.asarray(_as_array(condition), dtype=bool))
 
 

@@ -277,6 +277,91 @@ def test_maximum_and_minimum_propagate_nan_and_handle_infinite_ties():
     np.testing.assert_array_equal(b.grad, [0.0, 2.0, 3.0, 4.0])
 
 
+def test_maximum_and_minimum_of_integers_are_exact_at_the_extremes(torch):
+    """Regression: minimum was -maximum(-a, -b), and -(-2**31) overflows int32, so
+    minimum(int32 min, int32 max) gave int32 max; both also came out as float64."""
+    info = np.iinfo(np.int32)
+    a = np.array([info.min, -1234, 0, 1234, info.max], dtype=np.int32)
+    for b in (np.int32(info.min), np.int32(info.max), np.int32(7)):
+        for name, reference in (("maximum", np.maximum), ("minimum", np.minimum)):
+            out = getattr(Tensor(a), name)(Tensor(b))
+            assert out.dtype == np.int32
+            np.testing.assert_array_equal(out.data, reference(a, b))
+            expected = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+            np.testing.assert_array_equal(out.data, expected.numpy())
+    flags = Tensor(np.array([True, False, False]))
+    assert flags.maximum(Tensor(np.array([False, True, False]))).tolist() == [True, True, False]
+    assert flags.minimum(Tensor(np.array([False, True, False]))).tolist() == [False, False, False]
+
+
+# (name, op, numpy reference, a, b, dtype): the dtypes hand-written from PyTorch's promotion
+# rules. Tensors with dims decide, then 0-d tensors, then Python numbers, which count only when
+# they bring a higher category (bool < integer < float); an integer meeting a float gives that
+# float; / is always float. The reference computes in the expected dtype.
+I32 = np.array([3, -4, 5], dtype=np.int32)
+F32 = np.array([1.5, -2.0, 0.5], dtype=np.float32)
+PROMOTION = [
+    ("int / int", lambda a, b: a / b, np.true_divide, I32, np.array([2, 3, -2], np.int32),
+     np.float32),
+    ("int / number", lambda a, b: a / b, np.true_divide, I32, 2, np.float32),
+    ("int * float number", lambda a, b: a * b, np.multiply, I32, 0.5, np.float32),
+    ("int + float tensor", lambda a, b: a + b, np.add, I32, F32, np.float32),
+    ("int ** int number", lambda a, b: a ** b, np.power, I32, 2, np.int32),
+    ("float number ** int", lambda a, b: b ** a, lambda a, b: np.power(b, a), I32, 0.7,
+     np.float32),
+    ("int % float tensor", lambda a, b: a % b, np.mod, I32, F32, np.float32),
+    ("int // int number", lambda a, b: a // b, np.floor_divide, I32, 2, np.int32),
+    ("bool + int number", lambda a, b: a + b, np.add, np.array([True, False]), 1, np.int64),
+    ("float32 + float64 0-d", lambda a, b: a + b, np.add, F32, np.array(2.0), np.float32),
+    ("int32 + float64 0-d", lambda a, b: a + b, np.add, I32, np.array(2.5), np.float64),
+    ("int32 + int64 0-d", lambda a, b: a + b, np.add, I32, np.array(2, np.int64), np.int32),
+    ("uint8 + int8", lambda a, b: a + b, np.add, np.array([200], np.uint8),
+     np.array([-3], np.int8), np.int16),
+    ("maximum int, float", lambda a, b: a.maximum(b), np.maximum, I32, F32, np.float32),
+    ("clamp int to a float", lambda a, b: a.clamp(b), np.maximum, I32, 0.5, np.float32),
+    ("exp of int", lambda a, b: a.exp(), lambda a, b: np.exp(a), I32, None, np.float32),
+    ("sqrt of int", lambda a, b: a.abs().sqrt(), lambda a, b: np.sqrt(np.abs(a)), I32, None,
+     np.float32),
+]
+IDS = [case[0] for case in PROMOTION]
+
+
+def _in(x, dtype):
+    """An operand as given to minigrad (arrays as Tensors), or to the reference (in dtype)."""
+    if dtype is None:
+        return Tensor(x) if isinstance(x, np.ndarray) else x
+    return np.asarray(x, dtype=dtype) if x is not None else None
+
+
+@pytest.mark.parametrize("name,fn,reference,a,b,dtype", PROMOTION, ids=IDS)
+def test_mixed_dtypes_promote_as_in_pytorch(name, fn, reference, a, b, dtype):
+    """Regression: numpy's promotion was used, so int32 / int32 and int32 * 0.5 gave float64,
+    int32 ** 2 gave int64."""
+    out = fn(_in(a, None), _in(b, None))
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out.data, reference(_in(a, dtype), _in(b, dtype)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,fn,reference,a,b,dtype", PROMOTION, ids=IDS)
+def test_mixed_dtypes_match_torch(name, fn, reference, a, b, dtype, torch):
+    as_torch = (lambda x: torch.from_numpy(x) if isinstance(x, np.ndarray) else x)
+    out = fn(_in(a, None), _in(b, None))
+    expected = fn(as_torch(a), as_torch(b))
+    assert str(expected.dtype) == f"torch.{np.dtype(dtype)}"
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
+def test_where_promotes_its_two_values_as_in_pytorch(torch):
+    cond = np.array([True, False, True])
+    assert minigrad.where(cond, 4, 2).dtype == np.int64  # Python ints: int64
+    assert minigrad.where(cond, 4.0, 2).dtype == np.float32
+    mixed = minigrad.where(cond, Tensor(I32), Tensor(F32))
+    assert mixed.dtype == np.float32
+    np.testing.assert_array_equal(mixed.data, np.where(cond, I32, F32).astype(np.float32))
+    expected = torch.where(torch.tensor(cond), torch.from_numpy(I32), torch.from_numpy(F32))
+    np.testing.assert_array_equal(mixed.data, expected.numpy())
+
+
 def test_clamp_needs_a_bound_and_clip_is_clamp():
     x = Tensor(np.array([-2.0, 0.0, 2.0]))
     with pytest.raises(ValueError, match="clamp"):
@@ -645,10 +730,11 @@ def test_softmax_of_a_0d_tensor_matches_torch(torch):
 
 
 def test_stack_with_dim_out_of_range_says_so():
+    """An IndexError, as PyTorch's and as minigrad's other ops raise for a dim out of range."""
     tensors = [Tensor(np.zeros((2, 3))), Tensor(np.ones((2, 3)))]
-    with pytest.raises(ValueError, match="stack: dim 77 is out of range"):
+    with pytest.raises(IndexError, match="stack: dim 77 is out of range"):
         minigrad.stack(tensors, dim=77)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(IndexError, match="out of range"):
         minigrad.stack(tensors, dim=-4)
     assert minigrad.stack(tensors, dim=-3).shape == (2, 2, 3)
 
@@ -838,6 +924,8 @@ def test_linspace():
     assert minigrad.linspace(0, 1, 0).shape == (0,)
     with pytest.raises(ValueError, match="steps"):
         minigrad.linspace(0, 1, -1)
+    with pytest.raises(ValueError, match="not bool"):  # PyTorch has no bool linspace either
+        minigrad.linspace(0, 1, 3, dtype=minigrad.bool)
 
 
 def test_creation_matches_torch(torch):
