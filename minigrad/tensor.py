@@ -433,7 +433,14 @@ class Tensor:
         if rounding_mode is None:
             return self / other
         if rounding_mode == "trunc":
-            return (self / other).trunc()
+            a, b = self._operands(other)
+            if a.dtype.kind == "f":
+                return (a / b).trunc()
+            # integers stay integers (as in PyTorch): floor division, then one up where the
+            # quotient is negative and inexact, which floor rounded down and trunc rounds up
+            quotient = np.floor_divide(a.data, b.data)
+            inexact = (quotient * b.data != a.data) & ((a.data < 0) != (b.data < 0))
+            return Tensor._make(np.asarray(quotient + inexact))
         if rounding_mode == "floor":
             return self.floor_divide(other)
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
@@ -1310,9 +1317,10 @@ def _is_int(part: Any) -> bool:
 
 
 def _is_array(part: Any) -> bool:
-    """An advanced index: an integer or bool array (or list), or a bool scalar (numpy and PyTorch
-    both index a new length-1 dim with it)."""
-    return isinstance(part, (np.ndarray, list, bool, np.bool_))
+    """An advanced index: an integer or bool array (or list, or tuple: inside an index, both
+    numpy and PyTorch read a tuple as a sequence of indices), or a bool scalar (numpy and
+    PyTorch both index a new length-1 dim with it)."""
+    return isinstance(part, (np.ndarray, list, tuple, bool, np.bool_))
 
 
 def _select_ints(parts: tuple) -> Iterator[Any]:

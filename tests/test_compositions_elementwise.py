@@ -387,6 +387,22 @@ def test_div_rounding_modes():
     np.testing.assert_array_equal((1.0 // Tensor(np.array([0.1]))).data, [1.0 // 0.1])  # 9, not 10
 
 
+def test_integer_division_with_rounding_stays_integer(torch):
+    """Regression: div(rounding_mode="trunc") of integers gave float32; PyTorch keeps the
+    integer dtype for "trunc" and "floor" (and gives float for no rounding)."""
+    a = np.array([5, 6, 7, 0, -5, -6, -7, 110, -111], dtype=np.int32)
+    for divisor in (-10, -3, -1, 1, 2, 3, 55):
+        b = np.full(a.shape, divisor, dtype=np.int32)
+        truncated = [int(x / y) for x, y in zip(a.tolist(), b.tolist())]  # Python int() truncates
+        floored = [x // y for x, y in zip(a.tolist(), b.tolist())]
+        for mode, expected in (("trunc", truncated), ("floor", floored)):
+            out = Tensor(a).div(Tensor(b), rounding_mode=mode)
+            assert out.dtype == np.int32 and out.tolist() == expected
+            reference = torch.from_numpy(a).div(torch.from_numpy(b), rounding_mode=mode)
+            assert out.tolist() == reference.tolist()
+        assert Tensor(a).div(Tensor(b)).dtype == np.float32
+
+
 def test_integer_remainder_and_floor_divide_follow_python():
     a, b = np.array([7, -7, 7, -7]), np.array([3, 3, -3, -3])
     np.testing.assert_array_equal((Tensor(a) % Tensor(b)).data, [x % y for x, y in zip(a, b)])
@@ -606,6 +622,16 @@ def test_int_next_to_index_array_gives_pytorchs_shape():
     np.testing.assert_array_equal(out.data, np.arange(24.0).reshape(2, 3, 4)[0][:, [0, 2]])
 
 
+def test_int_next_to_a_tuple_index_uses_the_tuple_once():
+    """Regression: a tuple inside the index (a sequence of indices, as a list) was not taken
+    for an index array, so next to an int it indexed twice: wrong shape and values."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    out = Tensor(data)[1, (2, 1), None, [0, 2]]
+    # the int selects first; the two index arrays, split by None, make the first dim
+    np.testing.assert_array_equal(out.data, np.array([[data[1, 2, 0]], [data[1, 1, 2]]]))
+    np.testing.assert_array_equal(Tensor(data)[0, (2, 0)].data, data[0][[2, 0]])
+
+
 IDX = np.array([0, 2])
 MASK3 = np.array([True, False, True])
 INDEXES = {
@@ -622,6 +648,8 @@ INDEXES = {
     "array_none_int": (IDX[:1], None, 2),
     "int_slice_2d_array": (0, slice(1, None), np.array([[0, 1], [3, 3]])),
     "list_index": (0, slice(None), [3, 1, 1]),
+    "tuple_index": (0, slice(None), (3, 1, 1)),
+    "int_tuple_none_array": (1, (2, 1), None, IDX),
     "zero_d_tensor_as_int": ("0d", slice(None), IDX),
     "numpy_int": (np.int64(1), slice(None), IDX),
     "mask_and_int": (0, MASK3, IDX),
