@@ -115,6 +115,7 @@ CASES = {
         ("slices", lambda a: a[1:, ::2], lambda: [leaf(4, 5)]),
         ("int_none_ellipsis", lambda a: a[..., 1, None], lambda: [leaf(2, 3, 4)]),
         ("repeated_indices", lambda a: a[np.array([0, 2, 0, 0])], lambda: [leaf(3, 4)]),
+        ("repeated_tuple_index", lambda a: a[:, (1, 1, 0)], lambda: [leaf(3, 4)]),
         ("tensor_index_pairs", lambda a: a[Tensor(np.array([1, 1])), np.array([2, 2])],
          lambda: [leaf(3, 4)]),
     ],
@@ -443,6 +444,17 @@ def test_remainder_is_exact_for_large_quotients_and_follows_the_divisor_sign():
     out = (Tensor(a) % Tensor(b)).data
     np.testing.assert_array_equal(out, [x % y for x, y in zip(a, b)])  # Python's %
     assert out[0] == 1.0  # 10**20 = 1 (mod 3); a - floor(a / b) * b gives 0
+
+
+def test_getitem_gradient_accumulates_repeats_of_a_tuple_index():
+    """Regression: a tuple inside the index (a sequence of indices) was taken for basic
+    indexing in backward, so a repeated entry got its gradient once instead of adding up."""
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    x[:, (1, 1, 0)].sum().backward()
+    np.testing.assert_array_equal(x.grad, [[1.0, 2.0, 0.0], [1.0, 2.0, 0.0]])
+    y = Tensor(np.arange(3.0), requires_grad=True)
+    y[(2, 2, 2), ].sum().backward()
+    np.testing.assert_array_equal(y.grad, [0.0, 0.0, 3.0])
 
 
 def test_cast_gradient_comes_back_in_the_input_dtype():
