@@ -185,6 +185,30 @@ def _result_dtype(*operands: Any) -> np.dtype:
     return combine(groups[0], combine(groups[1], groups[2]))
 
 
+def _cathetus(x: Tensor) -> Tensor:
+    """sqrt(1 - x**2) as sqrt(1 - x) * sqrt(1 + x): no cancellation near |x| = 1, and there
+    the gradient is inf (a product under one sqrt would give inf * 0 = NaN)."""
+    return (1 - x).sqrt() * (1 + x).sqrt()
+
+
+def _odd(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """The odd function that is fn on t >= 0 (fn(0) = 0): fn(max(x, 0)) - fn(max(-x, 0)). Each
+    side sees 0 where the other one applies, so fn only ever meets t >= 0, and the gradient at
+    x = 0 is fn's at 0 (abs would give 0 there)."""
+    positive = x.masked_fill(x.data < 0, 0.0)
+    negative = (-x).masked_fill(x.data >= 0, 0.0)
+    return fn(positive) - fn(negative)
+
+
+def _ordinary_or_huge(x: Tensor, ordinary: Callable[[Tensor], Tensor],
+                      huge: Callable[[Tensor], Tensor], start: float = 2.0 ** 28) -> Tensor:
+    """ordinary(x) below `start`, huge(x) from there on; each sees only its own entries (the
+    others are replaced by a harmless value), so neither overflows nor spoils the gradient."""
+    is_huge = x.data >= start
+    return ops.Where.apply(huge(x.masked_fill(~is_huge, start)),
+                           ordinary(x.masked_fill(is_huge, 2.0)), cond=is_huge)
+
+
 def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
           identity: float) -> Tensor:
     """Inclusive prefix combination along `dim` (cumsum, cumprod) by doubling: after the step
@@ -559,6 +583,33 @@ class Tensor:
             raise TypeError(f"invert (~): needs a bool or integer tensor, got dtype {self.dtype}")
         return Tensor._make(np.invert(self.data))
 
+    def __lshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.left_shift)
+
+    def __rshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.right_shift)
+
+    def bitwise_and(self, other: ArrayLike) -> Tensor:
+        """self & other (bool or integer tensors)."""
+        return self & other
+
+    def bitwise_or(self, other: ArrayLike) -> Tensor:
+        return self | other
+
+    def bitwise_xor(self, other: ArrayLike) -> Tensor:
+        return self ^ other
+
+    def bitwise_not(self) -> Tensor:
+        return ~self
+
+    def bitwise_left_shift(self, other: ArrayLike) -> Tensor:
+        """self << other (integer tensors)."""
+        return self << other
+
+    def bitwise_right_shift(self, other: ArrayLike) -> Tensor:
+        """self >> other (integer tensors; arithmetic shift, keeping the sign)."""
+        return self >> other
+
     def logical_and(self, other: ArrayLike) -> Tensor:
         """Entries that are nonzero in both (any dtypes), as a bool tensor."""
         return Tensor._make(np.asarray(np.logical_and(self.data, _as_array(other))))
@@ -746,6 +797,95 @@ class Tensor:
         from_start = self + weight * difference
         from_end = end - difference * (1 - weight)
         return ops.Where.apply(from_start, from_end, cond=np.abs(weight.data) < 0.5)
+
+    # ---- inverse trigonometric and hyperbolic functions: compositions of Atan2, Exp, Log1p ----
+    def atan2(self, other: ArrayLike) -> Tensor:
+        """The angle of the point (other, self), in (-pi, pi]: atan(self / other) with the
+        quadrant taken from both signs."""
+        a, b = self._operands(other)
+        return ops.Atan2.apply(a._floating(), b._floating())
+
+    def atan(self) -> Tensor:
+        x = self._floating()
+        return x.atan2(x._lift(1))
+
+    def asin(self) -> Tensor:
+        """atan2(x, sqrt(1 - x**2)), with sqrt(1 - x**2) as sqrt(1 - x) sqrt(1 + x): exact near
+        |x| = 1, and the gradient there is +inf (as in PyTorch), not inf * 0. NaN outside
+        [-1, 1]."""
+        x = self._floating()
+        return x.atan2(_cathetus(x))
+
+    def acos(self) -> Tensor:
+        """atan2(sqrt(1 - x**2), x): accurate also where the result is near 0 or pi."""
+        x = self._floating()
+        return _cathetus(x).atan2(x)
+
+    def sinh(self) -> Tensor:
+        """(exp(x) - exp(-x)) / 2, as (expm1(x) - expm1(-x)) / 2, which does not cancel near 0."""
+        x = self._floating()
+        return (x.expm1() - (-x).expm1()) * 0.5
+
+    def cosh(self) -> Tensor:
+        x = self._floating()
+        return (x.exp() + (-x).exp()) * 0.5
+
+    def asinh(self) -> Tensor:
+        """log(x + sqrt(x**2 + 1)), odd; for t = |x| computed as
+        log1p(t + t**2 / (1 + sqrt(1 + t**2))), which keeps small t's digits, and as
+        log(2t) from 2**28 on, where t**2 + 1 is t**2 to the precision and t**2 could overflow."""
+        return _odd(self._floating(), lambda t: _ordinary_or_huge(
+            t, lambda t: (t + t * t / (1 + (1 + t * t).sqrt())).log1p(),
+            lambda t: t.log() + math.log(2)))
+
+    def acosh(self) -> Tensor:
+        """log(x + sqrt(x**2 - 1)) for x >= 1: log1p((x - 1) + sqrt(x - 1) sqrt(x + 1)), exact
+        near 1, where the gradient is inf; log(2x) from 2**28 on, as in asinh. NaN below 1, in
+        value and gradient (PyTorch's gradient there is the formula 1/sqrt(x**2 - 1))."""
+        return _ordinary_or_huge(
+            self._floating(), lambda x: ((x - 1) + (x - 1).sqrt() * (x + 1).sqrt()).log1p(),
+            lambda x: x.log() + math.log(2))
+
+    def atanh(self) -> Tensor:
+        """log((1 + x) / (1 - x)) / 2, as (log1p(x) - log1p(-x)) / 2: exact near 0 and near
+        +-1 (where it is +-inf, with gradient inf), NaN outside [-1, 1], as in PyTorch."""
+        x = self._floating()
+        return (x.log1p() - (-x).log1p()) * 0.5
+
+    # ---- more of PyTorch's pointwise functions of two tensors ----
+    def copysign(self, other: ArrayLike) -> Tensor:
+        """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
+        PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
+        a, b = self._operands(other)
+        a, b = a._floating(), b._floating()
+        flip = np.signbit(a.data) != np.signbit(b.data)
+        moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
+        exact = Tensor._make(np.copysign(a.data, b.data))  # zeros with the right sign
+        out = ops.Where.apply(exact, moved, cond=a.data == 0)
+        return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
+
+    def logaddexp(self, other: ArrayLike) -> Tensor:
+        """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
+        out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
+        a, b = self._operands(other)
+        a, b = a._floating(), b._floating()
+        shift = np.maximum(a.data, b.data)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
+        return ((a - shift).exp() + (b - shift).exp()).log() + shift
+
+    def isclose(self, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        """|self - other| <= atol + rtol * |other|, entry by entry, as a bool tensor without
+        grad; equal entries (infinities too) are close, NaN is close to NaN only with
+        equal_nan."""
+        a, b = self._operands(other)
+        x, y = a.data, b.data
+        with np.errstate(invalid="ignore"):  # inf - inf: those are settled by x == y
+            error = np.abs(x - y)
+            close = (x == y) | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
+        if equal_nan and x.dtype.kind == "f":
+            close |= np.isnan(x) & np.isnan(y)
+        return Tensor._make(np.asarray(close))
 
     # ---- reductions ----
     # `dim` is an int or a tuple of ints (None: every dim; a 0-d tensor takes 0 or -1), as in

@@ -143,6 +143,32 @@ CASES = {
                          lambda t, a, b: t.floor_divide(a, b),
                          lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)],
                          torch_grad=False),
+    # ---- inverse trigonometric and hyperbolic functions (numpy's as references) ----
+    "atan2": Case(lambda a, b: a.atan2(b), np.arctan2, lambda t, a, b: t.atan2(a, b),
+                  lambda: [uniform(3, 4), uniform(4, avoid=(0.0,))],
+                  lambda: [np.array([0.0, 1.0, -1.0, 2.0, -0.5]),
+                           np.array([1.0, 0.0, 0.0, -3.0, -0.5])]),
+    "atan": unary(lambda x: x.atan(), np.arctan, lambda t, x: t.atan(x), -6.0, 6.0),
+    "asin": unary(lambda x: x.asin(), np.arcsin, lambda t, x: t.asin(x), -0.95, 0.95,
+                  (-1.0, 0.0, 1.0)),
+    "acos": unary(lambda x: x.acos(), np.arccos, lambda t, x: t.acos(x), -0.95, 0.95,
+                  (-1.0, 0.0, 1.0)),
+    "sinh": unary(lambda x: x.sinh(), np.sinh, lambda t, x: t.sinh(x), -4.0, 4.0, (0.0,)),
+    "cosh": unary(lambda x: x.cosh(), np.cosh, lambda t, x: t.cosh(x), -4.0, 4.0, (0.0,)),
+    "asinh": unary(lambda x: x.asinh(), np.arcsinh, lambda t, x: t.asinh(x), -6.0, 6.0, (0.0,)),
+    "acosh": unary(lambda x: x.acosh(), np.arccosh, lambda t, x: t.acosh(x), 1.05, 6.0,
+                   (1.0,)),
+    "atanh": unary(lambda x: x.atanh(), np.arctanh, lambda t, x: t.atanh(x), -0.95, 0.95,
+                   (-1.0, 0.0, 1.0)),
+    # ---- more functions of two tensors ----
+    "copysign": Case(lambda a, b: a.copysign(b), np.copysign, lambda t, a, b: t.copysign(a, b),
+                     lambda: [uniform(3, 4, avoid=(0.0,)), uniform(4, avoid=(0.0,))],
+                     lambda: [np.array([0.0, -0.0, 1.5, -2.0, 0.0, 3.0]),
+                              np.array([1.0, 1.0, -0.0, 0.0, -2.0, -1.0])]),  # +-0 included
+    "logaddexp": Case(lambda a, b: a.logaddexp(b), np.logaddexp,
+                      lambda t, a, b: t.logaddexp(a, b), lambda: [uniform(3, 4), uniform(4)],
+                      lambda: [np.array([1.0, -700.0, 800.0, 2.0]),
+                               np.array([1.0, -705.0, 790.0, -3.0])]),  # a tie; far out
     # ---- activations ----
     "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
                         kinks=(0.0,)),
@@ -436,6 +462,69 @@ def test_activations_stay_finite_at_extreme_inputs(name, fn, expected):
     big = np.abs(EXTREMES) >= 1000  # far out, where the exact value is the asymptote
     np.testing.assert_allclose(out.data[big], expected[big], rtol=1e-15, atol=1e-300)
     assert np.all(np.isfinite(out.data)) and np.all(np.isfinite(x.grad)), (out.data, x.grad)
+
+
+def test_inverse_hyperbolic_functions_far_out_and_at_their_bounds(torch):
+    """asinh and acosh switch to log(2x) from 2**28 on, where x**2 would overflow float32;
+    atanh is +-inf at +-1; outside their domains they are NaN, as numpy's and PyTorch's."""
+    for dtype in (np.float32, np.float64):
+        x = np.array([1e30, 3e38 if dtype == np.float32 else 1e300, 2.0 ** 28, 1e4], dtype=dtype)
+        for name, reference in (("asinh", np.arcsinh), ("acosh", np.arccosh)):
+            out = getattr(Tensor(x), name)()
+            assert out.dtype == dtype
+            np.testing.assert_allclose(out.data, reference(x.astype(np.float64)), rtol=1e-6)
+        np.testing.assert_allclose(Tensor(-x).asinh().data, -np.arcsinh(x.astype(np.float64)),
+                                   rtol=1e-6)
+    bounds = np.array([-1.0, 1.0])
+    np.testing.assert_array_equal(Tensor(bounds).atanh().data, [-np.inf, np.inf])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        outside = np.array([-300.0, -1e30, 1.5, np.nan])
+        for name in ("asin", "acos", "atanh"):
+            assert np.isnan(getattr(Tensor(outside), name)().data).all()
+        assert np.isnan(Tensor(np.array([0.5, -2.0, -1e30])).acosh().data).all()
+        # the one-sided derivatives at the bounds are infinite, as in PyTorch (not inf * 0)
+        for name, at in (("asin", [-1.0, 1.0]), ("acos", [-1.0, 1.0]), ("acosh", [1.0]),
+                         ("atanh", [-1.0, 1.0])):
+            x = Tensor(np.array(at), requires_grad=True)
+            getattr(x, name)().sum().backward()
+            tx = torch.tensor(at, requires_grad=True)
+            getattr(torch, name)(tx).sum().backward()
+            np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+def test_isclose_matches_numpy_and_torch(torch):
+    a = np.array([1.0, 1.0, 0.0, np.inf, np.inf, np.nan, 1e-7, 2.0, -np.inf])
+    b = np.array([1.0 + 1e-6, 1.1, 1e-9, np.inf, -np.inf, np.nan, 0.0, 2.00001, -np.inf])
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0.2, "atol": 0.0}, {"atol": 1e-6}):
+        out = Tensor(a).isclose(Tensor(b), **kw)
+        assert out.dtype == np.bool_ and not out.requires_grad
+        np.testing.assert_array_equal(out.data, np.isclose(a, b, **kw))
+        expected = torch.isclose(torch.tensor(a), torch.tensor(b), **kw)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert minigrad.isclose(Tensor(np.array([3, 4])), 3).tolist() == [True, False]
+
+
+def test_bitwise_functions_and_shifts_on_integer_and_bool_tensors(torch):
+    a, b = np.array([1, -8, 1, 32, 1, 6], np.int32), np.array([3, 5, 0, 33, -1, 2], np.int32)
+    for name, reference in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                            ("bitwise_xor", np.bitwise_xor),
+                            ("bitwise_left_shift", lambda x, y: x << (y % 8)),
+                            ("bitwise_right_shift", lambda x, y: x >> (y % 8))):
+        shift = name.endswith("shift")
+        other = b % 8 if shift else b  # shifts by 0..7
+        out = getattr(Tensor(a), name)(Tensor(other))
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out.data, reference(a, b))
+        expected = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(other))
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert (Tensor(a) << 2).tolist() == (a * 4).tolist()
+    assert (Tensor(a) >> 1).tolist() == (a // 2).tolist()  # arithmetic: keeps the sign
+    assert Tensor(a).bitwise_not().tolist() == (-a - 1).tolist()
+    flags = Tensor(np.array([True, False]))
+    assert minigrad.bitwise_not(flags).tolist() == [False, True]
+    assert flags.bitwise_xor(Tensor(np.array([True, True]))).tolist() == [False, True]
+    with pytest.raises(TypeError, match="bitwise_and|and"):
+        Tensor(np.array([1.5])).bitwise_and(Tensor(np.array([1.5])))
 
 
 def test_logsigmoid_keeps_precision_far_out():

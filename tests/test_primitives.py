@@ -73,6 +73,14 @@ CASES = {
          lambda: [leaf(2, 3, low=-5.0, high=5.0), leaf(2, 3, low=-2.0, high=-0.5)]),
         ("rmod", lambda b: 7.5 % b, lambda: [leaf(4, low=1.1, high=1.9)]),
     ],
+    ops.Atan2: [
+        ("broadcast", lambda a, b: a.atan2(b), lambda: [leaf(3, 4), leaf(4)]),
+        # every quadrant, and points near the negative x-axis (atan2 jumps across it)
+        ("quadrants", lambda a, b: a.atan2(b), lambda: [
+            Tensor(np.array([0.5, 0.7, -0.4, -0.9, 0.3, -0.2]), requires_grad=True),
+            Tensor(np.array([1.2, -0.8, -1.5, 0.6, -2.0, -2.0]), requires_grad=True)]),
+        ("scalar", lambda a: a.atan2(2.0), lambda: [leaf(5)]),
+    ],
     ops.Cast: [
         # float64 to float64 runs Cast too; narrower dtypes are too coarse for finite differences
         ("float64", lambda a: ops.Cast.apply(a, dtype=np.float64) * 2.0, lambda: [leaf(3, 2)]),
@@ -279,12 +287,13 @@ BINARY = {
     "mul": (lambda a, b: a * b, np.multiply),
     "div": (lambda a, b: a / b, np.divide),
     "pow": (lambda a, b: a ** b, np.power),
+    "atan2": (lambda a, b: a.atan2(b), np.arctan2),
     "matmul": (lambda a, b: a @ b, None),
 }
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "atan2"])
 def test_binary_forward_matches_numpy(name, dtype):
     op, reference = BINARY[name]
     a = data(2, 3, 4, dtype=dtype, low=0.5, high=2.0)
