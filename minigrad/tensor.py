@@ -839,12 +839,22 @@ class Tensor:
             lambda t: t.log() + math.log(2)))
 
     def acosh(self) -> Tensor:
-        """log(x + sqrt(x**2 - 1)) for x >= 1: log1p((x - 1) + sqrt(x - 1) sqrt(x + 1)), exact
-        near 1, where the gradient is inf; log(2x) from 2**28 on, as in asinh. NaN below 1, in
-        value and gradient (PyTorch's gradient there is the formula 1/sqrt(x**2 - 1))."""
-        return _ordinary_or_huge(
-            self._floating(), lambda x: ((x - 1) + (x - 1).sqrt() * (x + 1).sqrt()).log1p(),
-            lambda x: x.log() + math.log(2))
+        """log(x + sqrt(x**2 - 1)) for x >= 1: log1p(y + sqrt(y) sqrt(y + 2)) with y = x - 1,
+        exact near 1 (where the gradient is inf); log(2x) from 2**28 on, as in asinh. NaN below
+        1, with PyTorch's gradient there, the formula's 1/sqrt(x**2 - 1): finite below -1,
+        where it is computed as the slope of -acosh(-x) (no cancellation)."""
+        x = self._floating()
+
+        def from_one(x: Tensor) -> Tensor:  # acosh on x >= 0 (NaN on [0, 1))
+            return _ordinary_or_huge(
+                x, lambda x: ((x - 1) + (x - 1).sqrt() * (x + 1).sqrt()).log1p(),
+                lambda x: x.log() + math.log(2))
+
+        negative = x.data < 0
+        mirrored = -from_one(-x.masked_fill(~negative, -2.0))
+        outside = Tensor._make(np.where(x.data < 1, np.nan, 0).astype(x.dtype))
+        return ops.Where.apply(mirrored, from_one(x.masked_fill(negative, 2.0)),
+                               cond=negative) + outside
 
     def atanh(self) -> Tensor:
         """log((1 + x) / (1 - x)) / 2, as (log1p(x) - log1p(-x)) / 2: exact near 0 and near
@@ -890,16 +900,18 @@ class Tensor:
     # ---- reductions ----
     # `dim` is an int or a tuple of ints (None: every dim; a 0-d tensor takes 0 or -1), as in
     # PyTorch; numpy's `axis=`/`keepdims=` work too.
-    def sum(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-            keepdims: bool | None = None) -> Tensor:
+    # `dtype=`, as in PyTorch, converts the tensor to that dtype before reducing.
+    def sum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+            axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         dims = _reduced_dims("sum", dim, axis, self.ndim)
-        return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
+        x = self if dtype is None else self.to(dtype)
+        return ops.Sum.apply(x, axis=dims, keepdims=keepdims or keepdim)
 
-    def mean(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-             keepdims: bool | None = None) -> Tensor:
+    def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+             axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         dims = _reduced_dims("mean", dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
-        return self.sum(dims, keepdims or keepdim) / count
+        return self.sum(dims, keepdims or keepdim, dtype=dtype) / count
 
     def max(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
             keepdims: bool | None = None) -> Tensor | ValuesIndices:
@@ -960,12 +972,14 @@ class Tensor:
             raise ValueError(f"{op}: the dim searched is empty (tensor of shape {self.shape})")
         return Tensor._make(arg(data, axis=axis).astype(np.int64).reshape(shape))
 
-    def prod(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-             keepdims: bool | None = None) -> Tensor:
+    def prod(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+             axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         """The product of the entries over `dim`, as a tree of multiplications: the first half
         times the second, until one entry is left (log2(n) Mul ops). Each entry's gradient,
         the product of all the others, is then exact also where entries are 0 (dividing the
         product by the entry would give NaN there)."""
+        if dtype is not None:
+            return self.to(dtype).prod(dim, keepdim, axis=axis, keepdims=keepdims)
         dims = _reduced_dims("prod", dim, axis, self.ndim)
         kept = [d for d in range(self.ndim) if d not in dims]
         kept_shape = [self.shape[d] for d in kept]
@@ -1036,14 +1050,76 @@ class Tensor:
         out = (self - shift).exp().sum(dims, keepdim=True).log() + shift
         return out if keepdim else out.squeeze(dims)
 
-    def cumsum(self, dim: int) -> Tensor:
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running sums along `dim`: out[i] = x[0] + ... + x[i] (integers and bools in int64)."""
-        return _scan(_accumulating(self), _dim("cumsum", dim, self.ndim), Tensor.__add__, 0)
+        x = _accumulating(self) if dtype is None else self.to(dtype)
+        return _scan(x, _dim("cumsum", dim, self.ndim), Tensor.__add__, 0)
 
-    def cumprod(self, dim: int) -> Tensor:
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running products along `dim`: out[i] = x[0] * ... * x[i]; the gradient is exact
         also through zeros (no division)."""
-        return _scan(_accumulating(self), _dim("cumprod", dim, self.ndim), Tensor.__mul__, 1)
+        x = _accumulating(self) if dtype is None else self.to(dtype)
+        return _scan(x, _dim("cumprod", dim, self.ndim), Tensor.__mul__, 1)
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        """Running log(sum(exp(x))) along `dim`: a scan whose step is logaddexp, so every
+        partial sum is computed stably, however far apart its terms are."""
+        return _scan(self._floating(), _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp,
+                     -math.inf)
+
+    def cummax(self, dim: int) -> ValuesIndices:
+        """The running maximum along `dim` and where it was reached, (values, indices), as
+        torch.cummax: among equal entries the latest one, and a NaN stays the maximum. The
+        gradient of each value goes to the entry at its index."""
+        return self._running_extreme("cummax", dim, np.maximum)
+
+    def cummin(self, dim: int) -> ValuesIndices:
+        """The running minimum along `dim` and where it was reached: as cummax."""
+        return self._running_extreme("cummin", dim, np.minimum)
+
+    def _running_extreme(self, op: str, dim: int, extreme: np.ufunc) -> ValuesIndices:
+        d = _dim(op, dim, self.ndim)
+        x = np.moveaxis(self.data.reshape(self.shape or (1,)), d, -1)
+        running = extreme.accumulate(x, axis=-1)  # np.maximum and np.minimum propagate NaN
+        reached = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+        latest = np.maximum.accumulate(np.where(reached, np.arange(x.shape[-1]), 0), axis=-1)
+        indices = np.moveaxis(latest, -1, d).reshape(self.shape).astype(np.int64)
+        return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False
+             ) -> ValuesIndices:
+        """The entries sorted along `dim` and where each came from, (values, indices), as
+        torch.sort. NaN sorts as the largest; equal entries keep their order (minigrad's sort
+        is always stable, so `stable` changes nothing). Each value's gradient goes back to its
+        entry."""
+        d = _dim("sort", dim, self.ndim)
+        data = self.data.reshape(self.shape or (1,))
+        if descending:  # a stable ascending sort of the reversed entries, reversed back
+            flipped = np.argsort(np.flip(data, d), axis=d, kind="stable")
+            indices = data.shape[d] - 1 - np.flip(flipped, d)
+        else:
+            indices = np.argsort(data, axis=d, kind="stable")
+        indices = indices.reshape(self.shape).astype(np.int64)
+        return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+        """The indices that sort the entries along `dim` (sort's second part)."""
+        return self.sort(dim, descending, stable).indices
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+             ) -> ValuesIndices:
+        """The k largest (or smallest) entries along `dim` and their indices, as torch.topk,
+        largest first (always sorted; among equal entries the first ones)."""
+        d = _dim("topk", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
+            raise ValueError(f"topk: k must be an int in [0, {size}] (the size of dim {dim}), "
+                             f"got {k!r}")
+        ordered = self.reshape(self.shape or (1,)).sort(d, descending=largest)
+        top = [part.narrow(d, 0, k) for part in ordered]
+        if self.ndim == 0:  # a 0-d tensor's top 1 is itself
+            top = [part.reshape(()) for part in top]
+        return ValuesIndices(*top)
 
     def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,

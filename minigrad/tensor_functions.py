@@ -13,9 +13,9 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .tensor import Tensor, _as_array, _dim, _operand, _result_dtype
+from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
 
-__all__ = ["cat", "stack", "where"]
+__all__ = ["cat", "stack", "std_mean", "var_mean", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -52,6 +52,23 @@ def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
     input, other = (x.to(dtype) if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype))
                     for x in (input, other))
     return ops.Where.apply(input, other, cond=np.asarray(_as_array(condition), dtype=bool))
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics in pairs
+# --------------------------------------------------------------------------------------------
+def std_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
+             *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
+    """(std, mean) over `dim`, as torch.std_mean; the arguments are std's."""
+    dim = _dims(dim, axis)
+    return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+
+
+def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
+             *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
+    """(var, mean) over `dim`, as torch.var_mean; the arguments are var's."""
+    dim = _dims(dim, axis)
+    return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 
 # --------------------------------------------------------------------------------------------
@@ -192,7 +209,8 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 # --------------------------------------------------------------------------------------------
 _METHODS = (
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
-    "any", "all", "logsumexp", "cumsum", "cumprod", "norm",
+    "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
+    "sort", "argsort", "topk",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "flip", "roll", "narrow", "split", "chunk", "gather", "scatter_add",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
