@@ -830,13 +830,22 @@ def _share_kv_heads(name: str, query: Tensor, key: Tensor, value: Tensor
 # --------------------------------------------------------------------------------------------
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
-    """Pad with `value` (default 0): `pad` lists (before, after) amounts for the last dim, then
-    the one before it, and so on, as in PyTorch; a negative amount crops instead."""
-    if mode != "constant":
-        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    """Pad the trailing dims: `pad` lists (before, after) amounts for the last dim, then the one
+    before it, and so on, as in PyTorch; a negative amount crops instead. mode "constant" fills
+    with `value` (default 0); "reflect" mirrors the entries next to each edge (the edge itself
+    not repeated, so each amount must be smaller than its dim), "replicate" repeats the edge
+    entry, "circular" wraps around (at most once: amounts up to the dim's size, and none
+    negative). The other modes index the input, so their gradient adds up over the copies."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', "
+                         f"got {mode!r}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: needs (before, after) pairs for at most {input.ndim} dims, "
                          f"got {tuple(pad)}")
+    if mode != "constant":
+        if value:
+            raise ValueError(f"pad: mode {mode!r} takes no value (got {value})")
+        return _pad_by_index(input, pad, mode)
     fill = 0 if value is None else value
     out = input
     for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
@@ -851,6 +860,31 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
             first, last = (Tensor(np.full(out.shape[:dim] + (max(n, 0),) + out.shape[dim + 1:],
                                           fill, out.dtype)) for n in (before, after))
             out = cat([first, out, last], dim)
+    return out
+
+
+def _pad_by_index(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
+    """pad's reflect, replicate and circular modes: along each padded dim the output position p
+    (from -before to size + after) reads the input entry its mode maps p to."""
+    out = input
+    for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
+        dim = input.ndim - 1 - i
+        n = input.shape[dim]
+        if mode == "circular" and min(before, after) < 0:
+            raise NotImplementedError(f"pad: circular padding does not crop (got {tuple(pad)}); "
+                                      f"PyTorch's result there reads uninitialised memory")
+        limit = {"reflect": n - 1, "circular": n}.get(mode)
+        if limit is not None and max(before, after) > limit or n + before + after < 0:
+            raise ValueError(f"pad: {mode} padding of {(before, after)} does not fit dim {dim} "
+                             f"of size {n} (at most {limit} on each side)")
+        positions = np.arange(-before, n + after)
+        if mode == "reflect":
+            index = (n - 1) - np.abs((n - 1) - np.abs(positions))
+        elif mode == "replicate":
+            index = np.clip(positions, 0, n - 1)
+        else:
+            index = positions % n
+        out = out[(slice(None),) * dim + (index,)]
     return out
 
 

@@ -118,6 +118,12 @@ def _along_dim(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     return tuple(grid)
 
 
+def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The flat position in a tensor of `shape` that each entry of `index` names along `dim`
+    (row-major, in index's order)."""
+    return np.ravel_multi_index(np.broadcast_arrays(*_along_dim(index, dim)), shape).reshape(-1)
+
+
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
@@ -904,8 +910,10 @@ class Tensor:
     def sum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
             axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         dims = _reduced_dims("sum", dim, axis, self.ndim)
-        x = self if dtype is None else self.to(dtype)
-        return ops.Sum.apply(x, axis=dims, keepdims=keepdims or keepdim)
+        if dtype is not None:  # numpy sums small integers in int64; PyTorch keeps dtype
+            return ops.Sum.apply(self.to(dtype), axis=dims, keepdims=keepdims or keepdim
+                                 ).to(dtype)
+        return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
              axis: Dim = None, keepdims: bool | None = None) -> Tensor:
@@ -978,8 +986,8 @@ class Tensor:
         times the second, until one entry is left (log2(n) Mul ops). Each entry's gradient,
         the product of all the others, is then exact also where entries are 0 (dividing the
         product by the entry would give NaN there)."""
-        if dtype is not None:
-            return self.to(dtype).prod(dim, keepdim, axis=axis, keepdims=keepdims)
+        if dtype is not None:  # integers multiply in int64 (`_accumulating`), then dtype
+            return self.to(dtype).prod(dim, keepdim, axis=axis, keepdims=keepdims).to(dtype)
         dims = _reduced_dims("prod", dim, axis, self.ndim)
         kept = [d for d in range(self.ndim) if d not in dims]
         kept_shape = [self.shape[d] for d in kept]
@@ -1357,20 +1365,145 @@ class Tensor:
         `dim`: out[index[i][j]][j] += src[i][j] for dim 0, and so on (repeated places add
         up). Only src's entries within index's shape are used, as in PyTorch. Differentiable
         in this tensor and in src."""
-        index = _index_array("scatter_add", index)
-        src = self._lift(src)
-        d = _dim("scatter_add", dim, self.ndim)
-        _check_index("scatter_add", index, self.shape, d)
-        if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
-            raise ValueError(f"scatter_add: src of shape {src.shape} is smaller than index of "
-                             f"shape {index.shape}")
-        if src.dtype != self.dtype:
-            raise TypeError(f"scatter_add: src has dtype {src.dtype} but the tensor {self.dtype}")
+        d, index, src = self._scatter_arguments("scatter_add", dim, index, src)
         if self.ndim == 0:
             return self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1)).reshape(())
+        return ops.ScatterAdd.apply(self, src, index=_along_dim(index, d))
+
+    def scatter(self, dim: int, index: ArrayLike, src: Tensor | float | None = None, *,
+                value: float | None = None, reduce: str | None = None) -> Tensor:
+        """A copy of this tensor with src's entries (or the number `value`) written at the
+        places `index` names along `dim`: out[index[i][j]][j] = src[i][j] for dim 0, and so
+        on; where a place is named more than once the last write wins, as in PyTorch.
+        reduce="add" or "multiply" combines with what is there instead (scatter_reduce's
+        "sum" and "prod")."""
+        fill = value if value is not None else None if isinstance(src, Tensor) else src
+        if fill is not None:
+            src = Tensor._make(np.full(np.shape(_as_array(index)), fill, dtype=self.dtype))
+        elif src is None:
+            raise TypeError("scatter: give src (a tensor) or value (a number)")
+        if reduce is not None:
+            if reduce not in ("add", "multiply"):
+                raise ValueError(f"scatter: reduce must be None, 'add' or 'multiply', got "
+                                 f"{reduce!r}")
+            return self.scatter_reduce(dim, index, src, "sum" if reduce == "add" else "prod")
+        d, index, src = self._scatter_arguments("scatter", dim, index, src)
+        if self.ndim == 0:
+            return self.reshape(1).scatter(0, index.reshape(1), src.reshape(1)).reshape(())
+        places = _scatter_places(index, d, self.shape)
+        last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+        return self._write_at(places[last], src.reshape(-1)[last])
+
+    def scatter_reduce(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
+                       include_self: bool = True) -> Tensor:
+        """A copy of this tensor where each place `index` names along `dim` (as in scatter)
+        holds the reduction ("sum", "prod", "mean", "amax" or "amin") of the src entries sent
+        there, and of its own entry unless include_self=False; other places keep theirs.
+        Composed: the entries sent to each place are gathered into the row of a table (padded
+        with the reduction's identity) and reduced along it, so the gradient is that of sum,
+        prod (exact with zeros), mean, amax or amin (ties share it equally, as in PyTorch)."""
+        if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+            raise ValueError(f"scatter_reduce: reduce must be 'sum', 'prod', 'mean', 'amax' or "
+                             f"'amin', got {reduce!r}")
+        d, index, src = self._scatter_arguments("scatter_reduce", dim, index, src)
+        if self.ndim == 0:
+            return self.reshape(1).scatter_reduce(0, index.reshape(1), src.reshape(1), reduce,
+                                                  include_self=include_self).reshape(())
+        targets = _scatter_places(index, d, self.shape)
+        order = np.argsort(targets, kind="stable")  # src entries grouped by place
+        places, starts, counts = np.unique(targets[order], return_index=True,
+                                           return_counts=True)
+        flat = self.reshape(-1)
+        kind = self.dtype.kind
+        low, high = ((-np.inf, np.inf) if kind == "f" else (False, True) if kind == "b"
+                     else (np.iinfo(self.dtype).min, np.iinfo(self.dtype).max))
+        identity = {"sum": 0, "mean": 0, "prod": 1, "amax": low, "amin": high}[reduce]
+        pool = ops.Concat.apply(src.reshape(-1), flat,
+                                Tensor._make(np.array([identity], dtype=self.dtype)), axis=0)
+        table = np.full((len(places), counts.max(initial=0) + include_self), pool.shape[0] - 1)
+        table[np.repeat(np.arange(len(places)), counts),
+              np.arange(len(order)) - np.repeat(starts, counts)] = order
+        if include_self:
+            table[:, -1] = src.numel() + places
+        rows = pool[table]
+        if reduce == "mean":
+            count = Tensor._make(np.asarray(counts + include_self, dtype=self.dtype))
+            reduced = rows.sum(1, dtype=self.dtype)
+            reduced = reduced / count if kind == "f" else reduced // count
+        elif reduce in ("sum", "prod"):
+            reduced = getattr(rows, reduce)(1, dtype=self.dtype)
+        else:
+            reduced = getattr(rows, reduce)(1)
+        return self._write_at(places, reduced)
+
+    def _scatter_arguments(self, op: str, dim: int, index: ArrayLike, src: Tensor
+                           ) -> tuple[int, np.ndarray, Tensor]:
+        """The scatter family's checks: `index` as gather's, src at least as large as index and
+        of this tensor's dtype. Returns the dim wrapped, the index array, and src cut to
+        index's shape (only those entries are used, as in PyTorch)."""
+        index = _index_array(op, index)
+        src = self._lift(src)
+        d = _dim(op, dim, self.ndim)
+        _check_index(op, index, self.shape, d)
+        if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
+            raise ValueError(f"{op}: src of shape {src.shape} is smaller than index of "
+                             f"shape {index.shape}")
+        if src.dtype != self.dtype:
+            raise TypeError(f"{op}: src has dtype {src.dtype} but the tensor {self.dtype}")
         if src.shape != index.shape:
             src = src[tuple(slice(n) for n in index.shape)]
-        return ops.ScatterAdd.apply(self, src, index=_along_dim(index, d))
+        return d, index, src
+
+    def _write_at(self, places: np.ndarray, values: Tensor) -> Tensor:
+        """This tensor with the entries at the distinct flat positions `places` replaced by
+        `values` (their gradient goes to values, not to the entries replaced)."""
+        replaced = np.zeros(self.numel(), dtype=bool)
+        replaced[places] = True
+        cleared = self.reshape(-1).masked_fill(replaced, 0)
+        return ops.ScatterAdd.apply(cleared, values, index=places).reshape(self.shape)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Every window of `size` entries along `dimension`, `step` apart, as PyTorch's
+        Tensor.unfold: that dim becomes the number of windows, and a new last dim of `size`
+        holds each window. (F.unfold is im2col, a different op.)"""
+        d = _dim("unfold", dimension, self.ndim)
+        n = self.shape[d] if self.ndim else 1
+        if not 0 <= size <= n or step <= 0:
+            raise ValueError(f"unfold: size {size} must be in [0, {n}] (dim {dimension}'s "
+                             f"size) and step {step} positive")
+        if self.ndim == 0:
+            return self.reshape(1).unfold(0, size, step).reshape(size)
+        starts = np.arange((n - size) // step + 1) * step
+        windows = self[(slice(None),) * d + (starts[:, None] + np.arange(size),)]
+        return windows.movedim(d + 1, -1)
+
+    def repeat_interleave(self, repeats: int | ArrayLike, dim: int | None = None) -> Tensor:
+        """Each entry repeated `repeats` times along `dim` (one count for all, or one per
+        entry), next to each other: [a, b] -> [a, a, b, b]; with no dim, of the flattened
+        tensor."""
+        if dim is None:
+            return self.flatten().repeat_interleave(repeats, 0)
+        d = _dim("repeat_interleave", dim, self.ndim)
+        n = self.shape[d] if self.ndim else 1
+        counts = np.asarray(_as_array(repeats))
+        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n) or \
+                (counts < 0).any():
+            raise ValueError(f"repeat_interleave: repeats must be a non-negative int or {n} of "
+                             f"them (one per entry of dim {dim}), got {repeats!r}")
+        index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
+        return self.reshape(self.shape or (1,))[(slice(None),) * d + (index,)]
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A 1-D tensor as the `diagonal`-th diagonal of a square matrix of zeros (0 the main
+        one, > 0 above, < 0 below); of a 2-D tensor, that diagonal as a 1-D tensor."""
+        if self.ndim == 2:
+            return self.diagonal(diagonal)
+        if self.ndim != 1:
+            raise ValueError(f"diag: needs a 1-D or 2-D tensor, got shape {self.shape}")
+        n = self.shape[0]
+        rows, cols = np.arange(n) + max(-diagonal, 0), np.arange(n) + max(diagonal, 0)
+        zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
+        return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
 
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a

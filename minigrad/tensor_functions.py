@@ -15,7 +15,7 @@ from . import ops
 from .engine import ArrayLike
 from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
 
-__all__ = ["cat", "stack", "std_mean", "var_mean", "where"]
+__all__ = ["cat", "meshgrid", "stack", "std_mean", "var_mean", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -41,6 +41,31 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                          f"{[t.shape for t in tensors]}")
     dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
+
+
+def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D (or 0-d) tensors, as torch.meshgrid: the k-th output holds
+    tensors[k]'s entries along dim k and repeats them along the others. indexing="xy" swaps
+    the first two dims (Cartesian, as numpy's default)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    if any(t.ndim > 1 for t in tensors):
+        raise ValueError(f"meshgrid: needs 0-d or 1-D tensors, got shapes "
+                         f"{[t.shape for t in tensors]}")
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(axes) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for axis, t in zip(axes, tensors):
+        shape[axis] = t.numel()
+    grids = []
+    for axis, t in zip(axes, tensors):
+        along = [1] * len(tensors)
+        along[axis] = t.numel()
+        grids.append(t.reshape(along).expand(shape))
+    return tuple(grids)
 
 
 def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
@@ -213,6 +238,7 @@ _METHODS = (
     "sort", "argsort", "topk",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "flip", "roll", "narrow", "split", "chunk", "gather", "scatter_add",
+    "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
 )
 __all__ += ["einsum", *_METHODS]
