@@ -265,10 +265,10 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     pads = _conv_padding(name, padding, kernel, stride, dilation)
     x = pad(x, [amount for pair in reversed(pads) for amount in pair])
     n, c, depth, h, w = x.shape
-    out_depth = (depth - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
-    if out_depth < 1:
+    if any(d * (k - 1) + 1 > size for size, k, d in zip(x.shape[2:], kernel, dilation)):
         raise ValueError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger than the "
                          f"padded input {x.shape[2:]}")
+    out_depth = (depth - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
     total = None
     for k in range(kernel[0]):
         first = k * dilation[0]
