@@ -7,6 +7,7 @@ the lines below the `if` are then what runs, and what `draw_graph` shows.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -182,18 +183,51 @@ def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     x, batched = _batched("avg_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
     geometry = _pool_geometry("avg_pool2d", x.shape[2:], kernel_size, stride, padding, 1,
                               ceil_mode)
-    if divisor_override is not None and (
-            not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1):
-        raise ValueError(f"avg_pool2d: divisor_override must be a positive int, got "
-                         f"{divisor_override!r}")
-    windows = ops.Unfold.apply(x, **geometry)
-    if divisor_override is not None:
-        divisor = np.asarray(divisor_override, dtype=x.dtype)
-    else:
-        divisor = _pool_window_sizes(x.shape[2:], windows.shape[-2:], geometry,
-                                     count_include_pad).astype(x.dtype)
-    out = windows.sum((2, 3)) / divisor
+    sums = ops.Unfold.apply(x, **geometry).sum((2, 3))
+    out = _average("avg_pool2d", sums, x.shape[2:], geometry, count_include_pad,
+                   divisor_override)
     return out if batched else out.reshape(out.shape[1:])
+
+
+def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W); arguments as
+    in avg_pool2d. Composed: each depth offset of the window sums its planes' (kH, kW)
+    windows, as in avg_pool2d, and the kD sums are added."""
+    name = "avg_pool3d"
+    x, batched = _batched(name, input, 3, "(N, C, D, H, W) or (C, D, H, W)")
+    geometry = _pool_geometry(name, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
+    (depth_kernel, *kernel), (depth_stride, *strides) = geometry["kernel_size"], geometry["stride"]
+    (front, back), *plane_padding = geometry["padding"]
+    planes_of = dict(kernel_size=tuple(kernel), dilation=(1, 1), padding=tuple(plane_padding),
+                     stride=tuple(strides))
+    padded = pad(x, (0, 0, 0, 0, front, back))
+    n, c, depth, h, w = padded.shape
+    out_depth = (depth - depth_kernel) // depth_stride + 1
+    sums = None
+    for k in range(depth_kernel):
+        planes = padded[:, :, k:k + (out_depth - 1) * depth_stride + 1:depth_stride]
+        planes = planes.movedim(2, 1).reshape(n * out_depth, c, h, w)
+        part = ops.Unfold.apply(planes, **planes_of).sum((2, 3))
+        sums = part if sums is None else sums + part
+    sums = sums.reshape(n, out_depth, c, *sums.shape[2:]).movedim(1, 2)
+    out = _average(name, sums, x.shape[2:], geometry, count_include_pad, divisor_override)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
+             count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    """The windows' sums (N, C, *out) divided by their sizes as PyTorch counts them, or by
+    `divisor_override`."""
+    if divisor_override is not None:
+        if not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1:
+            raise ValueError(f"{name}: divisor_override must be a positive int, got "
+                             f"{divisor_override!r}")
+        return sums / np.asarray(divisor_override, dtype=sums.dtype)
+    counts = _pool_window_sizes(size, sums.shape[2:], geometry, count_include_pad)
+    return sums / counts.astype(sums.dtype)
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
@@ -209,12 +243,37 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     Composed: stride - 1 zeros between neighbouring inputs, dilation (k - 1) - padding more
     around them (cropping where that is negative; output_padding more at the end), then conv2d
     with each kernel flipped and its in and out channels swapped."""
-    name = "conv_transpose2d"
-    x, batched = _batched(name, input, 2, "(N, C_in, H, W) or (C_in, H, W)")
-    if weight.ndim != 4:
-        raise ValueError(f"{name}: weight must be (C_in, C_out / groups, kH, kW), got shape "
-                         f"{weight.shape}")
-    in_channels, group_out, kh, kw = weight.shape
+    return _transposed_convolution("conv_transpose2d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 2)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """conv_transpose2d for (N, C_in, L) or (C_in, L), with weight (C_in, C_out / groups, k)."""
+    return _transposed_convolution("conv_transpose1d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 1)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """conv_transpose2d for (N, C_in, D, H, W) or (C_in, D, H, W), with weight
+    (C_in, C_out / groups, kD, kH, kW)."""
+    return _transposed_convolution("conv_transpose3d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 3)
+
+
+def _transposed_convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None,
+                            stride, padding, output_padding, groups: int, dilation,
+                            dims: int) -> Tensor:
+    x, batched = _batched(name, input, dims, f"(N, C_in, *{dims} dims) or (C_in, *{dims} dims)")
+    if weight.ndim != dims + 2:
+        raise ValueError(f"{name}: weight must be (C_in, C_out / groups, *kernel) with {dims} "
+                         f"kernel dims, got shape {weight.shape}")
+    in_channels, group_out, *kernel = weight.shape
     if not isinstance(groups, (int, np.integer)) or groups < 1 or in_channels % groups or \
             x.shape[1] != in_channels:
         raise ValueError(f"{name}: input {input.shape} and weight {weight.shape} do not fit "
@@ -223,25 +282,29 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     if bias is not None and bias.shape != (group_out * groups,):
         raise ValueError(f"{name}: bias must have shape ({group_out * groups},), got "
                          f"{bias.shape}")
-    stride = _ints(name, "stride", stride, 2, minimum=1)
-    padding = _ints(name, "padding", padding, 2, minimum=0)
-    output_padding = _ints(name, "output_padding", output_padding, 2, minimum=0)
-    dilation = _ints(name, "dilation", dilation, 2, minimum=1)
+    stride = _ints(name, "stride", stride, dims, minimum=1)
+    padding = _ints(name, "padding", padding, dims, minimum=0)
+    output_padding = _ints(name, "output_padding", output_padding, dims, minimum=0)
+    dilation = _ints(name, "dilation", dilation, dims, minimum=1)
     if any(extra >= max(s, d) for extra, s, d in zip(output_padding, stride, dilation)):
         raise ValueError(f"{name}: output_padding {output_padding} must be smaller than the "
                          f"stride {stride} or the dilation {dilation}")
-    n, _, h, w = x.shape
-    (sh, sw), (ph, pw) = stride, padding
-    # stride - 1 zeros after each entry (a new dim of size 1 padded to the stride), the
-    # trailing ones dropped
-    spread = pad(x.reshape(n, in_channels, h, 1, w, 1), (0, sw - 1, 0, 0, 0, sh - 1))
-    spread = spread.reshape(n, in_channels, h * sh, w * sw)[:, :, :(h - 1) * sh + 1,
-                                                          :(w - 1) * sw + 1]
-    top, left = dilation[0] * (kh - 1) - ph, dilation[1] * (kw - 1) - pw
-    spread = pad(spread, (left, left + output_padding[1], top, top + output_padding[0]))
-    kernels = weight.reshape(groups, in_channels // groups, group_out, kh, kw).transpose(1, 2)
-    kernels = kernels.reshape(groups * group_out, in_channels // groups, kh, kw).flip(2, 3)
-    out = conv2d(spread, kernels, bias, dilation=dilation, groups=groups)
+    n, sizes = x.shape[0], x.shape[2:]
+    # stride - 1 zeros after each entry (a new dim of size 1 after each spatial dim, padded
+    # to the stride; pad lists the last dim first), the trailing ones dropped
+    spread = x.reshape(n, in_channels, *[v for m in sizes for v in (m, 1)])
+    spread = pad(spread, [v for s in reversed(stride) for v in (0, s - 1, 0, 0)])
+    spread = spread.reshape(n, in_channels, *[m * s for m, s in zip(sizes, stride)])
+    spread = spread[(slice(None),) * 2 + tuple(slice((m - 1) * s + 1)
+                                               for m, s in zip(sizes, stride))]
+    edges = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
+    spread = pad(spread, [v for edge, extra in zip(reversed(edges), reversed(output_padding))
+                          for v in (edge, edge + extra)])
+    kernels = weight.reshape(groups, in_channels // groups, group_out, *kernel).transpose(1, 2)
+    kernels = kernels.reshape(groups * group_out, in_channels // groups, *kernel)
+    convolve = {1: conv1d, 2: conv2d, 3: conv3d}[dims]
+    out = convolve(spread, kernels.flip(*range(2, dims + 2)), bias, dilation=dilation,
+                   groups=groups)
     return out if batched else out.reshape(out.shape[1:])
 
 
@@ -477,10 +540,11 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
     floor((size + 2 pad - dilated kernel) / stride) + 1, or with ceil in ceil mode, where a last
     window that would start in the right padding is dropped. The right/bottom padding grows to
     hold the extra window of ceil mode."""
-    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
-    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
-    pads = _ints(name, "padding", padding, 2, minimum=0)
-    dilation = _ints(name, "dilation", dilation, 2, minimum=1)
+    dims = len(size)
+    kernel = _ints(name, "kernel_size", kernel_size, dims, minimum=1)
+    stride = kernel if stride is None else _ints(name, "stride", stride, dims, minimum=1)
+    pads = _ints(name, "padding", padding, dims, minimum=0)
+    dilation = _ints(name, "dilation", dilation, dims, minimum=1)
     if any(p > k // 2 for p, k in zip(pads, kernel)):
         raise ValueError(f"{name}: padding {pads} must be at most half the kernel size {kernel}")
     padding = []
@@ -499,8 +563,9 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
 
 def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometry: dict,
                        count_include_pad: bool) -> np.ndarray:
-    """How many entries avg_pool2d averages at each output position, as PyTorch counts them:
-    the window clipped to the padded input, or to the input alone without count_include_pad."""
+    """How many entries avg_pool2d (or 3d) averages at each output position, as PyTorch counts
+    them: the window clipped to the padded input, or to the input alone without
+    count_include_pad (a box: the product of the counts along each dim)."""
     counts = []
     for n, out, k, s, (p, _) in zip(size, out_size, geometry["kernel_size"], geometry["stride"],
                                     geometry["padding"]):
@@ -508,7 +573,7 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
         end = np.minimum(start + k, n + p)
         counts.append(end - start if count_include_pad
                       else np.minimum(end, n) - np.maximum(start, 0))
-    return counts[0][:, None] * counts[1][None, :]
+    return functools.reduce(np.multiply.outer, counts)
 
 
 # --------------------------------------------------------------------------------------------

@@ -86,26 +86,56 @@ def ref_conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out[..., 0, :]
 
 
-def ref_conv_transpose2d(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
-                         dilation=1):
-    """Each input entry adds its weighted kernel into the output: full[n, o, y*sh + i*dh,
-    z*sw + j*dw] += x[n, c, y, z] * w[c, o', i, j] (o' = o within c's group), then `padding`
-    cropped from each side; output_padding extends the end."""
-    if x.ndim == 3:
-        return ref_conv_transpose2d(x[None], w, b, stride, padding, output_padding, groups,
-                                    dilation)[0]
-    (sh, sw), (ph, pw), (oh, ow), (dh, dw) = map(_pair, (stride, padding, output_padding,
-                                                         dilation))
-    n, in_channels, h, width = x.shape
-    _, group_out, kh, kw = w.shape
-    full = np.zeros((n, group_out * groups, (h - 1) * sh + dh * (kh - 1) + 1 + oh,
-                     (width - 1) * sw + dw * (kw - 1) + 1 + ow))
+def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
+                       dilation=1):
+    """Any number of spatial dims: each input entry adds its weighted kernel into the output,
+    full[n, o, y*s + i*d ...] += x[n, c, y ...] * w[c, o', i ...] (o' = o within c's group),
+    then `padding` cropped from each side; output_padding extends the end. An unbatched input
+    is one sample."""
+    dims = w.ndim - 2
+    if x.ndim == dims + 1:
+        return ref_conv_transpose(x[None], w, b, stride, padding, output_padding, groups,
+                                  dilation)[0]
+    each = (lambda v: (v,) * dims if isinstance(v, int) else tuple(v))
+    stride, padding, output_padding, dilation = map(each, (stride, padding, output_padding,
+                                                           dilation))
+    n, in_channels, *sizes = x.shape
+    _, group_out, *kernel = w.shape
+    full = np.zeros((n, group_out * groups) + tuple(
+        (m - 1) * s + d * (k - 1) + 1 + extra
+        for m, s, d, k, extra in zip(sizes, stride, dilation, kernel, output_padding)))
     per_group = in_channels // groups
-    for c, y, z, o, i, j in np.ndindex(in_channels, h, width, group_out, kh, kw):
-        full[:, c // per_group * group_out + o, y * sh + i * dh, z * sw + j * dw] += \
-            x[:, c, y, z] * w[c, o, i, j]
-    out = full[:, :, ph:full.shape[2] - ph, pw:full.shape[3] - pw]
-    return out if b is None else out + b[:, None, None]
+    for c, o in np.ndindex(in_channels, group_out):
+        for at in np.ndindex(*sizes):
+            for offset in np.ndindex(*kernel):
+                target = tuple(y * s + i * d for y, s, i, d in zip(at, stride, offset, dilation))
+                full[(slice(None), c // per_group * group_out + o) + target] += \
+                    x[(slice(None), c) + at] * w[(c, o) + offset]
+    out = full[(slice(None), slice(None)) + tuple(slice(p, full.shape[2 + i] - p)
+                                                  for i, p in enumerate(padding))]
+    return out if b is None else out + b.reshape((-1,) + (1,) * dims)
+
+
+def ref_avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                   count_include_pad=True):
+    """The mean of each window over the entries inside the input, divided by the window clipped
+    to the padded input (or to the input without count_include_pad), as PyTorch counts."""
+    triple = (lambda v: (v,) * 3 if isinstance(v, int) else tuple(v))
+    kernel, padding = triple(kernel_size), triple(padding)
+    stride = kernel if stride is None else triple(stride)
+    sizes = x.shape[2:]
+    outs = [_ref_pool_size(n, k, s, p, 1, ceil_mode)
+            for n, k, s, p in zip(sizes, kernel, stride, padding)]
+    out = np.zeros(x.shape[:2] + tuple(outs))
+    for at in np.ndindex(*outs):
+        starts = [o * s - p for o, s, p in zip(at, stride, padding)]
+        ends = [min(a + k, n + p) for a, k, n, p in zip(starts, kernel, sizes, padding)]
+        inside = tuple(slice(max(a, 0), min(e, n)) for a, e, n in zip(starts, ends, sizes))
+        count = math.prod((e - a) if count_include_pad else (min(e, n) - max(a, 0))
+                          for a, e, n in zip(starts, ends, sizes))
+        out[(slice(None), slice(None)) + at] = x[(slice(None), slice(None)) + inside].sum(
+            axis=(2, 3, 4)) / count
+    return out
 
 
 def ref_conv3d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
@@ -399,7 +429,7 @@ def transposed_case(x_shape, w_shape, bias=True, **kw):
     makers = [normal(*x_shape), normal(*w_shape)] + ([normal(w_shape[1] * groups)] if bias
                                                       else [])
     return Case(lambda x, w, *b: F.conv_transpose2d(x, w, *b, **kw),
-                lambda x, w, *b: ref_conv_transpose2d(x, w, *b, **kw),
+                lambda x, w, *b: ref_conv_transpose(x, w, *b, **kw),
                 lambda torch, x, w, *b: torch.nn.functional.conv_transpose2d(x, w, *b, **kw),
                 make_inputs(makers))
 
@@ -592,6 +622,30 @@ CASES = {
     "conv_transpose2d_groups_dilation_no_bias": transposed_case(
         (2, 4, 3, 4), (4, 1, 2, 3), bias=False, groups=2, dilation=(2, 1), padding=(0, 1)),
     "conv_transpose2d_unbatched": transposed_case((3, 4, 4), (3, 2, 2, 2), stride=2),
+    "conv_transpose1d": Case(
+        lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2),
+        lambda x, w, b: ref_conv_transpose(x, w, b, stride=3, padding=1, output_padding=2),
+        lambda torch, x, w, b: torch.nn.functional.conv_transpose1d(
+            x, w, b, stride=3, padding=1, output_padding=2),
+        make_inputs([normal(2, 3, 5), normal(3, 2, 3), normal(2)])),
+    "conv_transpose3d": Case(
+        lambda x, w: F.conv_transpose3d(x, w, stride=(1, 2, 1), groups=2),
+        lambda x, w: ref_conv_transpose(x, w, stride=(1, 2, 1), groups=2),
+        lambda torch, x, w: torch.nn.functional.conv_transpose3d(x, w, stride=(1, 2, 1),
+                                                                 groups=2),
+        make_inputs([normal(1, 4, 2, 3, 2), normal(4, 1, 2, 2, 3)])),
+    "avg_pool3d": Case(lambda x: F.avg_pool3d(x, (3, 2, 2), stride=2, padding=1),
+                       lambda x: ref_avg_pool3d(x, (3, 2, 2), 2, 1),
+                       lambda torch, x: torch.nn.functional.avg_pool3d(x, (3, 2, 2), stride=2,
+                                                                       padding=1),
+                       make_inputs([normal(2, 2, 5, 4, 5)])),
+    "avg_pool3d_ceil_padding_not_counted": Case(
+        lambda x: F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True,
+                               count_include_pad=False),
+        lambda x: ref_avg_pool3d(x, 3, 2, 1, True, False),
+        lambda torch, x: torch.nn.functional.avg_pool3d(x, 3, stride=2, padding=1,
+                                                        ceil_mode=True, count_include_pad=False),
+        make_inputs([normal(1, 2, 4, 6, 5)])),
     "conv3d": Case(lambda x, w, b: F.conv3d(x, w, b), ref_conv3d,
                    lambda torch, x, w, b: torch.nn.functional.conv3d(x, w, b),
                    make_inputs([normal(2, 2, 4, 5, 4), normal(3, 2, 2, 3, 2), normal(3)])),
@@ -1019,6 +1073,9 @@ BAD_CALLS = [
     (lambda: F.conv_transpose2d(X4, W4[:2], Tensor(np.zeros(3))), ValueError,
      "conv_transpose2d: bias"),
     (lambda: F.conv3d(X4, W4), ValueError, "conv3d"),
+    (lambda: F.conv_transpose3d(X4, W4), ValueError, "conv_transpose3d"),
+    (lambda: F.avg_pool3d(Tensor(np.zeros((2, 5, 5))), 2), ValueError, "avg_pool3d"),
+    (lambda: F.avg_pool3d(X4.reshape(1, 2, 5, 5, 1), 2), ValueError, "avg_pool3d"),
     (lambda: F.conv3d(X4.reshape(1, 2, 5, 5, 1), Tensor(np.zeros((1, 2, 2, 2, 2)))), ValueError,
      "conv3d: the kernel"),
     (lambda: F.interpolate(X4, 3, mode="bicubic"), ValueError, "interpolate: mode"),
