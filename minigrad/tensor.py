@@ -1410,6 +1410,8 @@ class Tensor:
             return self.reshape(1).scatter_reduce(0, index.reshape(1), src.reshape(1), reduce,
                                                   include_self=include_self).reshape(())
         targets = _scatter_places(index, d, self.shape)
+        if not targets.size:
+            return self.clone()  # nothing sent anywhere
         order = np.argsort(targets, kind="stable")  # src entries grouped by place
         places, starts, counts = np.unique(targets[order], return_index=True,
                                            return_counts=True)

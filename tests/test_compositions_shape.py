@@ -316,6 +316,17 @@ def test_scatter_reduce_of_integers_and_infinities_matches_torch():
         np.testing.assert_array_equal(out.data, expected.numpy())
 
 
+def test_scatters_with_an_empty_index_copy_the_tensor():
+    x = Tensor(np.array([3.0, 1.0, 2.0]), requires_grad=True)
+    empty, nothing = np.zeros(0, dtype=np.int64), Tensor(np.zeros(0))
+    outs = [x.scatter(0, empty, nothing), x.scatter_add(0, empty, nothing)]
+    outs += [x.scatter_reduce(0, empty, nothing, reduce) for reduce in ("sum", "amax", "mean")]
+    for out in outs:
+        np.testing.assert_array_equal(out.data, [3.0, 1.0, 2.0])
+    sum(outs).sum().backward()
+    np.testing.assert_array_equal(x.grad, [5.0, 5.0, 5.0])
+
+
 def test_expand_shares_memory_and_sums_the_gradient():
     x = Tensor(np.array([[1.0], [2.0]]), requires_grad=True)
     out = x.expand(3, 2, 4)
