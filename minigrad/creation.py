@@ -191,6 +191,8 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
     if not _is_integer(steps) or steps < 0:
         raise ValueError(f"linspace: steps must be a non-negative integer, got {steps!r}")
     target = _dtype("linspace", dtype, get_default_dtype())
+    if target == np.bool_:
+        raise ValueError("linspace: dtype must be a number type, not bool (as in PyTorch)")
     return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
 
 

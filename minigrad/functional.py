@@ -7,6 +7,7 @@ the lines below the `if` are then what runs, and what `draw_graph` shows.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -152,15 +153,16 @@ def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     kernel size, padding counts as -inf. As in PyTorch the gradient goes to one entry per window,
     its first maximum; `return_indices=True` also returns where that is, as the flat index
     h * W + w in its input plane (int64)."""
-    x, batched = _batched("max_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
+    x, batched = _batched("max_pool2d", input, 2, "(N, C, H, W) or (C, H, W)", floating=False)
     geometry = _pool_geometry("max_pool2d", x.shape[2:], kernel_size, stride, padding, dilation,
                               ceil_mode)
-    windows = ops.Unfold.apply(x, **geometry, pad_value=-np.inf)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # integers pool too
+    windows = ops.Unfold.apply(x, **geometry, pad_value=lowest)
     n, c, kh, kw, out_h, out_w = windows.shape
     windows = windows.reshape(n, c, kh * kw, out_h, out_w)
     first_max = windows.data.argmax(axis=2)  # NaN counts as the max, as in PyTorch
     losers = np.arange(kh * kw)[:, None, None] != first_max[:, :, None]
-    out = windows.masked_fill(losers, 0.0).sum(2)
+    out = windows.masked_fill(losers, 0).sum(2, dtype=x.dtype)
     out = out if batched else out.reshape(out.shape[1:])
     if not return_indices:
         return out
@@ -183,26 +185,267 @@ def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     x, batched = _batched("avg_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
     geometry = _pool_geometry("avg_pool2d", x.shape[2:], kernel_size, stride, padding, 1,
                               ceil_mode)
-    if divisor_override is not None and (
-            not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1):
-        raise ValueError(f"avg_pool2d: divisor_override must be a positive int, got "
-                         f"{divisor_override!r}")
-    windows = ops.Unfold.apply(x, **geometry)
-    if divisor_override is not None:
-        divisor = np.asarray(divisor_override, dtype=x.dtype)
-    else:
-        divisor = _pool_window_sizes(x.shape[2:], windows.shape[-2:], geometry,
-                                     count_include_pad).astype(x.dtype)
-    out = windows.sum((2, 3)) / divisor
+    sums = ops.Unfold.apply(x, **geometry).sum((2, 3))
+    out = _average("avg_pool2d", sums, x.shape[2:], geometry, count_include_pad,
+                   divisor_override)
     return out if batched else out.reshape(out.shape[1:])
 
 
-def _batched(name: str, input: Tensor, spatial_dims: int, expected: str) -> tuple[Tensor, bool]:
+def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """The mean of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W); arguments as
+    in avg_pool2d. Composed: each depth offset of the window sums its planes' (kH, kW)
+    windows, as in avg_pool2d, and the kD sums are added."""
+    name = "avg_pool3d"
+    x, batched = _batched(name, input, 3, "(N, C, D, H, W) or (C, D, H, W)")
+    geometry = _pool_geometry(name, x.shape[2:], kernel_size, stride, padding, 1, ceil_mode)
+    (depth_kernel, *kernel), (depth_stride, *strides) = geometry["kernel_size"], geometry["stride"]
+    (front, back), *plane_padding = geometry["padding"]
+    planes_of = dict(kernel_size=tuple(kernel), dilation=(1, 1), padding=tuple(plane_padding),
+                     stride=tuple(strides))
+    padded = pad(x, (0, 0, 0, 0, front, back))
+    n, c, depth, h, w = padded.shape
+    out_depth = (depth - depth_kernel) // depth_stride + 1
+    sums = None
+    for k in range(depth_kernel):
+        planes = padded[:, :, k:k + (out_depth - 1) * depth_stride + 1:depth_stride]
+        planes = planes.movedim(2, 1).reshape(n * out_depth, c, h, w)
+        part = ops.Unfold.apply(planes, **planes_of).sum((2, 3))
+        sums = part if sums is None else sums + part
+    sums = sums.reshape(n, out_depth, c, *sums.shape[2:]).movedim(1, 2)
+    out = _average(name, sums, x.shape[2:], geometry, count_include_pad, divisor_override)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
+             count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    """The windows' sums (N, C, *out) divided by their sizes as PyTorch counts them, or by
+    `divisor_override`."""
+    if divisor_override is not None:
+        if not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1:
+            raise ValueError(f"{name}: divisor_override must be a positive int, got "
+                             f"{divisor_override!r}")
+        return sums / np.asarray(divisor_override, dtype=sums.dtype)
+    counts = _pool_window_sizes(size, sums.shape[2:], geometry, count_include_pad)
+    return sums / counts.astype(sums.dtype)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """The transposed convolution (conv2d's gradient with respect to its input, also called
+    deconvolution) of (N, C_in, H, W), or an unbatched (C_in, H, W), with `weight`
+    (C_in, C_out / groups, kH, kW), plus `bias` (C_out,): each input entry adds its weighted
+    kernel into the output, `stride` apart. Output height (H - 1) stride - 2 padding
+    + dilation (kH - 1) + output_padding + 1, and likewise the width.
+
+    Composed: stride - 1 zeros between neighbouring inputs, dilation (k - 1) - padding more
+    around them (cropping where that is negative; output_padding more at the end), then conv2d
+    with each kernel flipped and its in and out channels swapped."""
+    return _transposed_convolution("conv_transpose2d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 2)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """conv_transpose2d for (N, C_in, L) or (C_in, L), with weight (C_in, C_out / groups, k)."""
+    return _transposed_convolution("conv_transpose1d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 1)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                     output_padding: int | Sequence[int] = 0, groups: int = 1,
+                     dilation: int | Sequence[int] = 1) -> Tensor:
+    """conv_transpose2d for (N, C_in, D, H, W) or (C_in, D, H, W), with weight
+    (C_in, C_out / groups, kD, kH, kW)."""
+    return _transposed_convolution("conv_transpose3d", input, weight, bias, stride, padding,
+                                   output_padding, groups, dilation, 3)
+
+
+def _transposed_convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None,
+                            stride, padding, output_padding, groups: int, dilation,
+                            dims: int) -> Tensor:
+    x, batched = _batched(name, input, dims, f"(N, C_in, *{dims} dims) or (C_in, *{dims} dims)")
+    if weight.ndim != dims + 2:
+        raise ValueError(f"{name}: weight must be (C_in, C_out / groups, *kernel) with {dims} "
+                         f"kernel dims, got shape {weight.shape}")
+    in_channels, group_out, *kernel = weight.shape
+    if not isinstance(groups, (int, np.integer)) or groups < 1 or in_channels % groups or \
+            x.shape[1] != in_channels:
+        raise ValueError(f"{name}: input {input.shape} and weight {weight.shape} do not fit "
+                         f"with groups={groups}: need input channels = weight.shape[0], "
+                         f"divisible by groups")
+    if bias is not None and bias.shape != (group_out * groups,):
+        raise ValueError(f"{name}: bias must have shape ({group_out * groups},), got "
+                         f"{bias.shape}")
+    stride = _ints(name, "stride", stride, dims, minimum=1)
+    padding = _ints(name, "padding", padding, dims, minimum=0)
+    output_padding = _ints(name, "output_padding", output_padding, dims, minimum=0)
+    dilation = _ints(name, "dilation", dilation, dims, minimum=1)
+    if any(extra >= max(s, d) for extra, s, d in zip(output_padding, stride, dilation)):
+        raise ValueError(f"{name}: output_padding {output_padding} must be smaller than the "
+                         f"stride {stride} or the dilation {dilation}")
+    n, sizes = x.shape[0], x.shape[2:]
+    # stride - 1 zeros after each entry (a new dim of size 1 after each spatial dim, padded
+    # to the stride; pad lists the last dim first), the trailing ones dropped
+    spread = x.reshape(n, in_channels, *[v for m in sizes for v in (m, 1)])
+    spread = pad(spread, [v for s in reversed(stride) for v in (0, s - 1, 0, 0)])
+    spread = spread.reshape(n, in_channels, *[m * s for m, s in zip(sizes, stride)])
+    spread = spread[(slice(None),) * 2 + tuple(slice((m - 1) * s + 1)
+                                               for m, s in zip(sizes, stride))]
+    edges = [d * (k - 1) - p for k, d, p in zip(kernel, dilation, padding)]
+    spread = pad(spread, [v for edge, extra in zip(reversed(edges), reversed(output_padding))
+                          for v in (edge, edge + extra)])
+    kernels = weight.reshape(groups, in_channels // groups, group_out, *kernel).transpose(1, 2)
+    kernels = kernels.reshape(groups * group_out, in_channels // groups, *kernel)
+    convolve = {1: conv1d, 2: conv2d, 3: conv3d}[dims]
+    out = convolve(spread, kernels.flip(*range(2, dims + 2)), bias, dilation=dilation,
+                   groups=groups)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+           stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+           dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
+    """3-D cross-correlation of (N, C_in, D, H, W), or an unbatched (C_in, D, H, W), with
+    `weight` (C_out, C_in / groups, kD, kH, kW), plus `bias` (C_out,); arguments as in conv2d.
+    Composed: for each depth offset of the kernel, the input planes it reads are convolved in
+    2-D with that slice of the kernel (the planes as a batch), and the kD results added."""
+    name = "conv3d"
+    x, batched = _batched(name, input, 3, "(N, C_in, D, H, W) or (C_in, D, H, W)")
+    if weight.ndim != 5:
+        raise ValueError(f"{name}: weight must be (C_out, C_in / groups, kD, kH, kW), got shape "
+                         f"{weight.shape}")
+    if bias is not None and bias.shape != weight.shape[:1]:
+        raise ValueError(f"{name}: bias must have shape ({weight.shape[0]},), got {bias.shape}")
+    kernel = weight.shape[2:]
+    stride = _ints(name, "stride", stride, 3, minimum=1)
+    dilation = _ints(name, "dilation", dilation, 3, minimum=1)
+    pads = _conv_padding(name, padding, kernel, stride, dilation)
+    x = pad(x, [amount for pair in reversed(pads) for amount in pair])
+    n, c, depth, h, w = x.shape
+    if any(d * (k - 1) + 1 > size for size, k, d in zip(x.shape[2:], kernel, dilation)):
+        raise ValueError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger than the "
+                         f"padded input {x.shape[2:]}")
+    out_depth = (depth - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    total = None
+    for k in range(kernel[0]):
+        first = k * dilation[0]
+        planes = x[:, :, first:first + (out_depth - 1) * stride[0] + 1:stride[0]]
+        planes = planes.movedim(2, 1).reshape(n * out_depth, c, h, w)
+        part = conv2d(planes, weight[:, :, k], None, stride[1:], 0, dilation[1:], groups)
+        total = part if total is None else total + part
+    out = total.reshape(n, out_depth, *total.shape[1:]).movedim(1, 2)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """max_pool2d's partial inverse: each entry of (N, C, H, W) (or (C, H, W)) put back at the
+    flat position `indices` names (h * W_out + w, as max_pool2d's return_indices gives them) in
+    zeros of (H - 1) stride - 2 padding + kernel_size per spatial dim, or of `output_size`'s
+    last two entries. Where a position is named twice the last entry wins."""
+    name = "max_unpool2d"
+    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
+    index = np.asarray(_as_array(indices))
+    if index.shape != input.shape or index.dtype.kind not in "iu":
+        raise ValueError(f"{name}: indices must be integers of the input's shape {input.shape}, "
+                         f"got {index.dtype} of shape {index.shape}")
+    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
+    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
+    padding = _ints(name, "padding", padding, 2, minimum=0)
+    if output_size is None:
+        size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding,
+                                                              kernel)]
+    else:
+        size = list(output_size)[-2:]
+    n, c = x.shape[:2]
+    positions = index.reshape(n, c, -1)
+    if positions.size and (positions.min() < 0 or positions.max() >= size[0] * size[1]):
+        raise IndexError(f"{name}: indices must lie in [0, {size[0] * size[1]}) for an output "
+                         f"of size {tuple(size)}, got {positions.min()} to {positions.max()}")
+    zeros = Tensor._make(np.zeros((n, c, size[0] * size[1]), dtype=x.dtype))
+    out = zeros.scatter(2, positions, x.reshape(n, c, -1)).reshape(n, c, *size)
+    return out if batched else out.reshape(out.shape[1:])
+
+
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
+                scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                align_corners: bool | None = None) -> Tensor:
+    """Resize the spatial dims of (N, C, *spatial) to `size` (or to floor(spatial *
+    scale_factor)), as torch.nn.functional.interpolate. mode "nearest" reads the entry at
+    floor(i * scale) (scale = in / out, or 1 / scale_factor; in float32, as PyTorch does),
+    "nearest-exact" at floor((i + 0.5) * scale); "linear", "bilinear" and "trilinear" (1, 2
+    or 3 spatial dims) weigh the two neighbours of the source point (i + 0.5) * scale - 0.5
+    in each dim, or i * (in - 1) / (out - 1) with align_corners=True. Composed from index
+    gathers, so each source entry's gradient adds up its weights."""
+    name = "interpolate"
+    spatial = input.ndim - 2
+    if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES):
+        raise ValueError(f"{name}: mode must be 'nearest', 'nearest-exact', 'linear', "
+                         f"'bilinear' or 'trilinear', got {mode!r}")
+    if spatial < 1 or _LINEAR_MODES.get(mode, spatial) != spatial:
+        raise ValueError(f"{name}: mode {mode!r} does not fit an input of shape {input.shape} "
+                         f"(N, C and {spatial} spatial dims)")
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"{name}: give size or scale_factor, not both or neither")
+    if align_corners is not None and mode not in _LINEAR_MODES:
+        raise ValueError(f"{name}: align_corners is for the linear modes, not {mode!r}")
+    if input.dtype.kind != "f" and mode in _LINEAR_MODES:
+        raise TypeError(f"{name}: mode {mode!r} needs a floating-point input, got {input.dtype}")
+    in_sizes = input.shape[2:]
+    if size is not None:
+        sizes = _ints(name, "size", size, spatial, minimum=1)
+        scales = [None] * spatial
+    else:
+        factors = (scale_factor,) * spatial if np.isscalar(scale_factor) else tuple(scale_factor)
+        if len(factors) != spatial or min(factors) <= 0:
+            raise ValueError(f"{name}: scale_factor must be positive, one or {spatial} of them, "
+                             f"got {scale_factor!r}")
+        sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
+        scales = [1 / f for f in factors]
+    out = input
+    for dim, n_in, n_out, scale in zip(range(2, input.ndim), in_sizes, sizes, scales):
+        before = (slice(None),) * dim
+        if mode in ("nearest", "nearest-exact"):
+            step = np.float32(n_in / n_out if scale is None else scale)
+            offset = np.float32(0.5 if mode == "nearest-exact" else 0.0)
+            source = np.floor((np.arange(n_out, dtype=np.float32) + offset) * step)
+            out = out[before + (np.minimum(source.astype(np.int64), n_in - 1),)]
+            continue
+        positions = np.arange(n_out, dtype=input.dtype)
+        if align_corners:
+            source = positions * input.dtype.type((n_in - 1) / (n_out - 1) if n_out > 1 else 0)
+        else:
+            step = input.dtype.type(n_in / n_out if scale is None else scale)
+            source = np.maximum((positions + input.dtype.type(0.5)) * step - input.dtype.type(0.5),
+                                0)
+        low = np.minimum(np.floor(source).astype(np.int64), n_in - 1)
+        high = np.minimum(low + 1, n_in - 1)
+        weight = (source - low).astype(input.dtype).reshape((n_out,) + (1,) * (spatial + 1 - dim))
+        out = out[before + (low,)] * (1 - weight) + out[before + (high,)] * weight
+    return out
+
+
+def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
+             floating: bool = True) -> tuple[Tensor, bool]:
     """`input` with a batch dim (PyTorch takes (C, *spatial) as one unbatched sample), and
     whether it had one."""
     if input.ndim not in (spatial_dims + 1, spatial_dims + 2):
         raise ValueError(f"{name}: expected input {expected}, got shape {input.shape}")
-    if input.dtype.kind != "f":
+    if floating and input.dtype.kind != "f":
         raise TypeError(f"{name}: expected a floating-point input, got dtype {input.dtype}")
     batched = input.ndim == spatial_dims + 2
     return (input if batched else input.reshape(1, *input.shape)), batched
@@ -299,10 +542,11 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
     floor((size + 2 pad - dilated kernel) / stride) + 1, or with ceil in ceil mode, where a last
     window that would start in the right padding is dropped. The right/bottom padding grows to
     hold the extra window of ceil mode."""
-    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
-    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
-    pads = _ints(name, "padding", padding, 2, minimum=0)
-    dilation = _ints(name, "dilation", dilation, 2, minimum=1)
+    dims = len(size)
+    kernel = _ints(name, "kernel_size", kernel_size, dims, minimum=1)
+    stride = kernel if stride is None else _ints(name, "stride", stride, dims, minimum=1)
+    pads = _ints(name, "padding", padding, dims, minimum=0)
+    dilation = _ints(name, "dilation", dilation, dims, minimum=1)
     if any(p > k // 2 for p, k in zip(pads, kernel)):
         raise ValueError(f"{name}: padding {pads} must be at most half the kernel size {kernel}")
     padding = []
@@ -321,8 +565,9 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
 
 def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometry: dict,
                        count_include_pad: bool) -> np.ndarray:
-    """How many entries avg_pool2d averages at each output position, as PyTorch counts them:
-    the window clipped to the padded input, or to the input alone without count_include_pad."""
+    """How many entries avg_pool2d (or 3d) averages at each output position, as PyTorch counts
+    them: the window clipped to the padded input, or to the input alone without
+    count_include_pad (a box: the product of the counts along each dim)."""
     counts = []
     for n, out, k, s, (p, _) in zip(size, out_size, geometry["kernel_size"], geometry["stride"],
                                     geometry["padding"]):
@@ -330,7 +575,7 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
         end = np.minimum(start + k, n + p)
         counts.append(end - start if count_include_pad
                       else np.minimum(end, n) - np.maximum(start, 0))
-    return counts[0][:, None] * counts[1][None, :]
+    return functools.reduce(np.multiply.outer, counts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -835,13 +1080,22 @@ def _share_kv_heads(name: str, query: Tensor, key: Tensor, value: Tensor
 # --------------------------------------------------------------------------------------------
 def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         value: float | None = None) -> Tensor:
-    """Pad with `value` (default 0): `pad` lists (before, after) amounts for the last dim, then
-    the one before it, and so on, as in PyTorch; a negative amount crops instead."""
-    if mode != "constant":
-        raise ValueError(f"pad: only mode='constant' is supported, got {mode!r}")
+    """Pad the trailing dims: `pad` lists (before, after) amounts for the last dim, then the one
+    before it, and so on, as in PyTorch; a negative amount crops instead. mode "constant" fills
+    with `value` (default 0); "reflect" mirrors the entries next to each edge (the edge itself
+    not repeated, so each amount must be smaller than its dim), "replicate" repeats the edge
+    entry, "circular" wraps around (at most once: amounts up to the dim's size, and none
+    negative). The other modes index the input, so their gradient adds up over the copies."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', "
+                         f"got {mode!r}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise ValueError(f"pad: needs (before, after) pairs for at most {input.ndim} dims, "
                          f"got {tuple(pad)}")
+    if mode != "constant":
+        if value:
+            raise ValueError(f"pad: mode {mode!r} takes no value (got {value})")
+        return _pad_by_index(input, pad, mode)
     fill = 0 if value is None else value
     out = input
     for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
@@ -856,6 +1110,31 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
             first, last = (Tensor(np.full(out.shape[:dim] + (max(n, 0),) + out.shape[dim + 1:],
                                           fill, out.dtype)) for n in (before, after))
             out = cat([first, out, last], dim)
+    return out
+
+
+def _pad_by_index(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
+    """pad's reflect, replicate and circular modes: along each padded dim the output position p
+    (from -before to size + after) reads the input entry its mode maps p to."""
+    out = input
+    for i, (before, after) in enumerate(zip(pad[::2], pad[1::2])):
+        dim = input.ndim - 1 - i
+        n = input.shape[dim]
+        if mode == "circular" and min(before, after) < 0:
+            raise NotImplementedError(f"pad: circular padding does not crop (got {tuple(pad)}); "
+                                      f"PyTorch's result there reads uninitialised memory")
+        limit = {"reflect": n - 1, "circular": n}.get(mode)
+        if limit is not None and max(before, after) > limit or n + before + after < 0:
+            raise ValueError(f"pad: {mode} padding of {(before, after)} does not fit dim {dim} "
+                             f"of size {n} (at most {limit} on each side)")
+        positions = np.arange(-before, n + after)
+        if mode == "reflect":
+            index = (n - 1) - np.abs((n - 1) - np.abs(positions))
+        elif mode == "replicate":
+            index = np.clip(positions, 0, n - 1)
+        else:
+            index = positions % n
+        out = out[(slice(None),) * dim + (index,)]
     return out
 
 

@@ -10,11 +10,14 @@ from .engine import ArrayLike
 from .tensor import Tensor
 
 __all__ = [
-    "abs", "add", "ceil", "clamp", "clip", "cos", "div", "eq", "erf", "exp", "exp2", "expm1",
-    "floor", "floor_divide", "ge", "gt", "isfinite", "isinf", "isnan", "le", "lerp", "log",
-    "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or", "logical_xor", "lt",
-    "maximum", "minimum", "mul", "ne", "neg", "pow", "reciprocal", "relu", "remainder", "round",
-    "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tan", "tanh", "trunc",
+    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
+    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "div", "eq", "erf", "exp", "exp2",
+    "expm1", "floor", "floor_divide", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
+    "lerp", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
+    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
+    "sqrt", "square", "sub", "tan", "tanh", "trunc",
 ]
 
 
@@ -139,6 +142,42 @@ def logical_not(input: Tensor) -> Tensor:
     return _tensor(input).logical_not()
 
 
+def asin(input: Tensor) -> Tensor:
+    return _tensor(input).asin()
+
+
+def acos(input: Tensor) -> Tensor:
+    return _tensor(input).acos()
+
+
+def atan(input: Tensor) -> Tensor:
+    return _tensor(input).atan()
+
+
+def sinh(input: Tensor) -> Tensor:
+    return _tensor(input).sinh()
+
+
+def cosh(input: Tensor) -> Tensor:
+    return _tensor(input).cosh()
+
+
+def asinh(input: Tensor) -> Tensor:
+    return _tensor(input).asinh()
+
+
+def acosh(input: Tensor) -> Tensor:
+    return _tensor(input).acosh()
+
+
+def atanh(input: Tensor) -> Tensor:
+    return _tensor(input).atanh()
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    return _tensor(input).bitwise_not()
+
+
 # two or more arguments
 def add(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
     return _tensor(input).add(other, alpha=alpha)
@@ -222,3 +261,40 @@ def logical_or(input: Tensor, other: ArrayLike) -> Tensor:
 
 def logical_xor(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).logical_xor(other)
+
+
+def atan2(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).atan2(other)
+
+
+def copysign(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).copysign(other)
+
+
+def logaddexp(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logaddexp(other)
+
+
+def isclose(input: Tensor, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    return _tensor(input).isclose(other, rtol, atol, equal_nan)
+
+
+def bitwise_and(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).bitwise_and(other)
+
+
+def bitwise_or(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).bitwise_or(other)
+
+
+def bitwise_xor(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).bitwise_xor(other)
+
+
+def bitwise_left_shift(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).bitwise_left_shift(other)
+
+
+def bitwise_right_shift(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).bitwise_right_shift(other)

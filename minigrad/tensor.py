@@ -14,6 +14,7 @@ from typing import Any, NamedTuple, Union
 import numpy as np
 
 from . import engine
+from .dtypes import get_default_dtype
 from .engine import ArrayLike
 
 Dim = Union[int, Sequence[int], None]
@@ -117,6 +118,12 @@ def _along_dim(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     return tuple(grid)
 
 
+def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.ndarray:
+    """The flat position in a tensor of `shape` that each entry of `index` names along `dim`
+    (row-major, in index's order)."""
+    return np.ravel_multi_index(np.broadcast_arrays(*_along_dim(index, dim)), shape).reshape(-1)
+
+
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
@@ -129,6 +136,83 @@ def _zero_at_zero(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     zeros (they are replaced by 1 first), so no inf * 0 = NaN reaches the gradient."""
     at_zero = x.data == 0
     return fn(x.masked_fill(at_zero, 1.0)).masked_fill(at_zero, 0.0)
+
+
+# --------------------------------------------------------------------------------------------
+# Type promotion: the dtype a binary op computes in, by PyTorch's rules (not numpy's)
+# --------------------------------------------------------------------------------------------
+def _promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: numpy's promotion, except that an integer or bool meeting a float
+    gives that float (numpy widens int32 with float32 to float64)."""
+    if (a.kind == "f") != (b.kind == "f"):
+        return a if a.kind == "f" else b
+    return np.promote_types(a, b)
+
+
+def _number_dtype(number: Any) -> np.dtype:
+    """The dtype PyTorch gives a Python (or numpy) number in an op with tensors: bool, int64,
+    or the default float dtype."""
+    if isinstance(number, (bool, np.bool_)):
+        return np.dtype(np.bool_)
+    if isinstance(number, (int, np.integer)):
+        return np.dtype(np.int64)
+    return np.dtype(get_default_dtype())
+
+
+def _operand(x: Any) -> Any:
+    """An operand for `_result_dtype`: tensors, numbers and None as they are, other data
+    (lists, numpy arrays) as a Tensor."""
+    return x if x is None or isinstance(x, (Tensor, int, float, np.number, np.bool_)) \
+        else Tensor(x)
+
+
+def _result_dtype(*operands: Any) -> np.dtype:
+    """torch.result_type of tensors and Python numbers (None entries are skipped). Tensors with
+    dims decide first, then 0-d tensors, then numbers; a later group changes the dtype only when
+    it brings a higher category (bool < integer < float). So int32 * 2.5 is float32, int32 * 2
+    stays int32, and a float32 tensor meeting a float64 0-d tensor stays float32."""
+    groups: list[np.dtype | None] = [None, None, None]  # with dims, 0-d, numbers
+    for x in operands:
+        if x is None:
+            continue
+        rank, dtype = ((0 if x.ndim else 1), x.dtype) if isinstance(x, Tensor) \
+            else (2, _number_dtype(x))
+        groups[rank] = dtype if groups[rank] is None else _promote_types(groups[rank], dtype)
+
+    def combine(higher: np.dtype | None, lower: np.dtype | None) -> np.dtype | None:
+        if higher is None or lower is None:
+            return lower if higher is None else higher
+        if higher.kind == "f":
+            return higher
+        if higher.kind == "b" or lower.kind == "f":
+            return _promote_types(higher, lower)
+        return higher
+
+    return combine(groups[0], combine(groups[1], groups[2]))
+
+
+def _cathetus(x: Tensor) -> Tensor:
+    """sqrt(1 - x**2) as sqrt(1 - x) * sqrt(1 + x): no cancellation near |x| = 1, and there
+    the gradient is inf (a product under one sqrt would give inf * 0 = NaN)."""
+    return (1 - x).sqrt() * (1 + x).sqrt()
+
+
+def _odd(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
+    """The odd function that is fn on t >= 0 (fn(0) = 0): fn(max(x, 0)) - fn(max(-x, 0)). Each
+    side sees 0 where the other one applies, so fn only ever meets t >= 0, and the gradient at
+    x = 0 is fn's at 0 (abs would give 0 there)."""
+    positive = x.masked_fill(x.data < 0, 0.0)
+    negative = (-x).masked_fill(x.data >= 0, 0.0)
+    return fn(positive) - fn(negative)
+
+
+def _ordinary_or_huge(x: Tensor, ordinary: Callable[[Tensor], Tensor],
+                      huge: Callable[[Tensor], Tensor], start: float = 2.0 ** 28) -> Tensor:
+    """ordinary(x) below `start`, huge(x) from there on; each sees only its own entries (the
+    others are replaced by a harmless value), so neither overflows nor spoils the gradient."""
+    is_huge = x.data >= start
+    return ops.Where.apply(huge(x.masked_fill(~is_huge, start)),
+                           ordinary(x.masked_fill(is_huge, 2.0)), cond=is_huge)
 
 
 def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
@@ -278,46 +362,67 @@ class Tensor:
 
     # ---- arithmetic: one primitive each ----
     def _lift(self, other: ArrayLike) -> Tensor:
-        """A Python or numpy scalar takes this tensor's dtype (as in PyTorch): float64 math stays
-        exact, float32 math never up-casts. With an integer or bool tensor the scalar keeps its
-        own type and numpy promotes (int_tensor * 0.5 is float, not truncated to 0)."""
+        """A Python or numpy scalar as a 0-d tensor of the dtype PyTorch gives it next to this
+        tensor: a float tensor's own dtype (float64 math stays exact, float32 math never
+        up-casts); next to an integer or bool tensor, that dtype for an int and the default
+        float for a float (`_result_dtype`). Tensors are returned as they are."""
         if isinstance(other, Tensor):
             return other
-        if isinstance(other, (int, float, np.number)):
-            if self.data.dtype.kind == "f":
-                return Tensor._make(np.asarray(other, dtype=self.data.dtype))
-            return Tensor._make(np.asarray(other))
+        if isinstance(other, (int, float, np.number, np.bool_)):
+            dtype = self.data.dtype if self.data.dtype.kind == "f" else _result_dtype(self, other)
+            return Tensor._make(np.asarray(other, dtype=dtype))
         return Tensor(other)
 
+    def _operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """self and other converted to the dtype PyTorch computes a binary op on them in
+        (`_result_dtype`): int32 + float32 is float32, not numpy's float64. Equal dtypes (the
+        common case) pass through untouched; float conversions stay differentiable."""
+        other = self._lift(other)
+        if other.dtype == self.dtype:
+            return self, other
+        dtype = _result_dtype(self, other)
+        return self.to(dtype), other.to(dtype)
+
+    def _floating(self) -> Tensor:
+        """This tensor, or an integer or bool one in the default float dtype: functions with
+        float values (exp, sqrt, /, ...) give float32 for integers, as in PyTorch."""
+        return self if self.data.dtype.kind == "f" else self.to(get_default_dtype())
+
     def __add__(self, other: ArrayLike) -> Tensor:
-        return ops.Add.apply(self, self._lift(other))
+        return ops.Add.apply(*self._operands(other))
 
     def __radd__(self, other: ArrayLike) -> Tensor:
-        return ops.Add.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Add.apply(b, a)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(self, self._lift(other))
+        return ops.Sub.apply(*self._operands(other))
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Sub.apply(b, a)
 
     def __mul__(self, other: ArrayLike) -> Tensor:
-        return ops.Mul.apply(self, self._lift(other))
+        return ops.Mul.apply(*self._operands(other))
 
     def __rmul__(self, other: ArrayLike) -> Tensor:
-        return ops.Mul.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(self, self._lift(other))
+        a, b = self._operands(other)
+        return ops.Div.apply(a._floating(), b._floating())  # int / int is float, as in PyTorch
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Div.apply(b._floating(), a._floating())
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
-        return ops.Pow.apply(self, self._lift(exponent))
+        return ops.Pow.apply(*self._operands(exponent))
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
-        return ops.Pow.apply(self._lift(base), self)
+        a, b = self._operands(base)
+        return ops.Pow.apply(b, a)
 
     def __matmul__(self, other: ArrayLike) -> Tensor:
         return ops.MatMul.apply(self, self._lift(other))
@@ -329,10 +434,11 @@ class Tensor:
         return ops.Neg.apply(self)
 
     def __mod__(self, other: ArrayLike) -> Tensor:
-        return ops.Remainder.apply(self, self._lift(other))
+        return ops.Remainder.apply(*self._operands(other))
 
     def __rmod__(self, other: ArrayLike) -> Tensor:
-        return ops.Remainder.apply(self._lift(other), self)
+        a, b = self._operands(other)
+        return ops.Remainder.apply(b, a)
 
     def __floordiv__(self, other: ArrayLike) -> Tensor:
         return self.floor_divide(other)
@@ -357,7 +463,14 @@ class Tensor:
         if rounding_mode is None:
             return self / other
         if rounding_mode == "trunc":
-            return (self / other).trunc()
+            a, b = self._operands(other)
+            if a.dtype.kind == "f":
+                return (a / b).trunc()
+            # integers stay integers (as in PyTorch): floor division, then one up where the
+            # quotient is negative and inexact, which floor rounded down and trunc rounds up
+            quotient = np.floor_divide(a.data, b.data)
+            inexact = (quotient * b.data != a.data) & ((a.data < 0) != (b.data < 0))
+            return Tensor._make(np.asarray(quotient + inexact))
         if rounding_mode == "floor":
             return self.floor_divide(other)
         raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
@@ -376,8 +489,8 @@ class Tensor:
     def floor_divide(self, other: ArrayLike) -> Tensor:
         """floor(self / other) as Python's // computes it. A step function: its gradient is 0
         (PyTorch raises in backward instead)."""
-        other = self._lift(other)
-        return self._step_function(np.floor_divide(self.data, other.data), other)
+        a, b = self._operands(other)
+        return a._step_function(np.floor_divide(a.data, b.data), b)
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
@@ -475,6 +588,33 @@ class Tensor:
         if self.data.dtype.kind not in "biu":
             raise TypeError(f"invert (~): needs a bool or integer tensor, got dtype {self.dtype}")
         return Tensor._make(np.invert(self.data))
+
+    def __lshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.left_shift)
+
+    def __rshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.right_shift)
+
+    def bitwise_and(self, other: ArrayLike) -> Tensor:
+        """self & other (bool or integer tensors)."""
+        return self & other
+
+    def bitwise_or(self, other: ArrayLike) -> Tensor:
+        return self | other
+
+    def bitwise_xor(self, other: ArrayLike) -> Tensor:
+        return self ^ other
+
+    def bitwise_not(self) -> Tensor:
+        return ~self
+
+    def bitwise_left_shift(self, other: ArrayLike) -> Tensor:
+        """self << other (integer tensors)."""
+        return self << other
+
+    def bitwise_right_shift(self, other: ArrayLike) -> Tensor:
+        """self >> other (integer tensors; arithmetic shift, keeping the sign)."""
+        return self >> other
 
     def logical_and(self, other: ArrayLike) -> Tensor:
         """Entries that are nonzero in both (any dtypes), as a bool tensor."""
@@ -617,33 +757,42 @@ class Tensor:
         return self._step_function(np.sign(self.data))
 
     def maximum(self, other: ArrayLike) -> Tensor:
-        """The larger of self and other, entry by entry; NaN where either is NaN. At a tie each
-        side gets half the gradient, as in PyTorch (at a tie of infinities other gets it all)."""
-        other = self._lift(other)
-        a, b = self.data, other.data
-        larger = ops.Where.apply(self, other, cond=(a > b) | np.isnan(a))  # a tie picks other
-        # at a tie add (self - other) / 2: it is 0, so the value stays exact, and it moves half
-        # of other's gradient to self (not at infinite ties, where inf - inf would be NaN)
-        tie, zero = (a == b) & np.isfinite(a), self._lift(0)
-        at_ties = ops.Where.apply(self, zero, cond=tie) - ops.Where.apply(other, zero, cond=tie)
-        return larger + at_ties * 0.5
+        """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
+        NaN where either is NaN. At a tie each side gets half the gradient, as in PyTorch (at a
+        tie of infinities other gets it all)."""
+        return self._larger_or_smaller(other, np.greater)
 
     def minimum(self, other: ArrayLike) -> Tensor:
-        """The smaller of self and other: -maximum(-self, -other)."""
-        return -(-self).maximum(-self._lift(other))
+        """The smaller of self and other, entry by entry: as maximum."""
+        return self._larger_or_smaller(other, np.less)
+
+    def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
+        a, b = self._operands(other)
+        x, y = a.data, b.data
+        nan = np.isnan(x) if x.dtype.kind == "f" else False
+        chosen = ops.Where.apply(a, b, cond=wins(x, y) | nan)  # a tie picks b
+        if chosen.dtype.kind != "f":
+            return chosen  # integers and bools: exact, and no gradient to share
+        # at a tie add (a - b) / 2: it is 0, so the value stays exact, and it moves half of b's
+        # gradient to a (not at infinite ties, where inf - inf would be NaN)
+        tie, zero = (x == y) & np.isfinite(x), a._lift(0)
+        at_ties = ops.Where.apply(a, zero, cond=tie) - ops.Where.apply(b, zero, cond=tie)
+        return chosen + at_ties * 0.5
 
     def clamp(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
-        """Entries limited to [min, max] (tensors or numbers; either may be None). The gradient
-        passes where min <= x <= max, and goes to min or max where they were taken. Where
-        min > max the result is max, as in PyTorch."""
+        """Entries limited to [min, max] (tensors or numbers; either may be None), in the
+        promoted dtype of all three (an integer tensor clamped to 0.5 is float, as in PyTorch).
+        The gradient passes where min <= x <= max, and goes to min or max where they were
+        taken. Where min > max the result is max, as in PyTorch."""
         if min is None and max is None:
             raise ValueError("clamp: give min, max or both")
-        out = self
+        dtype = _result_dtype(*map(_operand, (self, min, max)))
+        x = out = self.to(dtype)
         if min is not None:
-            low = self._lift(min)
-            out = ops.Where.apply(low, out, cond=self.data < low.data)
+            low = x._lift(min).to(dtype)
+            out = ops.Where.apply(low, out, cond=x.data < low.data)
         if max is not None:
-            high = self._lift(max)
+            high = x._lift(max).to(dtype)
             out = ops.Where.apply(high, out, cond=out.data > high.data)
         return out
 
@@ -660,19 +809,122 @@ class Tensor:
         from_end = end - difference * (1 - weight)
         return ops.Where.apply(from_start, from_end, cond=np.abs(weight.data) < 0.5)
 
+    # ---- inverse trigonometric and hyperbolic functions: compositions of Atan2, Exp, Log1p ----
+    def atan2(self, other: ArrayLike) -> Tensor:
+        """The angle of the point (other, self), in (-pi, pi]: atan(self / other) with the
+        quadrant taken from both signs."""
+        a, b = self._operands(other)
+        return ops.Atan2.apply(a._floating(), b._floating())
+
+    def atan(self) -> Tensor:
+        x = self._floating()
+        return x.atan2(x._lift(1))
+
+    def asin(self) -> Tensor:
+        """atan2(x, sqrt(1 - x**2)), with sqrt(1 - x**2) as sqrt(1 - x) sqrt(1 + x): exact near
+        |x| = 1, and the gradient there is +inf (as in PyTorch), not inf * 0. NaN outside
+        [-1, 1]."""
+        x = self._floating()
+        return x.atan2(_cathetus(x))
+
+    def acos(self) -> Tensor:
+        """atan2(sqrt(1 - x**2), x): accurate also where the result is near 0 or pi."""
+        x = self._floating()
+        return _cathetus(x).atan2(x)
+
+    def sinh(self) -> Tensor:
+        """(exp(x) - exp(-x)) / 2, as (expm1(x) - expm1(-x)) / 2, which does not cancel near 0."""
+        x = self._floating()
+        return (x.expm1() - (-x).expm1()) * 0.5
+
+    def cosh(self) -> Tensor:
+        x = self._floating()
+        return (x.exp() + (-x).exp()) * 0.5
+
+    def asinh(self) -> Tensor:
+        """log(x + sqrt(x**2 + 1)), odd; for t = |x| computed as
+        log1p(t + t**2 / (1 + sqrt(1 + t**2))), which keeps small t's digits, and as
+        log(2t) from 2**28 on, where t**2 + 1 is t**2 to the precision and t**2 could overflow."""
+        return _odd(self._floating(), lambda t: _ordinary_or_huge(
+            t, lambda t: (t + t * t / (1 + (1 + t * t).sqrt())).log1p(),
+            lambda t: t.log() + math.log(2)))
+
+    def acosh(self) -> Tensor:
+        """log(x + sqrt(x**2 - 1)) for x >= 1: log1p(y + sqrt(y) sqrt(y + 2)) with y = x - 1,
+        exact near 1 (where the gradient is inf); log(2x) from 2**28 on, as in asinh. NaN below
+        1, with PyTorch's gradient there, the formula's 1/sqrt(x**2 - 1): finite below -1,
+        where it is computed as the slope of -acosh(-x) (no cancellation)."""
+        x = self._floating()
+
+        def from_one(x: Tensor) -> Tensor:  # acosh on x >= 0 (NaN on [0, 1))
+            return _ordinary_or_huge(
+                x, lambda x: ((x - 1) + (x - 1).sqrt() * (x + 1).sqrt()).log1p(),
+                lambda x: x.log() + math.log(2))
+
+        negative = x.data < 0
+        mirrored = -from_one(-x.masked_fill(~negative, -2.0))
+        outside = Tensor._make(np.where(x.data < 1, np.nan, 0).astype(x.dtype))
+        return ops.Where.apply(mirrored, from_one(x.masked_fill(negative, 2.0)),
+                               cond=negative) + outside
+
+    def atanh(self) -> Tensor:
+        """log((1 + x) / (1 - x)) / 2, as (log1p(x) - log1p(-x)) / 2: exact near 0 and near
+        +-1 (where it is +-inf, with gradient inf), NaN outside [-1, 1], as in PyTorch."""
+        x = self._floating()
+        return (x.log1p() - (-x).log1p()) * 0.5
+
+    # ---- more of PyTorch's pointwise functions of two tensors ----
+    def copysign(self, other: ArrayLike) -> Tensor:
+        """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
+        PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
+        a, b = self._operands(other)
+        a, b = a._floating(), b._floating()
+        flip = np.signbit(a.data) != np.signbit(b.data)
+        moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
+        exact = Tensor._make(np.copysign(a.data, b.data))  # zeros with the right sign
+        out = ops.Where.apply(exact, moved, cond=a.data == 0)
+        return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
+
+    def logaddexp(self, other: ArrayLike) -> Tensor:
+        """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
+        out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
+        a, b = self._operands(other)
+        a, b = a._floating(), b._floating()
+        shift = np.maximum(a.data, b.data)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
+        return ((a - shift).exp() + (b - shift).exp()).log() + shift
+
+    def isclose(self, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
+                equal_nan: bool = False) -> Tensor:
+        """|self - other| <= atol + rtol * |other|, entry by entry, as a bool tensor without
+        grad; equal entries (infinities too) are close, NaN is close to NaN only with
+        equal_nan."""
+        a, b = self._operands(other)
+        x, y = a.data, b.data
+        with np.errstate(invalid="ignore"):  # inf - inf: those are settled by x == y
+            error = np.abs(x - y)
+            close = (x == y) | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
+        if equal_nan and x.dtype.kind == "f":
+            close |= np.isnan(x) & np.isnan(y)
+        return Tensor._make(np.asarray(close))
+
     # ---- reductions ----
     # `dim` is an int or a tuple of ints (None: every dim; a 0-d tensor takes 0 or -1), as in
     # PyTorch; numpy's `axis=`/`keepdims=` work too.
-    def sum(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-            keepdims: bool | None = None) -> Tensor:
+    # `dtype=`, as in PyTorch, converts the tensor to that dtype before reducing.
+    def sum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+            axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         dims = _reduced_dims("sum", dim, axis, self.ndim)
+        if dtype is not None:  # numpy sums small integers in int64; PyTorch keeps dtype
+            return ops.Sum.apply(self.to(dtype), axis=dims, keepdims=keepdims or keepdim
+                                 ).to(dtype)
         return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
-    def mean(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-             keepdims: bool | None = None) -> Tensor:
+    def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+             axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         dims = _reduced_dims("mean", dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
-        return self.sum(dims, keepdims or keepdim) / count
+        return self.sum(dims, keepdims or keepdim, dtype=dtype) / count
 
     def max(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
             keepdims: bool | None = None) -> Tensor | ValuesIndices:
@@ -733,12 +985,14 @@ class Tensor:
             raise ValueError(f"{op}: the dim searched is empty (tensor of shape {self.shape})")
         return Tensor._make(arg(data, axis=axis).astype(np.int64).reshape(shape))
 
-    def prod(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
-             keepdims: bool | None = None) -> Tensor:
+    def prod(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
+             axis: Dim = None, keepdims: bool | None = None) -> Tensor:
         """The product of the entries over `dim`, as a tree of multiplications: the first half
         times the second, until one entry is left (log2(n) Mul ops). Each entry's gradient,
         the product of all the others, is then exact also where entries are 0 (dividing the
         product by the entry would give NaN there)."""
+        if dtype is not None:  # integers multiply in int64 (`_accumulating`), then dtype
+            return self.to(dtype).prod(dim, keepdim, axis=axis, keepdims=keepdims).to(dtype)
         dims = _reduced_dims("prod", dim, axis, self.ndim)
         kept = [d for d in range(self.ndim) if d not in dims]
         kept_shape = [self.shape[d] for d in kept]
@@ -809,14 +1063,76 @@ class Tensor:
         out = (self - shift).exp().sum(dims, keepdim=True).log() + shift
         return out if keepdim else out.squeeze(dims)
 
-    def cumsum(self, dim: int) -> Tensor:
+    def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running sums along `dim`: out[i] = x[0] + ... + x[i] (integers and bools in int64)."""
-        return _scan(_accumulating(self), _dim("cumsum", dim, self.ndim), Tensor.__add__, 0)
+        x = _accumulating(self) if dtype is None else self.to(dtype)
+        return _scan(x, _dim("cumsum", dim, self.ndim), Tensor.__add__, 0)
 
-    def cumprod(self, dim: int) -> Tensor:
+    def cumprod(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running products along `dim`: out[i] = x[0] * ... * x[i]; the gradient is exact
         also through zeros (no division)."""
-        return _scan(_accumulating(self), _dim("cumprod", dim, self.ndim), Tensor.__mul__, 1)
+        x = _accumulating(self) if dtype is None else self.to(dtype)
+        return _scan(x, _dim("cumprod", dim, self.ndim), Tensor.__mul__, 1)
+
+    def logcumsumexp(self, dim: int) -> Tensor:
+        """Running log(sum(exp(x))) along `dim`: a scan whose step is logaddexp, so every
+        partial sum is computed stably, however far apart its terms are."""
+        return _scan(self._floating(), _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp,
+                     -math.inf)
+
+    def cummax(self, dim: int) -> ValuesIndices:
+        """The running maximum along `dim` and where it was reached, (values, indices), as
+        torch.cummax: among equal entries the latest one, and a NaN stays the maximum. The
+        gradient of each value goes to the entry at its index."""
+        return self._running_extreme("cummax", dim, np.maximum)
+
+    def cummin(self, dim: int) -> ValuesIndices:
+        """The running minimum along `dim` and where it was reached: as cummax."""
+        return self._running_extreme("cummin", dim, np.minimum)
+
+    def _running_extreme(self, op: str, dim: int, extreme: np.ufunc) -> ValuesIndices:
+        d = _dim(op, dim, self.ndim)
+        x = np.moveaxis(self.data.reshape(self.shape or (1,)), d, -1)
+        running = extreme.accumulate(x, axis=-1)  # np.maximum and np.minimum propagate NaN
+        reached = (x == running) | (np.isnan(x) if x.dtype.kind == "f" else False)
+        latest = np.maximum.accumulate(np.where(reached, np.arange(x.shape[-1]), 0), axis=-1)
+        indices = np.moveaxis(latest, -1, d).reshape(self.shape).astype(np.int64)
+        return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
+
+    def sort(self, dim: int = -1, descending: bool = False, stable: bool = False
+             ) -> ValuesIndices:
+        """The entries sorted along `dim` and where each came from, (values, indices), as
+        torch.sort. NaN sorts as the largest; equal entries keep their order (minigrad's sort
+        is always stable, so `stable` changes nothing). Each value's gradient goes back to its
+        entry."""
+        d = _dim("sort", dim, self.ndim)
+        data = self.data.reshape(self.shape or (1,))
+        if descending:  # a stable ascending sort of the reversed entries, reversed back
+            flipped = np.argsort(np.flip(data, d), axis=d, kind="stable")
+            indices = data.shape[d] - 1 - np.flip(flipped, d)
+        else:
+            indices = np.argsort(data, axis=d, kind="stable")
+        indices = indices.reshape(self.shape).astype(np.int64)
+        return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
+
+    def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+        """The indices that sort the entries along `dim` (sort's second part)."""
+        return self.sort(dim, descending, stable).indices
+
+    def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
+             ) -> ValuesIndices:
+        """The k largest (or smallest) entries along `dim` and their indices, as torch.topk,
+        largest first (always sorted; among equal entries the first ones)."""
+        d = _dim("topk", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
+            raise ValueError(f"topk: k must be an int in [0, {size}] (the size of dim {dim}), "
+                             f"got {k!r}")
+        ordered = self.reshape(self.shape or (1,)).sort(d, descending=largest)
+        top = [part.narrow(d, 0, k) for part in ordered]
+        if self.ndim == 0:  # a 0-d tensor's top 1 is itself
+            top = [part.reshape(()) for part in top]
+        return ValuesIndices(*top)
 
     def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
@@ -1057,20 +1373,147 @@ class Tensor:
         `dim`: out[index[i][j]][j] += src[i][j] for dim 0, and so on (repeated places add
         up). Only src's entries within index's shape are used, as in PyTorch. Differentiable
         in this tensor and in src."""
-        index = _index_array("scatter_add", index)
-        src = self._lift(src)
-        d = _dim("scatter_add", dim, self.ndim)
-        _check_index("scatter_add", index, self.shape, d)
-        if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
-            raise ValueError(f"scatter_add: src of shape {src.shape} is smaller than index of "
-                             f"shape {index.shape}")
-        if src.dtype != self.dtype:
-            raise TypeError(f"scatter_add: src has dtype {src.dtype} but the tensor {self.dtype}")
+        d, index, src = self._scatter_arguments("scatter_add", dim, index, src)
         if self.ndim == 0:
             return self.reshape(1).scatter_add(0, index.reshape(1), src.reshape(1)).reshape(())
+        return ops.ScatterAdd.apply(self, src, index=_along_dim(index, d))
+
+    def scatter(self, dim: int, index: ArrayLike, src: Tensor | float | None = None, *,
+                value: float | None = None, reduce: str | None = None) -> Tensor:
+        """A copy of this tensor with src's entries (or the number `value`) written at the
+        places `index` names along `dim`: out[index[i][j]][j] = src[i][j] for dim 0, and so
+        on; where a place is named more than once the last write wins, as in PyTorch.
+        reduce="add" or "multiply" combines with what is there instead (scatter_reduce's
+        "sum" and "prod")."""
+        fill = value if value is not None else None if isinstance(src, Tensor) else src
+        if fill is not None:
+            src = Tensor._make(np.full(np.shape(_as_array(index)), fill, dtype=self.dtype))
+        elif src is None:
+            raise TypeError("scatter: give src (a tensor) or value (a number)")
+        if reduce is not None:
+            if reduce not in ("add", "multiply"):
+                raise ValueError(f"scatter: reduce must be None, 'add' or 'multiply', got "
+                                 f"{reduce!r}")
+            return self.scatter_reduce(dim, index, src, "sum" if reduce == "add" else "prod")
+        d, index, src = self._scatter_arguments("scatter", dim, index, src)
+        if self.ndim == 0:
+            return self.reshape(1).scatter(0, index.reshape(1), src.reshape(1)).reshape(())
+        places = _scatter_places(index, d, self.shape)
+        last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+        return self._write_at(places[last], src.reshape(-1)[last])
+
+    def scatter_reduce(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
+                       include_self: bool = True) -> Tensor:
+        """A copy of this tensor where each place `index` names along `dim` (as in scatter)
+        holds the reduction ("sum", "prod", "mean", "amax" or "amin") of the src entries sent
+        there, and of its own entry unless include_self=False; other places keep theirs.
+        Composed: the entries sent to each place are gathered into the row of a table (padded
+        with the reduction's identity) and reduced along it, so the gradient is that of sum,
+        prod (exact with zeros), mean, amax or amin (ties share it equally, as in PyTorch)."""
+        if reduce not in ("sum", "prod", "mean", "amax", "amin"):
+            raise ValueError(f"scatter_reduce: reduce must be 'sum', 'prod', 'mean', 'amax' or "
+                             f"'amin', got {reduce!r}")
+        d, index, src = self._scatter_arguments("scatter_reduce", dim, index, src)
+        if self.ndim == 0:
+            return self.reshape(1).scatter_reduce(0, index.reshape(1), src.reshape(1), reduce,
+                                                  include_self=include_self).reshape(())
+        targets = _scatter_places(index, d, self.shape)
+        if not targets.size:
+            return self.clone()  # nothing sent anywhere
+        order = np.argsort(targets, kind="stable")  # src entries grouped by place
+        places, starts, counts = np.unique(targets[order], return_index=True,
+                                           return_counts=True)
+        flat = self.reshape(-1)
+        kind = self.dtype.kind
+        low, high = ((-np.inf, np.inf) if kind == "f" else (False, True) if kind == "b"
+                     else (np.iinfo(self.dtype).min, np.iinfo(self.dtype).max))
+        identity = {"sum": 0, "mean": 0, "prod": 1, "amax": low, "amin": high}[reduce]
+        pool = ops.Concat.apply(src.reshape(-1), flat,
+                                Tensor._make(np.array([identity], dtype=self.dtype)), axis=0)
+        table = np.full((len(places), counts.max(initial=0) + include_self), pool.shape[0] - 1)
+        table[np.repeat(np.arange(len(places)), counts),
+              np.arange(len(order)) - np.repeat(starts, counts)] = order
+        if include_self:
+            table[:, -1] = src.numel() + places
+        rows = pool[table]
+        if reduce == "mean":
+            count = Tensor._make(np.asarray(counts + include_self, dtype=self.dtype))
+            reduced = rows.sum(1, dtype=self.dtype)
+            reduced = reduced / count if kind == "f" else reduced // count
+        elif reduce in ("sum", "prod"):
+            reduced = getattr(rows, reduce)(1, dtype=self.dtype)
+        else:
+            reduced = getattr(rows, reduce)(1)
+        return self._write_at(places, reduced)
+
+    def _scatter_arguments(self, op: str, dim: int, index: ArrayLike, src: Tensor
+                           ) -> tuple[int, np.ndarray, Tensor]:
+        """The scatter family's checks: `index` as gather's, src at least as large as index and
+        of this tensor's dtype. Returns the dim wrapped, the index array, and src cut to
+        index's shape (only those entries are used, as in PyTorch)."""
+        index = _index_array(op, index)
+        src = self._lift(src)
+        d = _dim(op, dim, self.ndim)
+        _check_index(op, index, self.shape, d)
+        if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
+            raise ValueError(f"{op}: src of shape {src.shape} is smaller than index of "
+                             f"shape {index.shape}")
+        if src.dtype != self.dtype:
+            raise TypeError(f"{op}: src has dtype {src.dtype} but the tensor {self.dtype}")
         if src.shape != index.shape:
             src = src[tuple(slice(n) for n in index.shape)]
-        return ops.ScatterAdd.apply(self, src, index=_along_dim(index, d))
+        return d, index, src
+
+    def _write_at(self, places: np.ndarray, values: Tensor) -> Tensor:
+        """This tensor with the entries at the distinct flat positions `places` replaced by
+        `values` (their gradient goes to values, not to the entries replaced)."""
+        replaced = np.zeros(self.numel(), dtype=bool)
+        replaced[places] = True
+        cleared = self.reshape(-1).masked_fill(replaced, 0)
+        return ops.ScatterAdd.apply(cleared, values, index=places).reshape(self.shape)
+
+    def unfold(self, dimension: int, size: int, step: int) -> Tensor:
+        """Every window of `size` entries along `dimension`, `step` apart, as PyTorch's
+        Tensor.unfold: that dim becomes the number of windows, and a new last dim of `size`
+        holds each window. (F.unfold is im2col, a different op.)"""
+        d = _dim("unfold", dimension, self.ndim)
+        n = self.shape[d] if self.ndim else 1
+        if not 0 <= size <= n or step <= 0:
+            raise ValueError(f"unfold: size {size} must be in [0, {n}] (dim {dimension}'s "
+                             f"size) and step {step} positive")
+        if self.ndim == 0:
+            return self.reshape(1).unfold(0, size, step).reshape(size)
+        starts = np.arange((n - size) // step + 1) * step
+        windows = self[(slice(None),) * d + (starts[:, None] + np.arange(size),)]
+        return windows.movedim(d + 1, -1)
+
+    def repeat_interleave(self, repeats: int | ArrayLike, dim: int | None = None) -> Tensor:
+        """Each entry repeated `repeats` times along `dim` (one count for all, or one per
+        entry), next to each other: [a, b] -> [a, a, b, b]; with no dim, of the flattened
+        tensor."""
+        if dim is None:
+            return self.flatten().repeat_interleave(repeats, 0)
+        d = _dim("repeat_interleave", dim, self.ndim)
+        n = self.shape[d] if self.ndim else 1
+        counts = np.asarray(_as_array(repeats))
+        if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n) or \
+                (counts < 0).any():
+            raise ValueError(f"repeat_interleave: repeats must be a non-negative int or {n} of "
+                             f"them (one per entry of dim {dim}), got {repeats!r}")
+        index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
+        return self.reshape(self.shape or (1,))[(slice(None),) * d + (index,)]
+
+    def diag(self, diagonal: int = 0) -> Tensor:
+        """A 1-D tensor as the `diagonal`-th diagonal of a square matrix of zeros (0 the main
+        one, > 0 above, < 0 below); of a 2-D tensor, that diagonal as a 1-D tensor."""
+        if self.ndim == 2:
+            return self.diagonal(diagonal)
+        if self.ndim != 1:
+            raise ValueError(f"diag: needs a 1-D or 2-D tensor, got shape {self.shape}")
+        n = self.shape[0]
+        rows, cols = np.arange(n) + max(-diagonal, 0), np.arange(n) + max(diagonal, 0)
+        zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
+        return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
 
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
@@ -1233,9 +1676,10 @@ def _is_int(part: Any) -> bool:
 
 
 def _is_array(part: Any) -> bool:
-    """An advanced index: an integer or bool array (or list), or a bool scalar (numpy and PyTorch
-    both index a new length-1 dim with it)."""
-    return isinstance(part, (np.ndarray, list, bool, np.bool_))
+    """An advanced index: an integer or bool array (or list, or tuple: inside an index, both
+    numpy and PyTorch read a tuple as a sequence of indices), or a bool scalar (numpy and
+    PyTorch both index a new length-1 dim with it)."""
+    return isinstance(part, (np.ndarray, list, tuple, bool, np.bool_))
 
 
 def _select_ints(parts: tuple) -> Iterator[Any]:

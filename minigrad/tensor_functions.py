@@ -13,9 +13,9 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .tensor import Tensor, _as_array, _dim
+from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
 
-__all__ = ["cat", "stack", "where"]
+__all__ = ["cat", "meshgrid", "stack", "std_mean", "var_mean", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -39,21 +39,61 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if len(shapes) != 1:
         raise ValueError(f"stack: tensors must all have the same shape, got "
                          f"{[t.shape for t in tensors]}")
-    ndim = len(shapes.pop()) + 1
-    if not -ndim <= dim < ndim:
-        raise ValueError(f"stack: dim {dim} is out of range for the result's {ndim} dims")
-    dim %= ndim
+    dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
 
 
+def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
+    """Coordinate grids from 1-D (or 0-d) tensors, as torch.meshgrid: the k-th output holds
+    tensors[k]'s entries along dim k and repeats them along the others. indexing="xy" swaps
+    the first two dims (Cartesian, as numpy's default)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+    if any(t.ndim > 1 for t in tensors):
+        raise ValueError(f"meshgrid: needs 0-d or 1-D tensors, got shapes "
+                         f"{[t.shape for t in tensors]}")
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(axes) > 1:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for axis, t in zip(axes, tensors):
+        shape[axis] = t.numel()
+    grids = []
+    for axis, t in zip(axes, tensors):
+        along = [1] * len(tensors)
+        along[axis] = t.numel()
+        grids.append(t.reshape(along).expand(shape))
+    return tuple(grids)
+
+
 def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
-    """`input` where `condition` is True, else `other` (they broadcast; a scalar takes the
-    other's dtype)."""
-    if isinstance(input, Tensor):
-        other = input._lift(other)
-    elif isinstance(other, Tensor):
-        input = other._lift(input)
+    """`input` where `condition` is True, else `other` (they broadcast), in their promoted dtype
+    (PyTorch's: a Python number takes a tensor's dtype, int and float tensors meet in the
+    float's)."""
+    input, other = _operand(input), _operand(other)
+    dtype = _result_dtype(input, other)
+    input, other = (x.to(dtype) if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype))
+                    for x in (input, other))
     return ops.Where.apply(input, other, cond=np.asarray(_as_array(condition), dtype=bool))
+
+
+# --------------------------------------------------------------------------------------------
+# Statistics in pairs
+# --------------------------------------------------------------------------------------------
+def std_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
+             *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
+    """(std, mean) over `dim`, as torch.std_mean; the arguments are std's."""
+    dim = _dims(dim, axis)
+    return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+
+
+def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
+             *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
+    """(var, mean) over `dim`, as torch.var_mean; the arguments are var's."""
+    dim = _dims(dim, axis)
+    return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 
 # --------------------------------------------------------------------------------------------
@@ -194,9 +234,11 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 # --------------------------------------------------------------------------------------------
 _METHODS = (
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
-    "any", "all", "logsumexp", "cumsum", "cumprod", "norm",
+    "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
+    "sort", "argsort", "topk",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "flip", "roll", "narrow", "split", "chunk", "gather", "scatter_add",
+    "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
 )
 __all__ += ["einsum", *_METHODS]

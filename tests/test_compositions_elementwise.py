@@ -143,6 +143,30 @@ CASES = {
                          lambda t, a, b: t.floor_divide(a, b),
                          lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)],
                          torch_grad=False),
+    # ---- inverse trigonometric and hyperbolic functions (numpy's as references) ----
+    "atan2": Case(lambda a, b: a.atan2(b), np.arctan2, lambda t, a, b: t.atan2(a, b),
+                  lambda: [uniform(3, 4), uniform(4, avoid=(0.0,))],
+                  lambda: [np.array([0.0, 1.0, -1.0, 2.0, -0.5]),
+                           np.array([1.0, 0.0, 0.0, -3.0, -0.5])]),
+    "atan": unary(lambda x: x.atan(), np.arctan, lambda t, x: t.atan(x), -6.0, 6.0),
+    "asin": unary(lambda x: x.asin(), np.arcsin, lambda t, x: t.asin(x), -0.95, 0.95, (0.0,)),
+    "acos": unary(lambda x: x.acos(), np.arccos, lambda t, x: t.acos(x), -0.95, 0.95, (0.0,)),
+    "sinh": unary(lambda x: x.sinh(), np.sinh, lambda t, x: t.sinh(x), -4.0, 4.0, (0.0,)),
+    "cosh": unary(lambda x: x.cosh(), np.cosh, lambda t, x: t.cosh(x), -4.0, 4.0, (0.0,)),
+    "asinh": unary(lambda x: x.asinh(), np.arcsinh, lambda t, x: t.asinh(x), -6.0, 6.0, (0.0,)),
+    "acosh": unary(lambda x: x.acosh(), np.arccosh, lambda t, x: t.acosh(x), 1.05, 6.0,
+                   (2.0 ** 28,)),  # where it switches to log(2x)
+    "atanh": unary(lambda x: x.atanh(), np.arctanh, lambda t, x: t.atanh(x), -0.95, 0.95,
+                   (0.0,)),
+    # ---- more functions of two tensors ----
+    "copysign": Case(lambda a, b: a.copysign(b), np.copysign, lambda t, a, b: t.copysign(a, b),
+                     lambda: [uniform(3, 4, avoid=(0.0,)), uniform(4, avoid=(0.0,))],
+                     lambda: [np.array([0.0, -0.0, 1.5, -2.0, 0.0, 3.0]),
+                              np.array([1.0, 1.0, -0.0, 0.0, -2.0, -1.0])]),  # +-0 included
+    "logaddexp": Case(lambda a, b: a.logaddexp(b), np.logaddexp,
+                      lambda t, a, b: t.logaddexp(a, b), lambda: [uniform(3, 4), uniform(4)],
+                      lambda: [np.array([1.0, -700.0, 800.0, 2.0]),
+                               np.array([1.0, -705.0, 790.0, -3.0])]),  # a tie; far out
     # ---- activations ----
     "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
                         kinks=(0.0,)),
@@ -277,6 +301,91 @@ def test_maximum_and_minimum_propagate_nan_and_handle_infinite_ties():
     np.testing.assert_array_equal(b.grad, [0.0, 2.0, 3.0, 4.0])
 
 
+def test_maximum_and_minimum_of_integers_are_exact_at_the_extremes(torch):
+    """Regression: minimum was -maximum(-a, -b), and -(-2**31) overflows int32, so
+    minimum(int32 min, int32 max) gave int32 max; both also came out as float64."""
+    info = np.iinfo(np.int32)
+    a = np.array([info.min, -1234, 0, 1234, info.max], dtype=np.int32)
+    for b in (np.int32(info.min), np.int32(info.max), np.int32(7)):
+        for name, reference in (("maximum", np.maximum), ("minimum", np.minimum)):
+            out = getattr(Tensor(a), name)(Tensor(b))
+            assert out.dtype == np.int32
+            np.testing.assert_array_equal(out.data, reference(a, b))
+            expected = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+            np.testing.assert_array_equal(out.data, expected.numpy())
+    flags = Tensor(np.array([True, False, False]))
+    assert flags.maximum(Tensor(np.array([False, True, False]))).tolist() == [True, True, False]
+    assert flags.minimum(Tensor(np.array([False, True, False]))).tolist() == [False, False, False]
+
+
+# (name, op, numpy reference, a, b, dtype): the dtypes hand-written from PyTorch's promotion
+# rules. Tensors with dims decide, then 0-d tensors, then Python numbers, which count only when
+# they bring a higher category (bool < integer < float); an integer meeting a float gives that
+# float; / is always float. The reference computes in the expected dtype.
+I32 = np.array([3, -4, 5], dtype=np.int32)
+F32 = np.array([1.5, -2.0, 0.5], dtype=np.float32)
+PROMOTION = [
+    ("int / int", lambda a, b: a / b, np.true_divide, I32, np.array([2, 3, -2], np.int32),
+     np.float32),
+    ("int / number", lambda a, b: a / b, np.true_divide, I32, 2, np.float32),
+    ("int * float number", lambda a, b: a * b, np.multiply, I32, 0.5, np.float32),
+    ("int + float tensor", lambda a, b: a + b, np.add, I32, F32, np.float32),
+    ("int ** int number", lambda a, b: a ** b, np.power, I32, 2, np.int32),
+    ("float number ** int", lambda a, b: b ** a, lambda a, b: np.power(b, a), I32, 0.7,
+     np.float32),
+    ("int % float tensor", lambda a, b: a % b, np.mod, I32, F32, np.float32),
+    ("int // int number", lambda a, b: a // b, np.floor_divide, I32, 2, np.int32),
+    ("bool + int number", lambda a, b: a + b, np.add, np.array([True, False]), 1, np.int64),
+    ("float32 + float64 0-d", lambda a, b: a + b, np.add, F32, np.array(2.0), np.float32),
+    ("int32 + float64 0-d", lambda a, b: a + b, np.add, I32, np.array(2.5), np.float64),
+    ("int32 + int64 0-d", lambda a, b: a + b, np.add, I32, np.array(2, np.int64), np.int32),
+    ("uint8 + int8", lambda a, b: a + b, np.add, np.array([200], np.uint8),
+     np.array([-3], np.int8), np.int16),
+    ("maximum int, float", lambda a, b: a.maximum(b), np.maximum, I32, F32, np.float32),
+    ("clamp int to a float", lambda a, b: a.clamp(b), np.maximum, I32, 0.5, np.float32),
+    ("exp of int", lambda a, b: a.exp(), lambda a, b: np.exp(a), I32, None, np.float32),
+    ("sqrt of int", lambda a, b: a.abs().sqrt(), lambda a, b: np.sqrt(np.abs(a)), I32, None,
+     np.float32),
+]
+IDS = [case[0] for case in PROMOTION]
+
+
+def _in(x, dtype):
+    """An operand as given to minigrad (arrays as Tensors), or to the reference (in dtype)."""
+    if dtype is None:
+        return Tensor(x) if isinstance(x, np.ndarray) else x
+    return np.asarray(x, dtype=dtype) if x is not None else None
+
+
+@pytest.mark.parametrize("name,fn,reference,a,b,dtype", PROMOTION, ids=IDS)
+def test_mixed_dtypes_promote_as_in_pytorch(name, fn, reference, a, b, dtype):
+    """Regression: numpy's promotion was used, so int32 / int32 and int32 * 0.5 gave float64,
+    int32 ** 2 gave int64."""
+    out = fn(_in(a, None), _in(b, None))
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out.data, reference(_in(a, dtype), _in(b, dtype)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,fn,reference,a,b,dtype", PROMOTION, ids=IDS)
+def test_mixed_dtypes_match_torch(name, fn, reference, a, b, dtype, torch):
+    as_torch = (lambda x: torch.from_numpy(x) if isinstance(x, np.ndarray) else x)
+    out = fn(_in(a, None), _in(b, None))
+    expected = fn(as_torch(a), as_torch(b))
+    assert str(expected.dtype) == f"torch.{np.dtype(dtype)}"
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
+def test_where_promotes_its_two_values_as_in_pytorch(torch):
+    cond = np.array([True, False, True])
+    assert minigrad.where(cond, 4, 2).dtype == np.int64  # Python ints: int64
+    assert minigrad.where(cond, 4.0, 2).dtype == np.float32
+    mixed = minigrad.where(cond, Tensor(I32), Tensor(F32))
+    assert mixed.dtype == np.float32
+    np.testing.assert_array_equal(mixed.data, np.where(cond, I32, F32).astype(np.float32))
+    expected = torch.where(torch.tensor(cond), torch.from_numpy(I32), torch.from_numpy(F32))
+    np.testing.assert_array_equal(mixed.data, expected.numpy())
+
+
 def test_clamp_needs_a_bound_and_clip_is_clamp():
     x = Tensor(np.array([-2.0, 0.0, 2.0]))
     with pytest.raises(ValueError, match="clamp"):
@@ -300,6 +409,22 @@ def test_div_rounding_modes():
         a.div(b, rounding_mode="nearest")
     np.testing.assert_array_equal((7.0 // b).data, [3.0, 3.0])  # reflected
     np.testing.assert_array_equal((1.0 // Tensor(np.array([0.1]))).data, [1.0 // 0.1])  # 9, not 10
+
+
+def test_integer_division_with_rounding_stays_integer(torch):
+    """Regression: div(rounding_mode="trunc") of integers gave float32; PyTorch keeps the
+    integer dtype for "trunc" and "floor" (and gives float for no rounding)."""
+    a = np.array([5, 6, 7, 0, -5, -6, -7, 110, -111], dtype=np.int32)
+    for divisor in (-10, -3, -1, 1, 2, 3, 55):
+        b = np.full(a.shape, divisor, dtype=np.int32)
+        truncated = [int(x / y) for x, y in zip(a.tolist(), b.tolist())]  # Python int() truncates
+        floored = [x // y for x, y in zip(a.tolist(), b.tolist())]
+        for mode, expected in (("trunc", truncated), ("floor", floored)):
+            out = Tensor(a).div(Tensor(b), rounding_mode=mode)
+            assert out.dtype == np.int32 and out.tolist() == expected
+            reference = torch.from_numpy(a).div(torch.from_numpy(b), rounding_mode=mode)
+            assert out.tolist() == reference.tolist()
+        assert Tensor(a).div(Tensor(b)).dtype == np.float32
 
 
 def test_integer_remainder_and_floor_divide_follow_python():
@@ -335,6 +460,69 @@ def test_activations_stay_finite_at_extreme_inputs(name, fn, expected):
     big = np.abs(EXTREMES) >= 1000  # far out, where the exact value is the asymptote
     np.testing.assert_allclose(out.data[big], expected[big], rtol=1e-15, atol=1e-300)
     assert np.all(np.isfinite(out.data)) and np.all(np.isfinite(x.grad)), (out.data, x.grad)
+
+
+def test_inverse_hyperbolic_functions_far_out_and_at_their_bounds(torch):
+    """asinh and acosh switch to log(2x) from 2**28 on, where x**2 would overflow float32;
+    atanh is +-inf at +-1; outside their domains they are NaN, as numpy's and PyTorch's."""
+    for dtype in (np.float32, np.float64):
+        x = np.array([1e30, 3e38 if dtype == np.float32 else 1e300, 2.0 ** 28, 1e4], dtype=dtype)
+        for name, reference in (("asinh", np.arcsinh), ("acosh", np.arccosh)):
+            out = getattr(Tensor(x), name)()
+            assert out.dtype == dtype
+            np.testing.assert_allclose(out.data, reference(x.astype(np.float64)), rtol=1e-6)
+        np.testing.assert_allclose(Tensor(-x).asinh().data, -np.arcsinh(x.astype(np.float64)),
+                                   rtol=1e-6)
+    with np.errstate(invalid="ignore", divide="ignore"):  # the infinities are the point
+        np.testing.assert_array_equal(Tensor(np.array([-1.0, 1.0])).atanh().data,
+                                      [-np.inf, np.inf])
+        outside = np.array([-300.0, -1e30, 1.5, np.nan])
+        for name in ("asin", "acos", "atanh"):
+            assert np.isnan(getattr(Tensor(outside), name)().data).all()
+        assert np.isnan(Tensor(np.array([0.5, -2.0, -1e30])).acosh().data).all()
+        # the one-sided derivatives at the bounds are infinite, as in PyTorch (not inf * 0)
+        for name, at in (("asin", [-1.0, 1.0]), ("acos", [-1.0, 1.0]), ("acosh", [1.0]),
+                         ("atanh", [-1.0, 1.0])):
+            x = Tensor(np.array(at), requires_grad=True)
+            getattr(x, name)().sum().backward()
+            tx = torch.tensor(at, requires_grad=True)
+            getattr(torch, name)(tx).sum().backward()
+            np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+def test_isclose_matches_numpy_and_torch(torch):
+    a = np.array([1.0, 1.0, 0.0, np.inf, np.inf, np.nan, 1e-7, 2.0, -np.inf])
+    b = np.array([1.0 + 1e-6, 1.1, 1e-9, np.inf, -np.inf, np.nan, 0.0, 2.00001, -np.inf])
+    for kw in ({}, {"equal_nan": True}, {"rtol": 0.2, "atol": 0.0}, {"atol": 1e-6}):
+        out = Tensor(a).isclose(Tensor(b), **kw)
+        assert out.dtype == np.bool_ and not out.requires_grad
+        np.testing.assert_array_equal(out.data, np.isclose(a, b, **kw))
+        expected = torch.isclose(torch.tensor(a), torch.tensor(b), **kw)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert minigrad.isclose(Tensor(np.array([3, 4])), 3).tolist() == [True, False]
+
+
+def test_bitwise_functions_and_shifts_on_integer_and_bool_tensors(torch):
+    a, b = np.array([1, -8, 1, 32, 1, 6], np.int32), np.array([3, 5, 0, 33, -1, 2], np.int32)
+    for name, reference in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
+                            ("bitwise_xor", np.bitwise_xor),
+                            ("bitwise_left_shift", lambda x, y: x << (y % 8)),
+                            ("bitwise_right_shift", lambda x, y: x >> (y % 8))):
+        shift = name.endswith("shift")
+        other = b % 8 if shift else b  # shifts by 0..7
+        out = getattr(Tensor(a), name)(Tensor(other))
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out.data, reference(a, b))
+        expected = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(other))
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert (Tensor(a) << 2).tolist() == (a * 4).tolist()
+    assert (Tensor(a) >> 1).tolist() == (a // 2).tolist()  # arithmetic: keeps the sign
+    assert Tensor(a).bitwise_not().tolist() == (-a - 1).tolist()
+    flags = Tensor(np.array([True, False]))
+    assert minigrad.bitwise_not(flags).tolist() == [False, True]
+    assert flags.bitwise_xor(Tensor(np.array([True, True]))).tolist() == [False, True]
+    with pytest.raises(TypeError, match="bitwise_and|and"):
+        Tensor(np.array([1.5])).bitwise_and(Tensor(np.array([1.5])))
 
 
 def test_logsigmoid_keeps_precision_far_out():
@@ -521,6 +709,16 @@ def test_int_next_to_index_array_gives_pytorchs_shape():
     np.testing.assert_array_equal(out.data, np.arange(24.0).reshape(2, 3, 4)[0][:, [0, 2]])
 
 
+def test_int_next_to_a_tuple_index_uses_the_tuple_once():
+    """Regression: a tuple inside the index (a sequence of indices, as a list) was not taken
+    for an index array, so next to an int it indexed twice: wrong shape and values."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    out = Tensor(data)[1, (2, 1), None, [0, 2]]
+    # the int selects first; the two index arrays, split by None, make the first dim
+    np.testing.assert_array_equal(out.data, np.array([[data[1, 2, 0]], [data[1, 1, 2]]]))
+    np.testing.assert_array_equal(Tensor(data)[0, (2, 0)].data, data[0][[2, 0]])
+
+
 IDX = np.array([0, 2])
 MASK3 = np.array([True, False, True])
 INDEXES = {
@@ -537,6 +735,8 @@ INDEXES = {
     "array_none_int": (IDX[:1], None, 2),
     "int_slice_2d_array": (0, slice(1, None), np.array([[0, 1], [3, 3]])),
     "list_index": (0, slice(None), [3, 1, 1]),
+    "tuple_index": (0, slice(None), (3, 1, 1)),
+    "int_tuple_none_array": (1, (2, 1), None, IDX),
     "zero_d_tensor_as_int": ("0d", slice(None), IDX),
     "numpy_int": (np.int64(1), slice(None), IDX),
     "mask_and_int": (0, MASK3, IDX),
@@ -645,10 +845,11 @@ def test_softmax_of_a_0d_tensor_matches_torch(torch):
 
 
 def test_stack_with_dim_out_of_range_says_so():
+    """An IndexError, as PyTorch's and as minigrad's other ops raise for a dim out of range."""
     tensors = [Tensor(np.zeros((2, 3))), Tensor(np.ones((2, 3)))]
-    with pytest.raises(ValueError, match="stack: dim 77 is out of range"):
+    with pytest.raises(IndexError, match="stack: dim 77 is out of range"):
         minigrad.stack(tensors, dim=77)
-    with pytest.raises(ValueError, match="out of range"):
+    with pytest.raises(IndexError, match="out of range"):
         minigrad.stack(tensors, dim=-4)
     assert minigrad.stack(tensors, dim=-3).shape == (2, 2, 3)
 
@@ -838,6 +1039,8 @@ def test_linspace():
     assert minigrad.linspace(0, 1, 0).shape == (0,)
     with pytest.raises(ValueError, match="steps"):
         minigrad.linspace(0, 1, -1)
+    with pytest.raises(ValueError, match="not bool"):  # PyTorch has no bool linspace either
+        minigrad.linspace(0, 1, 3, dtype=minigrad.bool)
 
 
 def test_creation_matches_torch(torch):

@@ -86,6 +86,113 @@ def ref_conv1d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out[..., 0, :]
 
 
+def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
+                       dilation=1):
+    """Any number of spatial dims: each input entry adds its weighted kernel into the output,
+    full[n, o, y*s + i*d ...] += x[n, c, y ...] * w[c, o', i ...] (o' = o within c's group),
+    then `padding` cropped from each side; output_padding extends the end. An unbatched input
+    is one sample."""
+    dims = w.ndim - 2
+    if x.ndim == dims + 1:
+        return ref_conv_transpose(x[None], w, b, stride, padding, output_padding, groups,
+                                  dilation)[0]
+    each = (lambda v: (v,) * dims if isinstance(v, int) else tuple(v))
+    stride, padding, output_padding, dilation = map(each, (stride, padding, output_padding,
+                                                           dilation))
+    n, in_channels, *sizes = x.shape
+    _, group_out, *kernel = w.shape
+    full = np.zeros((n, group_out * groups) + tuple(
+        (m - 1) * s + d * (k - 1) + 1 + extra
+        for m, s, d, k, extra in zip(sizes, stride, dilation, kernel, output_padding)))
+    per_group = in_channels // groups
+    for c, o in np.ndindex(in_channels, group_out):
+        for at in np.ndindex(*sizes):
+            for offset in np.ndindex(*kernel):
+                target = tuple(y * s + i * d for y, s, i, d in zip(at, stride, offset, dilation))
+                full[(slice(None), c // per_group * group_out + o) + target] += \
+                    x[(slice(None), c) + at] * w[(c, o) + offset]
+    out = full[(slice(None), slice(None)) + tuple(slice(p, full.shape[2 + i] - p)
+                                                  for i, p in enumerate(padding))]
+    return out if b is None else out + b.reshape((-1,) + (1,) * dims)
+
+
+def ref_avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False,
+                   count_include_pad=True):
+    """The mean of each window over the entries inside the input, divided by the window clipped
+    to the padded input (or to the input without count_include_pad), as PyTorch counts."""
+    triple = (lambda v: (v,) * 3 if isinstance(v, int) else tuple(v))
+    kernel, padding = triple(kernel_size), triple(padding)
+    stride = kernel if stride is None else triple(stride)
+    sizes = x.shape[2:]
+    outs = [_ref_pool_size(n, k, s, p, 1, ceil_mode)
+            for n, k, s, p in zip(sizes, kernel, stride, padding)]
+    out = np.zeros(x.shape[:2] + tuple(outs))
+    for at in np.ndindex(*outs):
+        starts = [o * s - p for o, s, p in zip(at, stride, padding)]
+        ends = [min(a + k, n + p) for a, k, n, p in zip(starts, kernel, sizes, padding)]
+        inside = tuple(slice(max(a, 0), min(e, n)) for a, e, n in zip(starts, ends, sizes))
+        count = math.prod((e - a) if count_include_pad else (min(e, n) - max(a, 0))
+                          for a, e, n in zip(starts, ends, sizes))
+        out[(slice(None), slice(None)) + at] = x[(slice(None), slice(None)) + inside].sum(
+            axis=(2, 3, 4)) / count
+    return out
+
+
+def ref_conv3d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
+    """out[n, o, a, y, z] = b[o] + sum over the group's channels and the kernel offsets of
+    padded[n, c, a*s0 + i*d0, y*s1 + j*d1, z*s2 + k*d2] * w[o, c, i, j, k]."""
+    triple = (lambda v: (v,) * 3 if isinstance(v, int) else tuple(v))
+    stride, padding, dilation = triple(stride), triple(padding), triple(dilation)
+    padded = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    out_channels, group_channels = w.shape[:2]
+    sizes = [(n - d * (k - 1) - 1) // s + 1
+             for n, k, s, d in zip(padded.shape[2:], w.shape[2:], stride, dilation)]
+    out = np.zeros((x.shape[0], out_channels, *sizes))
+    per_group = out_channels // groups
+    for o, a, y, z in np.ndindex(out_channels, *sizes):
+        first = o // per_group * group_channels
+        for c, i, j, k in np.ndindex(group_channels, *w.shape[2:]):
+            out[:, o, a, y, z] += w[o, c, i, j, k] * padded[
+                :, first + c, a * stride[0] + i * dilation[0], y * stride[1] + j * dilation[1],
+                z * stride[2] + k * dilation[2]]
+    return out if b is None else out + b[:, None, None, None]
+
+
+def ref_interpolate(x, size, mode, align_corners=False):
+    """One output entry at a time, from PyTorch's formulas: nearest reads floor(i * in / out),
+    nearest-exact floor((i + 0.5) * in / out); the linear modes weigh, per dim, the entries
+    at floor(s) and floor(s) + 1 of the source point s = (i + 0.5) * in / out - 0.5 (at least
+    0), or i * (in - 1) / (out - 1) with aligned corners."""
+    spatial = x.shape[2:]
+    out = np.zeros(x.shape[:2] + tuple(size))
+    for target in np.ndindex(*size):
+        terms = [((), 1.0)]  # (source index, weight) pairs, one dim at a time
+        for i, n_in, n_out in zip(target, spatial, size):
+            if mode == "nearest":
+                options = [(min(math.floor(i * n_in / n_out), n_in - 1), 1.0)]
+            elif mode == "nearest-exact":
+                options = [(min(math.floor((i + 0.5) * n_in / n_out), n_in - 1), 1.0)]
+            else:
+                if align_corners:
+                    source = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+                else:
+                    source = max((i + 0.5) * n_in / n_out - 0.5, 0.0)
+                low = min(math.floor(source), n_in - 1)
+                options = [(low, 1 - (source - low)), (min(low + 1, n_in - 1), source - low)]
+            terms = [(index + (j,), weight * w) for index, weight in terms for j, w in options]
+        for index, weight in terms:
+            out[(slice(None), slice(None)) + target] += weight * x[(slice(None), slice(None))
+                                                                   + index]
+    return out
+
+
+def ref_max_unpool2d(x, indices, size):
+    out = np.zeros(x.shape[:2] + (size[0] * size[1],))
+    for n, c, y, z in np.ndindex(*x.shape):
+        out[n, c, indices[n, c, y, z]] = x[n, c, y, z]
+    return out.reshape(x.shape[:2] + tuple(size))
+
+
 def _single(value):
     return value if isinstance(value, int) else value[0]
 
@@ -317,6 +424,27 @@ def sdpa_case(shapes, mask=None, **kw):
                 make_inputs([normal(*s) for s in shapes]))
 
 
+def transposed_case(x_shape, w_shape, bias=True, **kw):
+    groups = kw.get("groups", 1)
+    makers = [normal(*x_shape), normal(*w_shape)] + ([normal(w_shape[1] * groups)] if bias
+                                                      else [])
+    return Case(lambda x, w, *b: F.conv_transpose2d(x, w, *b, **kw),
+                lambda x, w, *b: ref_conv_transpose(x, w, *b, **kw),
+                lambda torch, x, w, *b: torch.nn.functional.conv_transpose2d(x, w, *b, **kw),
+                make_inputs(makers))
+
+
+def interpolate_case(x_shape, size, mode, **kw):
+    sizes = (size,) * (len(x_shape) - 2) if isinstance(size, int) else size
+    return Case(lambda x: F.interpolate(x, size, mode=mode, **kw),
+                lambda x: ref_interpolate(x, sizes, mode, **kw),
+                lambda torch, x: torch.nn.functional.interpolate(x, size, mode=mode, **kw),
+                make_inputs([normal(*x_shape)]))
+
+
+UNPOOL_INDICES = ref_max_pool2d(np.random.default_rng(6).standard_normal((1, 2, 4, 6)), 2)[1]
+
+
 def _targets(shape, classes, ignore=()):
     """Class indices with `ignore` = [(position, value)] overwritten (e.g. by ignore_index)."""
     t = np.random.default_rng(int(np.prod(shape)) + classes).integers(0, classes, shape)
@@ -487,6 +615,67 @@ CASES = {
     "sdpa_float_mask": sdpa_case([(2, 3, 4), (2, 5, 4), (2, 5, 2), (3, 5)], "float"),
     "sdpa_float_mask_batched_scale": sdpa_case([(2, 3, 4), (5, 4), (5, 2), (2, 1, 5)], "float",
                                                scale=1.5),
+    # transposed and 3-D convolution
+    "conv_transpose2d": transposed_case((2, 3, 4, 5), (3, 2, 3, 3)),
+    "conv_transpose2d_stride_padding_output_padding": transposed_case(
+        (1, 2, 3, 4), (2, 3, 3, 2), stride=(2, 3), padding=1, output_padding=(1, 2)),
+    "conv_transpose2d_groups_dilation_no_bias": transposed_case(
+        (2, 4, 3, 4), (4, 1, 2, 3), bias=False, groups=2, dilation=(2, 1), padding=(0, 1)),
+    "conv_transpose2d_unbatched": transposed_case((3, 4, 4), (3, 2, 2, 2), stride=2),
+    "conv_transpose1d": Case(
+        lambda x, w, b: F.conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2),
+        lambda x, w, b: ref_conv_transpose(x, w, b, stride=3, padding=1, output_padding=2),
+        lambda torch, x, w, b: torch.nn.functional.conv_transpose1d(
+            x, w, b, stride=3, padding=1, output_padding=2),
+        make_inputs([normal(2, 3, 5), normal(3, 2, 3), normal(2)])),
+    "conv_transpose3d": Case(
+        lambda x, w: F.conv_transpose3d(x, w, stride=(1, 2, 1), groups=2),
+        lambda x, w: ref_conv_transpose(x, w, stride=(1, 2, 1), groups=2),
+        lambda torch, x, w: torch.nn.functional.conv_transpose3d(x, w, stride=(1, 2, 1),
+                                                                 groups=2),
+        make_inputs([normal(1, 4, 2, 3, 2), normal(4, 1, 2, 2, 3)])),
+    "avg_pool3d": Case(lambda x: F.avg_pool3d(x, (3, 2, 2), stride=2, padding=1),
+                       lambda x: ref_avg_pool3d(x, (3, 2, 2), 2, 1),
+                       lambda torch, x: torch.nn.functional.avg_pool3d(x, (3, 2, 2), stride=2,
+                                                                       padding=1),
+                       make_inputs([normal(2, 2, 5, 4, 5)])),
+    "avg_pool3d_ceil_padding_not_counted": Case(
+        lambda x: F.avg_pool3d(x, 3, stride=2, padding=1, ceil_mode=True,
+                               count_include_pad=False),
+        lambda x: ref_avg_pool3d(x, 3, 2, 1, True, False),
+        lambda torch, x: torch.nn.functional.avg_pool3d(x, 3, stride=2, padding=1,
+                                                        ceil_mode=True, count_include_pad=False),
+        make_inputs([normal(1, 2, 4, 6, 5)])),
+    "conv3d": Case(lambda x, w, b: F.conv3d(x, w, b), ref_conv3d,
+                   lambda torch, x, w, b: torch.nn.functional.conv3d(x, w, b),
+                   make_inputs([normal(2, 2, 4, 5, 4), normal(3, 2, 2, 3, 2), normal(3)])),
+    "conv3d_stride_padding_dilation_groups": Case(
+        lambda x, w: F.conv3d(x, w, stride=(2, 1, 1), padding=1, dilation=(1, 1, 2), groups=2),
+        lambda x, w: ref_conv3d(x, w, None, (2, 1, 1), 1, (1, 1, 2), 2),
+        lambda torch, x, w: torch.nn.functional.conv3d(x, w, stride=(2, 1, 1), padding=1,
+                                                       dilation=(1, 1, 2), groups=2),
+        make_inputs([normal(1, 4, 5, 3, 4), normal(2, 2, 2, 2, 2)])),
+    # interpolate
+    "interpolate_linear_down": interpolate_case((2, 3, 13), size=9, mode="linear"),
+    "interpolate_linear_up_aligned": interpolate_case((1, 2, 5), size=12, mode="linear",
+                                                      align_corners=True),
+    "interpolate_bilinear": interpolate_case((1, 2, 6, 4), size=(4, 7), mode="bilinear"),
+    "interpolate_bilinear_aligned": interpolate_case((1, 2, 4, 5), size=(7, 3),
+                                                     mode="bilinear", align_corners=True),
+    "interpolate_trilinear": interpolate_case((1, 1, 3, 2, 4), size=(4, 3, 3), mode="trilinear"),
+    "interpolate_nearest": interpolate_case((2, 1, 7, 5), size=(4, 8), mode="nearest"),
+    "interpolate_nearest_exact": interpolate_case((2, 1, 5), size=9, mode="nearest-exact"),
+    "interpolate_scale_factor": Case(
+        lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+        lambda x: ref_interpolate(x, (6, 8), "bilinear"),
+        lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
+        make_inputs([normal(1, 2, 3, 4)])),
+    # max_unpool2d: indices as max_pool2d returns them for a fixed input
+    "max_unpool2d": Case(lambda v: F.max_unpool2d(v, UNPOOL_INDICES, 2),
+                         lambda v: ref_max_unpool2d(v, UNPOOL_INDICES, (4, 6)),
+                         lambda torch, v: torch.nn.functional.max_unpool2d(
+                             v, torch.as_tensor(UNPOOL_INDICES), 2),
+                         make_inputs([normal(1, 2, 2, 3)])),
 }
 
 
@@ -615,6 +804,45 @@ def test_max_pool_indices_match_reference(kw):
     np.testing.assert_array_equal(indices.data, expected_indices)
     _, unbatched = F.max_pool2d(Tensor(x[0]), **kw, return_indices=True)
     np.testing.assert_array_equal(unbatched.data, expected_indices[0])
+
+
+def test_max_pool_of_integers_stays_integer_as_torch(torch):
+    data = np.random.default_rng(8).integers(-50, 50, (2, 2, 7, 6)).astype(np.int32)
+    for kw in ({"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+               {"kernel_size": (2, 3), "padding": 1, "ceil_mode": True}):
+        out, indices = F.max_pool2d(Tensor(data), return_indices=True, **kw)
+        expected = torch.nn.functional.max_pool2d(torch.from_numpy(data), return_indices=True,
+                                                  **kw)
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out.data, expected[0].numpy())
+        np.testing.assert_array_equal(indices.data, expected[1].numpy())
+
+
+def test_max_unpool_puts_the_pooled_maxima_back_and_takes_output_size(torch):
+    x = np.random.default_rng(9).standard_normal((2, 3, 6, 7))
+    values, indices = F.max_pool2d(Tensor(x), 3, stride=2, padding=1, return_indices=True)
+    out = F.max_unpool2d(values, indices, 3, stride=2, padding=1, output_size=(9, 9, 6, 7))
+    expected = torch.nn.functional.max_unpool2d(
+        torch.tensor(values.data), torch.tensor(indices.data), 3, stride=2, padding=1,
+        output_size=(9, 9, 6, 7))
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    kept = out.data != 0  # the maxima, at the places they came from
+    np.testing.assert_array_equal(out.data[kept], x[kept])
+
+
+def test_interpolate_nearest_picks_pytorchs_source_where_in_over_out_rounds(torch):
+    """PyTorch computes nearest's scale in float32: for 10 -> 6, entry 3 reads source 4
+    (3 * 10/6 = 5 exactly, but 3 * float32(10/6) = 4.9999...)."""
+    x = np.arange(2 * 10, dtype=np.float32).reshape(1, 2, 10)
+    for mode in ("nearest", "nearest-exact"):
+        out = F.interpolate(Tensor(x), 6, mode=mode)
+        expected = torch.nn.functional.interpolate(torch.from_numpy(x), 6, mode=mode)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    ints = np.arange(30, dtype=np.uint8).reshape(1, 1, 5, 6)
+    out = F.interpolate(Tensor(ints), (3, 4))
+    assert out.dtype == np.uint8
+    np.testing.assert_array_equal(out.data, torch.nn.functional.interpolate(
+        torch.from_numpy(ints), (3, 4)).numpy())
 
 
 def test_max_pool_propagates_nan_as_torch(torch):
@@ -836,6 +1064,27 @@ BAD_CALLS = [
      "scaled_dot_product_attention"),
     (lambda: F.scaled_dot_product_attention(Q, Tensor(np.zeros((3, 3, 4))), Q, enable_gqa=True),
      ValueError, "scaled_dot_product_attention"),
+    (lambda: F.conv_transpose2d(X4, Tensor(np.zeros((3, 2, 3, 3)))), ValueError,
+     "conv_transpose2d"),
+    (lambda: F.conv_transpose2d(X4, Tensor(np.zeros((2, 2, 3)))), ValueError,
+     "conv_transpose2d"),
+    (lambda: F.conv_transpose2d(X4, W4[:2], output_padding=1), ValueError,
+     "conv_transpose2d: output_padding"),
+    (lambda: F.conv_transpose2d(X4, W4[:2], Tensor(np.zeros(3))), ValueError,
+     "conv_transpose2d: bias"),
+    (lambda: F.conv3d(X4, W4), ValueError, "conv3d"),
+    (lambda: F.conv_transpose3d(X4, W4), ValueError, "conv_transpose3d"),
+    (lambda: F.avg_pool3d(Tensor(np.zeros((2, 5, 5))), 2), ValueError, "avg_pool3d"),
+    (lambda: F.avg_pool3d(X4.reshape(1, 2, 5, 5, 1), 2), ValueError, "avg_pool3d"),
+    (lambda: F.conv3d(X4.reshape(1, 2, 5, 5, 1), Tensor(np.zeros((1, 2, 2, 2, 2)))), ValueError,
+     "conv3d: the kernel"),
+    (lambda: F.interpolate(X4, 3, mode="bicubic"), ValueError, "interpolate: mode"),
+    (lambda: F.interpolate(X4, 3, mode="linear"), ValueError, "interpolate: mode 'linear'"),
+    (lambda: F.interpolate(X4), ValueError, "interpolate: give size or scale_factor"),
+    (lambda: F.interpolate(X4, 3, align_corners=True), ValueError, "interpolate: align_corners"),
+    (lambda: F.max_unpool2d(X4, np.zeros((1, 2, 5, 5), dtype=int) + 200, 2), IndexError,
+     "max_unpool2d: indices"),
+    (lambda: F.max_unpool2d(X4, np.zeros((2, 2)), 2), ValueError, "max_unpool2d: indices"),
     (lambda: nn.Conv2d(4, 3, 3, groups=2), ValueError, "Conv2d"),
     (lambda: nn.Conv2d(4, 4, (3, 3, 3)), ValueError, "Conv2d"),
     (lambda: nn.Flatten(2, 1)(LOGITS.reshape(1, 3, 4)), ValueError, "Flatten"),

@@ -28,6 +28,41 @@ def _p_norm(x, p, axis=None, keepdims=False):
     return (np.abs(x) ** p).sum(axis=axis, keepdims=keepdims) ** (1 / p)
 
 
+def _running_extreme(x, axis, better):
+    """Loops: the running max (better = >=) or min (<=) along `axis` and, among equal entries,
+    the latest index reaching it."""
+    x = np.moveaxis(x, axis, -1)
+    values, indices = np.empty_like(x), np.empty(x.shape, dtype=np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        best = 0
+        for i in range(x.shape[-1]):
+            if better(x[pos + (i,)], x[pos + (best,)]):
+                best = i
+            values[pos + (i,)], indices[pos + (i,)] = x[pos + (best,)], best
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def _log_cumsum_exp(x, axis):
+    """log(sum(exp)) of each prefix along `axis`, with the prefix's own max taken out."""
+    x = np.moveaxis(x, axis, -1)
+    out = np.empty_like(x)
+    for i in range(x.shape[-1]):
+        m = x[..., :i + 1].max(axis=-1, keepdims=True)
+        out[..., i] = (m + np.log(np.exp(x[..., :i + 1] - m).sum(axis=-1, keepdims=True)))[..., 0]
+    return np.moveaxis(out, -1, axis)
+
+
+def _sorted(x, axis, descending=False):
+    """Values and indices sorted along `axis`, by sorting index lists with Python's sort."""
+    x = np.moveaxis(x, axis, -1)
+    indices = np.empty(x.shape, dtype=np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        row = x[pos]
+        indices[pos] = sorted(range(len(row)), key=lambda i: row[i], reverse=descending)
+    values = np.take_along_axis(x, indices, -1)
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
 SHAPE = [(2, 3, 4)]
 SCALAR = [()]
 CASES = {
@@ -112,6 +147,33 @@ CASES = {
     "norm_p0": Case(lambda x: x.norm(0, dim=1), lambda x: (x != 0).sum(axis=1).astype(float),
                     SHAPE, "zeros", differentiable=False),
     "norm_0d": Case(lambda x: x.norm(dim=0), np.abs, SCALAR),
+    "cummax": Case(lambda x: x.cummax(1), lambda x: _running_extreme(x, 1, np.greater_equal),
+                   SHAPE, "distinct"),
+    "cummin_last_dim": Case(lambda x: x.cummin(-1),
+                            lambda x: _running_extreme(x, -1, np.less_equal), SHAPE, "distinct"),
+    "cummax_0d": Case(lambda x: x.cummax(0), lambda x: (x, np.int64(0)), SCALAR),
+    "logcumsumexp": Case(lambda x: x.logcumsumexp(1), lambda x: _log_cumsum_exp(x, 1),
+                         [(3, 7, 2)]),
+    "logcumsumexp_0d": Case(lambda x: x.logcumsumexp(-1), lambda x: x, SCALAR),
+    "sort": Case(lambda x: x.sort(1), lambda x: _sorted(x, 1), SHAPE, "distinct"),
+    "sort_descending_default_dim": Case(lambda x: x.sort(descending=True),
+                                        lambda x: _sorted(x, -1, descending=True), SHAPE,
+                                        "distinct"),
+    "argsort": Case(lambda x: x.argsort(0), lambda x: _sorted(x, 0)[1], SHAPE, "distinct",
+                    differentiable=False),
+    "topk": Case(lambda x: x.topk(2, dim=1),
+                 lambda x: tuple(part[:, :2] for part in _sorted(x, 1, descending=True)), SHAPE,
+                 "distinct"),
+    "topk_smallest": Case(lambda x: x.topk(3, largest=False),
+                          lambda x: tuple(part[..., :3] for part in _sorted(x, -1)), SHAPE,
+                          "distinct"),
+    "std_mean": Case(lambda x: minigrad.std_mean(x, 1),
+                     lambda x: (np.sqrt(_var(x, 1)), x.mean(axis=1)), SHAPE,
+                     torch_fn=lambda x: (x.std(1), x.mean(1))),
+    "var_mean_keepdim": Case(lambda x: minigrad.var_mean(x, (0, 2), keepdim=True, correction=0),
+                             lambda x: (_var(x, (0, 2), 0, True), x.mean((0, 2), keepdims=True)),
+                             SHAPE, torch_fn=lambda x: (x.var((0, 2), keepdim=True, correction=0),
+                                                        x.mean((0, 2), keepdim=True))),
 }
 DIFFERENTIABLE = [name for name, case in CASES.items() if case.differentiable]
 
@@ -389,6 +451,88 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
         Tensor(np.ones((2, 0))).argmax(1)
     with pytest.raises(TypeError, match="dim=.*axis="):
         x.sum(dim=0, axis=0)
+
+
+def test_cummax_and_cummin_ties_and_nan_follow_torch():
+    """Among equal entries the latest index; a NaN stays the extreme; the gradient of each
+    value goes to the entry at its index."""
+    torch = torch_or_skip()
+    data = np.array([1.0, 1.0, 0.0, 1.0, 2.0, 2.0, np.nan, 3.0])
+    for op in ("cummax", "cummin"):
+        x = Tensor(data, requires_grad=True)
+        values, indices = getattr(x, op)(0)
+        tx = torch.tensor(data, requires_grad=True)
+        expected = getattr(torch, op)(tx, 0)
+        np.testing.assert_array_equal(values.data, expected.values.detach().numpy())
+        np.testing.assert_array_equal(indices.data, expected.indices.numpy())
+        upstream = np.arange(1.0, 9.0)
+        values.backward(upstream)
+        expected.values.backward(torch.tensor(upstream))
+        np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+def test_logcumsumexp_is_stable_far_apart():
+    """The first entry of [0, 100] stays 0 in float32 (exp(-100) is a float32 denormal)."""
+    torch = torch_or_skip()
+    x = Tensor(np.array([0.0, 100.0, -50.0, 100.0], dtype=np.float32), requires_grad=True)
+    out = x.logcumsumexp(0)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.data, [0.0, 100.0, 100.0, 100.0 + math.log(2)], rtol=1e-7)
+    out.sum().backward()
+    tx = torch.tensor(x.data, requires_grad=True)
+    torch.logcumsumexp(tx, 0).sum().backward()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-5, atol=1e-30)
+
+
+def test_sort_is_stable_and_puts_nan_last_or_first_as_torch():
+    torch = torch_or_skip()
+    data = np.array([2.0, np.nan, 1.0, 2.0, 0.0, 1.0])
+    for descending in (False, True):
+        values, indices = Tensor(data).sort(descending=descending)
+        expected = torch.tensor(data).sort(descending=descending, stable=True)
+        np.testing.assert_array_equal(values.data, expected.values.numpy())
+        np.testing.assert_array_equal(indices.data, expected.indices.numpy())
+    ints = Tensor(np.array([[3, 1, 2], [0, 0, 5]], dtype=np.int32))
+    assert ints.sort(1).values.dtype == np.int32 and ints.argsort(1).tolist() == [[1, 2, 0],
+                                                                                   [0, 1, 2]]
+    assert Tensor(np.zeros((0, 5))).sort(0).values.shape == (0, 5)
+
+
+def test_topk_takes_the_first_of_equal_entries_and_checks_k():
+    flags = Tensor(np.array([1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0]))
+    assert flags.topk(3).indices.tolist() == [0, 1, 3]
+    assert flags.topk(3, largest=False).indices.tolist() == [2, 4, 6]
+    with pytest.raises(ValueError, match="topk: k must be"):
+        Tensor(np.zeros(4)).topk(5)
+    scalar = Tensor(np.array(2.5)).topk(1)
+    assert scalar.values.shape == () and scalar.indices.item() == 0
+
+
+def test_reductions_convert_to_dtype_first_as_torch():
+    torch = torch_or_skip()
+    data = np.arange(1, 7, dtype=np.int32).reshape(2, 3)
+    for op in ("sum", "mean", "prod"):
+        out = getattr(Tensor(data), op)(1, dtype=np.float64)
+        expected = getattr(torch.from_numpy(data), op)(1, dtype=torch.float64)
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-15)
+    x = Tensor(np.array([1.5, 2.5]), requires_grad=True)
+    out = x.sum(dtype=np.float32)
+    assert out.dtype == np.float32
+    out.backward()
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])  # through the float conversion
+    assert Tensor(data).cumsum(1, dtype=np.float32).dtype == np.float32
+
+
+def test_std_mean_and_var_mean_match_torch():
+    torch = torch_or_skip()
+    data = np.random.default_rng(5).standard_normal((3, 4, 5))
+    for kw in ({}, {"dim": (1, 2)}, {"dim": 0, "keepdim": True, "correction": 0}):
+        for name in ("std_mean", "var_mean"):
+            ours = getattr(minigrad, name)(Tensor(data), **kw)
+            theirs = getattr(torch, name)(torch.tensor(data), **kw)
+            for got, want in zip(ours, theirs):
+                np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
 
 
 def test_top_level_functions_are_the_methods():

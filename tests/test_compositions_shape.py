@@ -50,8 +50,43 @@ def _pad_reference(x, pads, value=0.0):
     return np.pad(x, widths, constant_values=value)
 
 
+def _pad_mode_reference(x, pads, mode):
+    """numpy's np.pad in `mode` ("reflect", "edge", "wrap") for the positive amounts, then the
+    crops of the negative ones."""
+    widths = [(0, 0)] * x.ndim
+    crops = [slice(None)] * x.ndim
+    for i in range(len(pads) // 2):
+        before, after = pads[2 * i], pads[2 * i + 1]
+        dim = x.ndim - 1 - i
+        widths[dim] = (max(before, 0), max(after, 0))
+        crops[dim] = slice(max(-before, 0), x.shape[dim] + max(before, 0) + after)
+    return np.pad(x, widths, mode=mode)[tuple(crops)]
+
+
+def _scatter_loops(x, dim, index, src, combine=None, include_self=True):
+    """Loops: each src entry sent to out[index] along dim: written (the last write wins) when
+    `combine` is None, else combined there (a list of what arrived, then reduced)."""
+    arrived = {}
+    for pos in np.ndindex(*index.shape):
+        target = list(pos)
+        target[dim] = index[pos]
+        arrived.setdefault(tuple(target), []).append(src[pos])
+    out = x.copy()
+    for target, values in arrived.items():
+        out[target] = values[-1] if combine is None else combine(
+            ([x[target]] if include_self else []) + values)
+    return out
+
+
+def _unfold_loops(x, dim, size, step):
+    windows = [np.take(x, range(start, start + size), axis=dim)
+               for start in range(0, x.shape[dim] - size + 1, step)]
+    return np.moveaxis(np.stack(windows, axis=dim), dim + 1, -1)
+
+
 GATHER_INDEX = np.array([[0, 0, 2], [1, 0, 0]])           # for a (2, 4) tensor along dim 1
 SCATTER_INDEX = np.array([[0, 1, 2, 0], [0, 1, 0, 2]])     # for a (3, 4) tensor along dim 0
+DISTINCT_INDEX = np.array([[0, 1, 2, 0], [2, 0, 1, 1]])    # no place named twice (dim 0)
 MASK = np.array([True, False, True, True])
 ROWS = [(2, 3, 4)]
 
@@ -145,6 +180,61 @@ CASES = {
                                lambda x: _pad_reference(x, (1, -1, 0, 2), 3.0), ROWS,
                                torch_fn=lambda x: _torch().nn.functional.pad(x, (1, -1, 0, 2),
                                                                              value=3.0)),
+    "pad_reflect": Case(lambda x: F.pad(x, (2, 1, -1, 2), mode="reflect"),
+                        lambda x: _pad_mode_reference(x, (2, 1, -1, 2), "reflect"), ROWS,
+                        torch_fn=lambda x: _torch().nn.functional.pad(x, (2, 1, -1, 2),
+                                                                      mode="reflect")),
+    "pad_replicate": Case(lambda x: F.pad(x, (3, -2, 0, 4), mode="replicate"),
+                          lambda x: _pad_mode_reference(x, (3, -2, 0, 4), "edge"), ROWS,
+                          torch_fn=lambda x: _torch().nn.functional.pad(x, (3, -2, 0, 4),
+                                                                        mode="replicate")),
+    "pad_circular": Case(lambda x: F.pad(x, (4, 2, 1, 3), mode="circular"),
+                         lambda x: _pad_mode_reference(x, (4, 2, 1, 3), "wrap"), ROWS,
+                         torch_fn=lambda x: _torch().nn.functional.pad(x, (4, 2, 1, 3),
+                                                                       mode="circular")),
+    "unfold_windows": Case(lambda x: x.unfold(1, 2, 1), lambda x: _unfold_loops(x, 1, 2, 1), ROWS),
+    "unfold_step_last_dim": Case(lambda x: x.unfold(-1, 3, 2), lambda x: _unfold_loops(x, 2, 3, 2),
+                                 [(2, 3, 7)]),
+    "repeat_interleave": Case(lambda x: x.repeat_interleave(2, dim=1),
+                              lambda x: np.repeat(x, 2, axis=1), ROWS),
+    "repeat_interleave_counts": Case(lambda x: x.repeat_interleave(np.array([1, 0, 3]), dim=1),
+                                     lambda x: np.repeat(x, [1, 0, 3], axis=1), ROWS,
+                                     torch_fn=lambda x: x.repeat_interleave(T(np.array([1, 0, 3])),
+                                                                            dim=1)),
+    "repeat_interleave_flat": Case(lambda x: x.repeat_interleave(3), lambda x: np.repeat(x, 3),
+                                   [(2, 2)]),
+    "diag_of_vector": Case(lambda x: x.diag(1), lambda x: np.diag(x, 1), [(4,)]),
+    "diag_of_matrix": Case(lambda x: x.diag(-1), lambda x: np.diag(x, -1), [(4, 5)]),
+    "scatter": Case(lambda x, s: x.scatter(0, DISTINCT_INDEX, s),
+                    lambda x, s: _scatter_loops(x, 0, DISTINCT_INDEX, s), [(3, 4), (2, 4)],
+                    torch_fn=lambda x, s: x.scatter(0, T(DISTINCT_INDEX), s)),
+    "scatter_value": Case(lambda x: x.scatter(1, GATHER_INDEX, 2.5),
+                          lambda x: _scatter_loops(x, 1, GATHER_INDEX, np.full((2, 3), 2.5)),
+                          [(2, 4)], torch_fn=lambda x: x.scatter(1, T(GATHER_INDEX), 2.5)),
+    "scatter_reduce_add": Case(lambda x: x.scatter(1, GATHER_INDEX, 1.5, reduce="add"),
+                               lambda x: _scatter_loops(x, 1, GATHER_INDEX, np.full((2, 3), 1.5),
+                                                        sum), [(2, 4)],
+                               # PyTorch's scatter(reduce=) has no gradient: its equivalent
+                               torch_fn=lambda x: x.scatter_reduce(
+                                   1, T(GATHER_INDEX), x.new_full((2, 3), 1.5), "sum")),
+    **{f"scatter_reduce_{reduce}{'' if include else '_without_self'}": Case(
+        lambda x, s, reduce=reduce, include=include: x.scatter_reduce(
+            0, SCATTER_INDEX, s, reduce, include_self=include),
+        lambda x, s, combine=combine, include=include: _scatter_loops(
+            x, 0, SCATTER_INDEX, s, combine, include), [(3, 4), (2, 4)],
+        torch_fn=lambda x, s, reduce=reduce, include=include: x.scatter_reduce(
+            0, T(SCATTER_INDEX), s, reduce, include_self=include))
+       for reduce, combine in [("sum", sum), ("prod", np.prod), ("mean", np.mean),
+                               ("amax", max), ("amin", min)]
+       for include in (True, False)},
+    "meshgrid_xy": Case(lambda a, b: minigrad.meshgrid(a, b, indexing="xy"),
+                        lambda a, b: tuple(np.meshgrid(a, b, indexing="xy")), [(3,), (4,)],
+                        torch_fn=lambda a, b: _torch().meshgrid(a, b, indexing="xy")),
+    "meshgrid_ij_with_0d": Case(lambda a, b, c: minigrad.meshgrid(a, b, c),
+                                lambda a, b, c: tuple(np.meshgrid(a, b, c, indexing="ij")),
+                                [(3,), (), (2,)],
+                                torch_fn=lambda a, b, c: _torch().meshgrid(a, b, c,
+                                                                           indexing="ij")),
     "cat_last": Case(lambda x, y: minigrad.cat([x, y], dim=-1),
                      lambda x, y: np.concatenate([x, y], -1), [(2, 3), (2, 1)],
                      torch_fn=lambda x, y: _torch().cat([x, y], dim=-1)),
@@ -191,6 +281,50 @@ def test_gather_and_scatter_add_gradients_add_up_at_repeated_indices():
     out.backward(np.array([10.0, 20.0, 30.0]))
     np.testing.assert_array_equal(base.grad, [10.0, 20.0, 30.0])
     np.testing.assert_array_equal(src.grad, [30.0, 30.0, 10.0])  # each reads where it went
+
+
+def test_scatter_keeps_the_last_write_and_its_gradient_as_pytorch_does():
+    """Where a place is written twice the last write wins (PyTorch's CPU order); the entries
+    overwritten and the writes that lost get no gradient."""
+    torch = torch_or_skip()
+    x = Tensor(np.array([1.0, 2.0, 3.0, 4.0]), requires_grad=True)
+    src = Tensor(np.array([1.0, 0.0, 7.0]), requires_grad=True)
+    out = x.scatter(0, np.array([0, 0, 2]), src)
+    expected = torch.tensor(x.data).scatter(0, torch.tensor([0, 0, 2]), torch.tensor(src.data))
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    np.testing.assert_array_equal(out.data, [0.0, 2.0, 7.0, 4.0])
+    out.backward(np.array([10.0, 20.0, 30.0, 40.0]))
+    np.testing.assert_array_equal(x.grad, [0.0, 20.0, 0.0, 40.0])
+    np.testing.assert_array_equal(src.grad, [0.0, 10.0, 30.0])
+
+
+def test_scatter_reduce_of_integers_and_infinities_matches_torch():
+    torch = torch_or_skip()
+    x = np.array([[1, 2], [3, 4]], dtype=np.int32)
+    src, index = np.array([[5, 6], [7, 9]], dtype=np.int32), np.zeros((2, 2), dtype=np.int64)
+    for reduce in ("sum", "prod", "mean", "amax", "amin"):
+        out = Tensor(x).scatter_reduce(0, index, Tensor(src), reduce)
+        expected = torch.from_numpy(x).scatter_reduce(0, torch.from_numpy(index),
+                                                      torch.from_numpy(src), reduce)
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    data = np.random.default_rng(1).standard_normal((4, 5))
+    where = np.array([[0, 2, 1, 1, 0], [2, 2, 0, 1, 0], [1, 0, 0, 2, 2]])
+    for reduce, value in (("add", np.inf), ("multiply", np.inf), ("add", np.nan)):
+        out = Tensor(data).scatter(0, where, value, reduce=reduce)
+        expected = torch.tensor(data).scatter(0, torch.tensor(where), value, reduce=reduce)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_scatters_with_an_empty_index_copy_the_tensor():
+    x = Tensor(np.array([3.0, 1.0, 2.0]), requires_grad=True)
+    empty, nothing = np.zeros(0, dtype=np.int64), Tensor(np.zeros(0))
+    outs = [x.scatter(0, empty, nothing), x.scatter_add(0, empty, nothing)]
+    outs += [x.scatter_reduce(0, empty, nothing, reduce) for reduce in ("sum", "amax", "mean")]
+    for out in outs:
+        np.testing.assert_array_equal(out.data, [3.0, 1.0, 2.0])
+    sum(outs).sum().backward()
+    np.testing.assert_array_equal(x.grad, [5.0, 5.0, 5.0])
 
 
 def test_expand_shares_memory_and_sums_the_gradient():
@@ -368,14 +502,31 @@ ERRORS = [
     (lambda: X.diagonal(0, 1, -1), ValueError, "diagonal: dims"),
     (lambda: F.pad(X, (1,)), ValueError, "pad: needs"),
     (lambda: F.pad(X, (1, 1, 1, 1, 1, 1)), ValueError, "pad: needs"),
-    (lambda: F.pad(X, (1, 1), mode="reflect"), ValueError, "pad: only mode='constant'"),
+    (lambda: F.pad(X, (1, 1), mode="typo"), ValueError, "pad: mode must be"),
+    (lambda: F.pad(X, (3, 0), mode="reflect"), ValueError, r"pad: reflect padding of \(3, 0\)"),
+    (lambda: F.pad(X, (0, 4), mode="circular"), ValueError, "pad: circular padding"),
+    (lambda: F.pad(X, (1, 1), mode="replicate", value=2.0), ValueError, "pad: mode 'replicate'"),
+    (lambda: F.pad(X, (2, -1), mode="circular"), NotImplementedError, "circular .* crop"),
+    (lambda: X.unfold(1, 4, 1), ValueError, r"unfold: size 4 must be in \[0, 3\]"),
+    (lambda: X.unfold(1, 2, 0), ValueError, "unfold: .* step 0 positive"),
+    (lambda: X.repeat_interleave(np.array([1, 2]), 1), ValueError, "repeat_interleave: repeats"),
+    (lambda: X.repeat_interleave(-1), ValueError, "repeat_interleave: repeats"),
+    (lambda: Tensor(np.zeros((2, 2, 2))).diag(), ValueError, "diag: needs a 1-D or 2-D"),
+    (lambda: X.scatter(0, np.array([[0]])), TypeError, "scatter: give src"),
+    (lambda: X.scatter(0, np.array([[0]]), 1.0, reduce="max"), ValueError, "scatter: reduce"),
+    (lambda: X.scatter_reduce(0, np.array([[0]]), X, "max"), ValueError,
+     "scatter_reduce: reduce must be"),
+    (lambda: X.scatter(0, np.array([[5]]), 1.0), IndexError, r"scatter: index entries"),
+    (lambda: minigrad.meshgrid(Tensor(np.zeros(2)), indexing="yx"), ValueError,
+     "meshgrid: indexing"),
+    (lambda: minigrad.meshgrid(X), ValueError, "meshgrid: needs 0-d or 1-D"),
     (lambda: F.pad(X, (-2, -2)), ValueError, "pad: .* crops more than the 3 entries"),
     (lambda: minigrad.cat([X, Tensor(np.zeros((3, 3)))], dim=1), ValueError,
      r"cat: shapes \[\(2, 3\), \(3, 3\)\] must agree in every dim but dim 1"),
     (lambda: minigrad.cat([X, X], dim=77), IndexError, "cat: dim 77 is out of range"),
     (lambda: minigrad.cat([]), ValueError, "cat: needs one or more tensors"),
     (lambda: minigrad.cat([Tensor(np.array(1.0))]), ValueError, "cat: needs .* at least 1 dim"),
-    (lambda: minigrad.stack([X, X], dim=77), ValueError, "stack: dim 77 is out of range"),
+    (lambda: minigrad.stack([X, X], dim=77), IndexError, "stack: dim 77 is out of range"),
     (lambda: X.dot(X), ValueError, r"dot: needs two 1-D tensors of one length, got shapes"),
     (lambda: Tensor(np.zeros(3)).dot(Tensor(np.zeros(2))), ValueError, "dot: needs"),
     (lambda: Tensor(np.zeros(3)).outer(X), ValueError, "outer: needs two 1-D tensors"),

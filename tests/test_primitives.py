@@ -73,6 +73,14 @@ CASES = {
          lambda: [leaf(2, 3, low=-5.0, high=5.0), leaf(2, 3, low=-2.0, high=-0.5)]),
         ("rmod", lambda b: 7.5 % b, lambda: [leaf(4, low=1.1, high=1.9)]),
     ],
+    ops.Atan2: [
+        ("broadcast", lambda a, b: a.atan2(b), lambda: [leaf(3, 4), leaf(4)]),
+        # every quadrant, and points near the negative x-axis (atan2 jumps across it)
+        ("quadrants", lambda a, b: a.atan2(b), lambda: [
+            Tensor(np.array([0.5, 0.7, -0.4, -0.9, 0.3, -0.2]), requires_grad=True),
+            Tensor(np.array([1.2, -0.8, -1.5, 0.6, -2.0, -2.0]), requires_grad=True)]),
+        ("scalar", lambda a: a.atan2(2.0), lambda: [leaf(5)]),
+    ],
     ops.Cast: [
         # float64 to float64 runs Cast too; narrower dtypes are too coarse for finite differences
         ("float64", lambda a: ops.Cast.apply(a, dtype=np.float64) * 2.0, lambda: [leaf(3, 2)]),
@@ -115,6 +123,7 @@ CASES = {
         ("slices", lambda a: a[1:, ::2], lambda: [leaf(4, 5)]),
         ("int_none_ellipsis", lambda a: a[..., 1, None], lambda: [leaf(2, 3, 4)]),
         ("repeated_indices", lambda a: a[np.array([0, 2, 0, 0])], lambda: [leaf(3, 4)]),
+        ("repeated_tuple_index", lambda a: a[:, (1, 1, 0)], lambda: [leaf(3, 4)]),
         ("tensor_index_pairs", lambda a: a[Tensor(np.array([1, 1])), np.array([2, 2])],
          lambda: [leaf(3, 4)]),
     ],
@@ -304,12 +313,13 @@ BINARY = {
     "mul": (lambda a, b: a * b, np.multiply),
     "div": (lambda a, b: a / b, np.divide),
     "pow": (lambda a, b: a ** b, np.power),
+    "atan2": (lambda a, b: a.atan2(b), np.arctan2),
     "matmul": (lambda a, b: a @ b, None),
 }
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow"])
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "pow", "atan2"])
 def test_binary_forward_matches_numpy(name, dtype):
     op, reference = BINARY[name]
     a = data(2, 3, 4, dtype=dtype, low=0.5, high=2.0)
@@ -469,6 +479,17 @@ def test_remainder_is_exact_for_large_quotients_and_follows_the_divisor_sign():
     out = (Tensor(a) % Tensor(b)).data
     np.testing.assert_array_equal(out, [x % y for x, y in zip(a, b)])  # Python's %
     assert out[0] == 1.0  # 10**20 = 1 (mod 3); a - floor(a / b) * b gives 0
+
+
+def test_getitem_gradient_accumulates_repeats_of_a_tuple_index():
+    """Regression: a tuple inside the index (a sequence of indices) was taken for basic
+    indexing in backward, so a repeated entry got its gradient once instead of adding up."""
+    x = Tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    x[:, (1, 1, 0)].sum().backward()
+    np.testing.assert_array_equal(x.grad, [[1.0, 2.0, 0.0], [1.0, 2.0, 0.0]])
+    y = Tensor(np.arange(3.0), requires_grad=True)
+    y[(2, 2, 2), ].sum().backward()
+    np.testing.assert_array_equal(y.grad, [0.0, 0.0, 3.0])
 
 
 def test_cast_gradient_comes_back_in_the_input_dtype():

@@ -273,6 +273,26 @@ class Remainder(Function):
         return g, db
 
 
+class Atan2(Function):
+    """out = atan2(a, b), the angle of the point (b, a) in (-pi, pi].
+    da = G * b / (a**2 + b**2),  db = -G * a / (a**2 + b**2)
+
+    A primitive because no arithmetic of the others gives an angle; atan, asin and acos are
+    composed from it (asin(x) = atan2(x, sqrt(1 - x**2)) stays accurate up to |x| = 1)."""
+
+    @_broadcasting
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return np.arctan2(a, b)
+
+    def backward(self, g):
+        a, b = self.a, self.b
+        squared_radius = a * a + b * b
+        da = g * b / squared_radius if self.needs_input_grad[0] else None
+        db = -g * a / squared_radius if self.needs_input_grad[1] else None
+        return da, db
+
+
 class Cast(Function):
     """out = a converted to the floating-point `dtype`.   da = G (in a's dtype)
 

@@ -106,4 +106,4 @@ class Concat(Function):
 def _is_advanced(index) -> bool:
     """True when numpy would use advanced (integer-array) indexing, which can repeat entries."""
     parts = index if isinstance(index, tuple) else (index,)
-    return any(isinstance(p, (np.ndarray, list)) for p in parts)
+    return any(isinstance(p, (np.ndarray, list, tuple)) for p in parts)  # a tuple: a sequence
