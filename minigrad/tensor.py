@@ -639,11 +639,6 @@ class Tensor:
         return Tensor._make(np.asarray(np.isfinite(self.data)))
 
     # ---- elementwise ----
-    def _floating(self) -> Tensor:
-        """Itself if floating-point, else as float32: like PyTorch, the math functions of an
-        integer or bool tensor give floats of the default dtype."""
-        return self if self.data.dtype.kind == "f" else self.to(np.float32)
-
     def exp(self) -> Tensor:
         return ops.Exp.apply(self._floating())
 
