@@ -189,7 +189,8 @@ OPERATORS = {
     "-x": ("__neg__",), "abs(x)": ("__abs__",), "x == y": ("__eq__",), "x != y": ("__ne__",),
     "x < y": ("__lt__",), "x <= y": ("__le__",), "x > y": ("__gt__",), "x >= y": ("__ge__",),
     "x & y": ("__and__", "__rand__"), "x | y": ("__or__", "__ror__"),
-    "x ^ y": ("__xor__", "__rxor__"), "~x": ("__invert__",), "x[index]": ("__getitem__",),
+    "x ^ y": ("__xor__", "__rxor__"), "~x": ("__invert__",), "x << y": ("__lshift__",),
+    "x >> y": ("__rshift__",), "x[index]": ("__getitem__",),
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }
