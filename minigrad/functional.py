@@ -61,9 +61,9 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         if p is not None and p.shape != shape:
             raise ValueError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
-        ones, zeros = np.ones(shape, input.dtype), np.zeros(shape, input.dtype)
-        return kernels.LayerNorm.apply(input, ones if weight is None else weight,
-                                       zeros if bias is None else bias, eps=eps)
+        return kernels.LayerNorm.apply(
+            input, np.ones(shape, input.dtype) if weight is None else weight,
+            np.zeros(shape, input.dtype) if bias is None else bias, eps=eps)
     dims = tuple(range(-len(shape), 0))
     centered = input - input.mean(dims, keepdim=True)
     variance = (centered * centered).mean(dims, keepdim=True)

@@ -237,17 +237,20 @@ class SelfAttention(Function):
     self-attention). The projections read and write one (B, T, 3, h, d) buffer whose heads are
     strided views, so no head split or merge copies anything. `past` = (keys, values), arrays
     (B, h, T_past, d) of earlier positions (a KV cache), are put before the new keys and values
-    as constants; `keys_values_out` receives all the keys and values attended over."""
+    as constants; `keys_values_out` receives all the keys and values attended over. `packed` =
+    ([W_q; W_k; W_v], [b_q b_k b_v]) when the caller keeps the three weights and biases as
+    consecutive views of these arrays (MultiHeadAttention does): generating a token, copying
+    them together took as long as the product with them."""
 
     replaces = "attention"
 
     def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
-                weights_out=None, past=None, keys_values_out=None):
+                weights_out=None, past=None, keys_values_out=None, packed=None):
         batch, seq, width = x.shape
         self.rows = x.reshape(-1, width)
-        self.weight = _concatenated([w_q, w_k, w_v])
+        self.weight = np.concatenate([w_q, w_k, w_v]) if packed is None else packed[0]
         qkv = self.rows @ self.weight.T
-        qkv += _concatenated([b_q, b_k, b_v])
+        qkv += np.concatenate([b_q, b_k, b_v]) if packed is None else packed[1]
         self.heads = (batch, seq, num_heads, width // num_heads)
         q, k, v = _heads_of(qkv.reshape(batch, seq, 3, *self.heads[2:]))
         self.past_len = 0
@@ -283,23 +286,6 @@ class SelfAttention(Function):
         dw = np.split(g_rows.T @ self.rows, 3) if any(needs[1::2]) else (None,) * 3
         db = np.split(_column_sums(g_rows), 3) if any(needs[2::2]) else (None,) * 3
         return dx, dw[0], db[0], dw[1], db[1], dw[2], db[2]
-
-
-def _concatenated(arrays: list[np.ndarray]) -> np.ndarray:
-    """np.concatenate(arrays) along the first axis, without copying when the arrays already lie
-    one after another in one buffer (MultiHeadAttention keeps W_q, W_k, W_v so): generating a
-    token, the copy of the three weights took as long as the product with them."""
-    base = arrays[0].base
-    if (base is not None and base.flags.c_contiguous and base.dtype == arrays[0].dtype
-            and base.shape[1:] == arrays[0].shape[1:] and len(base) == sum(map(len, arrays))):
-        address = base.ctypes.data
-        for a in arrays:
-            if a.base is not base or a.ctypes.data != address or not a.flags.c_contiguous:
-                break
-            address += a.nbytes
-        else:
-            return base
-    return np.concatenate(arrays)
 
 
 def _heads_of(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

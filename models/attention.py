@@ -86,11 +86,13 @@ class MultiHeadAttention(nn.Module):
         self.W_o = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
         self.attention_weights: np.ndarray | None = None
         # W_q, W_k, W_v stay three parameters, but their arrays are consecutive views of one
-        # buffer, so the fused kernel multiplies by all three without copying them together
+        # weight and one bias buffer, so the fused kernel multiplies by all three without
+        # copying them together
+        self._packed: dict[str, np.ndarray] = {}
         for name in ("weight", "bias"):
             linears = (self.W_q, self.W_k, self.W_v)
-            packed = np.concatenate([getattr(linear, name).data for linear in linears])
-            for linear, part in zip(linears, np.split(packed, len(linears))):
+            self._packed[name] = np.concatenate([getattr(lin, name).data for lin in linears])
+            for linear, part in zip(linears, np.split(self._packed[name], len(linears))):
                 getattr(linear, name).data = part
 
     def _split_heads(self, x: Tensor) -> Tensor:
@@ -126,13 +128,17 @@ class MultiHeadAttention(nn.Module):
                              f"{x.shape}")
         projections = [t for linear in (self.W_q, self.W_k, self.W_v)
                        for t in (linear.weight, linear.bias)]
+        # still views of the packed buffers, unless an array was replaced (Module.astype, say)
+        packed = (self._packed["weight"], self._packed["bias"])
+        if not all(t.data.base is packed[i % 2] for i, t in enumerate(projections)):
+            packed = None
         weights: list[np.ndarray] = []
         keys_values: list[tuple[np.ndarray, np.ndarray]] = []
         merged = kernels.SelfAttention.apply(
             x, *projections, mask=None if mask is None else np.asarray(mask, dtype=bool),
             num_heads=self.num_heads, weights_out=weights,
             past=None if cache is None or not len(cache) else (cache.keys, cache.values),
-            keys_values_out=None if cache is None else keys_values)
+            keys_values_out=None if cache is None else keys_values, packed=packed)
         if cache is not None:
             cache.keys, cache.values = keys_values[0]
         weights[0].flags.writeable = False  # the kernel's own array: backward reads it
