@@ -1,6 +1,7 @@
 """Test helpers: float64 leaves for gradcheck, and the ops in the graph behind a tensor."""
 import numpy as np
 
+import minigrad
 from minigrad import Tensor
 
 rng = np.random.default_rng(1234)
@@ -40,3 +41,19 @@ def graph_tensors(root: Tensor) -> list[Tensor]:
 def op_types(root: Tensor) -> set[type]:
     """The op classes in the graph behind `root`."""
     return {type(t.grad_fn) for t in graph_tensors(root) if t.grad_fn is not None}
+
+
+def assert_keeps_float32(fn, inputs: list[Tensor]) -> None:
+    """fn(*inputs) of float32 leaves is float32, and every op's backward returns float32
+    gradients (seen before the engine casts them to their input's dtype)."""
+    returned = []
+    with minigrad.backward_hook(lambda op, g, grads: returned.append((g, grads))):
+        out = fn(*inputs)
+        assert out.dtype == np.float32
+        out.backward(np.ones(out.shape, dtype=np.float32))
+    assert returned
+    for g, grads in returned:
+        assert g.dtype == np.float32
+        # not `d in (None, np.float32)`: a float64 dtype compares equal to None
+        assert all(x is None or x.dtype == np.float32 for x in grads)
+    assert all(t.grad is None or t.grad.dtype == np.float32 for t in inputs)

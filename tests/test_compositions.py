@@ -10,7 +10,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, ops
 
-from tests.helpers import leaf, op_types
+from tests.helpers import assert_keeps_float32, leaf, op_types
 
 rng = np.random.default_rng(77)
 
@@ -137,18 +137,8 @@ def test_composition_keeps_float32(name):
     fn, _, shapes = REFERENCES[name]
     inputs = [Tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
               for s in shapes]
-    returned = []
-    with minigrad.fused(False), minigrad.backward_hook(
-            lambda op, g, grads: returned.append((g, grads))):
-        out = fn(*inputs)
-        assert out.dtype == np.float32
-        out.backward(np.ones(out.shape, dtype=np.float32))
-    assert returned
-    for g, grads in returned:
-        assert g.dtype == np.float32
-        # not `d in (None, np.float32)`: a float64 dtype compares equal to None
-        assert all(x is None or x.dtype == np.float32 for x in grads)
-    assert all(t.grad.dtype == np.float32 for t in inputs)
+    with minigrad.fused(False):
+        assert_keeps_float32(fn, inputs)
 
 
 def test_cross_entropy_equals_mean_negative_log_softmax_at_targets():

@@ -18,7 +18,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
-from tests.helpers import op_types
+from tests.helpers import assert_keeps_float32, op_types
 
 rng = np.random.default_rng(10)
 
@@ -233,17 +233,8 @@ def test_keeps_float32(name):
     """float32 in, float32 out, and every primitive's backward returns float32 gradients."""
     case = CASES[name]
     inputs = [Tensor(a.astype(np.float32), requires_grad=True) for a in case.make()]
-    returned = []
-    with minigrad.fused(False), minigrad.backward_hook(
-            lambda op, g, grads: returned.append((g, grads))):
-        out = case.fn(*inputs)
-        assert out.dtype == np.float32
-        out.backward(np.ones(out.shape, dtype=np.float32))
-    assert returned
-    for g, grads in returned:
-        assert g.dtype == np.float32
-        assert all(x is None or x.dtype == np.float32 for x in grads)
-    assert all(t.grad.dtype == np.float32 for t in inputs)
+    with minigrad.fused(False):
+        assert_keeps_float32(case.fn, inputs)
 
 
 @pytest.mark.parametrize("name", list(CASES))

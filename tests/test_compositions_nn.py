@@ -22,7 +22,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, nn, ops
 
-from tests.helpers import op_types
+from tests.helpers import assert_keeps_float32, op_types
 
 rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
@@ -728,13 +728,7 @@ def test_keeps_float32(name, mode):
     before the engine casts them to their input's dtype)."""
     case = CASES[name]
     inputs = [Tensor(a.astype(np.float32), requires_grad=True) for a in case.inputs()]
-    returned = []
-    with minigrad.backward_hook(lambda op, g, grads: returned.append(grads)):
-        out = case.ours(*inputs)
-        assert out.dtype == np.float32
-        out.backward(np.ones(out.shape, dtype=np.float32))
-    assert all(g is None or g.dtype == np.float32 for grads in returned for g in grads)
-    assert all(t.grad.dtype == np.float32 for t in inputs)
+    assert_keeps_float32(case.ours, inputs)
 
 
 # --------------------------------------------------------------------------------------------
