@@ -77,13 +77,15 @@ class DataParallel:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="minigrad-dp")
         self.blas = ThreadpoolController()
 
-    def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, step: int,
+    def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, weight: float, step: int,
                fused: bool) -> tuple[float, list[np.ndarray | None]]:
+        """The shard's loss and gradients, both scaled by `weight` (its share of the batch):
+        backward starts from `weight` instead of 1, which costs nothing."""
         model = self.replicas[worker]
         seed_dropout(model, self.seed, step, worker)
         with minigrad.fused(fused):  # the switch is per thread: carry the caller's over
             _, loss = model(x, y)
-            return loss.item(), minigrad.grad(loss, self.params)
+            return loss.item() * weight, minigrad.grad(loss, self.params, grad_output=weight)
 
     def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
         """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
@@ -95,21 +97,17 @@ class DataParallel:
         # one BLAS thread per worker, only while the workers run (the rest of the step keeps
         # BLAS's own threads)
         with self.blas.limit(limits=1, user_api="blas"):
-            futures = [self.pool.submit(self._shard, w, xi, yi, step, fused)
+            futures = [self.pool.submit(self._shard, w, xi, yi, len(xi) / len(x), step, fused)
                        for w, (xi, yi) in enumerate(zip(xs, ys)) if len(xi)]
             results = [f.result() for f in futures]
-        weights = [len(xi) / len(x) for xi in xs if len(xi)]
-        loss = sum(w * r[0] for w, r in zip(weights, results))
         for i, p in enumerate(self.params):
             total = None
-            for w, (_, grads) in zip(weights, results):
+            for _, grads in results:  # in worker order, whichever finished first
                 g = grads[i]
-                if g is None:
-                    continue
-                g *= g.dtype.type(w)  # each worker's gradient array is its own
-                total = g if total is None else np.add(total, g, out=total)
+                if g is not None:  # each worker's gradient array is its own: add in place
+                    total = g if total is None else np.add(total, g, out=total)
             p.grad = total
-        return loss
+        return sum(loss for loss, _ in results)
 
     def close(self) -> None:
         self.pool.shutdown()
