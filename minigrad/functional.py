@@ -708,9 +708,11 @@ def _row_max(input: Tensor, dim: int) -> np.ndarray:
     return np.where(np.isneginf(m), 0, m).astype(input.dtype)
 
 
-def softmax(input: Tensor, dim: int = -1) -> Tensor:
+def softmax(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`, computed stably; a row that is entirely -inf (fully
-    masked) gives zeros."""
+    masked) gives zeros. `dtype` converts the input first (PyTorch's meaning)."""
+    if dtype is not None:
+        input = input.to(dtype)
     dim = _dim("softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return softmax(input.reshape(1), dim).reshape(())
@@ -721,8 +723,11 @@ def softmax(input: Tensor, dim: int = -1) -> Tensor:
     return e / total.masked_fill(total.data == 0, 1.0)
 
 
-def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
-    """x - log(sum(exp(x))) along `dim`, computed stably."""
+def log_softmax(input: Tensor, dim: int = -1, *,
+                dtype: np.dtype | type | None = None) -> Tensor:
+    """x - log(sum(exp(x))) along `dim`, computed stably; `dtype` converts the input first."""
+    if dtype is not None:
+        input = input.to(dtype)
     dim = _dim("log_softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return log_softmax(input.reshape(1), dim).reshape(())
@@ -732,9 +737,9 @@ def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
     return shifted - shifted.exp().sum(dim, keepdim=True).log()
 
 
-def softmin(input: Tensor, dim: int = -1) -> Tensor:
+def softmin(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = None) -> Tensor:
     """softmax(-x) along `dim`: the smallest entries get the most weight."""
-    return softmax(-input, dim=dim)
+    return softmax(-(input if dtype is None else input.to(dtype)), dim=dim)
 
 
 def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, *,
@@ -886,10 +891,10 @@ def _negative_log_likelihood(log_probs: Tensor, target: np.ndarray, weight: np.n
     """nll_loss, plus cross_entropy's label smoothing; PyTorch's formulas:
     loss_n = (1 - e) w[t_n] (-log_probs[n, t_n]) + (e / C) sum_c w[c] (-log_probs[n, c]), 0 where
     t_n is ignored; 'mean' divides the sum by sum_n w[t_n] over the targets not ignored."""
-    if log_probs.ndim == 1:  # unbatched: a batch of one
-        losses = _negative_log_likelihood(log_probs.reshape(1, -1), target.reshape(1), weight,
-                                          ignore_index, "none", label_smoothing)
-        return _reduce(losses.reshape(()), reduction)
+    if log_probs.ndim == 1:  # unbatched: a batch of one ('mean' divides by its class weight)
+        loss = _negative_log_likelihood(log_probs.reshape(1, -1), target.reshape(1), weight,
+                                        ignore_index, reduction, label_smoothing)
+        return loss.reshape(())
     classes = log_probs.shape[1]
     ignored = target == ignore_index
     safe_target = np.where(ignored, 0, target)  # any valid class: its loss is masked to 0

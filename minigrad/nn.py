@@ -151,6 +151,7 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
+        self.in_features, self.out_features = in_features, out_features
         rng = _default_rng(rng)
         self.weight = _uniform_init((out_features, in_features), in_features, rng, dtype)
         self.bias = _uniform_init((out_features,), in_features, rng, dtype) if bias else None
@@ -160,29 +161,38 @@ class Linear(Module):
 
 
 class Embedding(Module):
-    """A table of `num_embeddings` vectors of size `dim`; forward(indices) picks rows.
-    Initialised N(0, 1), like PyTorch."""
+    """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
+    rows. Initialised N(0, 1), like PyTorch."""
 
-    def __init__(self, num_embeddings: int, dim: int, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
-        self.weight = Parameter(_default_rng(rng).standard_normal((num_embeddings, dim)), dtype)
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.weight = Parameter(
+            _default_rng(rng).standard_normal((num_embeddings, embedding_dim)), dtype)
 
     def forward(self, indices: Any) -> Tensor:
         return F.embedding(indices, self.weight)
 
 
 class LayerNorm(Module):
-    """Normalise the last axis to zero mean and unit variance, then scale and shift."""
+    """Normalise the trailing `normalized_shape` dims (an int: the last dim) to zero mean and
+    unit variance, then scale by `weight` and shift by `bias`, as PyTorch's LayerNorm (without
+    them when elementwise_affine=False; without bias when bias=False)."""
 
-    def __init__(self, dim: int, eps: float = 1e-5, dtype: Any = np.float32) -> None:
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True,
+                 dtype: Any = np.float32) -> None:
         super().__init__()
-        self.eps = eps
-        self.weight = Parameter(np.ones(dim), dtype)
-        self.bias = Parameter(np.zeros(dim), dtype)
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
+        self.normalized_shape, self.eps = shape, eps
+        self.elementwise_affine = elementwise_affine
+        self.weight = Parameter(np.ones(shape), dtype) if elementwise_affine else None
+        self.bias = Parameter(np.zeros(shape), dtype) if elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
 
 class Dropout(Module):

@@ -1,4 +1,5 @@
-"""Optimizers (`SGD`, `AdamW`), gradient clipping and the warm-up + cosine learning-rate schedule.
+"""Optimizers (`SGD`, `Adam`, `AdamW`), gradient clipping and the warm-up + cosine
+learning-rate schedule.
 
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
 override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
@@ -78,12 +79,18 @@ class Optimizer:
 
 
 class SGD(Optimizer):
-    """g = grad + weight_decay * p;  buf = momentum * buf + g;  p -= lr * buf  (buf = g if
-    momentum is 0), as torch.optim.SGD without dampening or Nesterov."""
+    """The update of torch.optim.SGD:
+        g = grad + weight_decay * p
+        buf = momentum * buf + (1 - dampening) * g   (buf = g at the first step)
+        p -= lr * (g + momentum * buf if nesterov else buf)   (buf = g if momentum is 0)"""
 
-    def __init__(self, params: Iterable, lr: float, momentum: float = 0.0,
-                 weight_decay: float = 0.0) -> None:
-        super().__init__(params, {"lr": lr, "momentum": momentum, "weight_decay": weight_decay})
+    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
+                 dampening: float = 0.0, weight_decay: float = 0.0,
+                 nesterov: bool = False) -> None:
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
+        super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
+                                  "weight_decay": weight_decay, "nesterov": nesterov})
 
     def step(self) -> None:
         self.step_count += 1
@@ -93,26 +100,31 @@ class SGD(Optimizer):
             g = p.grad
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p.data
-            if group["momentum"]:
+            momentum = group["momentum"]
+            if momentum:
+                first = f"momentum.{i}" not in self.state  # PyTorch starts buf at g, undamped
                 buf = self._buffer("momentum", i, p.data)
-                buf *= group["momentum"]
-                buf += g
-                g = buf
+                buf *= momentum
+                buf += g if first else (1 - group["dampening"]) * g
+                g = g + momentum * buf if group["nesterov"] else buf
             p.data -= group["lr"] * g
 
 
-class AdamW(Optimizer):
-    """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
-        p *= 1 - lr * weight_decay
-        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
+class Adam(Optimizer):
+    """The update of torch.optim.Adam:
+        g = grad + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2   (with amsgrad, v_max = max(v_max, v)
+        replaces v below)
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
     where t counts this parameter's updates (steps at which it had a gradient)."""
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.01) -> None:
+                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 decoupled_weight_decay: bool = False) -> None:
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
-                                  "weight_decay": weight_decay})
+                                  "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "decoupled_weight_decay": decoupled_weight_decay})
 
     def step(self) -> None:
         self.step_count += 1
@@ -125,7 +137,10 @@ class AdamW(Optimizer):
             m = self._buffer("exp_avg", i, p.data)
             v = self._buffer("exp_avg_sq", i, p.data)
             if group["weight_decay"]:
-                p.data *= 1 - lr * group["weight_decay"]
+                if group["decoupled_weight_decay"]:
+                    p.data *= 1 - lr * group["weight_decay"]
+                else:
+                    g = g + group["weight_decay"] * p.data
             # the same formulas in place, through one scratch array: no temporary per operation
             scratch = np.multiply(g, 1 - b1)
             m *= b1
@@ -134,6 +149,10 @@ class AdamW(Optimizer):
             scratch *= 1 - b2
             v *= b2
             v += scratch
+            if group["amsgrad"]:  # the largest v so far, in place of v
+                v_max = self._buffer("max_exp_avg_sq", i, p.data)
+                np.maximum(v_max, v, out=v_max)
+                v = v_max
             np.sqrt(v, out=scratch)
             scratch *= 1 / math.sqrt(1 - b2 ** t)
             scratch += eps
@@ -142,11 +161,32 @@ class AdamW(Optimizer):
             p.data -= scratch
 
 
-def clip_grad_norm_(params: Iterable[Tensor], max_norm: float) -> float:
-    """Scale all gradients together so their global L2 norm is at most `max_norm`; returns the
-    norm before clipping."""
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
+        p *= 1 - lr * weight_decay
+        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
+        p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+    where t counts this parameter's updates (steps at which it had a gradient)."""
+
+    def __init__(self, params: Iterable, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.01, amsgrad: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad,
+                         decoupled_weight_decay=True)
+
+
+def clip_grad_norm_(params: Iterable[Tensor], max_norm: float,
+                    norm_type: float = 2.0) -> float:
+    """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
+    for the largest magnitude) is at most `max_norm`; returns the norm before clipping."""
     grads = [p.grad for p in params if p.grad is not None]
-    total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
+    if norm_type == 2:
+        total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
+    elif norm_type == math.inf:
+        total = max((float(np.abs(g).max(initial=0)) for g in grads), default=0.0)
+    else:
+        total = sum(float((np.abs(g, dtype=np.float64) ** norm_type).sum()) for g in grads) \
+            ** (1 / norm_type)
     if total > max_norm:
         scale = max_norm / (total + 1e-6)
         for g in grads:

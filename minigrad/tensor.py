@@ -670,7 +670,9 @@ class Tensor:
         if not engine._broadcasts_to(mask.shape, self.shape):
             raise ValueError(f"masked_fill: mask of shape {mask.shape} does not broadcast to "
                              f"the tensor's shape {self.shape}")
-        return ops.Where.apply(self._lift(value), self, cond=mask)
+        # the result keeps this tensor's dtype, as in PyTorch: an integer tensor filled with 0.0
+        # stays integer
+        return ops.Where.apply(self._lift(value).to(self.dtype), self, cond=mask)
 
     def erf(self) -> Tensor:
         """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
@@ -1053,10 +1055,19 @@ class Tensor:
         it); where it is infinite it is 0 instead, so all -inf gives -inf and +inf gives +inf,
         not NaN."""
         dims = _reduced_dims("logsumexp", dim, None, self.ndim)
-        shift = self.data.max(axis=dims, keepdims=True, initial=-np.inf)
-        shift = np.where(np.isfinite(shift), shift, 0).astype(self.dtype)
-        out = (self - shift).exp().sum(dims, keepdim=True).log() + shift
+        x = self._floating()  # integers and bools give float32, as in PyTorch
+        shift = x.data.max(axis=dims, keepdims=True, initial=-np.inf)
+        shift = np.where(np.isfinite(shift), shift, 0).astype(x.dtype)
+        out = (x - shift).exp().sum(dims, keepdim=True).log() + shift
         return out if keepdim else out.squeeze(dims)
+
+    def softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """F.softmax along `dim`."""
+        return functional.softmax(self, dim, dtype=dtype)
+
+    def log_softmax(self, dim: int, dtype: Any = None) -> Tensor:
+        """F.log_softmax along `dim`."""
+        return functional.log_softmax(self, dim, dtype=dtype)
 
     def cumsum(self, dim: int, *, dtype: Any = None) -> Tensor:
         """Running sums along `dim`: out[i] = x[0] + ... + x[i] (integers and bools in int64)."""
@@ -1289,6 +1300,12 @@ class Tensor:
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
         return tiled.reshape([r * n for r, n in zip(sizes, shape)])
 
+    def tile(self, dims: Sequence[int]) -> Tensor:
+        """repeat, except that `dims` may be shorter than the shape: it is then padded with
+        1s at the front (PyTorch's tile)."""
+        dims = tuple(dims)
+        return self.repeat((1,) * (self.ndim - len(dims)) + dims)
+
     def flip(self, *dims: int | Sequence[int]) -> Tensor:
         """The entries in reverse order along `dims`."""
         flipped = _dim_tuple("flip", _ints(dims), self.ndim)
@@ -1343,6 +1360,11 @@ class Tensor:
                                  f"to the size {n} of dim {dim}")
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
+
+    def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
+        """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
+        d = _existing_dim("unbind", dim, self.ndim)
+        return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
         """At most `chunks` pieces along `dim`, of ceil(n / chunks) entries each (the last may
@@ -1698,4 +1720,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
             yield part  # index arrays, bool scalars, Ellipsis
 
 
-from . import ops  # noqa: E402  (the ops module imports this one's Tensor)
+from . import functional, ops  # noqa: E402  (they import this module's Tensor)

@@ -30,7 +30,8 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if any(len(s) != len(shapes[0]) or s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:]
            for s in shapes):
         raise ValueError(f"cat: shapes {shapes} must agree in every dim but dim {dim}")
-    return ops.Concat.apply(*tensors, axis=d)
+    dtype = _result_dtype(*tensors)  # PyTorch's promotion: int64 with float32 is float32
+    return ops.Concat.apply(*(t.to(dtype) for t in tensors), axis=d)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -237,7 +238,8 @@ _METHODS = (
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
     "sort", "argsort", "topk",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
-    "broadcast_to", "flip", "roll", "narrow", "split", "chunk", "gather", "scatter_add",
+    "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
+    "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
 )

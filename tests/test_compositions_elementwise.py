@@ -377,6 +377,19 @@ def test_where_promotes_its_two_values_as_in_pytorch(torch):
     np.testing.assert_array_equal(mixed.data, expected.numpy())
 
 
+def test_masked_fill_and_relu_keep_an_integer_dtype_as_in_pytorch(torch):
+    ints = np.array([[-2, 3], [0, -7]])
+    mask = ints < 0
+    for t in (ints, ints.astype(np.int32)):
+        filled = Tensor(t).masked_fill(mask, 0.0)
+        expected = torch.tensor(t).masked_fill(torch.tensor(mask), 0.0)
+        assert filled.dtype == t.dtype and str(expected.dtype) == f"torch.{t.dtype}"
+        np.testing.assert_array_equal(filled.data, expected.numpy())
+        relu = Tensor(t).relu()
+        assert relu.dtype == t.dtype
+        np.testing.assert_array_equal(relu.data, torch.relu(torch.tensor(t)).numpy())
+
+
 def test_clamp_needs_a_bound_and_clip_is_clamp():
     x = Tensor(np.array([-2.0, 0.0, 2.0]))
     with pytest.raises(ValueError, match="clamp"):

@@ -548,6 +548,10 @@ CASES = {
     "nll_loss_spatial_none": nll_case((2, 4, 3), _targets((2, 3), 4, [((1, 2), 0)]),
                                       ignore_index=0, reduction="none"),
     "nll_loss_unbatched": nll_case((4,), np.array(1)),
+    # PyTorch's weighted mean of one sample divides by its class weight: -log p[t] again
+    "nll_loss_unbatched_weight": nll_case((4,), np.array(1), weight=WEIGHT4),
+    "cross_entropy_unbatched_weight": cross_entropy_case((4,), np.array(2), weight=WEIGHT4,
+                                                         label_smoothing=0.1),
     # binary cross-entropy, mse, l1
     "binary_cross_entropy": Case(
         lambda p, t: F.binary_cross_entropy(p, t), ref_binary_cross_entropy,
@@ -849,6 +853,19 @@ def test_max_pool_propagates_nan_as_torch(torch):
 # --------------------------------------------------------------------------------------------
 # losses: the fused kernel and the edge cases
 # --------------------------------------------------------------------------------------------
+def test_softmax_dtype_argument_and_tensor_methods_match_torch(torch, mode):
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    for name in ("softmax", "log_softmax", "softmin"):
+        out = getattr(F, name)(Tensor(x), 0, dtype=np.float64)
+        expected = getattr(torch.nn.functional, name)(torch.tensor(x), 0, dtype=torch.float64)
+        assert out.dtype == np.float64
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-12)
+    for name in ("softmax", "log_softmax"):
+        out = getattr(Tensor(x), name)(-1)
+        np.testing.assert_allclose(out.data, getattr(torch.tensor(x), name)(-1).numpy(),
+                                   rtol=1e-6, atol=1e-7)
+
+
 def test_cross_entropy_uses_the_fused_kernel_only_for_the_plain_case():
     x = Tensor(rng.standard_normal((4, 3)), requires_grad=True)
     plain = np.array([0, 2, 1, 1])

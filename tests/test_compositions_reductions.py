@@ -387,6 +387,15 @@ def test_logsumexp_is_stable_and_handles_infinities():
     np.testing.assert_allclose(x.grad[:2], [[0.5, 0.5], [1.0, 0.0]], rtol=1e-15)
 
 
+def test_logsumexp_of_integers_and_bools_is_float32_as_in_torch():
+    torch = torch_or_skip()
+    for data in (np.array([[1, 2, 3], [-4, 0, 4]]), np.array([[True, False, True]])):
+        out = Tensor(data).logsumexp(1)
+        expected = torch.tensor(data).logsumexp(1)
+        assert out.dtype == np.float32 and str(expected.dtype) == "torch.float32"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
 def test_logsumexp_needs_a_dim_as_in_torch():
     with pytest.raises(TypeError):
         Tensor(np.ones(3)).logsumexp()

@@ -124,6 +124,8 @@ CASES = {
                          lambda x: np.broadcast_to(x, (2, 2, 3)), [(3,)]),
     "repeat": Case(lambda x: x.repeat(2, 1, 3), lambda x: np.tile(x, (2, 1, 3)), [(2, 3)]),
     "repeat_1d": Case(lambda x: x.repeat(2, 2), lambda x: np.tile(x, (2, 2)), [(3,)]),
+    "tile_short": Case(lambda x: x.tile((3,)), lambda x: np.tile(x, 3), [(2, 3)]),
+    "tile_long": Case(lambda x: x.tile((2, 1, 2)), lambda x: np.tile(x, (2, 1, 2)), [(2, 3)]),
     "flip": Case(lambda x: x.flip(0, 2), lambda x: x[::-1, :, ::-1], ROWS),
     "flip_sequence": Case(lambda x: x.flip((-2,)), lambda x: x[:, ::-1], ROWS),
     "roll_flat": Case(lambda x: x.roll(5), lambda x: np.roll(x, 5), ROWS),
@@ -140,6 +142,8 @@ CASES = {
                   [(2, 5, 3)]),
     "chunk_fewer": Case(lambda x: x.chunk(4, -1), lambda x: (x[..., :2], x[..., 2:4],
                                                               x[..., 4:]), [(6,)]),
+    "unbind": Case(lambda x: x.unbind(1), lambda x: (x[:, 0], x[:, 1], x[:, 2]), [(2, 3, 4)]),
+    "unbind_last": Case(lambda x: x.unbind(-1), lambda x: (x[..., 0], x[..., 1]), [(3, 2)]),
     "gather": Case(lambda x: x.gather(1, GATHER_INDEX),
                    lambda x: _gather_loops(x, 1, GATHER_INDEX), [(2, 4)],
                    torch_fn=lambda x: x.gather(1, T(GATHER_INDEX))),
@@ -325,6 +329,16 @@ def test_scatters_with_an_empty_index_copy_the_tensor():
         np.testing.assert_array_equal(out.data, [3.0, 1.0, 2.0])
     sum(outs).sum().backward()
     np.testing.assert_array_equal(x.grad, [5.0, 5.0, 5.0])
+
+
+def test_cat_promotes_mixed_dtypes_as_torch():
+    torch = _torch()
+    ints, floats = np.array([1, 2]), np.array([0.5], dtype=np.float32)
+    out = minigrad.cat([Tensor(ints), Tensor(floats)])
+    expected = torch.cat([torch.tensor(ints), torch.tensor(floats)])
+    assert out.dtype == np.float32 and str(expected.dtype) == "torch.float32"
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    assert minigrad.stack([Tensor(ints), Tensor(ints.astype(np.int32))]).dtype == np.int64
 
 
 def test_expand_shares_memory_and_sums_the_gradient():

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from minigrad import Tensor, nn
+from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
 
@@ -207,6 +207,27 @@ def test_layernorm_forward():
     var = ((x - mu) ** 2).mean(-1, keepdims=True)  # biased variance, as PyTorch
     expected = (x - mu) / np.sqrt(var + 1e-5) * ln.weight.data + ln.bias.data
     np.testing.assert_allclose(ln(Tensor(x)).data, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs", [{}, dict(elementwise_affine=False), dict(bias=False)])
+def test_layernorm_over_several_dims_and_its_options_match_torch(kwargs):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours, theirs = nn.LayerNorm((4, 5), **kwargs), torch.nn.LayerNorm((4, 5), **kwargs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours.normalized_shape == theirs.normalized_shape == (4, 5)
+    assert ours.elementwise_affine == theirs.elementwise_affine
+    x = np.random.default_rng(3).standard_normal((2, 4, 5)).astype(np.float32)
+    np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_layer_attributes_and_keywords_have_pytorch_names():
+    linear = nn.Linear(in_features=3, out_features=2)
+    assert (linear.in_features, linear.out_features) == (3, 2)
+    emb = nn.Embedding(num_embeddings=6, embedding_dim=4)
+    assert (emb.num_embeddings, emb.embedding_dim) == (6, 4) and emb.weight.shape == (6, 4)
+    ln = nn.LayerNorm(normalized_shape=5, eps=1e-6)
+    assert ln.normalized_shape == (5,) and ln.eps == 1e-6
 
 
 def test_dropout_forward():
@@ -459,20 +480,29 @@ def _torch_trajectory(torch, make_torch_opt, p0, grads):
     return history
 
 
-@pytest.mark.parametrize("which", ["adamw", "adamw_no_decay", "sgd"])
+# (class name, keyword arguments), the same for minigrad.optim and torch.optim
+TORCH_OPTIMIZERS = {
+    "adamw": ("AdamW", dict(lr=0.01, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.1)),
+    "adamw_no_decay": ("AdamW", dict(lr=0.02, weight_decay=0.0)),
+    "adamw_defaults": ("AdamW", {}),
+    "adamw_amsgrad": ("AdamW", dict(lr=0.02, amsgrad=True)),
+    "adam_defaults": ("Adam", {}),
+    "adam_l2_decay": ("Adam", dict(lr=0.02, weight_decay=0.1, amsgrad=True)),
+    "adam_decoupled": ("Adam", dict(lr=0.02, weight_decay=0.1, decoupled_weight_decay=True)),
+    "sgd": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01)),
+    "sgd_defaults": ("SGD", {}),
+    "sgd_nesterov": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, nesterov=True)),
+    "sgd_dampening": ("SGD", dict(lr=0.05, momentum=0.8, dampening=0.3)),
+}
+
+
+@pytest.mark.parametrize("which", list(TORCH_OPTIMIZERS))
 def test_matches_torch_optim(which):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     p0, grads = _problem(6, steps=10)
-    if which == "adamw":
-        ours = lambda ps: AdamW(ps, lr=0.01, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.1)
-        theirs = lambda ps: torch.optim.AdamW(ps, lr=0.01, betas=(0.9, 0.99), eps=1e-8,
-                                              weight_decay=0.1)
-    elif which == "adamw_no_decay":
-        ours = lambda ps: AdamW(ps, lr=0.02, weight_decay=0.0)
-        theirs = lambda ps: torch.optim.AdamW(ps, lr=0.02, weight_decay=0.0)
-    else:
-        ours = lambda ps: SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.01)
-        theirs = lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, weight_decay=0.01)
+    name, kwargs = TORCH_OPTIMIZERS[which]
+    ours = lambda ps: getattr(optim, name)(ps, **kwargs)
+    theirs = lambda ps: getattr(torch.optim, name)(ps, **kwargs)
     for step, (a, b) in enumerate(zip(_run(ours, p0, grads),
                                       _torch_trajectory(torch, theirs, p0, grads))):
         for x, y in zip(a, b):
@@ -492,6 +522,27 @@ def test_clip_matches_torch():
     assert n1 == pytest.approx(float(n2), rel=1e-12)
     for p, t in zip(ours, theirs):
         np.testing.assert_allclose(p.grad, t.grad.numpy(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("norm_type", [1.0, 3.0, math.inf])
+def test_clip_with_other_norms_matches_torch(norm_type):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    rng = np.random.default_rng(10)
+    gs = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]
+    theirs = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in gs]
+    for p, t, g in zip(ours, theirs, gs):
+        p.grad, t.grad = g.copy(), torch.tensor(g)
+    n1 = clip_grad_norm_(ours, 0.5, norm_type=norm_type)
+    n2 = torch.nn.utils.clip_grad_norm_(theirs, 0.5, norm_type=norm_type)
+    assert n1 == pytest.approx(float(n2), rel=1e-12)
+    for p, t in zip(ours, theirs):
+        np.testing.assert_allclose(p.grad, t.grad.numpy(), rtol=1e-9)
+
+
+def test_sgd_rejects_nesterov_without_momentum_as_torch():
+    with pytest.raises(ValueError):
+        SGD([nn.Parameter(np.zeros(2))], lr=0.1, nesterov=True)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -376,6 +376,18 @@ def test_reduction_forward_matches_numpy(name, axis, keepdims, dtype):
     np.testing.assert_allclose(out.data, expected, **TOL[dtype])
 
 
+@pytest.mark.parametrize("op", [ops.Max, ops.Min])
+def test_max_and_min_over_full_axes_of_a_tensor_with_an_empty_axis(op):
+    # (0, 3) over axis 1, as torch.amax(dim=1) allows: no rows, so an empty (0,) result
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    out = op.apply(x, axis=1)
+    assert out.shape == (0,) and op.apply(x, axis=-1, keepdims=True).shape == (0, 1)
+    out.backward(np.zeros(0))
+    assert x.grad.shape == (0, 3)
+    with pytest.raises(ValueError):
+        op.apply(x, axis=0)  # the axis reduced is the empty one: no max to take
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_shape_ops_forward_match_numpy(dtype):
     x, y = data(2, 3, 4, dtype=dtype), data(2, 3, 4, dtype=dtype)

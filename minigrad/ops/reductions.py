@@ -27,7 +27,7 @@ class Max(Function):
     def forward(self, a, axis=None, keepdims=False):
         name = type(self).__name__
         self.axes = _normalize_axis(name, axis, a.ndim)
-        if a.size == 0:
+        if any(a.shape[ax] == 0 for ax in self.axes):  # other dims may be empty, as in PyTorch
             raise ValueError(f"{name}: cannot take the {name.lower()} of an empty tensor of "
                              f"shape {a.shape}")
         self.keepdims = keepdims
