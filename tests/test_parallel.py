@@ -1,8 +1,10 @@
 """Data parallelism: the batch split across threads gives the single-thread loss and gradients,
 up to float32 summation order."""
 import json
+import os
 import sys
 import subprocess
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +48,22 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
         assert parallel.backward(x, y) == pytest.approx(loss.item(), rel=1e-12)
     for p, g in zip(model.parameters(), expected):
         np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
+                    reason="binding threads to cores needs os.sched_setaffinity (Linux)")
+def test_each_worker_thread_is_bound_to_its_own_usable_core():
+    cores = sorted(os.sched_getaffinity(0))
+    both_running = threading.Barrier(2, timeout=10)
+
+    def affinity():
+        both_running.wait()  # two tasks at once: one per worker thread
+        return os.sched_getaffinity(0)
+
+    with DataParallel(GPT(CONFIG, seed=3), 2) as parallel:
+        bound = sorted(tuple(f.result()) for f in [parallel.pool.submit(affinity) for _ in "ab"])
+    assert bound == sorted([(cores[0],), (cores[1 % len(cores)],)])
+    assert os.sched_getaffinity(0) == set(cores)  # the calling thread is left as it was
 
 
 DROPOUT = GPTConfig(vocab_size=11, block_size=16, n_layer=2, n_head=2, n_embd=16, dropout=0.2)
