@@ -13,6 +13,7 @@ from typing import Any, Union
 import numpy as np
 
 from .dtypes import get_default_dtype
+from .errors import InvalidArgumentError, InvalidTypeError
 from .tensor import Tensor
 
 __all__ = [
@@ -41,7 +42,8 @@ class Generator:
     def manual_seed(self, seed: int) -> Generator:
         """Restart the stream from `seed` (a non-negative integer); returns this generator."""
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"manual_seed: seed must be a non-negative integer, got {seed!r}")
+            raise InvalidArgumentError("manual_seed: seed must be a non-negative integer, got "
+                                       f"{seed!r}")
         self._seed = int(seed)
         self.rng = np.random.default_rng(self._seed)
         return self
@@ -77,9 +79,10 @@ def _shape(name: str, size: tuple) -> tuple[int, ...]:
     """`f(2, 3)` and `f((2, 3))` both mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    if not all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0
-               for n in size):
-        raise ValueError(f"{name}: sizes must be non-negative integers, got {size}")
+    if not all(_is_integer(n) for n in size):
+        raise TypeError(f"{name}: sizes must be non-negative integers, got {size}")
+    if min(size, default=0) < 0:
+        raise InvalidArgumentError(f"{name}: sizes must be non-negative integers, got {size}")
     return tuple(int(n) for n in size)
 
 
@@ -97,7 +100,7 @@ def _float_dtype(name: str, dtype: Any, default: Any) -> np.dtype:
     """Random floats come straight from numpy's generators, which make float32 and float64."""
     result = _dtype(name, dtype, default)
     if result not in (np.float32, np.float64):
-        raise TypeError(f"{name}: dtype must be float32 or float64, got {result}")
+        raise InvalidTypeError(f"{name}: dtype must be float32 or float64, got {result}")
     return result
 
 
@@ -175,10 +178,10 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise ValueError("arange: step must be nonzero")
+        raise InvalidArgumentError("arange: step must be nonzero")
     if (end - start) * step < 0:
-        raise ValueError(f"arange: end {end} cannot be reached from start {start} with step "
-                         f"{step}")
+        raise InvalidArgumentError(f"arange: end {end} cannot be reached from start {start} with "
+                                   f"step {step}")
     integers = all(map(_is_integer, (start, end, step)))
     target = _dtype("arange", dtype, np.int64 if integers else get_default_dtype())
     values = np.arange(start, end, step, dtype=np.int64 if integers else np.float64)
@@ -188,11 +191,14 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
 def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (float32 unless given)."""
-    if not _is_integer(steps) or steps < 0:
-        raise ValueError(f"linspace: steps must be a non-negative integer, got {steps!r}")
+    if not _is_integer(steps):
+        raise TypeError(f"linspace: steps must be a non-negative integer, got {steps!r}")
+    if steps < 0:
+        raise InvalidArgumentError(f"linspace: steps must be a non-negative integer, got {steps}")
     target = _dtype("linspace", dtype, get_default_dtype())
     if target == np.bool_:
-        raise ValueError("linspace: dtype must be a number type, not bool (as in PyTorch)")
+        raise InvalidArgumentError("linspace: dtype must be a number type, not bool (as in "
+                                   "PyTorch)")
     return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
 
 
@@ -227,7 +233,7 @@ def randint(low: int, high: int | tuple[int, ...] | None = None,
         raise TypeError("randint: give randint(high, size) or randint(low, high, size), with "
                         "integer bounds and a size tuple")
     if high <= low:
-        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+        raise InvalidArgumentError(f"randint: high ({high}) must be greater than low ({low})")
     values = _rng("randint", generator).integers(low, high, _shape("randint", (size,)))
     return _tensor(values.astype(_dtype("randint", dtype, np.int64), copy=False), requires_grad)
 

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Union
 
 import numpy as np
 
+from .errors import InvalidArgumentError
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
@@ -177,8 +179,8 @@ def seed_gradient(output: Tensor, grad: ArrayLike | None) -> np.ndarray:
         return np.ones_like(output.data)
     seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=output.dtype)
     if seed.shape != output.shape:
-        raise ValueError(f"backward: grad has shape {seed.shape} but the output has shape "
-                         f"{output.shape}")
+        raise InvalidArgumentError(f"backward: grad has shape {seed.shape} but the output has "
+                                   f"shape {output.shape}")
     return seed
 
 

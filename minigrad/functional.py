@@ -15,6 +15,7 @@ import numpy as np
 
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
+from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim
 from .tensor_functions import cat, where
 
@@ -26,9 +27,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, with weight (out_features, in_features) as in PyTorch."""
     if input.ndim == 0 or weight.ndim != 2 or input.shape[-1] != weight.shape[1] or (
             bias is not None and bias.shape != weight.shape[:1]):
-        raise ValueError(f"linear: input {input.shape}, weight {weight.shape} and bias "
-                         f"{None if bias is None else bias.shape} do not fit: need input "
-                         f"(..., in), weight (out, in), bias (out,)")
+        raise InvalidArgumentError(f"linear: input {input.shape}, weight {weight.shape} and bias "
+                                   f"{None if bias is None else bias.shape} do not fit: need input "
+                                   f"(..., in), weight (out, in), bias (out,)")
     if is_fused_enabled():
         return kernels.Affine.apply(input, weight, *([] if bias is None else [bias]))
     out = input @ weight.T
@@ -39,7 +40,7 @@ def embedding(input: ArrayLike, weight: Tensor) -> Tensor:
     """Rows of `weight` picked by the integer ids in `input` (any shape)."""
     ids = np.asarray(_as_array(input))
     if ids.dtype.kind not in "iu":
-        raise TypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
+        raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
@@ -55,11 +56,11 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     then `* weight + bias` when given."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
-        raise ValueError(f"layer_norm: normalized_shape {shape} must be the trailing dims of "
-                         f"the input {input.shape}")
+        raise InvalidArgumentError(f"layer_norm: normalized_shape {shape} must be the trailing "
+                                   f"dims of the input {input.shape}")
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and p.shape != shape:
-            raise ValueError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
+            raise InvalidArgumentError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
@@ -79,7 +80,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     if not p > 0:
         raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
     if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):
-        raise ValueError(f"normalize: dim {dim} is out of range for a tensor of shape "
+        raise IndexError(f"normalize: dim {dim} is out of range for a tensor of shape "
                          f"{input.shape}")
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
@@ -225,8 +226,8 @@ def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
     `divisor_override`."""
     if divisor_override is not None:
         if not isinstance(divisor_override, (int, np.integer)) or divisor_override < 1:
-            raise ValueError(f"{name}: divisor_override must be a positive int, got "
-                             f"{divisor_override!r}")
+            raise InvalidArgumentError(f"{name}: divisor_override must be a positive int, got "
+                                       f"{divisor_override!r}")
         return sums / np.asarray(divisor_override, dtype=sums.dtype)
     counts = _pool_window_sizes(size, sums.shape[2:], geometry, count_include_pad)
     return sums / counts.astype(sums.dtype)
@@ -273,24 +274,24 @@ def _transposed_convolution(name: str, input: Tensor, weight: Tensor, bias: Tens
                             dims: int) -> Tensor:
     x, batched = _batched(name, input, dims, f"(N, C_in, *{dims} dims) or (C_in, *{dims} dims)")
     if weight.ndim != dims + 2:
-        raise ValueError(f"{name}: weight must be (C_in, C_out / groups, *kernel) with {dims} "
-                         f"kernel dims, got shape {weight.shape}")
+        raise InvalidArgumentError(f"{name}: weight must be (C_in, C_out / groups, *kernel) with "
+                                   f"{dims} kernel dims, got shape {weight.shape}")
     in_channels, group_out, *kernel = weight.shape
     if not isinstance(groups, (int, np.integer)) or groups < 1 or in_channels % groups or \
             x.shape[1] != in_channels:
-        raise ValueError(f"{name}: input {input.shape} and weight {weight.shape} do not fit "
-                         f"with groups={groups}: need input channels = weight.shape[0], "
-                         f"divisible by groups")
+        raise InvalidArgumentError(f"{name}: input {input.shape} and weight {weight.shape} do not "
+                                   f"fit with groups={groups}: need input channels = "
+                                   "weight.shape[0], divisible by groups")
     if bias is not None and bias.shape != (group_out * groups,):
-        raise ValueError(f"{name}: bias must have shape ({group_out * groups},), got "
-                         f"{bias.shape}")
+        raise InvalidArgumentError(f"{name}: bias must have shape ({group_out * groups},), got "
+                                   f"{bias.shape}")
     stride = _ints(name, "stride", stride, dims, minimum=1)
     padding = _ints(name, "padding", padding, dims, minimum=0)
     output_padding = _ints(name, "output_padding", output_padding, dims, minimum=0)
     dilation = _ints(name, "dilation", dilation, dims, minimum=1)
     if any(extra >= max(s, d) for extra, s, d in zip(output_padding, stride, dilation)):
-        raise ValueError(f"{name}: output_padding {output_padding} must be smaller than the "
-                         f"stride {stride} or the dilation {dilation}")
+        raise InvalidArgumentError(f"{name}: output_padding {output_padding} must be smaller than "
+                                   f"the stride {stride} or the dilation {dilation}")
     n, sizes = x.shape[0], x.shape[2:]
     # stride - 1 zeros after each entry (a new dim of size 1 after each spatial dim, padded
     # to the stride; pad lists the last dim first), the trailing ones dropped
@@ -320,10 +321,11 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     name = "conv3d"
     x, batched = _batched(name, input, 3, "(N, C_in, D, H, W) or (C_in, D, H, W)")
     if weight.ndim != 5:
-        raise ValueError(f"{name}: weight must be (C_out, C_in / groups, kD, kH, kW), got shape "
-                         f"{weight.shape}")
+        raise InvalidArgumentError(f"{name}: weight must be (C_out, C_in / groups, kD, kH, kW), "
+                                   f"got shape {weight.shape}")
     if bias is not None and bias.shape != weight.shape[:1]:
-        raise ValueError(f"{name}: bias must have shape ({weight.shape[0]},), got {bias.shape}")
+        raise InvalidArgumentError(f"{name}: bias must have shape ({weight.shape[0]},), got "
+                                   f"{bias.shape}")
     kernel = weight.shape[2:]
     stride = _ints(name, "stride", stride, 3, minimum=1)
     dilation = _ints(name, "dilation", dilation, 3, minimum=1)
@@ -331,8 +333,8 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     x = pad(x, [amount for pair in reversed(pads) for amount in pair])
     n, c, depth, h, w = x.shape
     if any(d * (k - 1) + 1 > size for size, k, d in zip(x.shape[2:], kernel, dilation)):
-        raise ValueError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger than the "
-                         f"padded input {x.shape[2:]}")
+        raise InvalidArgumentError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger "
+                                   f"than the padded input {x.shape[2:]}")
     out_depth = (depth - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
     total = None
     for k in range(kernel[0]):
@@ -358,8 +360,8 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
     index = np.asarray(_as_array(indices))
     if index.shape != input.shape or index.dtype.kind not in "iu":
-        raise ValueError(f"{name}: indices must be integers of the input's shape {input.shape}, "
-                         f"got {index.dtype} of shape {index.shape}")
+        raise InvalidArgumentError(f"{name}: indices must be integers of the input's shape "
+                                   f"{input.shape}, got {index.dtype} of shape {index.shape}")
     kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
     stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
     padding = _ints(name, "padding", padding, 2, minimum=0)
@@ -371,8 +373,9 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     n, c = x.shape[:2]
     positions = index.reshape(n, c, -1)
     if positions.size and (positions.min() < 0 or positions.max() >= size[0] * size[1]):
-        raise IndexError(f"{name}: indices must lie in [0, {size[0] * size[1]}) for an output "
-                         f"of size {tuple(size)}, got {positions.min()} to {positions.max()}")
+        raise InvalidIndexError(f"{name}: indices must lie in [0, {size[0] * size[1]}) for an "
+                                f"output of size {tuple(size)}, got {positions.min()} to "
+                                f"{positions.max()}")
     zeros = Tensor._make(np.zeros((n, c, size[0] * size[1]), dtype=x.dtype))
     out = zeros.scatter(2, positions, x.reshape(n, c, -1)).reshape(n, c, *size)
     return out if batched else out.reshape(out.shape[1:])
@@ -394,11 +397,12 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     name = "interpolate"
     spatial = input.ndim - 2
     if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES):
-        raise ValueError(f"{name}: mode must be 'nearest', 'nearest-exact', 'linear', "
-                         f"'bilinear' or 'trilinear', got {mode!r}")
+        # NotImplementedError, as in PyTorch: a mode (or a mode and rank) it has no kernel for
+        raise NotImplementedError(f"{name}: mode must be 'nearest', 'nearest-exact', 'linear', "
+                                  f"'bilinear' or 'trilinear', got {mode!r}")
     if spatial < 1 or _LINEAR_MODES.get(mode, spatial) != spatial:
-        raise ValueError(f"{name}: mode {mode!r} does not fit an input of shape {input.shape} "
-                         f"(N, C and {spatial} spatial dims)")
+        raise NotImplementedError(f"{name}: mode {mode!r} does not fit an input of shape "
+                                  f"{input.shape} (N, C and {spatial} spatial dims)")
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{name}: give size or scale_factor, not both or neither")
     if align_corners is not None and mode not in _LINEAR_MODES:
@@ -412,8 +416,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     else:
         factors = (scale_factor,) * spatial if np.isscalar(scale_factor) else tuple(scale_factor)
         if len(factors) != spatial or min(factors) <= 0:
-            raise ValueError(f"{name}: scale_factor must be positive, one or {spatial} of them, "
-                             f"got {scale_factor!r}")
+            raise InvalidArgumentError(f"{name}: scale_factor must be positive, one or {spatial} "
+                                       f"of them, got {scale_factor!r}")
         sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
         scales = [1 / f for f in factors]
     out = input
@@ -444,7 +448,7 @@ def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
     """`input` with a batch dim (PyTorch takes (C, *spatial) as one unbatched sample), and
     whether it had one."""
     if input.ndim not in (spatial_dims + 1, spatial_dims + 2):
-        raise ValueError(f"{name}: expected input {expected}, got shape {input.shape}")
+        raise InvalidArgumentError(f"{name}: expected input {expected}, got shape {input.shape}")
     if floating and input.dtype.kind != "f":
         raise TypeError(f"{name}: expected a floating-point input, got dtype {input.dtype}")
     batched = input.ndim == spatial_dims + 2
@@ -457,8 +461,8 @@ def _ints(name: str, arg: str, value: int | Sequence[int], n: int,
     values = (value,) * n if isinstance(value, (int, np.integer)) else tuple(value)
     if len(values) != n or not all(isinstance(v, (int, np.integer)) and v >= minimum
                                    for v in values):
-        raise ValueError(f"{name}: {arg} must be an int or {n} ints, each >= {minimum}, got "
-                         f"{value!r}")
+        raise InvalidArgumentError(f"{name}: {arg} must be an int or {n} ints, each >= {minimum}, "
+                                   f"got {value!r}")
     return tuple(int(v) for v in values)
 
 
@@ -470,8 +474,9 @@ def _window_geometry(name: str, size: tuple[int, ...], kernel: tuple[int, ...],
     stride = _ints(name, "stride", stride, len(kernel), minimum=1)
     for n, k, d, (before, after) in zip(size, kernel, dilation, padding):
         if d * (k - 1) + 1 > n + before + after:
-            raise ValueError(f"{name}: the kernel {kernel} (dilation {dilation}) is larger than "
-                             f"the padded input {tuple(size)} (padding {padding})")
+            raise InvalidArgumentError(f"{name}: the kernel {kernel} (dilation {dilation}) is "
+                                       f"larger than the padded input {tuple(size)} (padding "
+                                       f"{padding})")
     return dict(kernel_size=kernel, dilation=dilation, padding=padding, stride=stride)
 
 
@@ -481,16 +486,18 @@ def _convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
     x, batched = _batched(name, input, spatial_dims, f"(N, C_in, *{spatial_dims} dims) or "
                                                      f"(C_in, *{spatial_dims} dims)")
     if weight.ndim != spatial_dims + 2:
-        raise ValueError(f"{name}: weight must be (C_out, C_in / groups, *kernel) with "
-                         f"{spatial_dims} kernel dims, got shape {weight.shape}")
+        raise InvalidArgumentError(f"{name}: weight must be (C_out, C_in / groups, *kernel) with "
+                                   f"{spatial_dims} kernel dims, got shape {weight.shape}")
     out_channels, group_channels, *kernel = weight.shape
     if not isinstance(groups, (int, np.integer)) or groups < 1 or out_channels % groups or \
             x.shape[1] != group_channels * groups:
-        raise ValueError(f"{name}: input {input.shape} and weight {weight.shape} do not fit "
-                         f"with groups={groups}: need input channels = weight.shape[1] * groups "
-                         f"and out channels (weight.shape[0]) divisible by groups")
+        raise InvalidArgumentError(f"{name}: input {input.shape} and weight {weight.shape} do not "
+                                   f"fit with groups={groups}: need input channels = "
+                                   "weight.shape[1] * groups and out channels (weight.shape[0]) "
+                                   "divisible by groups")
     if bias is not None and bias.shape != (out_channels,):
-        raise ValueError(f"{name}: bias must have shape ({out_channels},), got {bias.shape}")
+        raise InvalidArgumentError(f"{name}: bias must have shape ({out_channels},), got "
+                                   f"{bias.shape}")
     stride = _ints(name, "stride", stride, spatial_dims, minimum=1)
     dilation = _ints(name, "dilation", dilation, spatial_dims, minimum=1)
     padding = _conv_padding(name, padding, tuple(kernel), stride, dilation)
@@ -527,10 +534,11 @@ def _conv_padding(name: str, padding: int | Sequence[int] | str, kernel: tuple[i
         if padding == "valid":
             return ((0, 0),) * len(kernel)
         if padding != "same":
-            raise ValueError(f"{name}: padding must be an int, a tuple of ints, 'valid' or "
-                             f"'same', got {padding!r}")
+            raise InvalidArgumentError(f"{name}: padding must be an int, a tuple of ints, 'valid' "
+                                       f"or 'same', got {padding!r}")
         if any(s != 1 for s in stride):
-            raise ValueError(f"{name}: padding='same' needs stride 1, got stride {stride}")
+            raise InvalidArgumentError(f"{name}: padding='same' needs stride 1, got stride "
+                                       f"{stride}")
         totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
         return tuple((t // 2, t - t // 2) for t in totals)  # an odd total: the extra one after
     return tuple((p, p) for p in _ints(name, "padding", padding, len(kernel), minimum=0))
@@ -548,7 +556,8 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
     pads = _ints(name, "padding", padding, dims, minimum=0)
     dilation = _ints(name, "dilation", dilation, dims, minimum=1)
     if any(p > k // 2 for p, k in zip(pads, kernel)):
-        raise ValueError(f"{name}: padding {pads} must be at most half the kernel size {kernel}")
+        raise InvalidArgumentError(f"{name}: padding {pads} must be at most half the kernel size "
+                                   f"{kernel}")
     padding = []
     for n, k, s, p, d in zip(size, kernel, stride, pads, dilation):
         span = d * (k - 1) + 1
@@ -557,8 +566,8 @@ def _pool_geometry(name: str, size: tuple[int, ...], kernel_size, stride, paddin
         if ceil_mode and (count - 1) * s >= n + p:
             count -= 1
         if count < 1:
-            raise ValueError(f"{name}: the input {tuple(size)} is too small for the kernel "
-                             f"{kernel} (padding {pads}, dilation {dilation})")
+            raise InvalidArgumentError(f"{name}: the input {tuple(size)} is too small for the "
+                                       f"kernel {kernel} (padding {pads}, dilation {dilation})")
         padding.append((p, max(p, (count - 1) * s + span - n - p)))
     return _window_geometry(name, size, kernel, dilation, tuple(padding), stride)
 
@@ -600,7 +609,8 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if approximate == "none":
         return 0.5 * input * (1 + (input * (1 / math.sqrt(2))).erf())
     if approximate != "tanh":
-        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        raise InvalidArgumentError("gelu: approximate must be 'none' or 'tanh', got "
+                                   f"{approximate!r}")
     if is_fused_enabled():
         return kernels.Gelu.apply(input)
     inner = (input + 0.044715 * input * input * input) * math.sqrt(2 / math.pi)
@@ -629,7 +639,7 @@ def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     if alpha == 0:
-        raise ValueError("celu: alpha must be nonzero")
+        raise InvalidArgumentError("celu: alpha must be nonzero")
     return _exponential_linear(input, alpha, 1 / alpha)
 
 
@@ -752,8 +762,8 @@ def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = N
     mixes the target with the uniform distribution: (1 - e) target + e / C."""
     _check_reduction("cross_entropy", reduction)
     if not 0 <= label_smoothing <= 1:
-        raise ValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
-                         f"{label_smoothing}")
+        raise InvalidArgumentError(f"cross_entropy: label_smoothing must be in [0, 1], got "
+                                   f"{label_smoothing}")
     class_dim = _class_dim("cross_entropy", input)
     classes = input.shape[class_dim]
     weight = _class_weights("cross_entropy", weight, classes, input.dtype)
@@ -776,7 +786,7 @@ def nll_loss(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, 
     classes = input.shape[_class_dim("nll_loss", input)]
     weight = _class_weights("nll_loss", weight, classes, input.dtype)
     if _is_float(target):
-        raise TypeError("nll_loss: target must be integer class indices, got floats")
+        raise InvalidTypeError("nll_loss: target must be integer class indices, got floats")
     target = _class_targets("nll_loss", input, target, ignore_index)
     return _negative_log_likelihood(input, target, weight, ignore_index, reduction)
 
@@ -789,8 +799,8 @@ def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | N
     _check_reduction("binary_cross_entropy", reduction)
     target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
     if np.any((input.data < 0) | (input.data > 1)):
-        raise ValueError("binary_cross_entropy: input must be probabilities in [0, 1]; for "
-                         "logits use binary_cross_entropy_with_logits")
+        raise InvalidArgumentError("binary_cross_entropy: input must be probabilities in [0, 1]; "
+                                   "for logits use binary_cross_entropy_with_logits")
     losses = -(target * _log_at_least_minus_100(input)
                + (1 - target) * _log_at_least_minus_100(1 - input))
     if weight is not None:
@@ -850,7 +860,7 @@ def _is_float(target: ArrayLike) -> bool:
 def _class_dim(name: str, input: Tensor) -> int:
     """The classes are dim 1 of (N, C, ...) and dim 0 of an unbatched (C,)."""
     if input.ndim == 0:
-        raise ValueError(f"{name}: input must be (N, C, ...) or (C,), got a 0-d tensor")
+        raise InvalidArgumentError(f"{name}: input must be (N, C, ...) or (C,), got a 0-d tensor")
     return 0 if input.ndim == 1 else 1
 
 
@@ -861,8 +871,8 @@ def _class_weights(name: str, weight: ArrayLike | None, classes: int,
         return None
     weight = np.asarray(_as_array(weight), dtype=dtype)
     if weight.shape != (classes,):
-        raise ValueError(f"{name}: weight must have one entry per class, shape ({classes},), got "
-                         f"{weight.shape}")
+        raise InvalidArgumentError(f"{name}: weight must have one entry per class, shape "
+                                   f"({classes},), got {weight.shape}")
     return weight
 
 
@@ -871,16 +881,16 @@ def _class_targets(name: str, input: Tensor, target: ArrayLike, ignore_index: in
     equal to `ignore_index`."""
     target = np.asarray(_as_array(target))
     if target.dtype.kind not in "iu":
-        raise TypeError(f"{name}: target must be integer class indices (or, for cross_entropy, "
-                        f"float probabilities), got dtype {target.dtype}")
+        raise InvalidTypeError(f"{name}: target must be integer class indices (or, for "
+                               f"cross_entropy, float probabilities), got dtype {target.dtype}")
     expected = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
     if target.shape != expected:
-        raise ValueError(f"{name}: input {input.shape} needs target of shape {expected}, got "
-                         f"{target.shape}")
+        raise InvalidArgumentError(f"{name}: input {input.shape} needs target of shape "
+                                   f"{expected}, got {target.shape}")
     classes = input.shape[_class_dim(name, input)]
     wrong = (target != ignore_index) & ((target < 0) | (target >= classes))
     if np.any(wrong):
-        raise ValueError(f"{name}: target must lie in [0, {classes}) or equal ignore_index "
+        raise IndexError(f"{name}: target must lie in [0, {classes}) or equal ignore_index "
                          f"({ignore_index}), got {target[wrong].ravel()[0]}")
     return target
 
@@ -941,11 +951,11 @@ def _loss_target(name: str, input: Tensor, target: ArrayLike, same_shape: bool =
         target = Tensor(np.asarray(target, dtype=input.dtype))
     if target.shape != input.shape:
         if same_shape:
-            raise ValueError(f"{name}: target must have the input's shape {input.shape}, got "
-                             f"{target.shape}")
+            raise InvalidArgumentError(f"{name}: target must have the input's shape "
+                                       f"{input.shape}, got {target.shape}")
         if not _broadcasts_to(target.shape, input.shape):
-            raise ValueError(f"{name}: shape {target.shape} does not broadcast to the input's "
-                             f"shape {input.shape}")
+            raise InvalidArgumentError(f"{name}: shape {target.shape} does not broadcast to the "
+                                       f"input's shape {input.shape}")
     return target
 
 
@@ -1001,13 +1011,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
     that may see no key gets output 0, as in PyTorch."""
     name = "scaled_dot_product_attention"
     if not 0 <= dropout_p <= 1:
-        raise ValueError(f"{name}: dropout_p must be in [0, 1], got {dropout_p}")
+        raise InvalidArgumentError(f"{name}: dropout_p must be in [0, 1], got {dropout_p}")
     if enable_gqa:
         key, value = _share_kv_heads(name, query, key, value)
     scores_shape = _check_attention_shapes(name, query, key, value)
     if is_causal:
         if attn_mask is not None:
-            raise ValueError(f"{name}: give attn_mask or is_causal=True, not both")
+            raise InvalidArgumentError(f"{name}: give attn_mask or is_causal=True, not both")
         attn_mask = np.tril(np.ones((query.shape[-2], key.shape[-2]), dtype=bool))
     if attn_mask is not None:
         attn_mask = _attention_mask(name, attn_mask, query.dtype, scores_shape)
@@ -1043,10 +1053,10 @@ def _check_attention_shapes(name: str, query: Tensor, key: Tensor,
         batch = None
     if batch is None or min(query.ndim, key.ndim, value.ndim) < 2 or \
             query.shape[-1] != key.shape[-1] or key.shape[-2] != value.shape[-2]:
-        raise ValueError(f"{name}: query {query.shape}, key {key.shape} and value "
-                         f"{value.shape} must share the head size (last dim of query and key) "
-                         f"and the key count (second-to-last dim of key and value), and their "
-                         f"batch dims must broadcast")
+        raise InvalidArgumentError(f"{name}: query {query.shape}, key {key.shape} and value "
+                                   f"{value.shape} must share the head size (last dim of query "
+                                   "and key) and the key count (second-to-last dim of key and "
+                                   "value), and their batch dims must broadcast")
     return batch + (query.shape[-2], key.shape[-2])
 
 
@@ -1059,11 +1069,11 @@ def _attention_mask(name: str, mask: ArrayLike, dtype: np.dtype,
     else:
         mask = np.asarray(_as_array(mask))
         if mask.dtype != bool:
-            raise TypeError(f"{name}: attn_mask must be bool or floating-point, got dtype "
-                            f"{mask.dtype}")
+            raise InvalidTypeError(f"{name}: attn_mask must be bool or floating-point, got dtype "
+                                   f"{mask.dtype}")
     if not _broadcasts_to(mask.shape, scores_shape):
-        raise ValueError(f"{name}: attn_mask of shape {mask.shape} does not broadcast to the "
-                         f"attention scores (..., L, S) = {scores_shape}")
+        raise InvalidArgumentError(f"{name}: attn_mask of shape {mask.shape} does not broadcast "
+                                   f"to the attention scores (..., L, S) = {scores_shape}")
     return mask
 
 
@@ -1073,9 +1083,9 @@ def _share_kv_heads(name: str, query: Tensor, key: Tensor, value: Tensor
     that share it."""
     if min(query.ndim, key.ndim, value.ndim) < 3 or key.shape[-3] != value.shape[-3] or \
             query.shape[-3] % key.shape[-3]:
-        raise ValueError(f"{name}: enable_gqa needs (..., heads, seq, dim) inputs with the "
-                         f"query heads a multiple of the key/value heads, got query "
-                         f"{query.shape}, key {key.shape}, value {value.shape}")
+        raise InvalidArgumentError(f"{name}: enable_gqa needs (..., heads, seq, dim) inputs with "
+                                   "the query heads a multiple of the key/value heads, got query "
+                                   f"{query.shape}, key {key.shape}, value {value.shape}")
     heads = np.repeat(np.arange(key.shape[-3]), query.shape[-3] // key.shape[-3])
     return key[..., heads, :, :], value[..., heads, :, :]
 
@@ -1092,14 +1102,14 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
     entry, "circular" wraps around (at most once: amounts up to the dim's size, and none
     negative). The other modes index the input, so their gradient adds up over the copies."""
     if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ValueError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', "
-                         f"got {mode!r}")
+        raise NotImplementedError("pad: mode must be 'constant', 'reflect', 'replicate' or "
+                                  f"'circular', got {mode!r}")  # PyTorch's class here
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise ValueError(f"pad: needs (before, after) pairs for at most {input.ndim} dims, "
-                         f"got {tuple(pad)}")
+        raise InvalidArgumentError(f"pad: needs (before, after) pairs for at most {input.ndim} "
+                                   f"dims, got {tuple(pad)}")
     if mode != "constant":
         if value:
-            raise ValueError(f"pad: mode {mode!r} takes no value (got {value})")
+            raise InvalidArgumentError(f"pad: mode {mode!r} takes no value (got {value})")
         return _pad_by_index(input, pad, mode)
     fill = 0 if value is None else value
     out = input
@@ -1107,8 +1117,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
         dim = input.ndim - 1 - i
         crop_before, crop_after = max(-before, 0), max(-after, 0)
         if crop_before + crop_after > out.shape[dim]:
-            raise ValueError(f"pad: {tuple(pad)} crops more than the {out.shape[dim]} entries "
-                             f"of dim {dim} of shape {input.shape}")
+            raise InvalidArgumentError(f"pad: {tuple(pad)} crops more than the {out.shape[dim]} "
+                                       f"entries of dim {dim} of shape {input.shape}")
         if crop_before or crop_after:
             out = out.narrow(dim, crop_before, out.shape[dim] - crop_before - crop_after)
         if before > 0 or after > 0:
@@ -1130,8 +1140,8 @@ def _pad_by_index(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
                                       f"PyTorch's result there reads uninitialised memory")
         limit = {"reflect": n - 1, "circular": n}.get(mode)
         if limit is not None and max(before, after) > limit or n + before + after < 0:
-            raise ValueError(f"pad: {mode} padding of {(before, after)} does not fit dim {dim} "
-                             f"of size {n} (at most {limit} on each side)")
+            raise InvalidArgumentError(f"pad: {mode} padding of {(before, after)} does not fit "
+                                       f"dim {dim} of size {n} (at most {limit} on each side)")
         positions = np.arange(-before, n + after)
         if mode == "reflect":
             index = (n - 1) - np.abs((n - 1) - np.abs(positions))
@@ -1148,14 +1158,15 @@ def one_hot(tensor: ArrayLike, num_classes: int = -1) -> Tensor:
     num_classes entries (-1: one more than the largest class), without grad."""
     classes = np.asarray(_as_array(tensor))
     if classes.dtype.kind not in "iu":
-        raise TypeError(f"one_hot: classes must be integers, got dtype {classes.dtype}")
+        raise InvalidTypeError(f"one_hot: classes must be integers, got dtype {classes.dtype}")
     if classes.size and classes.min() < 0:
-        raise ValueError(f"one_hot: classes must be non-negative, got {classes.min()}")
+        raise InvalidArgumentError(f"one_hot: classes must be non-negative, got {classes.min()}")
     if num_classes == -1:
         if not classes.size:
-            raise ValueError("one_hot: cannot infer num_classes from an empty tensor; pass it")
+            raise InvalidArgumentError("one_hot: cannot infer num_classes from an empty tensor; "
+                                       "pass it")
         num_classes = int(classes.max()) + 1
     elif classes.size and classes.max() >= num_classes:
-        raise ValueError(f"one_hot: classes must be smaller than num_classes={num_classes}, "
-                         f"got {classes.max()}")
+        raise InvalidArgumentError("one_hot: classes must be smaller than "
+                                   f"num_classes={num_classes}, got {classes.max()}")
     return Tensor(classes[..., None] == np.arange(num_classes), dtype=np.int64)

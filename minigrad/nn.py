@@ -12,6 +12,7 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 
 from . import functional as F
+from .errors import InvalidArgumentError
 from .tensor import Tensor
 
 
@@ -102,8 +103,8 @@ class Module:
         for name, p in params.items():
             value = np.asarray(state[name])
             if value.shape != p.shape:
-                raise ValueError(f"load_state_dict: {name} has shape {value.shape} in the state "
-                                 f"but {p.shape} in the model")
+                raise InvalidArgumentError(f"load_state_dict: {name} has shape {value.shape} in "
+                                           f"the state but {p.shape} in the model")
             np.copyto(p.data, value, casting="same_kind")
 
     def num_parameters(self) -> int:
@@ -349,12 +350,12 @@ class Flatten(Module):
     def forward(self, x: Tensor) -> Tensor:
         ndim = max(x.ndim, 1)
         if not (-ndim <= self.start_dim < ndim and -ndim <= self.end_dim < ndim):
-            raise ValueError(f"Flatten: start_dim {self.start_dim} and end_dim {self.end_dim} "
+            raise IndexError(f"Flatten: start_dim {self.start_dim} and end_dim {self.end_dim} "
                              f"must be dims of the input, shape {x.shape}")
         start, end = self.start_dim % ndim, self.end_dim % ndim
         if start > end:
-            raise ValueError(f"Flatten: start_dim {self.start_dim} comes after end_dim "
-                             f"{self.end_dim} for an input of shape {x.shape}")
+            raise InvalidArgumentError(f"Flatten: start_dim {self.start_dim} comes after end_dim "
+                                       f"{self.end_dim} for an input of shape {x.shape}")
         return x.reshape(*x.shape[:start], -1, *x.shape[end + 1:])
 
 

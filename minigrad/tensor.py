@@ -16,6 +16,7 @@ import numpy as np
 from . import engine
 from .dtypes import get_default_dtype
 from .engine import ArrayLike
+from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 
 Dim = Union[int, Sequence[int], None]
 
@@ -49,7 +50,8 @@ def _dim(op: str, dim: int, ndim: int) -> int:
 def _existing_dim(op: str, dim: int, ndim: int) -> int:
     """`dim` as `_dim` wraps it, for ops that need the tensor to have that dim (not 0-d)."""
     if ndim == 0:
-        raise ValueError(f"{op}: a 0-d tensor has no dim to work along; reshape it to 1-D first")
+        raise InvalidArgumentError(f"{op}: a 0-d tensor has no dim to work along; reshape it to "
+                                   "1-D first")
     return _dim(op, dim, ndim)
 
 
@@ -59,7 +61,7 @@ def _dim_list(op: str, dim: int | Sequence[int], ndim: int) -> list[int]:
     dims = [dim] if isinstance(dim, (int, np.integer)) else list(dim)
     wrapped = [_dim(op, d, ndim) for d in dims]
     if len(set(wrapped)) != len(wrapped):
-        raise ValueError(f"{op}: dims {tuple(dims)} name the same dim more than once")
+        raise InvalidArgumentError(f"{op}: dims {tuple(dims)} name the same dim more than once")
     return wrapped
 
 
@@ -91,7 +93,7 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     """An integer index given as a Tensor, a numpy array or a list, checked to hold integers."""
     index = np.asarray(_as_array(index))
     if index.dtype.kind not in "iu":
-        raise TypeError(f"{op}: index must hold integers, got dtype {index.dtype}")
+        raise InvalidTypeError(f"{op}: index must hold integers, got dtype {index.dtype}")
     return index
 
 
@@ -100,14 +102,14 @@ def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -
     it along the other dims, and entries in [0, size) along `dim`."""
     if index.ndim != len(shape) or any(i > n for k, (i, n) in enumerate(zip(index.shape, shape))
                                        if k != dim):
-        raise ValueError(f"{op}: index of shape {index.shape} does not fit a tensor of shape "
-                         f"{shape}: it needs {len(shape)} dims, none larger than the tensor's "
-                         f"except dim {dim}")
+        raise InvalidArgumentError(f"{op}: index of shape {index.shape} does not fit a tensor of "
+                                   f"shape {shape}: it needs {len(shape)} dims, none larger than "
+                                   f"the tensor's except dim {dim}")
     size = shape[dim] if shape else 1
     if index.size and (index.min() < 0 or index.max() >= size):
-        raise IndexError(f"{op}: index entries must lie in [0, {size}) for dim {dim} of a "
-                         f"tensor of shape {shape}, got entries from {index.min()} to "
-                         f"{index.max()}")
+        raise InvalidIndexError(f"{op}: index entries must lie in [0, {size}) for dim {dim} of a "
+                                f"tensor of shape {shape}, got entries from {index.min()} to "
+                                f"{index.max()}")
 
 
 def _along_dim(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
@@ -270,8 +272,9 @@ class Tensor:
                 raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} "
                                 f"(numpy dtype {array.dtype}); give numbers or a numpy array")
         if requires_grad and array.dtype.kind != "f":
-            raise TypeError(f"Tensor: only floating-point tensors can require grad, got dtype "
-                            f"{array.dtype}; convert with Tensor(data, dtype=np.float32)")
+            raise InvalidTypeError("Tensor: only floating-point tensors can require grad, got "
+                                   f"dtype {array.dtype}; convert with Tensor(data, "
+                                   "dtype=np.float32)")
         self.data: np.ndarray = array
         self.grad: np.ndarray | None = None
         self.requires_grad: bool = requires_grad
@@ -418,6 +421,11 @@ class Tensor:
         return ops.Div.apply(b._floating(), a._floating())
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
+        if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \
+                and exponent < 0:  # numpy's error would be a ValueError; PyTorch's is this
+            raise InvalidArgumentError("pow: an integer tensor to a negative integer power "
+                                       f"({exponent}) is not allowed; convert it to a float "
+                                       "dtype first")
         return ops.Pow.apply(*self._operands(exponent))
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
@@ -473,8 +481,8 @@ class Tensor:
             return Tensor._make(np.asarray(quotient + inexact))
         if rounding_mode == "floor":
             return self.floor_divide(other)
-        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
-                         f"{rounding_mode!r}")
+        raise InvalidArgumentError(f"div: rounding_mode must be None, 'trunc' or 'floor', got "
+                                   f"{rounding_mode!r}")
 
     def pow(self, exponent: ArrayLike) -> Tensor:
         return self ** exponent
@@ -501,8 +509,8 @@ class Tensor:
         try:
             return Tensor._make(np.asarray(compare(self.data, other)))
         except ValueError:
-            raise ValueError(f"{compare.__name__}: shapes {self.shape} and {np.shape(other)} do "
-                             f"not broadcast together") from None
+            raise InvalidArgumentError(f"{compare.__name__}: shapes {self.shape} and "
+                                       f"{np.shape(other)} do not broadcast together") from None
 
     def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
         return self._compare(other, np.equal)
@@ -555,8 +563,8 @@ class Tensor:
     def __contains__(self, element: Any) -> bool:
         """`element in x`: whether some entry equals `element` (PyTorch's meaning)."""
         if not isinstance(element, (Tensor, int, float, np.generic)):
-            raise TypeError(f"Tensor.__contains__ supports a tensor or a number, got "
-                            f"{type(element).__name__}")
+            raise InvalidTypeError(f"Tensor.__contains__ supports a tensor or a number, got "
+                                   f"{type(element).__name__}")
         return bool(np.any(self.data == _as_array(element)))
 
     def _bitwise(self, other: Any, op: np.ufunc) -> Tensor:
@@ -564,9 +572,9 @@ class Tensor:
         other = other.data if isinstance(other, Tensor) else other
         for kind in {self.data.dtype.kind, np.asarray(other).dtype.kind}:
             if kind not in "biu":
-                raise TypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
-                                f"{self.dtype} and {np.asarray(other).dtype}; compare first, "
-                                f"e.g. (x > 0) & (y > 0)")
+                raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
+                                       f"{self.dtype} and {np.asarray(other).dtype}; compare "
+                                       "first, e.g. (x > 0) & (y > 0)")
         return Tensor._make(np.asarray(op(self.data, other)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
@@ -586,7 +594,8 @@ class Tensor:
 
     def __invert__(self) -> Tensor:
         if self.data.dtype.kind not in "biu":
-            raise TypeError(f"invert (~): needs a bool or integer tensor, got dtype {self.dtype}")
+            raise InvalidTypeError("invert (~): needs a bool or integer tensor, got dtype "
+                                   f"{self.dtype}")
         return Tensor._make(np.invert(self.data))
 
     def __lshift__(self, other: ArrayLike) -> Tensor:
@@ -668,8 +677,8 @@ class Tensor:
         """Replace the entries where `mask` is True by `value` (their gradient is 0)."""
         mask = np.asarray(_as_array(mask), dtype=bool)
         if not engine._broadcasts_to(mask.shape, self.shape):
-            raise ValueError(f"masked_fill: mask of shape {mask.shape} does not broadcast to "
-                             f"the tensor's shape {self.shape}")
+            raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
+                                       f"broadcast to the tensor's shape {self.shape}")
         # the result keeps this tensor's dtype, as in PyTorch: an integer tensor filled with 0.0
         # stays integer
         return ops.Where.apply(self._lift(value).to(self.dtype), self, cond=mask)
@@ -782,7 +791,7 @@ class Tensor:
         The gradient passes where min <= x <= max, and goes to min or max where they were
         taken. Where min > max the result is max, as in PyTorch."""
         if min is None and max is None:
-            raise ValueError("clamp: give min, max or both")
+            raise InvalidArgumentError("clamp: give min, max or both")
         dtype = _result_dtype(*map(_operand, (self, min, max)))
         x = out = self.to(dtype)
         if min is not None:
@@ -979,7 +988,7 @@ class Tensor:
             shape = tuple(1 if d == axis else n for d, n in enumerate(self.shape)
                           if keepdim or d != axis)
         if data.shape[axis] == 0:
-            raise ValueError(f"{op}: the dim searched is empty (tensor of shape {self.shape})")
+            raise IndexError(f"{op}: the dim searched is empty (tensor of shape {self.shape})")
         return Tensor._make(arg(data, axis=axis).astype(np.int64).reshape(shape))
 
     def prod(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
@@ -1132,8 +1141,8 @@ class Tensor:
         d = _dim("topk", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
         if not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
-            raise ValueError(f"topk: k must be an int in [0, {size}] (the size of dim {dim}), "
-                             f"got {k!r}")
+            raise InvalidArgumentError(f"topk: k must be an int in [0, {size}] (the size of dim "
+                                       f"{dim}), got {k!r}")
         ordered = self.reshape(self.shape or (1,)).sort(d, descending=largest)
         top = [part.narrow(d, 0, k) for part in ordered]
         if self.ndim == 0:  # a 0-d tensor's top 1 is itself
@@ -1147,8 +1156,8 @@ class Tensor:
         as in PyTorch (the subgradient where the derivative does not exist)."""
         if isinstance(p, str):
             if p != "fro":
-                raise ValueError(f"norm: p must be a number or 'fro', got {p!r} (the nuclear "
-                                 f"norm is not supported)")
+                raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
+                                           "nuclear norm is not supported)")
             p = 2
         dims = _reduced_dims("norm", dim, None, self.ndim)
         magnitude = self.abs()
@@ -1222,8 +1231,8 @@ class Tensor:
             return self.reshape(1)
         start, end = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
         if start > end:
-            raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} "
-                             f"for a tensor of shape {self.shape}")
+            raise InvalidArgumentError(f"flatten: start_dim {start_dim} comes after end_dim "
+                                       f"{end_dim} for a tensor of shape {self.shape}")
         merged = math.prod(self.shape[start:end + 1])
         return self.reshape(*self.shape[:start], merged, *self.shape[end + 1:])
 
@@ -1235,8 +1244,9 @@ class Tensor:
         if new.count(-1) == 1 and known > 0:
             new[new.index(-1)] = self.shape[d] // known
         if not new or min(new) < 0 or math.prod(new) != self.shape[d]:
-            raise ValueError(f"unflatten: sizes {tuple(sizes)} do not multiply to the size "
-                             f"{self.shape[d]} of dim {dim} (tensor of shape {self.shape})")
+            raise InvalidArgumentError(f"unflatten: sizes {tuple(sizes)} do not multiply to the "
+                                       f"size {self.shape[d]} of dim {dim} (tensor of shape "
+                                       f"{self.shape})")
         return self.reshape(*self.shape[:d], *new, *self.shape[d + 1:])
 
     def squeeze(self, dim: Dim = None) -> Tensor:
@@ -1256,8 +1266,8 @@ class Tensor:
         sources = _dim_list("movedim", source, self.ndim)
         destinations = _dim_list("movedim", destination, self.ndim)
         if len(sources) != len(destinations):
-            raise ValueError(f"movedim: source {source} and destination {destination} name "
-                             f"different numbers of dims")
+            raise InvalidArgumentError(f"movedim: source {source} and destination {destination} "
+                                       "name different numbers of dims")
         if self.ndim == 0:
             return self.reshape(())
         order = [d for d in range(self.ndim) if d not in sources]
@@ -1273,9 +1283,9 @@ class Tensor:
         target = tuple(self.shape[i - lead] if i >= lead and n == -1 else n
                        for i, n in enumerate(sizes))
         if lead < 0 or min(target, default=0) < 0 or not engine._broadcasts_to(self.shape, target):
-            raise ValueError(f"expand: cannot expand shape {self.shape} to {sizes}: each dim "
-                             f"must keep its size (or -1) or be 1, and new dims (not -1) go "
-                             f"first")
+            raise InvalidArgumentError(f"expand: cannot expand shape {self.shape} to {sizes}: "
+                                       "each dim must keep its size (or -1) or be 1, and new "
+                                       "dims (not -1) go first")
         return ops.BroadcastTo.apply(self, shape=target)
 
     def expand_as(self, other: Tensor) -> Tensor:
@@ -1291,8 +1301,8 @@ class Tensor:
         `sizes` is longer than its shape), like numpy's tile."""
         sizes = _ints(sizes)
         if len(sizes) < self.ndim or min(sizes, default=0) < 0:
-            raise ValueError(f"repeat: sizes {sizes} must be non-negative and at least as many "
-                             f"as the dims of the tensor's shape {self.shape}")
+            raise InvalidArgumentError(f"repeat: sizes {sizes} must be non-negative and at least "
+                                       f"as many as the dims of the tensor's shape {self.shape}")
         shape = (1,) * (len(sizes) - self.ndim) + self.shape
         # a dim of size r in front of each dim n: broadcasting makes r copies, and merging
         # (r, n) into r * n lays them one after another
@@ -1321,7 +1331,7 @@ class Tensor:
         shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
         dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
         if len(shifts) != len(dims):
-            raise ValueError(f"roll: shifts {shifts} and dims {dims} differ in length")
+            raise InvalidArgumentError(f"roll: shifts {shifts} and dims {dims} differ in length")
         out = self
         for shift, dim in zip(shifts, dims):
             d = _dim("roll", dim, self.ndim)
@@ -1338,8 +1348,8 @@ class Tensor:
         n = self.shape[d]
         first = start + n if start < 0 else start
         if not 0 <= first <= n or not 0 <= length <= n - first:
-            raise IndexError(f"narrow: start {start} and length {length} do not fit in dim "
-                             f"{dim} of size {n}")
+            raise InvalidIndexError(f"narrow: start {start} and length {length} do not fit in dim "
+                                    f"{dim} of size {n}")
         return self[(slice(None),) * d + (slice(first, first + length),)]
 
     def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0
@@ -1351,13 +1361,13 @@ class Tensor:
         if isinstance(split_size_or_sections, (int, np.integer)):
             size = int(split_size_or_sections)
             if size <= 0 and n:
-                raise ValueError(f"split: split_size must be positive, got {size}")
+                raise InvalidArgumentError(f"split: split_size must be positive, got {size}")
             sections = ([size] * (n // size) + [n % size] * (n % size > 0)) if n else [0]
         else:
             sections = [int(s) for s in split_size_or_sections]
             if sum(sections) != n or min(sections, default=0) < 0:
-                raise ValueError(f"split: sections {sections} must be non-negative and add up "
-                                 f"to the size {n} of dim {dim}")
+                raise InvalidArgumentError(f"split: sections {sections} must be non-negative and "
+                                           f"add up to the size {n} of dim {dim}")
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
 
@@ -1370,7 +1380,7 @@ class Tensor:
         """At most `chunks` pieces along `dim`, of ceil(n / chunks) entries each (the last may
         be smaller, and there may be fewer pieces), as PyTorch's chunk."""
         if chunks <= 0:
-            raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+            raise InvalidArgumentError(f"chunk: chunks must be positive, got {chunks}")
         n = self.shape[_existing_dim("chunk", dim, self.ndim)]
         return self.split(max(-(-n // chunks), 1), dim)
 
@@ -1409,8 +1419,8 @@ class Tensor:
             raise TypeError("scatter: give src (a tensor) or value (a number)")
         if reduce is not None:
             if reduce not in ("add", "multiply"):
-                raise ValueError(f"scatter: reduce must be None, 'add' or 'multiply', got "
-                                 f"{reduce!r}")
+                raise InvalidArgumentError("scatter: reduce must be None, 'add' or 'multiply', "
+                                           f"got {reduce!r}")
             return self.scatter_reduce(dim, index, src, "sum" if reduce == "add" else "prod")
         d, index, src = self._scatter_arguments("scatter", dim, index, src)
         if self.ndim == 0:
@@ -1428,8 +1438,8 @@ class Tensor:
         with the reduction's identity) and reduced along it, so the gradient is that of sum,
         prod (exact with zeros), mean, amax or amin (ties share it equally, as in PyTorch)."""
         if reduce not in ("sum", "prod", "mean", "amax", "amin"):
-            raise ValueError(f"scatter_reduce: reduce must be 'sum', 'prod', 'mean', 'amax' or "
-                             f"'amin', got {reduce!r}")
+            raise InvalidArgumentError("scatter_reduce: reduce must be 'sum', 'prod', 'mean', "
+                                       f"'amax' or 'amin', got {reduce!r}")
         d, index, src = self._scatter_arguments("scatter_reduce", dim, index, src)
         if self.ndim == 0:
             return self.reshape(1).scatter_reduce(0, index.reshape(1), src.reshape(1), reduce,
@@ -1473,10 +1483,10 @@ class Tensor:
         d = _dim(op, dim, self.ndim)
         _check_index(op, index, self.shape, d)
         if src.ndim != index.ndim or any(i > n for i, n in zip(index.shape, src.shape)):
-            raise ValueError(f"{op}: src of shape {src.shape} is smaller than index of "
-                             f"shape {index.shape}")
+            raise InvalidArgumentError(f"{op}: src of shape {src.shape} is smaller than index of "
+                                       f"shape {index.shape}")
         if src.dtype != self.dtype:
-            raise TypeError(f"{op}: src has dtype {src.dtype} but the tensor {self.dtype}")
+            raise InvalidTypeError(f"{op}: src has dtype {src.dtype} but the tensor {self.dtype}")
         if src.shape != index.shape:
             src = src[tuple(slice(n) for n in index.shape)]
         return d, index, src
@@ -1496,8 +1506,8 @@ class Tensor:
         d = _dim("unfold", dimension, self.ndim)
         n = self.shape[d] if self.ndim else 1
         if not 0 <= size <= n or step <= 0:
-            raise ValueError(f"unfold: size {size} must be in [0, {n}] (dim {dimension}'s "
-                             f"size) and step {step} positive")
+            raise InvalidArgumentError(f"unfold: size {size} must be in [0, {n}] (dim "
+                                       f"{dimension}'s size) and step {step} positive")
         if self.ndim == 0:
             return self.reshape(1).unfold(0, size, step).reshape(size)
         starts = np.arange((n - size) // step + 1) * step
@@ -1515,8 +1525,8 @@ class Tensor:
         counts = np.asarray(_as_array(repeats))
         if counts.dtype.kind not in "iu" or counts.ndim > 1 or counts.size not in (1, n) or \
                 (counts < 0).any():
-            raise ValueError(f"repeat_interleave: repeats must be a non-negative int or {n} of "
-                             f"them (one per entry of dim {dim}), got {repeats!r}")
+            raise InvalidArgumentError("repeat_interleave: repeats must be a non-negative int or "
+                                       f"{n} of them (one per entry of dim {dim}), got {repeats!r}")
         index = np.repeat(np.arange(n), np.broadcast_to(counts.reshape(-1), (n,)))
         return self.reshape(self.shape or (1,))[(slice(None),) * d + (index,)]
 
@@ -1526,7 +1536,7 @@ class Tensor:
         if self.ndim == 2:
             return self.diagonal(diagonal)
         if self.ndim != 1:
-            raise ValueError(f"diag: needs a 1-D or 2-D tensor, got shape {self.shape}")
+            raise InvalidArgumentError(f"diag: needs a 1-D or 2-D tensor, got shape {self.shape}")
         n = self.shape[0]
         rows, cols = np.arange(n) + max(-diagonal, 0), np.arange(n) + max(diagonal, 0)
         zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
@@ -1537,12 +1547,12 @@ class Tensor:
         1-D tensor, in row-major order."""
         mask = np.asarray(_as_array(mask))
         if mask.dtype != bool:
-            raise TypeError(f"masked_select: mask must be bool, got dtype {mask.dtype}")
+            raise InvalidTypeError(f"masked_select: mask must be bool, got dtype {mask.dtype}")
         try:
             shape = np.broadcast_shapes(self.shape, mask.shape)
         except ValueError:
-            raise ValueError(f"masked_select: mask of shape {mask.shape} does not broadcast "
-                             f"with the tensor's shape {self.shape}") from None
+            raise InvalidArgumentError(f"masked_select: mask of shape {mask.shape} does not "
+                                       f"broadcast with the tensor's shape {self.shape}") from None
         return ops.GetItem.apply(self.expand(shape), index=np.broadcast_to(mask, shape))
 
     def tril(self, diagonal: int = 0) -> Tensor:
@@ -1558,7 +1568,8 @@ class Tensor:
 
     def _triangle(self, op: str, keep: Callable[[int, int], np.ndarray]) -> Tensor:
         if self.ndim < 2:
-            raise ValueError(f"{op}: needs a tensor with at least 2 dims, got shape {self.shape}")
+            raise InvalidArgumentError(f"{op}: needs a tensor with at least 2 dims, got shape "
+                                       f"{self.shape}")
         zero = Tensor._make(np.zeros((), dtype=self.dtype))
         return ops.Where.apply(self, zero, cond=keep(*self.shape[-2:]))
 
@@ -1566,7 +1577,7 @@ class Tensor:
         """The entries x[i, i + offset] of the planes spanned by dim1 and dim2 (offset > 0:
         above the main diagonal, < 0: below), in a new last dim that replaces those two."""
         if self.ndim < 2:
-            raise ValueError(f"diagonal: needs a tensor with at least 2 dims, got shape "
+            raise IndexError(f"diagonal: needs a tensor with at least 2 dims, got shape "
                              f"{self.shape}")
         planes = self.movedim(_dim_list("diagonal", (dim1, dim2), self.ndim), (-2, -1))
         rows, cols = planes.shape[-2:]
@@ -1580,24 +1591,24 @@ class Tensor:
         a vector, and the dims before the last two are batch dims, which broadcast."""
         other = self._lift(other)
         if self.ndim == 0 or other.ndim == 0:
-            raise ValueError(f"matmul: both operands need at least 1 dim, got shapes "
-                             f"{self.shape} and {other.shape}")
+            raise InvalidArgumentError(f"matmul: both operands need at least 1 dim, got shapes "
+                                       f"{self.shape} and {other.shape}")
         return ops.MatMul.apply(self, other)
 
     def dot(self, other: Tensor) -> Tensor:
         """The inner product of two 1-D tensors of one length (0-d); matmul for the rest."""
         other = self._lift(other)
         if self.ndim != 1 or other.shape != self.shape:
-            raise ValueError(f"dot: needs two 1-D tensors of one length, got shapes "
-                             f"{self.shape} and {other.shape}")
+            raise InvalidArgumentError(f"dot: needs two 1-D tensors of one length, got shapes "
+                                       f"{self.shape} and {other.shape}")
         return ops.MatMul.apply(self, other)
 
     def outer(self, vec2: Tensor) -> Tensor:
         """The outer product of two 1-D tensors: out[i, j] = self[i] * vec2[j]."""
         vec2 = self._lift(vec2)
         if self.ndim != 1 or vec2.ndim != 1:
-            raise ValueError(f"outer: needs two 1-D tensors, got shapes {self.shape} and "
-                             f"{vec2.shape}")
+            raise InvalidArgumentError(f"outer: needs two 1-D tensors, got shapes {self.shape} and "
+                                       f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
 
     # ---- autograd ----
@@ -1632,8 +1643,8 @@ class Tensor:
         except TypeError:
             target = None
         if target is None:
-            raise TypeError(f"to: expected a dtype (e.g. minigrad.float64) or a tensor, got "
-                            f"{dtype!r}")
+            raise InvalidTypeError(f"to: expected a dtype (e.g. minigrad.float64) or a tensor, got "
+                                   f"{dtype!r}")
         if target == self.dtype:
             return self
         if target.kind == "f" and self.dtype.kind == "f":
@@ -1651,6 +1662,10 @@ class Tensor:
     def double(self) -> Tensor:
         """As float64."""
         return self.to(np.float64)
+
+    def half(self) -> Tensor:
+        """As float16."""
+        return self.to(np.float16)
 
     def long(self) -> Tensor:
         """As int64 (not differentiable)."""

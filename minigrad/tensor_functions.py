@@ -13,6 +13,7 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
+from .errors import InvalidArgumentError
 from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
 
 __all__ = ["cat", "meshgrid", "stack", "std_mean", "var_mean", "where"]
@@ -25,11 +26,12 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors along an existing dim `dim` (their other dims must agree)."""
     shapes = [t.shape for t in tensors]
     if not shapes or min(len(s) for s in shapes) == 0:
-        raise ValueError(f"cat: needs one or more tensors of at least 1 dim, got shapes {shapes}")
+        raise InvalidArgumentError("cat: needs one or more tensors of at least 1 dim, got shapes "
+                                   f"{shapes}")
     d = _dim("cat", dim, len(shapes[0]))
     if any(len(s) != len(shapes[0]) or s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:]
            for s in shapes):
-        raise ValueError(f"cat: shapes {shapes} must agree in every dim but dim {dim}")
+        raise InvalidArgumentError(f"cat: shapes {shapes} must agree in every dim but dim {dim}")
     dtype = _result_dtype(*tensors)  # PyTorch's promotion: int64 with float32 is float32
     return ops.Concat.apply(*(t.to(dtype) for t in tensors), axis=d)
 
@@ -38,8 +40,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dim `dim`."""
     shapes = {t.shape for t in tensors}
     if len(shapes) != 1:
-        raise ValueError(f"stack: tensors must all have the same shape, got "
-                         f"{[t.shape for t in tensors]}")
+        raise InvalidArgumentError(f"stack: tensors must all have the same shape, got "
+                                   f"{[t.shape for t in tensors]}")
     dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
 
@@ -51,10 +53,10 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
+        raise InvalidArgumentError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     if any(t.ndim > 1 for t in tensors):
-        raise ValueError(f"meshgrid: needs 0-d or 1-D tensors, got shapes "
-                         f"{[t.shape for t in tensors]}")
+        raise InvalidArgumentError(f"meshgrid: needs 0-d or 1-D tensors, got shapes "
+                                   f"{[t.shape for t in tensors]}")
     axes = list(range(len(tensors)))
     if indexing == "xy" and len(axes) > 1:
         axes[0], axes[1] = 1, 0
@@ -141,14 +143,14 @@ def _einsum_labels(equation: str, ndims: list[int]) -> tuple[list[list[str]], li
     lhs, arrow, rhs = equation.replace(" ", "").partition("->")
     terms = lhs.split(",")
     if len(terms) != len(ndims):
-        raise ValueError(f"einsum: equation {equation!r} has {len(terms)} operand(s), but "
-                         f"{len(ndims)} were given")
+        raise InvalidArgumentError(f"einsum: equation {equation!r} has {len(terms)} operand(s), "
+                                   f"but {len(ndims)} were given")
     inputs = []
     for k, (term, ndim) in enumerate(zip(terms, ndims)):
         letters = _einsum_letters(equation, term)
         if "..." not in term and len(letters) != ndim or len(letters) > ndim:
-            raise ValueError(f"einsum: operand {k} has {ndim} dims, but its subscripts "
-                             f"{term!r} in {equation!r} name {len(letters)}")
+            raise InvalidArgumentError(f"einsum: operand {k} has {ndim} dims, but its subscripts "
+                                       f"{term!r} in {equation!r} name {len(letters)}")
         inputs.append(_expand_ellipsis(term, ndim - len(letters)))
     ellipsis = max(([x for x in labels if x.startswith("...")] for labels in inputs), key=len,
                    default=[])
@@ -158,8 +160,8 @@ def _einsum_labels(equation: str, ndims: list[int]) -> tuple[list[list[str]], li
     output = _expand_ellipsis(rhs, len(ellipsis))
     for x in _einsum_letters(equation, rhs):
         if output.count(x) > 1 or not any(x in labels for labels in inputs):
-            raise ValueError(f"einsum: output subscript {x!r} in {equation!r} must appear once "
-                             f"in the output and in some operand")
+            raise InvalidArgumentError(f"einsum: output subscript {x!r} in {equation!r} must "
+                                       "appear once in the output and in some operand")
     return inputs, output
 
 
@@ -167,8 +169,8 @@ def _einsum_letters(equation: str, term: str) -> str:
     """The letters of one term (checked: ASCII letters and at most one "...")."""
     letters = term.replace("...", "", 1)
     if not all(c.isascii() and c.isalpha() for c in letters):
-        raise ValueError(f"einsum: subscripts must be letters (and one '...' per term), got "
-                         f"{term!r} in {equation!r}")
+        raise InvalidArgumentError("einsum: subscripts must be letters (and one '...' per term), "
+                                   f"got {term!r} in {equation!r}")
     return letters
 
 
@@ -186,11 +188,12 @@ def _einsum_sizes(equation: str, inputs: list[list[str]], operands: Sequence[Ten
         own: dict[str, int] = {}
         for label, n in zip(labels, t.shape):
             if own.setdefault(label, n) != n:
-                raise ValueError(f"einsum: subscript {label!r} is repeated in operand {k} of "
-                                 f"{equation!r} with different sizes {own[label]} and {n}")
+                raise InvalidArgumentError(f"einsum: subscript {label!r} is repeated in operand "
+                                           f"{k} of {equation!r} with different sizes "
+                                           f"{own[label]} and {n}")
             if sizes.get(label, 1) not in (1, n) and n != 1:
-                raise ValueError(f"einsum: subscript {label!r} in {equation!r} has size {n} in "
-                                 f"operand {k} but size {sizes[label]} before")
+                raise InvalidArgumentError(f"einsum: subscript {label!r} in {equation!r} has size "
+                                           f"{n} in operand {k} but size {sizes[label]} before")
             sizes[label] = n if n != 1 else sizes.get(label, 1)
     return sizes
 

@@ -1,5 +1,7 @@
-"""Test helpers: float64 leaves for gradcheck, and the ops in the graph behind a tensor."""
+"""Test helpers: float64 leaves for gradcheck, the ops in the graph behind a tensor, and the
+cross-check of exception classes against PyTorch."""
 import numpy as np
+import pytest
 
 import minigrad
 from minigrad import Tensor
@@ -57,3 +59,20 @@ def assert_keeps_float32(fn, inputs: list[Tensor]) -> None:
         # not `d in (None, np.float32)`: a float64 dtype compares equal to None
         assert all(x is None or x.dtype == np.float32 for x in grads)
     assert all(t.grad is None or t.grad.dtype == np.float32 for t in inputs)
+
+
+def assert_raises_like_torch(misuse) -> None:
+    """`misuse(lib, F)` misuses an op, with `lib` minigrad or torch and `F` its functional
+    module; minigrad must raise an instance of the class PyTorch raises. PyTorch's
+    NotImplementedError for a dtype it has no kernel for ("... not implemented for 'Float'")
+    counts as its base, RuntimeError: minigrad's error there is a RuntimeError and a TypeError."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks of "
+                                                "exception classes against it are skipped")
+    import torch.nn.functional as torch_F
+    with pytest.raises(Exception) as expected:
+        misuse(torch, torch_F)
+    cls = expected.type
+    if cls is NotImplementedError and "not implemented for '" in str(expected.value):
+        cls = RuntimeError
+    with pytest.raises(cls):
+        misuse(minigrad, minigrad.functional)

@@ -18,7 +18,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
-from tests.helpers import assert_keeps_float32, op_types
+from tests.helpers import assert_keeps_float32, assert_raises_like_torch, op_types
 
 rng = np.random.default_rng(10)
 
@@ -813,6 +813,50 @@ def test_index_errors_name_the_op():
         x[Tensor(np.array([0.5]))]  # float indices
 
 
+# Misuse that PyTorch rejects too, written once for both libraries: `m` is minigrad or torch,
+# `F` its functional module. Most are RuntimeError in PyTorch, a bad type TypeError.
+TORCH_ERRORS = [
+    lambda m, F: m.ones(2) + m.ones(3),
+    lambda m, F: m.ones(2) < m.ones(3),
+    lambda m, F: m.where(m.ones(2, dtype=m.bool), m.ones(3), m.ones(3)),
+    lambda m, F: m.ones(4) & m.ones(4),
+    lambda m, F: m.ones(4).bitwise_xor(m.ones(4)),
+    lambda m, F: m.ones(4).bitwise_not(),
+    lambda m, F: ~m.ones(4),
+    lambda m, F: m.tensor([-2, 0, 2]) ** -2,
+    lambda m, F: m.ones(2).div(m.ones(2), rounding_mode="typo"),
+    lambda m, F: m.ones(2).clamp(),
+    lambda m, F: m.ones(2, 3).masked_fill(m.ones(4, dtype=m.bool), 0.0),
+    lambda m, F: bool(m.ones(2)),
+    lambda m, F: "a" in m.ones(2),
+    lambda m, F: m.ones(2).to(""),
+    lambda m, F: m.ones(3)[5],
+    lambda m, F: m.ones(2, 3).size(5),
+    lambda m, F: m.tensor("abc"),
+    lambda m, F: m.tensor([1, 2], requires_grad=True),
+    lambda m, F: m.zeros(-3, 2),
+    lambda m, F: m.zeros(2.5),
+    lambda m, F: m.full((-3,), 2.0),
+    lambda m, F: m.eye(-3),
+    lambda m, F: m.randn(-3),
+    lambda m, F: m.rand(2, dtype=m.int64),
+    lambda m, F: m.zeros(2, dtype="x"),
+    lambda m, F: m.arange(0, 5, 0),
+    lambda m, F: m.arange(5, 0, 1),
+    lambda m, F: m.linspace(1, 2, -1),
+    lambda m, F: m.linspace(1, 2, 2.5),
+    lambda m, F: m.linspace(5, 10, 3, dtype=m.bool),
+    lambda m, F: m.randint(5),
+    lambda m, F: m.randint(5, 5, (2,)),
+    lambda m, F: m.rand(2, generator=3),
+]
+
+
+@pytest.mark.parametrize("misuse", TORCH_ERRORS)
+def test_errors_are_of_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
+
+
 # --------------------------------------------------------------------------------------------
 # Reductions and softmax on 0-d tensors, stack's dim check (regressions)
 # --------------------------------------------------------------------------------------------
@@ -870,6 +914,7 @@ def test_float_to_float_conversions_are_differentiable():
     np.testing.assert_array_equal(x.grad, [3.0, -4.0])
     assert x.float() is x and x.to(np.float32) is x and x.to(minigrad.float32) is x
     assert x.to(minigrad.float64).dtype == np.float64
+    assert x.half().dtype == np.float16 and x.half().requires_grad
     assert x.type_as(Tensor(np.zeros(1))).dtype == np.float64
     assert x.to(Tensor(np.zeros(1, dtype=np.float64))).dtype == np.float64
 
@@ -990,7 +1035,7 @@ def test_zeros_and_ones(fn, fill):
     assert out.dtype == np.float64 and out.requires_grad and out.is_leaf
     with pytest.raises(ValueError, match="non-negative integers"):
         fn(2, -1)
-    with pytest.raises(ValueError, match="non-negative integers"):
+    with pytest.raises(TypeError, match="non-negative integers"):
         fn(2.5)
     with pytest.raises(TypeError, match="not a dtype"):
         fn(2, dtype="floaty")

@@ -12,6 +12,7 @@ import pytest
 import minigrad
 from minigrad import Tensor, gradcheck
 
+from tests.helpers import assert_raises_like_torch
 from tests.op_checks import (Case, check_against_torch, check_float32, check_forward,
                              check_gradcheck, torch_or_skip)
 
@@ -456,10 +457,35 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
         x.var(0, unbiased=True, correction=0)
     with pytest.raises(ValueError, match="norm: p must be a number or 'fro'"):
         x.norm("nuc")
-    with pytest.raises(ValueError, match="argmax: the dim searched is empty"):
+    with pytest.raises(IndexError, match="argmax: the dim searched is empty"):
         Tensor(np.ones((2, 0))).argmax(1)
     with pytest.raises(TypeError, match="dim=.*axis="):
         x.sum(dim=0, axis=0)
+
+
+# Misuse that PyTorch rejects too, written once for both libraries (`m` is minigrad or torch).
+TORCH_ERRORS = [
+    lambda m, F: m.ones(2, 3).sum(5),
+    lambda m, F: m.ones(()).sum(1),
+    lambda m, F: m.ones(3, 4).sum((0, 0)),
+    lambda m, F: m.ones(3, 4).amax((1, -1)),
+    lambda m, F: m.ones(20).cumsum(1),
+    lambda m, F: m.ones(2, 3).max((0, 1)),
+    lambda m, F: m.ones(0, 3).max(),
+    lambda m, F: m.ones(0, 3).max(0),
+    lambda m, F: m.ones(0, 3).amax(0),
+    lambda m, F: m.ones(0, 3).argmax(),
+    lambda m, F: m.ones(0, 3).argmax(0),
+    lambda m, F: m.ones(3).var(unbiased=True, correction=1),
+    lambda m, F: m.ones(4).topk(5),
+    lambda m, F: m.ones(4).topk(-1),
+    lambda m, F: m.ones(2, 2).norm("bad"),
+]
+
+
+@pytest.mark.parametrize("misuse", TORCH_ERRORS)
+def test_errors_are_of_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_cummax_and_cummin_ties_and_nan_follow_torch():

@@ -11,6 +11,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck
 
+from tests.helpers import assert_raises_like_torch
 from tests.op_checks import (Case, check_against_torch, check_float32, check_forward,
                              check_gradcheck, torch_or_skip)
 
@@ -516,7 +517,7 @@ ERRORS = [
     (lambda: X.diagonal(0, 1, -1), ValueError, "diagonal: dims"),
     (lambda: F.pad(X, (1,)), ValueError, "pad: needs"),
     (lambda: F.pad(X, (1, 1, 1, 1, 1, 1)), ValueError, "pad: needs"),
-    (lambda: F.pad(X, (1, 1), mode="typo"), ValueError, "pad: mode must be"),
+    (lambda: F.pad(X, (1, 1), mode="typo"), NotImplementedError, "pad: mode must be"),
     (lambda: F.pad(X, (3, 0), mode="reflect"), ValueError, r"pad: reflect padding of \(3, 0\)"),
     (lambda: F.pad(X, (0, 4), mode="circular"), ValueError, "pad: circular padding"),
     (lambda: F.pad(X, (1, 1), mode="replicate", value=2.0), ValueError, "pad: mode 'replicate'"),
@@ -554,6 +555,74 @@ ERRORS = [
 def test_errors_name_the_function_and_the_shapes(call, error, message):
     with pytest.raises(error, match=message):
         call()
+
+
+# Misuse that PyTorch rejects too, written once for both libraries: `m` is minigrad or torch,
+# `F` its functional module. Most are RuntimeError in PyTorch, a dim out of range IndexError.
+TORCH_ERRORS = [
+    lambda m, F: m.ones(3, 4).flip((0, 0)),
+    lambda m, F: m.ones(3, 4).flip(2),
+    lambda m, F: m.ones(3, 4).permute(0, 0),
+    lambda m, F: m.ones(3, 4, 5, 6).permute(0, 2),
+    lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
+    lambda m, F: m.ones(3, 4).reshape(5, 2),
+    lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
+    lambda m, F: m.ones(2, 3, 4).flatten(2, 1),
+    lambda m, F: m.ones(6).unflatten(0, (4, 2)),
+    lambda m, F: m.ones(4, 3).expand(4, 6),
+    lambda m, F: m.ones(4, 3).expand(3),
+    lambda m, F: m.ones(2, 3).repeat(2),
+    lambda m, F: m.ones(2, 4).roll((1, 2), 0),
+    lambda m, F: m.ones(5).narrow(0, 3, 4),
+    lambda m, F: m.ones(5).narrow(0, 7, 0),
+    lambda m, F: m.ones(5).split(0),
+    lambda m, F: m.ones(5).split([2, 2]),
+    lambda m, F: m.ones(5).chunk(0),
+    lambda m, F: m.ones(()).split(1),
+    lambda m, F: m.ones(4, 5, 6).gather(0, m.tensor([0])),
+    lambda m, F: m.ones(2, 3).gather(0, m.tensor([[5]])),
+    lambda m, F: m.ones(2, 3).gather(0, m.ones(1, 1)),
+    lambda m, F: m.ones(3).scatter_add(0, m.tensor([0]), m.ones(1, dtype=m.float64)),
+    lambda m, F: m.ones(3, 3).scatter(0, m.zeros(2, 2, dtype=m.int64), m.ones(1, 1)),
+    lambda m, F: m.ones(3).scatter(0, m.tensor([0]), 1.0, reduce="max"),
+    lambda m, F: m.ones(3).scatter_reduce(0, m.tensor([0]), m.ones(1), "INVALID"),
+    lambda m, F: m.ones(3).masked_select(m.ones(3)),
+    lambda m, F: m.ones(3).masked_select(m.ones(4, dtype=m.bool)),
+    lambda m, F: m.ones(3).tril(),
+    lambda m, F: m.ones(3).diagonal(),
+    lambda m, F: m.ones(2, 2, 2).diag(),
+    lambda m, F: m.ones(8).unfold(0, 9, 3),
+    lambda m, F: m.ones(8).unfold(0, 1, -1),
+    lambda m, F: m.ones(8).unfold(1, 8, 3),
+    lambda m, F: m.ones(3).repeat_interleave(m.tensor([1, 2])),
+    lambda m, F: m.ones(3).repeat_interleave(-1),
+    lambda m, F: F.pad(m.ones(3, 3), (2, 0, 2)),
+    lambda m, F: F.pad(m.ones(3, 3), (0, 0, 0, 0, 1, 0, 3, 0)),
+    lambda m, F: F.pad(m.ones(3, 3, 3), (3, 0), mode="typo"),
+    lambda m, F: F.pad(m.ones(1, 3, 3), (3, 3), mode="reflect"),
+    lambda m, F: F.pad(m.ones(1, 3, 3), (1, 1), mode="reflect", value=1.0),
+    lambda m, F: F.pad(m.ones(3, 3), (-2, -2)),
+    lambda m, F: F.one_hot(m.ones(3)),
+    lambda m, F: F.one_hot(m.tensor([5]), 3),
+    lambda m, F: m.cat([m.ones(()), m.ones(())]),
+    lambda m, F: m.cat([m.ones(2, 3), m.ones(2, 4)]),
+    lambda m, F: m.cat([]),
+    lambda m, F: m.stack([m.ones(2), m.ones(3)]),
+    lambda m, F: m.meshgrid(m.ones(2), indexing="bad"),
+    lambda m, F: m.ones(()).matmul(m.ones(3, 3)),
+    lambda m, F: m.ones(2, 4).matmul(m.ones(1, 3)),
+    lambda m, F: m.ones(2, 2, 3).matmul(m.ones(3, 3, 2)),
+    lambda m, F: m.ones(3).dot(m.ones(4)),
+    lambda m, F: m.ones(2, 2).outer(m.ones(2)),
+    lambda m, F: m.einsum("ij,jk->ij", m.ones(2, 3), m.ones(3, 4), m.ones(4, 2)),
+    lambda m, F: m.einsum("...ik..., ...jk ->", m.ones(2, 3, 4), m.ones(2, 3, 4)),
+    lambda m, F: m.einsum("pqrs,tuqvr->pstuv", m.ones(3, 8, 10, 5), m.ones(11, 5, 13, 16, 8)),
+]
+
+
+@pytest.mark.parametrize("misuse", TORCH_ERRORS)
+def test_errors_are_of_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_gradcheck_of_a_chain_of_shape_ops():

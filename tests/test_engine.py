@@ -11,7 +11,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, is_grad_enabled, no_grad
 
-from tests.helpers import graph_tensors
+from tests.helpers import assert_raises_like_torch, graph_tensors
 
 rng = np.random.default_rng(2024)
 
@@ -236,6 +236,15 @@ def test_backward_non_scalar_without_grad_is_a_clear_error():
     x = leaf(2, 3)
     with pytest.raises(RuntimeError, match=r"\(2, 3\)"):
         (x * 2.0).backward()
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(2).sum().backward(),
+    lambda m, F: m.ones(2, requires_grad=True).mul(2).backward(),
+    lambda m, F: m.ones(2, requires_grad=True).mul(2).backward(m.ones(3)),
+])
+def test_backward_errors_are_of_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_backward_explicit_grad():

@@ -8,6 +8,7 @@ import functools
 import numpy as np
 
 from ..engine import Function
+from ..errors import InvalidArgumentError
 
 
 def _broadcasting(forward):
@@ -25,9 +26,9 @@ def _broadcasting(forward):
             try:
                 np.broadcast_shapes(*shapes)
             except ValueError:
-                raise ValueError(f"{type(self).__name__}: shapes "
-                                 f"{' and '.join(str(s) for s in shapes)} do not broadcast "
-                                 f"together") from None
+                raise InvalidArgumentError(f"{type(self).__name__}: shapes "
+                                           f"{' and '.join(str(s) for s in shapes)} do not "
+                                           "broadcast together") from None
             raise  # some other failure: numpy's own message
 
     return checked

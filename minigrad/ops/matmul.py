@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import Function
+from ..errors import InvalidArgumentError
 
 
 class MatMul(Function):
@@ -40,7 +41,7 @@ def _squeeze_to(grad: np.ndarray, operand: np.ndarray) -> np.ndarray:
     return grad
 
 
-def _shape_error(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> ValueError:
-    return ValueError(f"MatMul: shapes {a_shape} and {b_shape} do not fit: the last dim of the "
-                      f"first must equal the second-to-last dim of the second, and the batch dims "
-                      f"(all but the last two) must broadcast")
+def _shape_error(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> InvalidArgumentError:
+    return InvalidArgumentError(f"MatMul: shapes {a_shape} and {b_shape} do not fit: the last dim "
+                                f"of the first must equal the second-to-last dim of the second, "
+                                f"and the batch dims (all but the last two) must broadcast")

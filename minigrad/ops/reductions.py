@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import Function
+from ..errors import InvalidArgumentError
 
 
 class Sum(Function):
@@ -28,8 +29,10 @@ class Max(Function):
         name = type(self).__name__
         self.axes = _normalize_axis(name, axis, a.ndim)
         if any(a.shape[ax] == 0 for ax in self.axes):  # other dims may be empty, as in PyTorch
-            raise ValueError(f"{name}: cannot take the {name.lower()} of an empty tensor of "
-                             f"shape {a.shape}")
+            # PyTorch: an IndexError when a dim is named (its size is 0), else a RuntimeError
+            error = InvalidArgumentError if axis is None else IndexError
+            raise error(f"{name}: cannot take the {name.lower()} of an empty tensor of shape "
+                        f"{a.shape}")
         self.keepdims = keepdims
         out = self.reduce(a, axis=self.axes, keepdims=True)
         # a NaN is the max or min wherever there is one (as in numpy), so its NaNs get the
@@ -59,7 +62,7 @@ def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     for ax in axes:
         if not -max(ndim, 1) <= ax < max(ndim, 1):
-            raise ValueError(f"{op}: axis {ax} is out of range for a tensor with {ndim} dims")
+            raise IndexError(f"{op}: axis {ax} is out of range for a tensor with {ndim} dims")
     return tuple(sorted({ax % ndim for ax in axes})) if ndim else ()
 
 

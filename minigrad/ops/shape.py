@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import Function
+from ..errors import InvalidArgumentError
 
 
 class Reshape(Function):
@@ -15,8 +16,8 @@ class Reshape(Function):
         try:
             return a.reshape(shape)
         except ValueError:
-            raise ValueError(f"Reshape: cannot reshape a tensor of shape {a.shape} "
-                             f"({a.size} entries) into {tuple(shape)}") from None
+            raise InvalidArgumentError(f"Reshape: cannot reshape a tensor of shape {a.shape} "
+                                       f"({a.size} entries) into {tuple(shape)}") from None
 
     def backward(self, g):
         return g.reshape(self.in_shape)
@@ -31,8 +32,8 @@ class Transpose(Function):
         try:
             return a.transpose(self.axes)
         except (ValueError, TypeError):
-            raise ValueError(f"Transpose: axes {self.axes} are not a permutation of the "
-                             f"{a.ndim} axes of a tensor of shape {a.shape}") from None
+            raise InvalidArgumentError(f"Transpose: axes {self.axes} are not a permutation of the "
+                                       f"{a.ndim} axes of a tensor of shape {a.shape}") from None
 
     def backward(self, g):
         return g.transpose(np.argsort([ax % g.ndim for ax in self.axes]))
@@ -93,8 +94,8 @@ class Concat(Function):
         try:
             out = np.concatenate(arrays, axis=axis)
         except (ValueError, np.exceptions.AxisError):
-            raise ValueError(f"Concat: cannot concatenate shapes {[a.shape for a in arrays]} "
-                             f"along axis {axis}") from None
+            raise InvalidArgumentError("Concat: cannot concatenate shapes "
+                                       f"{[a.shape for a in arrays]} along axis {axis}") from None
         self.axis = axis % out.ndim
         self.splits = np.cumsum([a.shape[self.axis] for a in arrays])[:-1]
         return out

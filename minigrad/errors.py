@@ -1,0 +1,20 @@
+"""The exceptions minigrad raises where PyTorch raises RuntimeError.
+
+PyTorch reports most misuse of an op (shapes that do not fit, a bad size or mode, a dtype the
+op does not take, an index entry out of range) as RuntimeError. Python's convention, which
+minigrad followed before, is ValueError, TypeError or IndexError. Each class here is a
+RuntimeError and the Python class minigrad raised before, so code written for PyTorch
+(`except RuntimeError`) and code written for older minigrad (`except ValueError`) both catch it.
+"""
+
+
+class InvalidArgumentError(RuntimeError, ValueError):
+    """A shape, size or value that the op cannot take."""
+
+
+class InvalidTypeError(RuntimeError, TypeError):
+    """A tensor of a dtype, or an object of a type, that the op cannot take."""
+
+
+class InvalidIndexError(RuntimeError, IndexError):
+    """Index entries outside the dim they index (gather, scatter, narrow, max_unpool2d)."""
