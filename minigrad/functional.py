@@ -36,14 +36,22 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out + bias
 
 
-def embedding(input: ArrayLike, weight: Tensor) -> Tensor:
-    """Rows of `weight` picked by the integer ids in `input` (any shape)."""
+def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of `weight` picked by the integer ids in `input` (any shape). The row
+    `padding_idx` (if given) gets no gradient, as in PyTorch."""
     ids = np.asarray(_as_array(input))
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
+    if padding_idx is not None:
+        if not -len(weight) <= padding_idx < len(weight):
+            raise AssertionError(f"embedding: padding_idx must be within num_embeddings "
+                                 f"({len(weight)}), got {padding_idx}")
+        rows = embedding(ids, weight)
+        padding = (ids == padding_idx % len(weight))[..., None]
+        return ops.Where.apply(rows.detach(), rows, cond=padding)
     if is_fused_enabled():
         return kernels.Embedding.apply(weight, ids=ids)
     return weight[ids]
@@ -65,13 +73,76 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
             np.zeros(shape, input.dtype) if bias is None else bias, eps=eps)
-    dims = tuple(range(-len(shape), 0))
-    centered = input - input.mean(dims, keepdim=True)
-    variance = (centered * centered).mean(dims, keepdim=True)
-    out = centered / (variance + eps).sqrt()
+    out = _standardize(input, tuple(range(-len(shape), 0)), eps)
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
+
+
+def _standardize(input: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
+    """(x - mean) / sqrt(var + eps) over `dims`, with the biased variance: the normalisation
+    shared by layer_norm, batch_norm and group_norm."""
+    centered = input - input.mean(dims, keepdim=True)
+    variance = (centered * centered).mean(dims, keepdim=True)
+    return centered / (variance + eps).sqrt()
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1 of (N, C, ...)) to mean 0 and variance 1, then
+    `* weight + bias` per channel. Training uses the batch's statistics (biased variance) and
+    moves the running ones towards them in place, `running = (1 - momentum) * running +
+    momentum * batch`, with the unbiased variance as PyTorch; otherwise the running statistics
+    are used."""
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm: expected input (N, C, ...), got shape {input.shape}")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.shape != (channels,):
+            raise RuntimeError(f"batch_norm: {name} should have shape ({channels},), got "
+                               f"{t.shape}")
+    along = (1, channels) + (1,) * (input.ndim - 2)  # broadcasts a (C,) vector over dim 1
+    dims = (0, *range(2, input.ndim))
+    if training:
+        count = input.numel() // channels
+        if count <= 1:
+            raise ValueError(f"batch_norm: expected more than 1 value per channel when "
+                             f"training, got input of shape {input.shape}")
+        out = _standardize(input, dims, eps)
+        if running_mean is not None and running_var is not None:
+            mean = input.data.mean(axis=dims)
+            unbiased = input.data.var(axis=dims) * (count / (count - 1))
+            running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * mean
+            running_var.data[...] = (1 - momentum) * running_var.data + momentum * unbiased
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("batch_norm: running_mean and running_var must be given when "
+                               "not training")
+        mean = running_mean.detach().to(input.dtype).reshape(along)
+        variance = running_var.detach().to(input.dtype).reshape(along)
+        out = (input - mean) / (variance + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(along)
+    return out if bias is None else out + bias.reshape(along)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Split the channels (dim 1 of (N, C, ...)) into `num_groups` groups and normalise each
+    group of each sample to mean 0 and variance 1 (biased), then `* weight + bias` per
+    channel."""
+    if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
+        raise RuntimeError(f"group_norm: expected input (N, C, ...) with C divisible by "
+                           f"num_groups ({num_groups}), got shape {input.shape}")
+    n, channels = input.shape[:2]
+    grouped = input.reshape(n, num_groups, -1)
+    out = _standardize(grouped, (2,), eps).reshape(input.shape)
+    along = (1, channels) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(along)
+    return out if bias is None else out + bias.reshape(along)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
@@ -92,6 +163,14 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
         small = total.data ** (1 / p) < eps
         norm = total.masked_fill(small, 1.0) ** (1 / p)
     return input / norm.masked_fill(small, eps)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, after broadcasting x1 and x2
+    against each other: the dot product of the two normalized vectors."""
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    return (normalize(x1, 2.0, dim, eps) * normalize(x2, 2.0, dim, eps)).sum(dim)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
@@ -218,6 +297,28 @@ def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
     sums = sums.reshape(n, out_depth, c, *sums.shape[2:]).movedim(1, 2)
     out = _average(name, sums, x.shape[2:], geometry, count_include_pad, divisor_override)
     return out if batched else out.reshape(out.shape[1:])
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
+    """Average (N, C, H, W) or (C, H, W) down to `output_size` (None keeps that dim): output
+    row i is the mean of input rows floor(i H / out_h) to ceil((i + 1) H / out_h), as in
+    PyTorch, and likewise for the columns. The bins of the two dims are independent, so it
+    averages the rows' bins, then the columns'."""
+    x, batched = _batched("adaptive_avg_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
+    sizes = (output_size,) * 2 if output_size is None or isinstance(
+        output_size, (int, np.integer)) else tuple(output_size)
+    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
+                                  for s in sizes):
+        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int, None or 2 of "
+                         f"them, each >= 0, got {output_size!r}")
+    for dim, out_size in zip((2, 3), sizes):
+        size = x.shape[dim]
+        out_size = size if out_size is None else out_size
+        bins = [x.narrow(dim, i * size // out_size,
+                         -(-(i + 1) * size // out_size) - i * size // out_size
+                         ).mean(dim, keepdim=True) for i in range(out_size)]
+        x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
+    return x if batched else x.reshape(x.shape[1:])
 
 
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
@@ -837,6 +938,58 @@ def l1_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Ten
     """|input - target|, reduced."""
     _check_reduction("l1_loss", reduction)
     return _reduce((input - _loss_target("l1_loss", input, target)).abs(), reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """0.5 d**2 / beta where |d| < beta, else |d| - 0.5 beta, for d = input - target, reduced;
+    beta = 0 gives l1_loss. It is huber_loss divided by beta."""
+    if beta < 0:
+        raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    _check_reduction("smooth_l1_loss", reduction)
+    difference = input - _loss_target("smooth_l1_loss", input, target)
+    if beta == 0:
+        return _reduce(difference.abs(), reduction)
+    return _reduce(_huber(difference, beta) / beta, reduction)
+
+
+def huber_loss(input: Tensor, target: ArrayLike, reduction: str = "mean",
+               delta: float = 1.0) -> Tensor:
+    """0.5 d**2 where |d| < delta, else delta (|d| - 0.5 delta), for d = input - target,
+    reduced."""
+    if not delta > 0:
+        raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    _check_reduction("huber_loss", reduction)
+    return _reduce(_huber(input - _loss_target("huber_loss", input, target), delta), reduction)
+
+
+def _huber(difference: Tensor, delta: float) -> Tensor:
+    """Quadratic within delta of 0, linear outside, chosen by a constant mask."""
+    magnitude = difference.abs()
+    return ops.Where.apply(0.5 * difference * difference, delta * (magnitude - 0.5 * delta),
+                           cond=magnitude.data < delta)
+
+
+def kl_div(input: Tensor, target: ArrayLike, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """The pointwise KL divergence of `target` from the log-probabilities `input`:
+    target (log(target) - input), 0 where target is 0; with log_target=True the target is
+    given as log-probabilities, exp(target) (target - input). reduction 'batchmean' divides the
+    sum by the batch size (the true KL divergence); 'mean' (PyTorch's default) by the number of
+    entries."""
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
+                         f"got {reduction!r}")
+    target = _loss_target("kl_div", input, target)
+    if log_target:
+        losses = target.exp() * (target - input)
+    else:
+        # target * log(target) is 0 at target = 0 (its limit); log is never taken there
+        zero = target.data == 0
+        losses = target * target.masked_fill(zero, 1.0).log() - target * input
+    if reduction == "batchmean":
+        return losses.sum() / (input.shape[0] if input.ndim else 1)
+    return _reduce(losses, reduction)
 
 
 _REDUCTIONS = ("mean", "sum", "none")

@@ -1,5 +1,5 @@
-"""Layers: `Module` (parameters and sub-modules register themselves), `Linear`, `Embedding`,
-`LayerNorm`, `Dropout`, `ModuleList`, `Sequential`, `Conv1d`, `Conv2d`, pooling, activations
+"""Layers: `Module` (parameters, buffers and sub-modules register themselves), `Linear`,
+`Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, `ModuleList`, `Sequential`, `Conv1d`, `Conv2d`, pooling, activations
 and losses, with PyTorch's constructors and attribute names (a PyTorch state dict loads as it
 is). Initialisation is explicit: every layer that draws random weights takes a numpy `rng`
 (np.random.Generator) so a model is reproducible from one seed."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -27,10 +27,13 @@ class Parameter(Tensor):
 
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes and they are
-    found by `parameters()`, `named_parameters()`, `state_dict()` and `train()`/`eval()`."""
+    found by `parameters()`, `named_parameters()`, `state_dict()` and `train()`/`eval()`;
+    `register_buffer` adds state that is not trained (BatchNorm's running statistics)."""
 
     def __init__(self) -> None:
         object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
 
@@ -38,13 +41,40 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                  f"before assigning attributes")
+        if name in self._buffers and not isinstance(value, (Parameter, Module)):
+            # as in PyTorch, assigning to a buffer's name replaces the buffer
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__!r} as buffer {name!r} "
+                                f"(Tensor or None expected)")
+            self._buffers[name] = value
+            object.__setattr__(self, name, value)
+            return
         self._parameters.pop(name, None)
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers.discard(name)
         self._modules.pop(name, None)
         if isinstance(value, Parameter):
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._modules[name] = value
         object.__setattr__(self, name, value)
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Keep `tensor` as state of this module that is not a parameter: it is in
+        `buffers()`, cast by `astype`, and (when persistent) in `state_dict()`."""
+        if "." in name or not name:
+            raise KeyError(f"buffer name must be non-empty and contain no '.', got {name!r}")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute {name!r} already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign {type(tensor).__name__!r} object to buffer "
+                            f"{name!r} (Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+        object.__setattr__(self, name, tensor)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -57,25 +87,62 @@ class Module:
         for name, module in self._modules.items():
             yield from module.named_modules(f"{prefix}.{name}" if prefix else name)
 
-    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter) pairs; a parameter shared by two modules is listed once."""
+    def modules(self) -> Iterator[Module]:
+        """This module and every one below it, depth first."""
+        return (module for _, module in self.named_modules())
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, module) of the direct sub-modules."""
+        return iter(list(self._modules.items()))
+
+    def children(self) -> Iterator[Module]:
+        return (module for _, module in self.named_children())
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """Call fn on every sub-module, then on this one (PyTorch's order: for initialising
+        weights)."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _named_members(self, members: Callable[[Module], Iterable[tuple[str, Tensor | None]]]
+                       ) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, tensor) of `members(module)` of every module, module by module; a
+        tensor shared by two modules is listed once, and a buffer set to None not at all."""
         seen: set[int] = set()
         for prefix, module in self.named_modules():
-            for name, param in module._parameters.items():
-                if id(param) not in seen:
-                    seen.add(id(param))
-                    yield (f"{prefix}.{name}" if prefix else name), param
+            for name, tensor in members(module):
+                if tensor is not None and id(tensor) not in seen:
+                    seen.add(id(tensor))
+                    yield (f"{prefix}.{name}" if prefix else name), tensor
+
+    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs; a parameter shared by two modules is listed once."""
+        return self._named_members(lambda m: m._parameters.items())  # type: ignore
 
     def parameters(self) -> list[Parameter]:
         return [p for _, p in self.named_parameters()]
+
+    def named_buffers(self) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers.items())
+
+    def buffers(self) -> list[Tensor]:
+        return [b for _, b in self.named_buffers()]
 
     def zero_grad(self) -> None:
         for p in self.parameters():
             p.grad = None
 
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Set `requires_grad` of every parameter (False freezes them)."""
+        for p in self.parameters():
+            p.requires_grad = requires_grad
+        return self
+
     def train(self, mode: bool = True) -> Module:
         """Set the `training` flag (dropout on) here and in every sub-module."""
-        for _, module in self.named_modules():
+        for module in self.modules():
             object.__setattr__(module, "training", mode)
         return self
 
@@ -83,19 +150,37 @@ class Module:
         return self.train(False)
 
     def astype(self, dtype: Any) -> Module:
-        """Cast every parameter to `dtype` in place (float64 for gradcheck, say)."""
+        """Cast every parameter and floating-point buffer to `dtype` in place (float64 for
+        gradcheck, say); integer buffers (a step count) stay as they are, as in PyTorch."""
         for p in self.parameters():
             p.data = p.data.astype(dtype)
             p.grad = None
+        for b in self.buffers():
+            if b.dtype.kind == "f":
+                b.data = b.data.astype(dtype)
         return self
 
+    def to(self, dtype: Any) -> Module:
+        """PyTorch's `module.to(dtype)`: `astype`, for floating-point dtypes only."""
+        if np.dtype(dtype).kind != "f":
+            raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
+        return self.astype(dtype)
+
+    def _state(self) -> dict[str, Tensor]:
+        """What state_dict saves: each module's parameters, then its persistent buffers."""
+        return dict(self._named_members(lambda m: [
+            *m._parameters.items(),
+            *((name, b) for name, b in m._buffers.items()
+              if name not in m._non_persistent_buffers)]))
+
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Parameter name -> a copy of its array."""
-        return {name: p.data.copy() for name, p in self.named_parameters()}
+        """Parameter and persistent buffer name -> a copy of its array."""
+        return {name: t.data.copy() for name, t in self._state().items()}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        """Copy arrays into the parameters; every name must match and every shape agree."""
-        params = dict(self.named_parameters())
+        """Copy arrays into the parameters and persistent buffers; every name must match and
+        every shape agree."""
+        params = self._state()
         missing = sorted(set(params) - set(state))
         unexpected = sorted(set(state) - set(params))
         if missing or unexpected:
@@ -165,15 +250,23 @@ class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
     rows. Initialised N(0, 1), like PyTorch."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int,
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError(f"Embedding: padding_idx must be within num_embeddings "
+                                     f"({num_embeddings}), got {padding_idx}")
+            padding_idx %= num_embeddings  # PyTorch keeps it non-negative
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.weight = Parameter(
-            _default_rng(rng).standard_normal((num_embeddings, embedding_dim)), dtype)
+        self.padding_idx = padding_idx
+        weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
+        if padding_idx is not None:
+            weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
+        self.weight = Parameter(weight, dtype)
 
     def forward(self, indices: Any) -> Tensor:
-        return F.embedding(indices, self.weight)
+        return F.embedding(indices, self.weight, self.padding_idx)
 
 
 class LayerNorm(Module):
@@ -194,6 +287,76 @@ class LayerNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class _BatchNorm(Module):
+    """BatchNorm1d and BatchNorm2d: F.batch_norm over the channels (dim 1), with weight (ones)
+    and bias (zeros) when affine, and the buffers running_mean (zeros), running_var (ones) and
+    num_batches_tracked when track_running_stats, as PyTorch. Training normalises by the
+    batch's statistics and updates the running ones by `momentum` (None: their cumulative
+    average); eval mode uses the running ones (the batch's without track_running_stats)."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = True, track_running_stats: bool = True,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        self.weight = Parameter(np.ones(num_features), dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_features), dtype) if affine else None
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
+            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64)))
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
+
+    _ranks: tuple[int, ...] = ()  # the input's accepted numbers of dims
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in self._ranks:
+            raise ValueError(f"{type(self).__name__}: expected "
+                             f"{' or '.join(f'{r}D' for r in self._ranks)} input (got "
+                             f"{x.ndim}D input)")
+        momentum = self.momentum
+        if self.training and self.running_mean is not None:
+            self.num_batches_tracked.data += 1
+            if momentum is None:  # the cumulative average of every batch so far
+                momentum = 1 / int(self.num_batches_tracked.data)
+        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                            self.training or self.running_mean is None, momentum or 0.0,
+                            self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L)."""
+
+    _ranks = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W)."""
+
+    _ranks = (4,)
+
+
+class GroupNorm(Module):
+    """F.group_norm with `num_groups` groups of the `num_channels` channels, and per-channel
+    weight (ones) and bias (zeros) when affine."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
+                 affine: bool = True, dtype: Any = np.float32) -> None:
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
+                             f"num_groups ({num_groups})")
+        self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
+        self.affine = affine
+        self.weight = Parameter(np.ones(num_channels), dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_channels), dtype) if affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
 
 class Dropout(Module):
@@ -375,6 +538,41 @@ class GELU(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x, approximate=self.approximate)
+
+
+class Identity(Module):
+    """Returns its input; takes (and ignores) any constructor arguments, as in PyTorch."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input
+
+
+class SiLU(Module):
+    """F.silu as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.silu(x)
+
+
+class Softmax(Module):
+    """F.softmax along `dim` as a layer."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softmax(x, self.dim)
+
+
+class LogSoftmax(Softmax):
+    """F.log_softmax along `dim` as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.log_softmax(x, self.dim)
 
 
 class Tanh(Module):

@@ -13,7 +13,7 @@ __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "div", "eq", "erf", "exp", "exp2",
-    "expm1", "floor", "floor_divide", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
+    "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
     "lerp", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
     "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
     "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
@@ -201,6 +201,10 @@ def pow(input: Tensor, exponent: ArrayLike) -> Tensor:
 
 def remainder(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input) % other
+
+
+def fmod(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).fmod(other)
 
 
 def floor_divide(input: Tensor, other: ArrayLike) -> Tensor:

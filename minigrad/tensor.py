@@ -132,6 +132,22 @@ def _accumulating(t: Tensor) -> Tensor:
     return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64))
 
 
+def _negative_integer_power(base: Tensor, exponent: Tensor) -> bool:
+    """Whether base ** exponent raises integers to negative powers, which numpy refuses."""
+    return base.dtype.kind in "iu" and exponent.dtype.kind in "iu" and bool(
+        (exponent.data < 0).any())
+
+
+def _integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """base ** exponent in integers as PyTorch computes it for a tensor exponent: a negative
+    power is 1 / base**|exponent| truncated to an integer, so 0 unless base is 1 or -1 (0 for
+    base 0 too)."""
+    negative = exponent < 0
+    magnitude = np.where(negative, -exponent, exponent)
+    return np.where(negative & (np.abs(base) != 1), 0, base ** magnitude).astype(
+        np.result_type(base, exponent))
+
+
 def _zero_at_zero(x: Tensor, fn: Callable[[Tensor], Tensor]) -> Tensor:
     """fn(x), except 0 with gradient 0 where x == 0: for sqrt and powers, whose derivative is
     infinite at 0, where PyTorch's norm and std take the subgradient 0. fn never sees those
@@ -426,10 +442,15 @@ class Tensor:
             raise InvalidArgumentError("pow: an integer tensor to a negative integer power "
                                        f"({exponent}) is not allowed; convert it to a float "
                                        "dtype first")
-        return ops.Pow.apply(*self._operands(exponent))
+        a, b = self._operands(exponent)
+        if _negative_integer_power(a, b):  # integer tensors: PyTorch's 0, or +-1 for a base +-1
+            return Tensor._make(_integer_power(a.data, b.data))
+        return ops.Pow.apply(a, b)
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
         a, b = self._operands(base)
+        if _negative_integer_power(b, a):
+            return Tensor._make(_integer_power(b.data, a.data))
         return ops.Pow.apply(b, a)
 
     def __matmul__(self, other: ArrayLike) -> Tensor:
@@ -493,6 +514,18 @@ class Tensor:
     def remainder(self, other: ArrayLike) -> Tensor:
         """self % other, with the sign of `other` (Python's and PyTorch's %)."""
         return self % other
+
+    def fmod(self, other: ArrayLike) -> Tensor:
+        """C's remainder, self - trunc(self / other) * other: the sign of self (torch.fmod).
+        Gradients 1 and -trunc(self / other), as in PyTorch. Floats compose it exactly as
+        sign(self) * (|self| % |other|), where % of two non-negative numbers is already C's;
+        subtracting other from Python's % instead would round (1e-20 % 3 is 3.0)."""
+        a, b = self._operands(other)
+        if a.dtype.kind != "f":  # integers have no gradient: numpy's exact fmod
+            return Tensor._make(np.fmod(a.data, b.data))
+        sign_a = np.where(np.signbit(a.data), -1, 1).astype(a.dtype)  # -0.0 stays -0.0
+        sign_b = np.where(np.signbit(b.data), -1, 1).astype(b.dtype)
+        return ops.Remainder.apply(a * sign_a, b * sign_b) * sign_a
 
     def floor_divide(self, other: ArrayLike) -> Tensor:
         """floor(self / other) as Python's // computes it. A step function: its gradient is 0
@@ -723,7 +756,9 @@ class Tensor:
         return 1 / self._floating()
 
     def square(self) -> Tensor:
-        return self * self
+        """self * self; a bool tensor gives int64, as in PyTorch."""
+        x = self.long() if self.dtype == np.bool_ else self
+        return x * x
 
     def _step_function(self, values: np.ndarray, *others: Tensor) -> Tensor:
         """`values`, a step function of this tensor (and of `others`): its floor, sign, ... As
@@ -758,6 +793,8 @@ class Tensor:
 
     def sign(self) -> Tensor:
         """-1, 0 or 1 by the sign of each entry (NaN stays NaN). Gradient 0."""
+        if self.data.dtype.kind == "b":  # False and True are their own signs, as in PyTorch
+            return Tensor._make(self.data.copy())
         if self.data.dtype.kind != "f":
             return Tensor._make(np.sign(self.data))
         return self._step_function(np.sign(self.data))

@@ -139,6 +139,10 @@ CASES = {
     "remainder": Case(lambda a, b: a % b, lambda a, b: a - np.floor(a / b) * b,
                       lambda t, a, b: t.remainder(a, b),
                       lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)]),
+    "fmod": Case(lambda a, b: a.fmod(b), lambda a, b: a - np.trunc(a / b) * b,
+                 lambda t, a, b: t.fmod(a, b),
+                 lambda: [uniform(3, 4, low=-5, high=5),
+                          uniform(4, low=0.5, high=2) * np.array([1, -1, 1, -1])]),
     "floor_divide": Case(lambda a, b: a // b, lambda a, b: np.floor(a / b),
                          lambda t, a, b: t.floor_divide(a, b),
                          lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)],
@@ -436,6 +440,57 @@ def test_integer_remainder_and_floor_divide_follow_python():
     np.testing.assert_array_equal((Tensor(a) % Tensor(b)).data, [x % y for x, y in zip(a, b)])
     np.testing.assert_array_equal((Tensor(a) // Tensor(b)).data, [x // y for x, y in zip(a, b)])
     assert (Tensor(a) // Tensor(b)).dtype == np.int64
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")  # inf, as in C
+def test_fmod_is_exact_and_keeps_the_sign_of_the_dividend_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: fmod is not checked")
+    a = np.array([5.0, -5.0, 5.0, -5.0, 1e-20, -1e-20, -0.0, 7.5, -1e20, 2.0, np.inf])
+    b = np.array([3.0, 3.0, -3.0, -3.0, 3.0, -3.0, 2.0, np.inf, 3.0, 1.0, 2.0])
+    x, y = Tensor(a.copy(), requires_grad=True), Tensor(b.copy(), requires_grad=True)
+    tx, ty = torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)
+    out, expected = x.fmod(y), torch.fmod(tx, ty)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())  # fmod(inf, 2) NaN
+    np.testing.assert_array_equal(np.signbit(out.data[:-1]),
+                                  np.signbit(expected.detach().numpy()[:-1]))  # -0.0 too
+    out[:-1].sum().backward()
+    expected[:-1].sum().backward()
+    np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+    np.testing.assert_array_equal(y.grad, ty.grad.numpy())
+    ints = np.array([7, -7, 7, -7, np.iinfo(np.int64).min]), np.array([3, 3, -3, -3, 3])
+    got = minigrad.fmod(Tensor(ints[0]), Tensor(ints[1]))
+    assert got.dtype == np.int64
+    assert got.tolist() == torch.fmod(*map(torch.from_numpy, ints)).tolist()
+    assert minigrad.fmod(Tensor(np.float32([5.5])), 2).dtype == np.float32
+
+
+def test_integer_tensor_to_negative_integer_tensor_powers_as_torch():
+    """A negative power of an integer is 0 unless the base is 1 or -1 (PyTorch truncates
+    1 / base**k); with a Python int exponent both libraries refuse."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: pow is not checked")
+    base = np.array([-2, -1, 0, 1, 2, 3, -1, 5])
+    exponent = np.array([-1, -1, -2, -3, -2, -1, -4, 2])
+    cases = [
+        (lambda m: m(base) ** m(exponent)),
+        (lambda m: m(base.astype(np.int32)) ** m(exponent.astype(np.int32))),
+        (lambda m: m(base) ** m(np.array(-2))),
+        (lambda m: 2 ** m(exponent)),
+        (lambda m: m(base > 0) ** m(exponent)),
+    ]
+    for case in cases:
+        ours, theirs = case(Tensor), case(torch.from_numpy)
+        assert ours.tolist() == theirs.tolist()
+        assert ours.dtype == theirs.numpy().dtype
+    with pytest.raises(RuntimeError, match="negative integer power"):  # PyTorch's class
+        Tensor(base) ** -1
+
+
+def test_sign_and_square_of_bool_tensors_have_torchs_dtypes():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: dtypes not checked")
+    flags = np.array([True, False, True])
+    for op in ("sign", "square"):
+        ours, theirs = getattr(Tensor(flags), op)(), getattr(torch.from_numpy(flags), op)()
+        assert ours.dtype == theirs.numpy().dtype and ours.tolist() == theirs.tolist(), op
 
 
 # --------------------------------------------------------------------------------------------
@@ -972,7 +1027,7 @@ TOP_LEVEL = {
     "tan": (), "tanh": (), "sigmoid": (), "relu": (), "erf": (), "sign": (), "floor": (),
     "ceil": (), "trunc": (), "round": (), "isnan": (), "isinf": (), "isfinite": (),
     "logical_not": (), "maximum": (0.7,), "minimum": (0.7,), "clamp": (0.2, 0.9),
-    "lerp": (2.0, 0.25), "floor_divide": (0.3,), "div": (0.3,), "mul": (0.3,),
+    "lerp": (2.0, 0.25), "floor_divide": (0.3,), "fmod": (0.3,), "div": (0.3,), "mul": (0.3,),
 }
 
 

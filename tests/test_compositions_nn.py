@@ -26,7 +26,9 @@ from tests.helpers import assert_keeps_float32, assert_raises_like_torch, op_typ
 
 rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
-pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
+pytestmark = [pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning"),
+              # and on kl_div's reduction='mean', whose meaning it plans to change
+              pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")]
 TORCH_REASON = "PyTorch not installed: the cross-checks against it are skipped"
 
 
@@ -309,6 +311,45 @@ def ref_softmin(x, dim):
     return e / e.sum(axis=dim, keepdims=True)
 
 
+def ref_standardize(x, axes, eps=1e-5):
+    return (x - x.mean(axis=axes, keepdims=True)) / np.sqrt(x.var(axis=axes, keepdims=True)
+                                                             + eps)
+
+
+def ref_group_norm(x, groups, weight, bias, eps=1e-5):
+    n, c = x.shape[:2]
+    out = ref_standardize(x.reshape(n, groups, -1), 2, eps).reshape(x.shape)
+    along = (c,) + (1,) * (x.ndim - 2)
+    return out * weight.reshape(along) + bias.reshape(along)
+
+
+def ref_huber(x, y, delta):
+    d = np.abs(x - y)
+    return np.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta))
+
+
+def ref_kl_div(x, t, log_target=False):
+    if log_target:
+        return np.exp(t) * (t - x)
+    return np.where(t == 0, 0.0, t * np.log(np.where(t == 0, 1.0, t))) - t * x
+
+
+def ref_adaptive_avg_pool2d(x, out_h, out_w):
+    h, w = x.shape[-2:]
+    out = np.empty(x.shape[:-2] + (out_h, out_w))
+    for i in range(out_h):
+        for j in range(out_w):
+            rows = slice(i * h // out_h, -(-(i + 1) * h // out_h))
+            cols = slice(j * w // out_w, -(-(j + 1) * w // out_w))
+            out[..., i, j] = x[..., rows, cols].mean(axis=(-2, -1))
+    return out
+
+
+def ref_cosine_similarity(a, b, dim=1, eps=1e-8):
+    norm = lambda v: np.maximum(np.linalg.norm(v, axis=dim, keepdims=True), eps)  # noqa: E731
+    return ((a / norm(a)) * (b / norm(b))).sum(axis=dim)
+
+
 def ref_attention(q, k, v, mask=None, is_causal=False, scale=None):
     """softmax(q k^T * scale + mask) v; a row with no key left gets weights 0."""
     scores = q @ np.swapaxes(k, -1, -2) * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
@@ -459,6 +500,7 @@ def _probabilities(shape, class_dim=1):
 
 
 WEIGHT4 = np.array([0.5, 2.0, 1.0, 1.5])
+RUNNING_MEAN, RUNNING_VAR = np.array([0.5, -1.0, 0.0]), np.array([2.0, 0.5, 1.0])
 QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S=5 keys
 MASK = np.random.default_rng(3).random((3, 5)) > 0.4
 MASK[1] = False  # a query that sees no key
@@ -591,6 +633,80 @@ CASES = {
     "l1_loss": Case(lambda x, y: F.l1_loss(x, y), lambda x, y: np.abs(x - y).mean(),
                     lambda torch, x, y: torch.nn.functional.l1_loss(x, y),
                     make_inputs([normal(3, 4), normal(3, 4)])),
+    "smooth_l1_loss": Case(lambda x, y: F.smooth_l1_loss(x, y, beta=0.7),
+                           lambda x, y: (ref_huber(x, y, 0.7) / 0.7).mean(),
+                           lambda torch, x, y: torch.nn.functional.smooth_l1_loss(x, y, beta=0.7),
+                           make_inputs([normal(3, 4), normal(3, 4)])),
+    "smooth_l1_loss_beta0_none": Case(
+        lambda x, y: F.smooth_l1_loss(x, y, reduction="none", beta=0.0),
+        lambda x, y: np.abs(x - y),
+        lambda torch, x, y: torch.nn.functional.smooth_l1_loss(x, y, reduction="none", beta=0.0),
+        make_inputs([normal(2, 3), normal(2, 3)])),
+    "huber_loss_sum": Case(lambda x, y: F.huber_loss(x, y, "sum", delta=0.5),
+                           lambda x, y: ref_huber(x, y, 0.5).sum(),
+                           lambda torch, x, y: torch.nn.functional.huber_loss(x, y, "sum",
+                                                                              delta=0.5),
+                           make_inputs([normal(3, 4), normal(3, 4)])),
+    "kl_div_batchmean": Case(lambda x, t: F.kl_div(x, t, reduction="batchmean"),
+                             lambda x, t: ref_kl_div(x, t).sum() / x.shape[0],
+                             lambda torch, x, t: torch.nn.functional.kl_div(
+                                 x, t, reduction="batchmean"),
+                             make_inputs([normal(3, 4), uniform(0.1, 1, 3, 4)])),
+    "kl_div_mean": Case(lambda x, t: F.kl_div(x, t),
+                        lambda x, t: ref_kl_div(x, t).mean(),
+                        lambda torch, x, t: torch.nn.functional.kl_div(x, t, reduction="mean"),
+                        make_inputs([normal(3, 4), uniform(0.1, 1, 3, 4)])),
+    "kl_div_log_target_none": Case(
+        lambda x, t: F.kl_div(x, t, reduction="none", log_target=True),
+        lambda x, t: ref_kl_div(x, t, log_target=True),
+        lambda torch, x, t: torch.nn.functional.kl_div(x, t, reduction="none", log_target=True),
+        make_inputs([normal(2, 3), normal(2, 3)])),
+    # normalisation layers
+    "batch_norm_training": Case(
+        lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+        lambda x, w, b: (ref_standardize(x, (0, 2)) * w[:, None] + b[:, None]),
+        lambda torch, x, w, b: torch.nn.functional.batch_norm(x, None, None, w, b,
+                                                              training=True),
+        make_inputs([normal(4, 3, 5), normal(3), normal(3)])),
+    "batch_norm_eval": Case(
+        lambda x, w: F.batch_norm(x, Tensor(RUNNING_MEAN), Tensor(RUNNING_VAR), w, eps=0.1),
+        lambda x, w: ((x - RUNNING_MEAN[:, None, None]) / np.sqrt(RUNNING_VAR[:, None, None]
+                                                                  + 0.1) * w[:, None, None]),
+        lambda torch, x, w: torch.nn.functional.batch_norm(
+            x, torch.tensor(RUNNING_MEAN), torch.tensor(RUNNING_VAR), w, eps=0.1),
+        make_inputs([normal(2, 3, 2, 4), normal(3)])),
+    "group_norm": Case(lambda x, w, b: F.group_norm(x, 2, w, b),
+                       lambda x, w, b: ref_group_norm(x, 2, w, b),
+                       lambda torch, x, w, b: torch.nn.functional.group_norm(x, 2, w, b),
+                       make_inputs([normal(3, 4, 5), normal(4), normal(4)])),
+    "group_norm_2d_no_affine": Case(
+        lambda x: F.group_norm(x, 3, eps=0.01),
+        lambda x: ref_group_norm(x, 3, np.ones(6), np.zeros(6), 0.01),
+        lambda torch, x: torch.nn.functional.group_norm(x, 3, eps=0.01),
+        make_inputs([normal(2, 6, 3, 2)])),
+    "cosine_similarity": Case(F.cosine_similarity, ref_cosine_similarity,
+                              lambda torch, a, b: torch.nn.functional.cosine_similarity(a, b),
+                              make_inputs([normal(3, 4), normal(3, 4)])),
+    "cosine_similarity_broadcast_last": Case(
+        lambda a, b: F.cosine_similarity(a, b, dim=-1),
+        lambda a, b: ref_cosine_similarity(*np.broadcast_arrays(a, b), dim=-1),
+        lambda torch, a, b: torch.nn.functional.cosine_similarity(a, b, dim=-1),
+        make_inputs([normal(2, 3, 4), normal(3, 4)])),
+    "adaptive_avg_pool2d": Case(lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
+                                lambda x: ref_adaptive_avg_pool2d(x, 2, 3),
+                                lambda torch, x: torch.nn.functional.adaptive_avg_pool2d(
+                                    x, (2, 3)),
+                                make_inputs([normal(2, 3, 4, 6)])),
+    "adaptive_avg_pool2d_overlapping_bins": Case(
+        lambda x: F.adaptive_avg_pool2d(x, (3, None)),
+        lambda x: ref_adaptive_avg_pool2d(x, 3, 4),
+        lambda torch, x: torch.nn.functional.adaptive_avg_pool2d(x, (3, None)),
+        make_inputs([normal(2, 5, 4)])),
+    "adaptive_avg_pool2d_one": Case(lambda x: F.adaptive_avg_pool2d(x, 1),
+                                    lambda x: x.mean(axis=(2, 3), keepdims=True),
+                                    lambda torch, x: torch.nn.functional.adaptive_avg_pool2d(
+                                        x, 1),
+                                    make_inputs([normal(2, 3, 5, 7)])),
     # normalize, softmin
     "normalize": Case(F.normalize, ref_normalize, lambda torch, x: torch.nn.functional.normalize(x),
                       make_inputs([normal(3, 4)])),
@@ -1101,6 +1217,23 @@ BAD_CALLS = [
     (lambda: nn.Conv2d(4, 4, (3, 3, 3)), ValueError, "Conv2d"),
     (lambda: nn.Flatten(2, 1)(LOGITS.reshape(1, 3, 4)), ValueError, "Flatten"),
     (lambda: nn.Sequential().append(F.relu), TypeError, "Sequential"),
+    # new checks raise what PyTorch raises for the same misuse
+    (lambda: F.smooth_l1_loss(LOGITS, LOGITS, beta=-1.0), RuntimeError, "smooth_l1_loss"),
+    (lambda: F.huber_loss(LOGITS, LOGITS, delta=0.0), RuntimeError, "huber_loss"),
+    (lambda: F.kl_div(LOGITS, LOGITS, reduction="avg"), ValueError, "kl_div"),
+    (lambda: F.group_norm(Tensor(np.zeros((2, 4, 3))), 3), RuntimeError, "group_norm"),
+    (lambda: nn.GroupNorm(3, 4), ValueError, "GroupNorm"),
+    (lambda: F.batch_norm(LOGITS, None, None), RuntimeError, "batch_norm"),
+    (lambda: F.batch_norm(LOGITS[:1], None, None, training=True), ValueError, "batch_norm"),
+    (lambda: F.batch_norm(LOGITS, Tensor(np.zeros(3)), Tensor(np.ones(3))), RuntimeError,
+     "batch_norm: running_mean"),
+    (lambda: nn.BatchNorm1d(4)(X4), ValueError, "BatchNorm1d: expected 2D or 3D input"),
+    (lambda: nn.BatchNorm2d(2)(X4[0]), ValueError, "BatchNorm2d: expected 4D input"),
+    (lambda: nn.Embedding(3, 2, padding_idx=3), AssertionError, "Embedding: padding_idx"),
+    (lambda: F.embedding(np.array([0]), LOGITS, padding_idx=-4), AssertionError,
+     "embedding: padding_idx"),
+    (lambda: F.adaptive_avg_pool2d(LOGITS, 1), ValueError, "adaptive_avg_pool2d"),
+    (lambda: F.adaptive_avg_pool2d(X4, (1, 2, 3)), ValueError, "adaptive_avg_pool2d"),
 ]
 
 
@@ -1336,3 +1469,100 @@ def test_conv_classifier_example_learns_well_below_chance():
     assert np.mean(losses[-20:]) < 0.25 * chance
     images, labels = make_images(300, np.random.default_rng(1))
     assert accuracy(model, images, labels) > 0.9
+
+
+# --------------------------------------------------------------------------------------------
+# normalisation, embedding and activation modules against PyTorch's
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("momentum", [0.1, None])
+@pytest.mark.parametrize("name,shape", [("BatchNorm1d", (4, 3)), ("BatchNorm1d", (4, 3, 5)),
+                                        ("BatchNorm2d", (2, 3, 4, 5))])
+def test_batch_norm_modules_match_torch_in_training_and_eval(torch, name, shape, momentum):
+    """Three training steps (outputs, input and parameter gradients, running statistics with
+    PyTorch's unbiased variance), then eval mode on the running statistics."""
+    ours = getattr(nn, name)(3, momentum=momentum, dtype=np.float64)
+    theirs = getattr(torch.nn, name)(3, momentum=momentum, dtype=torch.float64)
+    data = np.random.default_rng(5)
+    for _ in range(3):
+        x = data.standard_normal(shape) * 2 + 1
+        _compare_modules(torch, ours, theirs, x)
+        ours.zero_grad()
+        theirs.zero_grad()
+    state, expected = ours.state_dict(), theirs.state_dict()
+    assert list(state) == list(expected)  # weight, bias, running_mean, running_var, count
+    for key, value in expected.items():
+        assert state[key].dtype == value.numpy().dtype, key
+        np.testing.assert_allclose(state[key], value.numpy(), rtol=1e-12, err_msg=key)
+    ours.eval(), theirs.eval()
+    _compare_modules(torch, ours, theirs, data.standard_normal(shape))
+    assert all(np.array_equal(ours.state_dict()[key], value) for key, value in state.items())
+
+
+def test_batch_norm_without_affine_or_running_stats_matches_torch(torch):
+    ours = nn.BatchNorm1d(3, affine=False, track_running_stats=False, dtype=np.float64)
+    theirs = torch.nn.BatchNorm1d(3, affine=False, track_running_stats=False,
+                                  dtype=torch.float64)
+    assert ours.state_dict() == {} == dict(theirs.state_dict())
+    assert ours.running_mean is None and ours.weight is None
+    ours.eval(), theirs.eval()  # still the batch's statistics
+    x = rng.standard_normal((5, 3))
+    np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.tensor(x)).numpy(),
+                               rtol=1e-12, atol=1e-14)
+
+
+def test_batch_norm_loads_a_torch_state_dict_and_keeps_float32():
+    theirs_state = {"weight": np.full(3, 2.0, np.float32), "bias": np.zeros(3, np.float32),
+                    "running_mean": np.ones(3, np.float32),
+                    "running_var": np.full(3, 4.0, np.float32),
+                    "num_batches_tracked": np.array(7)}
+    bn = nn.BatchNorm1d(3).eval()
+    bn.load_state_dict(theirs_state)
+    out = bn(Tensor(np.full((2, 3), 3.0, np.float32)))
+    assert out.dtype == np.float32 and int(bn.num_batches_tracked.data) == 7
+    np.testing.assert_allclose(out.data, 2 * (3 - 1) / np.sqrt(4 + 1e-5), rtol=1e-6)
+    assert bn.astype(np.float64).running_var.dtype == np.float64
+    assert bn.num_batches_tracked.dtype == np.int64  # integer buffers are not cast
+
+
+def test_group_norm_module_matches_torch(torch):
+    ours, theirs = nn.GroupNorm(2, 4, dtype=np.float64), torch.nn.GroupNorm(2, 4).double()
+    with torch.no_grad():
+        theirs.weight.copy_(torch.tensor(rng.standard_normal(4)))
+        theirs.bias.copy_(torch.tensor(rng.standard_normal(4)))
+    _load_from_torch(ours, theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 3, 3)))
+    assert nn.GroupNorm(2, 4, affine=False).state_dict() == {}
+
+
+@pytest.mark.parametrize("padding_idx", [1, -1])
+def test_embedding_padding_row_is_zero_and_gets_no_gradient_as_in_torch(torch, padding_idx):
+    ours = nn.Embedding(4, 3, padding_idx=padding_idx, rng=rng, dtype=np.float64)
+    theirs = torch.nn.Embedding(4, 3, padding_idx=padding_idx).double()
+    assert ours.padding_idx == theirs.padding_idx
+    np.testing.assert_array_equal(ours.weight.data[ours.padding_idx], 0.0)
+    np.testing.assert_array_equal(theirs.weight.detach().numpy()[theirs.padding_idx], 0.0)
+    ours.weight.data[ours.padding_idx] = 5.0  # a row the user changed is still looked up
+    theirs.load_state_dict({"weight": torch.tensor(ours.weight.data)})
+    ids = np.array([[0, 1, 3], [3, 2, 1]])
+    for fused in (True, False):
+        with minigrad.fused(fused):
+            ours.zero_grad()
+            theirs.zero_grad()
+            out, t_out = ours(ids), theirs(torch.tensor(ids))
+            np.testing.assert_array_equal(out.data, t_out.detach().numpy())
+            upstream = rng.standard_normal(out.shape)
+            out.backward(upstream)
+            t_out.backward(torch.tensor(upstream))
+            np.testing.assert_allclose(ours.weight.grad, theirs.weight.grad.numpy(), rtol=1e-12)
+            assert not ours.weight.grad[ours.padding_idx].any()
+
+
+def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
+    x = rng.standard_normal((2, 3, 4))
+    pairs = [(nn.Identity(7, key="ignored"), torch.nn.Identity(7, key="ignored")),
+             (nn.SiLU(), torch.nn.SiLU()), (nn.Softmax(1), torch.nn.Softmax(1)),
+             (nn.Softmax(dim=-1), torch.nn.Softmax(dim=-1)),
+             (nn.LogSoftmax(0), torch.nn.LogSoftmax(0))]
+    for ours, theirs in pairs:
+        _compare_modules(torch, ours, theirs, x)
+    assert nn.Softmax().dim == -1  # PyTorch's None picks a dim from the shape, with a warning

@@ -158,6 +158,104 @@ def test_load_state_dict_errors_name_the_key():
         m.load_state_dict(bad)
 
 
+def _tree(nn_module):
+    """The same small tree of modules in minigrad or torch.nn: a Sequential holding a Linear
+    and a Sequential of a LayerNorm and a ReLU."""
+    inner = nn_module.Sequential(nn_module.LayerNorm(3), nn_module.ReLU())
+    return nn_module.Sequential(nn_module.Linear(2, 3), inner)
+
+
+def test_modules_children_and_apply_visit_in_torch_order():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: its order is not checked")
+    ours, theirs = _tree(nn), _tree(torch.nn)
+    kinds = lambda modules: [type(m).__name__ for m in modules]  # noqa: E731
+    assert kinds(ours.modules()) == kinds(theirs.modules())
+    assert kinds(ours.children()) == kinds(theirs.children())
+    assert [n for n, _ in ours.named_children()] == [n for n, _ in theirs.named_children()]
+    visited, t_visited = [], []
+    assert ours.apply(lambda m: visited.append(type(m).__name__)) is ours
+    theirs.apply(lambda m: t_visited.append(type(m).__name__))
+    assert visited == t_visited  # children first, then the module itself
+
+
+def test_apply_initialises_weights():
+    model = _tree(nn)
+    model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
+    np.testing.assert_array_equal(model[0].bias.data, 0.5)
+
+
+def test_requires_grad_freezes_and_unfreezes_every_parameter():
+    model = Outer()
+    assert model.requires_grad_(False) is model
+    assert not any(p.requires_grad for p in model.parameters())
+    model.requires_grad_()
+    assert all(p.requires_grad for p in model.parameters())
+
+
+class WithBuffers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(2, 2, rng=np.random.default_rng(0), dtype=np.float64)
+        self.register_buffer("mean", Tensor(np.zeros(2)))
+        self.register_buffer("steps", Tensor(np.array(0)))
+        self.register_buffer("scratch", Tensor(np.ones(2)), persistent=False)
+        self.register_buffer("unset", None)
+
+
+def test_buffers_are_listed_and_persistent_ones_saved_as_torch_does():
+    m = WithBuffers()
+    assert [n for n, _ in m.named_buffers()] == ["mean", "steps", "scratch"]
+    assert m.buffers()[0] is m.mean
+    assert list(m.state_dict()) == ["mean", "steps", "lin.weight", "lin.bias"]
+    assert m.parameters() == [m.lin.weight, m.lin.bias]  # buffers are not trained
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: its order is not checked")
+
+    class Theirs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(2, 2)
+            self.register_buffer("mean", torch.zeros(2))
+            self.register_buffer("steps", torch.tensor(0))
+            self.register_buffer("scratch", torch.ones(2), persistent=False)
+            self.register_buffer("unset", None)
+
+    assert list(m.state_dict()) == list(Theirs().state_dict())
+    assert [n for n, _ in m.named_buffers()] == [n for n, _ in Theirs().named_buffers()]
+
+
+def test_buffers_round_trip_through_the_state_dict_and_assignment():
+    m1, m2 = WithBuffers(), WithBuffers()
+    m1.mean.data[...] = [1.0, 2.0]
+    m1.steps = Tensor(np.array(4))  # assigning to a buffer's name replaces the buffer
+    assert m1._buffers["steps"] is m1.steps
+    m2.load_state_dict(m1.state_dict())
+    np.testing.assert_array_equal(m2.mean.data, [1.0, 2.0])
+    assert int(m2.steps.data) == 4
+    with pytest.raises(KeyError, match="scratch"):
+        m2.load_state_dict({**m1.state_dict(), "scratch": np.ones(2)})
+    with pytest.raises(TypeError, match="steps"):
+        m1.steps = 3
+    m1.steps = None  # a buffer set to None is left out, as in PyTorch
+    assert "steps" not in m1.state_dict()
+
+
+def test_register_buffer_rejects_what_torch_rejects():
+    m = WithBuffers()
+    for name in ("a.b", "", "lin", "train"):
+        with pytest.raises(KeyError):
+            m.register_buffer(name, Tensor(np.zeros(1)))
+    with pytest.raises(TypeError, match="buffer 'x'"):
+        m.register_buffer("x", np.zeros(1))
+
+
+def test_to_casts_parameters_and_float_buffers_like_astype():
+    m = WithBuffers().to(np.float32)
+    assert {t.dtype for t in m.parameters() + [m.mean, m.scratch]} == {np.dtype(np.float32)}
+    assert m.steps.dtype == np.int64
+    with pytest.raises(TypeError, match="floating point"):
+        m.to(np.int64)
+
+
 def test_forgetting_super_init_is_a_clear_error():
     class Broken(nn.Module):
         def __init__(self):
