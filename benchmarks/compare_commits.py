@@ -1,11 +1,14 @@
 """A baby-GPT training step of two commits of this repository, timed interleaved in one run.
 
-    python benchmarks/compare_commits.py BASE [HEAD] [--steps 40] [--block 5]
+    python benchmarks/compare_commits.py BASE [HEAD] [--steps 40] [--block 5] [--threads N]
+                                         [--load N]
 
 Each commit is checked out (`git worktree`) into a temporary folder and runs in its own Python
 process; the driver alternates blocks of steps between the two processes, so both meet the same
 moments of a shared, noisy machine. One step is forward, backward, gradient clipping and AdamW
-on nanoGPT's baby GPT (batch 12 x 64) in one Python thread, with each commit's default ops.
+on nanoGPT's baby GPT (batch 12 x 64) in one Python thread, with each commit's default ops, or
+with `--threads N` data parallel over N threads as `python -m train` runs it (both commits need
+train/parallel.py). `--load N` times everything while N busy processes compete for the cores.
 The first step of every block is untimed: BLAS threads spin for a while after their last call and would
 otherwise steal the next block's cores.
 """
@@ -17,9 +20,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from contextlib import nullcontext
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a source checkout
+
+from benchmarks.train_step import busy_processes  # noqa: E402
 
 WORKER = r"""
 import json, sys, time
@@ -33,12 +40,20 @@ if hasattr(minigrad, "keep_freed_memory"):
 model = GPT(GPTConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128), seed=0)
 opt = optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1)
 rng = np.random.default_rng(0)
+threads = int(sys.argv[2])
+if threads > 1:
+    from train.parallel import DataParallel
+    parallel = DataParallel(model, threads)
 
 def step():
     x = rng.integers(0, 65, (12, 64))
-    _, loss = model(x, np.roll(x, -1, axis=1))
-    opt.zero_grad()
-    loss.backward()
+    y = np.roll(x, -1, axis=1)
+    if threads > 1:
+        parallel.backward(x, y)
+    else:
+        _, loss = model(x, y)
+        opt.zero_grad()
+        loss.backward()
     optim.clip_grad_norm_(model.parameters(), 1.0)
     opt.step()
 
@@ -66,6 +81,10 @@ def main() -> int:
     p.add_argument("head", nargs="?", default="HEAD", help="the commit to measure (default HEAD)")
     p.add_argument("--steps", type=int, default=40, help="timed steps per commit")
     p.add_argument("--block", type=int, default=5, help="timed steps in a row per commit")
+    p.add_argument("--threads", type=int, default=1,
+                   help="data-parallel threads per step (default 1: the plain one-thread step)")
+    p.add_argument("--load", type=int, default=0, metavar="N",
+                   help="time while N busy processes compete for the cores")
     p.add_argument("--json", help="also write the results to this JSON file")
     args = p.parse_args()
 
@@ -73,7 +92,8 @@ def main() -> int:
         revs = {"base": args.base, "head": args.head}
         trees = {name: checkout(rev, Path(tmp) / name) for name, rev in revs.items()}
         try:
-            workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(tree)],
+            workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(tree),
+                                               str(args.threads)],
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                               text=True)
                        for name, tree in trees.items()}
@@ -82,13 +102,15 @@ def main() -> int:
                 proc.stdin.write("3\n")
                 proc.stdin.flush()
                 proc.stdout.readline()
-            while min(len(t) for t in times.values()) < args.steps:
-                for name, proc in workers.items():
-                    proc.stdin.write(f"{args.block}\n")
-                    proc.stdin.flush()
-                    times[name] += json.loads(proc.stdout.readline())
-                    print(f"\r{name}: {len(times[name])}/{args.steps} steps", end="",
-                          file=sys.stderr, flush=True)
+            # the busy processes stop by themselves after an hour if this one is killed
+            with busy_processes(args.load, 3600) if args.load else nullcontext():
+                while min(len(t) for t in times.values()) < args.steps:
+                    for name, proc in workers.items():
+                        proc.stdin.write(f"{args.block}\n")
+                        proc.stdin.flush()
+                        times[name] += json.loads(proc.stdout.readline())
+                        print(f"\r{name}: {len(times[name])}/{args.steps} steps", end="",
+                              file=sys.stderr, flush=True)
             print(file=sys.stderr)
             for proc in workers.values():
                 proc.stdin.close()
@@ -104,7 +126,9 @@ def main() -> int:
               f"{max(t) * 1000:>9.1f}")
     print(f"head / base: {medians['head'] / medians['base']:.3f}x")
     if args.json:
-        Path(args.json).write_text(json.dumps({"revs": revs, "ms_per_step": medians}, indent=2))
+        Path(args.json).write_text(json.dumps({"revs": revs, "threads": args.threads,
+                                               "load": args.load, "ms_per_step": medians},
+                                              indent=2))
     return 0
 
 

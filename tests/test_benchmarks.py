@@ -1,6 +1,10 @@
 """The benchmarks' helpers: what they report about the machine, and the load they create."""
+import json
 import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -81,3 +85,19 @@ def test_numpy_floor_optimizer_is_minigrads_clip_and_adamw():
         opt.step()
     for p, name in zip(params, arrays):
         np.testing.assert_allclose(floor.params[name], p.data, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / ".git").exists(),
+                    reason="compare_commits checks commits out of this repository's git history")
+def test_compare_commits_times_two_commits_data_parallel_under_load(tmp_path):
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run(
+        [sys.executable, str(root / "benchmarks" / "compare_commits.py"), "HEAD", "HEAD",
+         "--steps", "2", "--block", "1", "--threads", "2", "--load", "1",
+         "--json", str(tmp_path / "result.json")],
+        capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "head / base:" in out.stdout
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["threads"] == 2 and result["load"] == 1
+    assert set(result["ms_per_step"]) == {"base", "head"}

@@ -50,7 +50,8 @@ def auto_eval_every(steps: int) -> int:
 @dataclass
 class TrainConfig:
     # the model's shape; vocab_size is set from the text's characters. GPTConfig's defaults are
-    # the baby GPT's shape: about three minutes on a 2-core CPU (README, Performance)
+    # the baby GPT's shape: about three minutes on a 2-core CPU (README, "What a trained model
+    # writes")
     model: GPTConfig = field(default_factory=GPTConfig)
     # optimisation
     steps: int = 2000
