@@ -1151,12 +1151,12 @@ def test_short_runs_evaluate_often_enough_for_a_chart_of_ten_points(text_file, t
 def test_skipped_tests_say_why(tmp_path):
     """`pytest -q` prints the reason of every skip: here the preset test without its data file
     and a PyTorch comparison without PyTorch (an importable `torch` that fails, put first)."""
-    (tmp_path / "torch.py").write_text("raise ImportError('no torch here')\n")
+    (tmp_path / "torch.py").write_text("raise ModuleNotFoundError('no torch here')\n")
     env = {k: v for k, v in os.environ.items() if k != SHAKESPEARE_VARIABLE}
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "tests/test_train.py::test_preset_with_tiny_shakespeare",
-         "tests/test_nn_optim.py::test_clip_matches_torch"],
+         "tests/test_nn_optim.py::test_clip_matches_torch[1.5-2.0]"],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
         env={**env, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"})
     assert "2 skipped" in result.stdout, result.stdout
