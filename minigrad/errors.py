@@ -5,6 +5,9 @@ op does not take, an index entry out of range) as RuntimeError. Python's convent
 minigrad followed before, is ValueError, TypeError or IndexError. Each class here is a
 RuntimeError and the Python class minigrad raised before, so code written for PyTorch
 (`except RuntimeError`) and code written for older minigrad (`except ValueError`) both catch it.
+Where PyTorch raises IndexError (a dim or class target out of range), TypeError (a size that is
+not an integer) or NotImplementedError (an unknown mode), minigrad raises that class too, as a
+plain Python exception: there `except ValueError` no longer catches what it once did.
 """
 
 

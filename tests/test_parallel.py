@@ -50,20 +50,33 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
         np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
-                    reason="binding threads to cores needs os.sched_setaffinity (Linux)")
-def test_each_worker_thread_is_bound_to_its_own_usable_core():
-    cores = sorted(os.sched_getaffinity(0))
-    both_running = threading.Barrier(2, timeout=10)
+def worker_affinities(parallel, threads):
+    """The cores each worker thread of `parallel` may run on."""
+    all_running = threading.Barrier(threads, timeout=10)
 
     def affinity():
-        both_running.wait()  # two tasks at once: one per worker thread
-        return os.sched_getaffinity(0)
+        all_running.wait()  # as many tasks at once as threads: one per worker thread
+        return tuple(sorted(os.sched_getaffinity(0)))
 
-    with DataParallel(GPT(CONFIG, seed=3), 2) as parallel:
-        bound = sorted(tuple(f.result()) for f in [parallel.pool.submit(affinity) for _ in "ab"])
-    assert bound == sorted([(cores[0],), (cores[1 % len(cores)],)])
+    return sorted(f.result() for f in [parallel.pool.submit(affinity) for _ in range(threads)])
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"),
+                    reason="binding threads to cores needs os.sched_setaffinity (Linux)")
+def test_one_worker_per_usable_core_each_bound_to_its_own():
+    cores = sorted(os.sched_getaffinity(0))
+    with DataParallel(GPT(CONFIG, seed=3), len(cores)) as parallel:
+        assert worker_affinities(parallel, len(cores)) == [(core,) for core in cores]
     assert os.sched_getaffinity(0) == set(cores)  # the calling thread is left as it was
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs os.sched_setaffinity (Linux) and at least 2 usable cores")
+def test_fewer_workers_than_cores_stay_unbound():
+    """Bound, every process's workers would crowd onto the same first cores."""
+    cores = tuple(sorted(os.sched_getaffinity(0)))
+    with DataParallel(GPT(CONFIG, seed=3), len(cores) - 1) as parallel:
+        assert worker_affinities(parallel, len(cores) - 1) == [cores] * (len(cores) - 1)
 
 
 DROPOUT = GPTConfig(vocab_size=11, block_size=16, n_layer=2, n_head=2, n_embd=16, dropout=0.2)
@@ -101,6 +114,17 @@ def test_worker_replicas_share_the_parameters_but_not_the_dropout_layers():
     assert copy.blocks[0].dropout is not model.blocks[0].dropout
     copy.blocks[0].dropout.rng = np.random.default_rng(0)
     assert model.blocks[0].dropout.rng is not copy.blocks[0].dropout.rng
+
+
+def test_a_buffer_assigned_on_a_replica_does_not_reach_the_original():
+    from minigrad import Tensor, nn
+    from train.parallel import replica
+    norm = nn.BatchNorm1d(3)
+    copy = replica(norm)
+    assert copy.running_mean is norm.running_mean  # shared until one side assigns
+    copy.running_mean = Tensor(np.ones(3, dtype=np.float32))
+    np.testing.assert_array_equal(norm.running_mean.data, np.zeros(3))
+    np.testing.assert_array_equal(norm.state_dict()["running_mean"], np.zeros(3))
 
 
 def test_data_parallel_workers_follow_the_callers_fused_switch(monkeypatch):

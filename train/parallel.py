@@ -4,8 +4,8 @@ backward on the same parameters, then sum their gradients for one optimizer step
 Threads work here because numpy releases the GIL inside its array loops and BLAS calls, which is
 where a step spends its time. Each worker gets its gradients from `minigrad.grad` (returned, not
 accumulated into the shared `.grad`), BLAS is limited to one thread per worker, so workers plus
-BLAS threads never outnumber the usable cores, and each worker thread is bound to a core of its
-own (see `pin_thread`).
+BLAS threads never outnumber the usable cores, and with one worker per usable core each worker
+thread is bound to a core of its own (see `pin_thread`).
 
 Each worker runs its own replica of the model: the same Parameter objects, but its own dropout
 layers, whose masks it draws from a generator seeded by (seed, step, worker). What a step
@@ -45,16 +45,27 @@ def limit_blas_to_usable_cores() -> ThreadpoolController:
 
 
 def pin_thread(cores: list[int], turn: itertools.count) -> None:
-    """Bind the calling thread to one of `cores`, the next in `turn` (a ThreadPoolExecutor
-    initializer). Left free, the two workers of a step on two cores, woken together while
-    another process kept one core busy, ran on the same core: the scheduler sees both cores
-    busy either way and never separates them, so the workers had one core between them
-    instead of one and a half (on 2 cores of an Intel Xeon, forward and backward with one busy
-    process took 1.46x their quiet time unbound, 1.26x bound; README, Performance)."""
+    """Bind the calling thread to `cores[next(turn)]` (a ThreadPoolExecutor initializer). Left
+    free, the two workers of a step on two cores, woken together while another process kept one
+    core busy, ran on the same core: the scheduler sees both cores busy either way and never
+    separates them, so the workers had one core between them instead of one and a half (on 2
+    cores of an Intel Xeon, forward and backward with one busy process took 1.46x their quiet
+    time unbound, 1.26x bound; README, Performance)."""
     try:
-        os.sched_setaffinity(threading.get_native_id(), {cores[next(turn) % len(cores)]})
-    except OSError:  # not allowed here (some sandboxes): the workers run unpinned, as before
+        os.sched_setaffinity(threading.get_native_id(), {cores[next(turn)]})
+    except OSError:  # not allowed here (some sandboxes): the workers run unbound
         pass
+
+
+def cores_to_bind(threads: int) -> list[int]:
+    """The cores to bind `threads` workers to, one each: this process's usable cores when the
+    workers are exactly as many (the default), else none. With fewer workers, every process
+    would bind its workers to the same first cores and leave the others idle; with more, two
+    workers would share a core for good."""
+    if not hasattr(os, "sched_setaffinity"):  # Linux only
+        return []
+    cores = sorted(os.sched_getaffinity(0))
+    return cores if len(cores) == threads else []
 
 
 def seed_dropout(model: nn.Module, seed: int, step: int, worker: int = 0) -> None:
@@ -71,6 +82,10 @@ def replica(module: nn.Module) -> nn.Module:
     weights and their updates) but has layers of its own, dropout layers included."""
     clone = copy.copy(module)
     object.__setattr__(clone, "_parameters", dict(module._parameters))
+    # buffers too are shared (the GPT has none; a BatchNorm's running statistics would be
+    # updated by every worker), but assigning one on a replica must not reach the original
+    object.__setattr__(clone, "_buffers", dict(module._buffers))
+    object.__setattr__(clone, "_non_persistent_buffers", set(module._non_persistent_buffers))
     object.__setattr__(clone, "_modules", {})
     for name, child in module._modules.items():
         setattr(clone, name, replica(child))
@@ -90,11 +105,11 @@ class DataParallel:
         self.seed = seed
         self.replicas = [replica(model) for _ in range(threads)]
         self.params = model.parameters()
-        pinning = {"initializer": pin_thread,
-                   "initargs": (sorted(os.sched_getaffinity(0)), itertools.count())} \
-            if hasattr(os, "sched_setaffinity") else {}  # Linux only
+        cores = cores_to_bind(threads)
+        binding = {"initializer": pin_thread, "initargs": (cores, itertools.count())} \
+            if cores else {}
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="minigrad-dp",
-                                       **pinning)
+                                       **binding)
         self.blas = ThreadpoolController()
 
     def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, weight: float, step: int,
