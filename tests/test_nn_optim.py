@@ -178,6 +178,42 @@ def test_modules_children_and_apply_visit_in_torch_order():
     assert visited == t_visited  # children first, then the module itself
 
 
+def _shared(nn_module, ones):
+    """A module holding one Linear under two names and in a Sequential(l, l), and the
+    Parameter `ones` under two names, in minigrad or torch.nn."""
+    class Shared(nn_module.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn_module.Linear(2, 2)
+            self.l2 = self.l1
+            self.twice = nn_module.Sequential(self.l1, self.l1)
+            self.p = nn_module.Parameter(ones)
+            self.q = self.p
+    return Shared()
+
+
+def test_shared_modules_are_visited_once_as_torch_does():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours, theirs = _shared(nn, np.ones(1)), _shared(torch.nn, torch.ones(1))
+    names = lambda pairs: [n for n, _ in pairs]  # noqa: E731
+    assert names(ours.named_modules()) == names(theirs.named_modules())  # ['', 'l1', 'twice']
+    assert (names(ours.named_modules(remove_duplicate=False))
+            == names(theirs.named_modules(remove_duplicate=False)))
+    assert len(list(ours.modules())) == len(list(theirs.modules())) == 3
+    assert names(ours.named_children()) == names(theirs.named_children())
+    assert names(ours.twice.named_children()) == names(theirs.twice.named_children()) == ["0"]
+    assert len(list(ours.twice.children())) == 1
+    visited, t_visited = [], []
+    ours.apply(lambda m: visited.append(type(m).__name__))
+    theirs.apply(lambda m: t_visited.append(type(m).__name__))
+    assert visited == t_visited
+    # parameters are listed once; state_dict keeps every name, as torch's does
+    assert names(ours.named_parameters()) == names(theirs.named_parameters())
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    np.testing.assert_array_equal(ours.l2.weight.data, theirs.l1.weight.detach().numpy())
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
