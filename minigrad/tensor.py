@@ -1347,10 +1347,10 @@ class Tensor:
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
         return tiled.reshape([r * n for r, n in zip(sizes, shape)])
 
-    def tile(self, dims: Sequence[int]) -> Tensor:
+    def tile(self, *dims: int | Sequence[int]) -> Tensor:
         """repeat, except that `dims` may be shorter than the shape: it is then padded with
-        1s at the front (PyTorch's tile)."""
-        dims = tuple(dims)
+        1s at the front (PyTorch's tile). Given as arguments or as one sequence, as repeat."""
+        dims = _ints(dims)
         return self.repeat((1,) * (self.ndim - len(dims)) + dims)
 
     def flip(self, *dims: int | Sequence[int]) -> Tensor:

@@ -127,6 +127,8 @@ CASES = {
     "repeat_1d": Case(lambda x: x.repeat(2, 2), lambda x: np.tile(x, (2, 2)), [(3,)]),
     "tile_short": Case(lambda x: x.tile((3,)), lambda x: np.tile(x, 3), [(2, 3)]),
     "tile_long": Case(lambda x: x.tile((2, 1, 2)), lambda x: np.tile(x, (2, 1, 2)), [(2, 3)]),
+    "tile_int": Case(lambda x: x.tile(3), lambda x: np.tile(x, 3), [(2, 3)]),
+    "tile_args": Case(lambda x: x.tile(2, 1, 2), lambda x: np.tile(x, (2, 1, 2)), [(2, 3)]),
     "flip": Case(lambda x: x.flip(0, 2), lambda x: x[::-1, :, ::-1], ROWS),
     "flip_sequence": Case(lambda x: x.flip((-2,)), lambda x: x[:, ::-1], ROWS),
     "roll_flat": Case(lambda x: x.roll(5), lambda x: np.roll(x, 5), ROWS),
