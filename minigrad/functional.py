@@ -110,8 +110,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if count <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {input.shape}")
+        if (running_mean is None) != (running_var is None):  # PyTorch's check and class
+            raise ValueError("batch_norm: running_mean and running_var must either both be None "
+                             "or neither be None")
         out = _standardize(input, dims, eps)
-        if running_mean is not None and running_var is not None:
+        if running_mean is not None:
             mean = input.data.mean(axis=dims)
             unbiased = input.data.var(axis=dims) * (count / (count - 1))
             running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * mean
