@@ -16,7 +16,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .tensor import Tensor, _as_array, _dim
+from .tensor import Tensor, _as_array, _dim, _promote_types
 from .tensor_functions import cat, where
 
 
@@ -170,10 +170,21 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, after broadcasting x1 and x2
-    against each other: the dot product of the two normalized vectors."""
+    against each other; their common dtype must be floating point. As in PyTorch, which clamps
+    the norms in place under no_grad, the clamp changes the value only: the gradient flows
+    through each norm as if it were not clamped."""
+    dtype = _promote_types(x1.dtype, x2.dtype)
+    if dtype.kind != "f":
+        raise InvalidTypeError(f"cosine_similarity: expected a floating point common dtype, "
+                               f"got {dtype}")
     shape = np.broadcast_shapes(x1.shape, x2.shape)
-    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
-    return (normalize(x1, 2.0, dim, eps) * normalize(x2, 2.0, dim, eps)).sum(dim)
+
+    def unit(x: Tensor) -> Tensor:
+        norm = x.norm(2, dim, keepdim=True)
+        return x / (norm + (norm.clamp(min=eps) - norm).detach())
+
+    return (unit(x1.to(dtype).broadcast_to(shape)) * unit(x2.to(dtype).broadcast_to(shape))
+            ).sum(dim)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,

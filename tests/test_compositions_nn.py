@@ -1053,6 +1053,30 @@ def test_normalize_leaves_a_zero_vector_zero_with_a_finite_gradient(torch):
     np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12)
 
 
+def test_cosine_similarity_clamps_a_small_norm_in_value_only_as_torch(torch):
+    """PyTorch clamps the norms to eps in place under no_grad: the value divides by eps, the
+    gradient still flows through the (unclamped) norm."""
+    x, y = np.array([1e-4, 1e-4]), np.array([1.0, 2.0])  # ||x|| = 1.4e-4 < eps
+    ours = [Tensor(x, requires_grad=True), Tensor(y, requires_grad=True)]
+    out = F.cosine_similarity(*ours, dim=0, eps=1e-3)
+    out.backward()
+    theirs = [torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)]
+    t_out = torch.nn.functional.cosine_similarity(*theirs, dim=0, eps=1e-3)
+    t_out.backward()
+    assert out.item() == pytest.approx(3e-4 / (1e-3 * math.sqrt(5)), rel=1e-12)
+    assert out.item() == pytest.approx(t_out.item(), rel=1e-12)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10)
+
+
+def test_cosine_similarity_rejects_integer_inputs_as_torch():
+    for a, b in (([[1, 2]], [[3, 4]]), ([[True]], [[False]])):
+        assert_raises_like_torch(lambda m, F: F.cosine_similarity(m.tensor(a), m.tensor(b)))
+    np.testing.assert_allclose(
+        F.cosine_similarity(minigrad.tensor([[3, 4]]), Tensor(np.array([[4.0, 3.0]]))).data,
+        [24 / 25], rtol=1e-7)  # an integer meeting a float is promoted, as in torch
+
+
 def test_mse_loss_target_may_broadcast_to_the_input():
     x = rng.standard_normal((3, 4))
     y = rng.standard_normal(4)
