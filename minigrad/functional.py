@@ -984,13 +984,14 @@ def _huber(difference: Tensor, delta: float) -> Tensor:
                            cond=magnitude.data < delta)
 
 
-def kl_div(input: Tensor, target: ArrayLike, reduction: str = "mean",
+def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """The pointwise KL divergence of `target` from the log-probabilities `input`:
     target (log(target) - input), 0 where target is 0; with log_target=True the target is
     given as log-probabilities, exp(target) (target - input). reduction 'batchmean' divides the
     sum by the batch size (the true KL divergence); 'mean' (PyTorch's default) by the number of
-    entries."""
+    entries. reduction is keyword-only: PyTorch's third parameter is the deprecated
+    size_average."""
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
                          f"got {reduction!r}")

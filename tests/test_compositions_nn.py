@@ -1077,6 +1077,15 @@ def test_cosine_similarity_rejects_integer_inputs_as_torch():
         [24 / 25], rtol=1e-7)  # an integer meeting a float is promoted, as in torch
 
 
+def test_kl_div_target_gradient_at_a_zero_target_is_minus_input():
+    """docs/api.md's differences: t log t is taken as 0 at t = 0, so d/dt is -input there
+    (PyTorch's NaN, 0 * log 0, is not copied); elsewhere log t + 1 - input."""
+    x, t = Tensor(np.array([-1.0, -2.0]), requires_grad=True), \
+        Tensor(np.array([0.0, 0.5]), requires_grad=True)
+    F.kl_div(x, t, reduction="sum").backward()
+    np.testing.assert_allclose(t.grad, [1.0, math.log(0.5) + 1 + 2.0], rtol=1e-12)
+
+
 def test_mse_loss_target_may_broadcast_to_the_input():
     x = rng.standard_normal((3, 4))
     y = rng.standard_normal(4)
@@ -1245,6 +1254,8 @@ BAD_CALLS = [
     (lambda: F.smooth_l1_loss(LOGITS, LOGITS, beta=-1.0), RuntimeError, "smooth_l1_loss"),
     (lambda: F.huber_loss(LOGITS, LOGITS, delta=0.0), RuntimeError, "huber_loss"),
     (lambda: F.kl_div(LOGITS, LOGITS, reduction="avg"), ValueError, "kl_div"),
+    # PyTorch's third positional parameter is size_average, so reduction must be named
+    (lambda: F.kl_div(LOGITS, LOGITS, "sum"), TypeError, "kl_div"),
     (lambda: F.group_norm(Tensor(np.zeros((2, 4, 3))), 3), RuntimeError, "group_norm"),
     (lambda: nn.GroupNorm(3, 4), ValueError, "GroupNorm"),
     (lambda: F.batch_norm(LOGITS, None, None), RuntimeError, "batch_norm"),
