@@ -323,8 +323,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
         output_size, (int, np.integer)) else tuple(output_size)
     if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
                                   for s in sizes):
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int, None or 2 of "
-                         f"them, each >= 0, got {output_size!r}")
+        raise InvalidArgumentError(f"adaptive_avg_pool2d: output_size must be an int, None or "
+                                   f"2 of them, each >= 0, got {output_size!r}")
+    if 0 in x.shape[2:]:  # a bin of an empty dim would be the mean of nothing, NaN
+        raise InvalidArgumentError(f"adaptive_avg_pool2d: expected input to have non-zero size "
+                                   f"for non-batch dimensions, got shape {input.shape}")
     for dim, out_size in zip((2, 3), sizes):
         size = x.shape[dim]
         out_size = size if out_size is None else out_size
