@@ -140,7 +140,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"group_norm: expected input (N, C, ...) with C divisible by "
                            f"num_groups ({num_groups}), got shape {input.shape}")
     n, channels = input.shape[:2]
-    grouped = input.reshape(n, num_groups, -1)
+    # the group size spelled out: -1 is ambiguous when N is 0 (PyTorch returns an empty batch)
+    grouped = input.reshape(n, num_groups, channels // num_groups * math.prod(input.shape[2:]))
     out = _standardize(grouped, (2,), eps).reshape(input.shape)
     along = (1, channels) + (1,) * (input.ndim - 2)
     if weight is not None:

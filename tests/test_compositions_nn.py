@@ -1086,6 +1086,15 @@ def test_kl_div_target_gradient_at_a_zero_target_is_minus_input():
     np.testing.assert_allclose(t.grad, [1.0, math.log(0.5) + 1 + 2.0], rtol=1e-12)
 
 
+@pytest.mark.parametrize("shape", [(0, 4, 3), (0, 4)])
+def test_group_norm_of_an_empty_batch_is_empty_as_torch(shape):
+    x = Tensor(np.ones(shape), requires_grad=True)
+    out = F.group_norm(x, 2, Tensor(np.ones(4)), Tensor(np.zeros(4)))
+    assert out.shape == shape  # torch.nn.functional.group_norm's shape too
+    out.sum().backward()
+    assert x.grad.shape == shape
+
+
 def test_mse_loss_target_may_broadcast_to_the_input():
     x = rng.standard_normal((3, 4))
     y = rng.standard_normal(4)
