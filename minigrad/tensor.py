@@ -1410,7 +1410,9 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
-        d = _existing_dim("unbind", dim, self.ndim)
+        if self.ndim == 0:  # IndexError, as PyTorch's (chunk, split and narrow: RuntimeError)
+            raise IndexError(f"unbind: dim {dim} is out of range: a 0-d tensor has no dims")
+        d = _dim("unbind", dim, self.ndim)
         return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

@@ -571,6 +571,10 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
     lambda m, F: m.ones(2, 3, 4).flatten(2, 1),
     lambda m, F: m.ones(6).unflatten(0, (4, 2)),
+    lambda m, F: m.tensor(1.0).unbind(0),  # IndexError, where split and chunk: RuntimeError
+    lambda m, F: m.tensor(1.0).unbind(-1),
+    lambda m, F: m.tensor(1.0).split(1),
+    lambda m, F: m.tensor(1.0).chunk(2),
     lambda m, F: m.ones(4, 3).expand(4, 6),
     lambda m, F: m.ones(4, 3).expand(3),
     lambda m, F: m.ones(2, 3).repeat(2),
