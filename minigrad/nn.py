@@ -575,22 +575,30 @@ class SiLU(Module):
         return F.silu(x)
 
 
-class Softmax(Module):
-    """F.softmax along `dim` as a layer."""
+class _AlongDim(Module):
+    """A function of a tensor and a dim as a layer: the shared base of Softmax and LogSoftmax,
+    which are not subclasses of each other (as in PyTorch)."""
+
+    _function: Callable[[Tensor, int], Tensor]
 
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim)
+        return type(self)._function(x, self.dim)
 
 
-class LogSoftmax(Softmax):
+class Softmax(_AlongDim):
+    """F.softmax along `dim` as a layer."""
+
+    _function = staticmethod(F.softmax)
+
+
+class LogSoftmax(_AlongDim):
     """F.log_softmax along `dim` as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim)
+    _function = staticmethod(F.log_softmax)
 
 
 class Tanh(Module):

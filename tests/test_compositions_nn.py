@@ -1622,3 +1622,7 @@ def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
     for ours, theirs in pairs:
         _compare_modules(torch, ours, theirs, x)
     assert nn.Softmax().dim == -1  # PyTorch's None picks a dim from the shape, with a warning
+    # separate classes, as in PyTorch: a LogSoftmax is not a Softmax
+    assert not isinstance(torch.nn.LogSoftmax(), torch.nn.Softmax)
+    assert not isinstance(nn.LogSoftmax(), nn.Softmax)
+    assert not isinstance(nn.Softmax(), nn.LogSoftmax)
