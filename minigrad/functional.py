@@ -569,7 +569,8 @@ def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
     if input.ndim not in (spatial_dims + 1, spatial_dims + 2):
         raise InvalidArgumentError(f"{name}: expected input {expected}, got shape {input.shape}")
     if floating and input.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {input.dtype}")
+        raise InvalidTypeError(f"{name}: expected a floating-point input, got dtype "
+                               f"{input.dtype}")
     batched = input.ndim == spatial_dims + 2
     return (input if batched else input.reshape(1, *input.shape)), batched
 

@@ -1095,6 +1095,16 @@ def test_group_norm_of_an_empty_batch_is_empty_as_torch(shape):
     assert x.grad.shape == shape
 
 
+@pytest.mark.parametrize("loss", [F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss,
+                                  F.kl_div])
+def test_loss_target_broadcasts_one_way_only(loss):
+    """docs/api.md's differences: a target larger than the input raises (PyTorch broadcasts
+    the input to it, with a warning for all but kl_div)."""
+    with pytest.raises(ValueError, match="does not broadcast to the input's shape"):
+        loss(Tensor(np.ones(4)), np.ones((3, 4)))
+    assert loss(Tensor(np.ones((3, 4))), np.ones(4), reduction="none").shape == (3, 4)
+
+
 def test_mse_loss_target_may_broadcast_to_the_input():
     x = rng.standard_normal((3, 4))
     y = rng.standard_normal(4)
@@ -1340,6 +1350,11 @@ TORCH_ERRORS = [
     lambda m, F: F.batch_norm(m.ones(4, 3), m.zeros(3), None, training=True),
     lambda m, F: F.batch_norm(m.ones(4, 3), None, m.ones(3), training=True),
     lambda m, F: F.batch_norm(m.ones(4, 3), None, m.ones(3)),
+    # integer inputs: PyTorch has no kernel for them ("not implemented for 'Long'")
+    lambda m, F: F.unfold(m.ones(1, 1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2, dtype=m.int64),
+                                m.zeros(1, 1, 2, 2, dtype=m.int64), 2),
     lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), -1),
     lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), (2,)),
     lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), (1, 2, 3)),
