@@ -16,7 +16,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .tensor import Tensor, _as_array, _dim
+from .tensor import Tensor, _as_array, _dim, _promote_types
 from .tensor_functions import cat, where
 
 
@@ -110,8 +110,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if count <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {input.shape}")
+        if (running_mean is None) != (running_var is None):  # PyTorch's check and class
+            raise ValueError("batch_norm: running_mean and running_var must either both be None "
+                             "or neither be None")
         out = _standardize(input, dims, eps)
-        if running_mean is not None and running_var is not None:
+        if running_mean is not None:
             mean = input.data.mean(axis=dims)
             unbiased = input.data.var(axis=dims) * (count / (count - 1))
             running_mean.data[...] = (1 - momentum) * running_mean.data + momentum * mean
@@ -137,7 +140,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
         raise RuntimeError(f"group_norm: expected input (N, C, ...) with C divisible by "
                            f"num_groups ({num_groups}), got shape {input.shape}")
     n, channels = input.shape[:2]
-    grouped = input.reshape(n, num_groups, -1)
+    # the group size spelled out: -1 is ambiguous when N is 0 (PyTorch returns an empty batch)
+    grouped = input.reshape(n, num_groups, channels // num_groups * math.prod(input.shape[2:]))
     out = _standardize(grouped, (2,), eps).reshape(input.shape)
     along = (1, channels) + (1,) * (input.ndim - 2)
     if weight is not None:
@@ -167,10 +171,21 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along `dim`, after broadcasting x1 and x2
-    against each other: the dot product of the two normalized vectors."""
+    against each other; their common dtype must be floating point. As in PyTorch, which clamps
+    the norms in place under no_grad, the clamp changes the value only: the gradient flows
+    through each norm as if it were not clamped."""
+    dtype = _promote_types(x1.dtype, x2.dtype)
+    if dtype.kind != "f":
+        raise InvalidTypeError(f"cosine_similarity: expected a floating point common dtype, "
+                               f"got {dtype}")
     shape = np.broadcast_shapes(x1.shape, x2.shape)
-    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
-    return (normalize(x1, 2.0, dim, eps) * normalize(x2, 2.0, dim, eps)).sum(dim)
+
+    def unit(x: Tensor) -> Tensor:
+        norm = x.norm(2, dim, keepdim=True)
+        return x / (norm + (norm.clamp(min=eps) - norm).detach())
+
+    return (unit(x1.to(dtype).broadcast_to(shape)) * unit(x2.to(dtype).broadcast_to(shape))
+            ).sum(dim)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
@@ -309,8 +324,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
         output_size, (int, np.integer)) else tuple(output_size)
     if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
                                   for s in sizes):
-        raise ValueError(f"adaptive_avg_pool2d: output_size must be an int, None or 2 of "
-                         f"them, each >= 0, got {output_size!r}")
+        raise InvalidArgumentError(f"adaptive_avg_pool2d: output_size must be an int, None or "
+                                   f"2 of them, each >= 0, got {output_size!r}")
+    if 0 in x.shape[2:]:  # a bin of an empty dim would be the mean of nothing, NaN
+        raise InvalidArgumentError(f"adaptive_avg_pool2d: expected input to have non-zero size "
+                                   f"for non-batch dimensions, got shape {input.shape}")
     for dim, out_size in zip((2, 3), sizes):
         size = x.shape[dim]
         out_size = size if out_size is None else out_size
@@ -551,7 +569,8 @@ def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
     if input.ndim not in (spatial_dims + 1, spatial_dims + 2):
         raise InvalidArgumentError(f"{name}: expected input {expected}, got shape {input.shape}")
     if floating and input.dtype.kind != "f":
-        raise TypeError(f"{name}: expected a floating-point input, got dtype {input.dtype}")
+        raise InvalidTypeError(f"{name}: expected a floating-point input, got dtype "
+                               f"{input.dtype}")
     batched = input.ndim == spatial_dims + 2
     return (input if batched else input.reshape(1, *input.shape)), batched
 
@@ -970,13 +989,14 @@ def _huber(difference: Tensor, delta: float) -> Tensor:
                            cond=magnitude.data < delta)
 
 
-def kl_div(input: Tensor, target: ArrayLike, reduction: str = "mean",
+def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """The pointwise KL divergence of `target` from the log-probabilities `input`:
     target (log(target) - input), 0 where target is 0; with log_target=True the target is
     given as log-probabilities, exp(target) (target - input). reduction 'batchmean' divides the
     sum by the batch size (the true KL divergence); 'mean' (PyTorch's default) by the number of
-    entries."""
+    entries. reduction is keyword-only: PyTorch's third parameter is the deprecated
+    size_average."""
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
                          f"got {reduction!r}")

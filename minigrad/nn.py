@@ -82,18 +82,33 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.forward(*args, **kwargs)
 
-    def named_modules(self, prefix: str = "") -> Iterator[tuple[str, Module]]:
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """(dotted name, module) of this module and every one below it, depth first; as in
+        PyTorch, a module reachable by two names is listed once (under the first) unless
+        remove_duplicate=False."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
-            yield from module.named_modules(f"{prefix}.{name}" if prefix else name)
+            yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                            remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
-        """This module and every one below it, depth first."""
+        """This module and every one below it, depth first, each once."""
         return (module for _, module in self.named_modules())
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
-        """(name, module) of the direct sub-modules."""
-        return iter(list(self._modules.items()))
+        """(name, module) of the direct sub-modules, each once (under its first name)."""
+        seen: set[Module] = set()
+        for name, module in list(self._modules.items()):
+            if module not in seen:
+                seen.add(module)
+                yield name, module
 
     def children(self) -> Iterator[Module]:
         return (module for _, module in self.named_children())
@@ -106,16 +121,18 @@ class Module:
         fn(self)
         return self
 
-    def _named_members(self, members: Callable[[Module], Iterable[tuple[str, Tensor | None]]]
-                       ) -> Iterator[tuple[str, Tensor]]:
-        """(dotted name, tensor) of `members(module)` of every module, module by module; a
-        tensor shared by two modules is listed once, and a buffer set to None not at all."""
+    def _named_members(self, members: Callable[[Module], Iterable[tuple[str, Tensor | None]]],
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, tensor) of `members(module)` of every module, module by module, and
+        never a buffer set to None; with remove_duplicate, a tensor or module reachable by two
+        names is listed once."""
         seen: set[int] = set()
-        for prefix, module in self.named_modules():
+        for prefix, module in self.named_modules(remove_duplicate=remove_duplicate):
             for name, tensor in members(module):
-                if tensor is not None and id(tensor) not in seen:
-                    seen.add(id(tensor))
-                    yield (f"{prefix}.{name}" if prefix else name), tensor
+                if tensor is None or (remove_duplicate and id(tensor) in seen):
+                    continue
+                seen.add(id(tensor))
+                yield (f"{prefix}.{name}" if prefix else name), tensor
 
     def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs; a parameter shared by two modules is listed once."""
@@ -167,11 +184,12 @@ class Module:
         return self.astype(dtype)
 
     def _state(self) -> dict[str, Tensor]:
-        """What state_dict saves: each module's parameters, then its persistent buffers."""
+        """What state_dict saves: each module's parameters, then its persistent buffers; as in
+        PyTorch, a shared tensor or module is saved under each of its names."""
         return dict(self._named_members(lambda m: [
             *m._parameters.items(),
             *((name, b) for name, b in m._buffers.items()
-              if name not in m._non_persistent_buffers)]))
+              if name not in m._non_persistent_buffers)], remove_duplicate=False))
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """Parameter and persistent buffer name -> a copy of its array."""
@@ -557,22 +575,30 @@ class SiLU(Module):
         return F.silu(x)
 
 
-class Softmax(Module):
-    """F.softmax along `dim` as a layer."""
+class _AlongDim(Module):
+    """A function of a tensor and a dim as a layer: the shared base of Softmax and LogSoftmax,
+    which are not subclasses of each other (as in PyTorch)."""
+
+    _function: Callable[[Tensor, int], Tensor]
 
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.softmax(x, self.dim)
+        return type(self)._function(x, self.dim)
 
 
-class LogSoftmax(Softmax):
+class Softmax(_AlongDim):
+    """F.softmax along `dim` as a layer."""
+
+    _function = staticmethod(F.softmax)
+
+
+class LogSoftmax(_AlongDim):
     """F.log_softmax along `dim` as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.log_softmax(x, self.dim)
+    _function = staticmethod(F.log_softmax)
 
 
 class Tanh(Module):

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from .errors import InvalidArgumentError
 from .tensor import Tensor
 
 
@@ -175,22 +176,44 @@ class AdamW(Adam):
                          decoupled_weight_decay=True)
 
 
-def clip_grad_norm_(params: Iterable[Tensor], max_norm: float,
-                    norm_type: float = 2.0) -> float:
+def _vector_norm(a: np.ndarray, p: float) -> float:
+    """torch.linalg.vector_norm of `a` flattened, in float64: p = 0 counts the non-zero
+    entries, +-inf is the largest or smallest magnitude."""
+    if p == 0:
+        return float(np.count_nonzero(a))
+    if math.isinf(p):
+        if not a.size:
+            raise InvalidArgumentError(f"clip_grad_norm_: the {p} norm of an empty gradient is "
+                                       f"undefined (max and min have no identity)")
+        return float(np.abs(a).max() if p > 0 else np.abs(a).min())
+    with np.errstate(divide="ignore"):  # a zero entry to a negative power is inf, as in torch
+        return float((np.abs(a, dtype=np.float64) ** p).sum() ** (1 / p))
+
+
+def clip_grad_norm_(params: Iterable[Tensor], max_norm: float, norm_type: float | str = 2.0,
+                    error_if_nonfinite: bool = False) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
-    for the largest magnitude) is at most `max_norm`; returns the norm before clipping."""
+    or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
+    clipping. As in PyTorch, the global norm is the norm of the per-gradient norms, and a NaN
+    norm makes every gradient NaN (error_if_nonfinite=True raises instead)."""
+    norm_type = float(norm_type)
     grads = [p.grad for p in params if p.grad is not None]
-    if norm_type == 2:
+    if not grads:
+        return 0.0
+    if norm_type == 2:  # the training step's case: one vdot per gradient, no temporaries
         total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
-    elif norm_type == math.inf:
-        total = max((float(np.abs(g).max(initial=0)) for g in grads), default=0.0)
     else:
-        total = sum(float((np.abs(g, dtype=np.float64) ** norm_type).sum()) for g in grads) \
-            ** (1 / norm_type)
-    if total > max_norm:
-        scale = max_norm / (total + 1e-6)
-        for g in grads:
-            g *= g.dtype.type(scale)
+        total = _vector_norm(np.array([_vector_norm(g, norm_type) for g in grads]), norm_type)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise InvalidArgumentError(
+            f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is "
+            f"non-finite, so it cannot be clipped (error_if_nonfinite=False scales anyway)")
+    # PyTorch multiplies by min(1, max_norm / (total + 1e-6)); NaN propagates through the min
+    scale = max_norm / (total + 1e-6)
+    if not scale >= 1:
+        with np.errstate(invalid="ignore"):  # an inf entry times 0 is NaN, as in torch
+            for g in grads:
+                g *= g.dtype.type(scale)
     return total
 
 

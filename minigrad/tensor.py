@@ -55,6 +55,14 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
     return _dim(op, dim, ndim)
 
 
+def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
+    """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
+    returns 0 with a warning."""
+    if divisor.dtype.kind in "iu" and not divisor.data.all():
+        raise InvalidArgumentError(f"{op}: ZeroDivisionError (an integer divided by zero)")
+    return divisor
+
+
 def _dim_list(op: str, dim: int | Sequence[int], ndim: int) -> list[int]:
     """`dim` (an int or a sequence of ints) as a list of dims in [0, ndim), in the order given,
     each named once."""
@@ -463,11 +471,12 @@ class Tensor:
         return ops.Neg.apply(self)
 
     def __mod__(self, other: ArrayLike) -> Tensor:
-        return ops.Remainder.apply(*self._operands(other))
+        a, b = self._operands(other)
+        return ops.Remainder.apply(a, _integer_divisor("remainder", b))
 
     def __rmod__(self, other: ArrayLike) -> Tensor:
         a, b = self._operands(other)
-        return ops.Remainder.apply(b, a)
+        return ops.Remainder.apply(b, _integer_divisor("remainder", a))
 
     def __floordiv__(self, other: ArrayLike) -> Tensor:
         return self.floor_divide(other)
@@ -497,7 +506,7 @@ class Tensor:
                 return (a / b).trunc()
             # integers stay integers (as in PyTorch): floor division, then one up where the
             # quotient is negative and inexact, which floor rounded down and trunc rounds up
-            quotient = np.floor_divide(a.data, b.data)
+            quotient = np.floor_divide(a.data, _integer_divisor("div", b).data)
             inexact = (quotient * b.data != a.data) & ((a.data < 0) != (b.data < 0))
             return Tensor._make(np.asarray(quotient + inexact))
         if rounding_mode == "floor":
@@ -522,7 +531,7 @@ class Tensor:
         subtracting other from Python's % instead would round (1e-20 % 3 is 3.0)."""
         a, b = self._operands(other)
         if a.dtype.kind != "f":  # integers have no gradient: numpy's exact fmod
-            return Tensor._make(np.fmod(a.data, b.data))
+            return Tensor._make(np.fmod(a.data, _integer_divisor("fmod", b).data))
         sign_a = np.where(np.signbit(a.data), -1, 1).astype(a.dtype)  # -0.0 stays -0.0
         sign_b = np.where(np.signbit(b.data), -1, 1).astype(b.dtype)
         return ops.Remainder.apply(a * sign_a, b * sign_b) * sign_a
@@ -531,7 +540,8 @@ class Tensor:
         """floor(self / other) as Python's // computes it. A step function: its gradient is 0
         (PyTorch raises in backward instead)."""
         a, b = self._operands(other)
-        return a._step_function(np.floor_divide(a.data, b.data), b)
+        return a._step_function(np.floor_divide(a.data, _integer_divisor("floor_divide", b).data),
+                                b)
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
@@ -1347,10 +1357,10 @@ class Tensor:
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
         return tiled.reshape([r * n for r, n in zip(sizes, shape)])
 
-    def tile(self, dims: Sequence[int]) -> Tensor:
+    def tile(self, *dims: int | Sequence[int]) -> Tensor:
         """repeat, except that `dims` may be shorter than the shape: it is then padded with
-        1s at the front (PyTorch's tile)."""
-        dims = tuple(dims)
+        1s at the front (PyTorch's tile). Given as arguments or as one sequence, as repeat."""
+        dims = _ints(dims)
         return self.repeat((1,) * (self.ndim - len(dims)) + dims)
 
     def flip(self, *dims: int | Sequence[int]) -> Tensor:
@@ -1410,7 +1420,9 @@ class Tensor:
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
-        d = _existing_dim("unbind", dim, self.ndim)
+        if self.ndim == 0:  # IndexError, as PyTorch's (chunk, split and narrow: RuntimeError)
+            raise IndexError(f"unbind: dim {dim} is out of range: a 0-d tensor has no dims")
+        d = _dim("unbind", dim, self.ndim)
         return tuple(self[(slice(None),) * d + (i,)] for i in range(self.shape[d]))
 
     def chunk(self, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:

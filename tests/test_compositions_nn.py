@@ -1053,6 +1053,58 @@ def test_normalize_leaves_a_zero_vector_zero_with_a_finite_gradient(torch):
     np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12)
 
 
+def test_cosine_similarity_clamps_a_small_norm_in_value_only_as_torch(torch):
+    """PyTorch clamps the norms to eps in place under no_grad: the value divides by eps, the
+    gradient still flows through the (unclamped) norm."""
+    x, y = np.array([1e-4, 1e-4]), np.array([1.0, 2.0])  # ||x|| = 1.4e-4 < eps
+    ours = [Tensor(x, requires_grad=True), Tensor(y, requires_grad=True)]
+    out = F.cosine_similarity(*ours, dim=0, eps=1e-3)
+    out.backward()
+    theirs = [torch.tensor(x, requires_grad=True), torch.tensor(y, requires_grad=True)]
+    t_out = torch.nn.functional.cosine_similarity(*theirs, dim=0, eps=1e-3)
+    t_out.backward()
+    assert out.item() == pytest.approx(3e-4 / (1e-3 * math.sqrt(5)), rel=1e-12)
+    assert out.item() == pytest.approx(t_out.item(), rel=1e-12)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10)
+
+
+def test_cosine_similarity_rejects_integer_inputs_as_torch():
+    for a, b in (([[1, 2]], [[3, 4]]), ([[True]], [[False]])):
+        assert_raises_like_torch(lambda m, F: F.cosine_similarity(m.tensor(a), m.tensor(b)))
+    np.testing.assert_allclose(
+        F.cosine_similarity(minigrad.tensor([[3, 4]]), Tensor(np.array([[4.0, 3.0]]))).data,
+        [24 / 25], rtol=1e-7)  # an integer meeting a float is promoted, as in torch
+
+
+def test_kl_div_target_gradient_at_a_zero_target_is_minus_input():
+    """docs/api.md's differences: t log t is taken as 0 at t = 0, so d/dt is -input there
+    (PyTorch's NaN, 0 * log 0, is not copied); elsewhere log t + 1 - input."""
+    x, t = Tensor(np.array([-1.0, -2.0]), requires_grad=True), \
+        Tensor(np.array([0.0, 0.5]), requires_grad=True)
+    F.kl_div(x, t, reduction="sum").backward()
+    np.testing.assert_allclose(t.grad, [1.0, math.log(0.5) + 1 + 2.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0, 4, 3), (0, 4)])
+def test_group_norm_of_an_empty_batch_is_empty_as_torch(shape):
+    x = Tensor(np.ones(shape), requires_grad=True)
+    out = F.group_norm(x, 2, Tensor(np.ones(4)), Tensor(np.zeros(4)))
+    assert out.shape == shape  # torch.nn.functional.group_norm's shape too
+    out.sum().backward()
+    assert x.grad.shape == shape
+
+
+@pytest.mark.parametrize("loss", [F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss,
+                                  F.kl_div])
+def test_loss_target_broadcasts_one_way_only(loss):
+    """docs/api.md's differences: a target larger than the input raises (PyTorch broadcasts
+    the input to it, with a warning for all but kl_div)."""
+    with pytest.raises(ValueError, match="does not broadcast to the input's shape"):
+        loss(Tensor(np.ones(4)), np.ones((3, 4)))
+    assert loss(Tensor(np.ones((3, 4))), np.ones(4), reduction="none").shape == (3, 4)
+
+
 def test_mse_loss_target_may_broadcast_to_the_input():
     x = rng.standard_normal((3, 4))
     y = rng.standard_normal(4)
@@ -1221,10 +1273,16 @@ BAD_CALLS = [
     (lambda: F.smooth_l1_loss(LOGITS, LOGITS, beta=-1.0), RuntimeError, "smooth_l1_loss"),
     (lambda: F.huber_loss(LOGITS, LOGITS, delta=0.0), RuntimeError, "huber_loss"),
     (lambda: F.kl_div(LOGITS, LOGITS, reduction="avg"), ValueError, "kl_div"),
+    # PyTorch's third positional parameter is size_average, so reduction must be named
+    (lambda: F.kl_div(LOGITS, LOGITS, "sum"), TypeError, "kl_div"),
     (lambda: F.group_norm(Tensor(np.zeros((2, 4, 3))), 3), RuntimeError, "group_norm"),
     (lambda: nn.GroupNorm(3, 4), ValueError, "GroupNorm"),
     (lambda: F.batch_norm(LOGITS, None, None), RuntimeError, "batch_norm"),
     (lambda: F.batch_norm(LOGITS[:1], None, None, training=True), ValueError, "batch_norm"),
+    (lambda: F.batch_norm(LOGITS, Tensor(np.zeros(4)), None, training=True), ValueError,
+     "batch_norm: running_mean and running_var must either both be None or neither"),
+    (lambda: F.batch_norm(LOGITS, None, Tensor(np.ones(4)), training=True), ValueError,
+     "batch_norm: running_mean and running_var must either both be None or neither"),
     (lambda: F.batch_norm(LOGITS, Tensor(np.zeros(3)), Tensor(np.ones(3))), RuntimeError,
      "batch_norm: running_mean"),
     (lambda: nn.BatchNorm1d(4)(X4), ValueError, "BatchNorm1d: expected 2D or 3D input"),
@@ -1289,6 +1347,19 @@ TORCH_ERRORS = [
     lambda m, F: F.scaled_dot_product_attention(m.ones(1, 2, 4), m.ones(1, 2, 4), m.ones(1, 2, 4),
                                                 attn_mask=m.ones(2, 2, dtype=m.bool),
                                                 is_causal=True),
+    lambda m, F: F.batch_norm(m.ones(4, 3), m.zeros(3), None, training=True),
+    lambda m, F: F.batch_norm(m.ones(4, 3), None, m.ones(3), training=True),
+    lambda m, F: F.batch_norm(m.ones(4, 3), None, m.ones(3)),
+    # integer inputs: PyTorch has no kernel for them ("not implemented for 'Long'")
+    lambda m, F: F.unfold(m.ones(1, 1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2, dtype=m.int64),
+                                m.zeros(1, 1, 2, 2, dtype=m.int64), 2),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), -1),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), (2,)),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 4, 4), (1, 2, 3)),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(1, 1, 0, 4), 2),
+    lambda m, F: F.adaptive_avg_pool2d(m.ones(2, 4, 0), (0, 2)),
     lambda m, F: m.nn.Dropout(1.5),
     lambda m, F: m.nn.Conv2d(3, 4, 3, groups=2),
     lambda m, F: m.nn.Flatten(0, 5)(m.ones(2, 3)),
@@ -1566,3 +1637,7 @@ def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
     for ours, theirs in pairs:
         _compare_modules(torch, ours, theirs, x)
     assert nn.Softmax().dim == -1  # PyTorch's None picks a dim from the shape, with a warning
+    # separate classes, as in PyTorch: a LogSoftmax is not a Softmax
+    assert not isinstance(torch.nn.LogSoftmax(), torch.nn.Softmax)
+    assert not isinstance(nn.LogSoftmax(), nn.Softmax)
+    assert not isinstance(nn.Softmax(), nn.LogSoftmax)

@@ -178,6 +178,42 @@ def test_modules_children_and_apply_visit_in_torch_order():
     assert visited == t_visited  # children first, then the module itself
 
 
+def _shared(nn_module, ones):
+    """A module holding one Linear under two names and in a Sequential(l, l), and the
+    Parameter `ones` under two names, in minigrad or torch.nn."""
+    class Shared(nn_module.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = nn_module.Linear(2, 2)
+            self.l2 = self.l1
+            self.twice = nn_module.Sequential(self.l1, self.l1)
+            self.p = nn_module.Parameter(ones)
+            self.q = self.p
+    return Shared()
+
+
+def test_shared_modules_are_visited_once_as_torch_does():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours, theirs = _shared(nn, np.ones(1)), _shared(torch.nn, torch.ones(1))
+    names = lambda pairs: [n for n, _ in pairs]  # noqa: E731
+    assert names(ours.named_modules()) == names(theirs.named_modules())  # ['', 'l1', 'twice']
+    assert (names(ours.named_modules(remove_duplicate=False))
+            == names(theirs.named_modules(remove_duplicate=False)))
+    assert len(list(ours.modules())) == len(list(theirs.modules())) == 3
+    assert names(ours.named_children()) == names(theirs.named_children())
+    assert names(ours.twice.named_children()) == names(theirs.twice.named_children()) == ["0"]
+    assert len(list(ours.twice.children())) == 1
+    visited, t_visited = [], []
+    ours.apply(lambda m: visited.append(type(m).__name__))
+    theirs.apply(lambda m: t_visited.append(type(m).__name__))
+    assert visited == t_visited
+    # parameters are listed once; state_dict keeps every name, as torch's does
+    assert names(ours.named_parameters()) == names(theirs.named_parameters())
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    np.testing.assert_array_equal(ours.l2.weight.data, theirs.l1.weight.detach().numpy())
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
@@ -607,21 +643,46 @@ def test_matches_torch_optim(which):
             np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6, err_msg=f"step {step + 1}")
 
 
-@pytest.mark.parametrize("max_norm,norm_type", [(1.5, 2.0), (0.5, 1.0), (0.5, 3.0),
-                                                (0.5, math.inf)])
-def test_clip_matches_torch(max_norm, norm_type):
-    torch = pytest.importorskip("torch", reason=NO_TORCH)
-    rng = np.random.default_rng(9)
-    gs = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+def _clip_both(torch, gs, max_norm, norm_type):
+    """clip_grad_norm_ of minigrad and of torch on float64 copies of the gradients `gs`."""
     ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]
     theirs = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in gs]
     for p, t, g in zip(ours, theirs, gs):
         p.grad, t.grad = g.copy(), torch.tensor(g)
     n1 = clip_grad_norm_(ours, max_norm, norm_type=norm_type)
     n2 = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type=norm_type)
-    assert n1 == pytest.approx(float(n2), rel=1e-12)
+    assert n1 == pytest.approx(float(n2), rel=1e-12, nan_ok=True)
     for p, t in zip(ours, theirs):
         np.testing.assert_allclose(p.grad, t.grad.numpy(), rtol=1e-9)
+
+
+@pytest.mark.parametrize("max_norm,norm_type", [
+    (1.5, 2.0), (0.5, 1.0), (0.5, 3.0), (0.5, math.inf), (0.5, "inf"), (0.5, -math.inf),
+    (1.0, 0.0), (5.0, 0.0), (0.5, -1.0)])
+def test_clip_matches_torch(max_norm, norm_type):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    rng = np.random.default_rng(9)
+    _clip_both(torch, [rng.standard_normal((3, 4)), rng.standard_normal(5), np.zeros(2)],
+               max_norm, norm_type)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf])
+@pytest.mark.parametrize("special", [math.nan, math.inf])
+def test_clip_of_nonfinite_gradients_matches_torch(norm_type, special):
+    """A NaN norm makes every gradient NaN; an inf norm zeroes the finite entries."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    rng = np.random.default_rng(9)
+    gs = [rng.standard_normal((3, 4)), rng.standard_normal(5)]
+    gs[1][2] = special
+    _clip_both(torch, gs, 0.5, norm_type)
+
+
+def test_clip_grad_norm_error_if_nonfinite_raises_as_torch():
+    params = _params_with_grads([np.array([1.0, math.inf])])
+    with pytest.raises(RuntimeError, match="non-finite"):
+        clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
+    np.testing.assert_array_equal(params[0].grad, [1.0, math.inf])  # left as it was
+    assert clip_grad_norm_([], 1.0) == 0.0  # no gradients: torch's tensor(0.)
 
 
 def test_sgd_rejects_nesterov_without_momentum_as_torch():
