@@ -6,11 +6,13 @@ together with its input tensors. `backward` walks that graph from the output to 
 reverse topological order, calling each op's `backward` with the gradient of its output and
 handing the returned gradients on to its inputs (the chain rule).
 
-Two per-thread switches live here: `no_grad` (record no graph) and `fused` (use the fused kernels
-of `minigrad.kernels`, or spell every op out in primitives).
+Two per-thread switches live here: whether to record a graph (`no_grad`, `enable_grad`,
+`set_grad_enabled`) and `fused` (use the fused kernels of `minigrad.kernels`, or spell every op
+out in primitives).
 """
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -49,27 +51,68 @@ def is_fused_enabled() -> bool:
     return _switches.fused_enabled
 
 
-class no_grad:
+class _GradMode:
+    """A context manager and decorator that sets, in this thread, whether ops record a graph,
+    and restores the previous setting on exit."""
+
+    enabled: bool
+
+    def __new__(cls, func: Callable | None = None) -> Any:
+        mode = super().__new__(cls)
+        return mode if func is None else mode(func)  # @no_grad as well as @no_grad()
+
+    def __enter__(self) -> None:
+        self._previous = _switches.grad_enabled
+        _switches.grad_enabled = self.enabled
+
+    def __exit__(self, *exc: object) -> None:
+        _switches.grad_enabled = self._previous
+
+    def __call__(self, func: Callable) -> Callable:
+        enabled = self.enabled
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with set_grad_enabled(enabled):  # a fresh switch per call, so recursion restores
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradMode):
     """Context manager and decorator under which no graph is recorded (inference, optimizer steps).
 
     >>> with no_grad():
     ...     y = model(x)          # y.requires_grad is False, nothing is saved for backward
     """
 
-    def __enter__(self) -> None:
-        self._previous = _switches.grad_enabled
-        _switches.grad_enabled = False
+    enabled = False
 
-    def __exit__(self, *exc: object) -> None:
-        _switches.grad_enabled = self._previous
+
+class enable_grad(_GradMode):
+    """Context manager and decorator under which graphs are recorded again (inside no_grad)."""
+
+    enabled = True
+
+
+class set_grad_enabled(_GradMode):
+    """Record graphs or not: at once when called, until the end of the block in a `with`, or
+    during each call of a function it decorates (PyTorch's three uses)."""
+
+    def __new__(cls, mode: bool) -> set_grad_enabled:
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool) -> None:
+        self.enabled = bool(mode)
+        self._previous = _switches.grad_enabled
+        _switches.grad_enabled = self.enabled
+
+    def __enter__(self) -> None:
+        pass  # __init__ has switched already, and kept the setting that __exit__ restores
 
     def __call__(self, func: Callable) -> Callable:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with no_grad():
-                return func(*args, **kwargs)
-
-        wrapper.__name__, wrapper.__doc__ = func.__name__, func.__doc__
-        return wrapper
+        _switches.grad_enabled = self._previous  # as a decorator it switches only during calls
+        return super().__call__(func)
 
 
 @contextmanager
@@ -139,7 +182,7 @@ class Function:
             if True in needs:
                 fn.inputs = tensors
                 fn.needs_input_grad = needs
-                out.requires_grad = True
+                out._requires_grad = True  # no setter checks: a result of a float op
                 out.grad_fn = fn
         return out
 
@@ -173,9 +216,9 @@ def seed_gradient(output: Tensor, grad: ArrayLike | None) -> np.ndarray:
                            "compute under no_grad)")
     if grad is None:
         if output.data.size != 1:
-            raise RuntimeError(f"backward: grad can be implied only for a one-element output, "
-                               f"this one has shape {output.shape}; pass grad= of that shape, "
-                               f"or reduce first (e.g. loss.sum())")
+            raise RuntimeError(f"backward: grad can be implicitly created only for a one-element "
+                               f"output, this one has shape {output.shape}; pass a gradient of "
+                               f"that shape, or reduce first (e.g. loss.sum())")
         return np.ones_like(output.data)
     seed = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=output.dtype)
     if seed.shape != output.shape:
@@ -289,23 +332,41 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def grad(output: Tensor, inputs: Sequence[Tensor], grad_output: ArrayLike | None = None,
-         retain_graph: bool = False) -> list[np.ndarray | None]:
+def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
+         grad_outputs: ArrayLike | None = None, retain_graph: bool = False,
+         allow_unused: bool = False, *, grad_output: ArrayLike | None = None
+         ) -> tuple[np.ndarray | None, ...]:
     """Gradients of `output` with respect to `inputs`, returned instead of accumulated into
-    `.grad` (so threads can backpropagate through shared parameters at the same time).
+    `.grad` (so threads can backpropagate through shared parameters at the same time), as
+    `torch.autograd.grad`.
 
-    An input that `output` does not depend on gets None; an input listed twice gets two arrays.
+    Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
+    unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
+    `grad_output` is the older name of `grad_outputs`.
     """
-    seed = seed_gradient(output, grad_output)
+    if grad_output is not None:
+        if grad_outputs is not None:
+            raise TypeError("grad: give grad_outputs or grad_output (its older name), not both")
+        grad_outputs = grad_output
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad: inputs cannot be empty")
+    if not all(t.requires_grad for t in inputs):
+        raise RuntimeError("grad: one of the differentiated tensors does not require grad")
+    seed = seed_gradient(output, grad_outputs)
     found = {id(t): g for t, g in backpropagate(output, seed, retain_graph, wanted=inputs)}
     grads, handed_out = [], set()
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = found.get(id(t))
+        if g is None and not allow_unused:
+            raise RuntimeError(f"grad: the differentiated tensor at index {i} appears not to "
+                               "have been used in the graph; set allow_unused=True if this is "
+                               "what you want")
         if g is not None and id(t) in handed_out:
             g = g.copy()
         handed_out.add(id(t))
         grads.append(g)
-    return grads
+    return tuple(grads)
 
 
 from .tensor import Tensor  # noqa: E402  (Tensor's methods apply the ops defined on Function)

@@ -275,7 +275,8 @@ class Tensor:
     arrays are wrapped without a copy.
     """
 
-    __slots__ = ("data", "grad", "requires_grad", "grad_fn", "name", "_retains_grad", "__weakref__")
+    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad",
+                 "__weakref__")
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__ instead of numpy's loop
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
@@ -295,14 +296,10 @@ class Tensor:
             elif array.dtype.kind != "b":
                 raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} "
                                 f"(numpy dtype {array.dtype}); give numbers or a numpy array")
-        if requires_grad and array.dtype.kind != "f":
-            raise InvalidTypeError("Tensor: only floating-point tensors can require grad, got "
-                                   f"dtype {array.dtype}; convert with Tensor(data, "
-                                   "dtype=np.float32)")
         self.data: np.ndarray = array
         self.grad: np.ndarray | None = None
-        self.requires_grad: bool = requires_grad
         self.grad_fn: engine.Function | None = None
+        self.requires_grad = requires_grad
         self.name: str | None = name
         self._retains_grad = False
 
@@ -312,7 +309,7 @@ class Tensor:
         t = object.__new__(Tensor)
         t.data = data
         t.grad = None
-        t.requires_grad = False
+        t._requires_grad = False
         t.grad_fn = None
         t.name = None
         t._retains_grad = False
@@ -354,13 +351,55 @@ class Tensor:
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
+    @property
+    def requires_grad(self) -> bool:
+        """Whether ops on this tensor record a graph for backward."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, requires_grad: bool) -> None:
+        # PyTorch's rules: an op's result takes the flag from its inputs, and integer or bool
+        # tensors have no gradient to hold
+        if self.grad_fn is not None:
+            raise RuntimeError("requires_grad: you can only change requires_grad flags of leaf "
+                               "tensors; use detach() to cut a computed tensor off the graph")
+        if requires_grad and self.data.dtype.kind != "f":
+            raise InvalidTypeError(f"requires_grad: only floating-point tensors can require "
+                                   f"grad, got dtype {self.dtype}; convert with .float() first")
+        self._requires_grad = bool(requires_grad)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set `requires_grad` on this leaf and return it; on a computed tensor only True,
+        which it already is, is accepted (PyTorch's meaning)."""
+        if self.grad_fn is None or not requires_grad:
+            self.requires_grad = requires_grad
+        return self
+
     def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
         return len(self.data)
 
-    def numpy(self) -> np.ndarray:
+    def __iter__(self) -> Iterator[Tensor]:
+        """The slices along dim 0, each in the graph (PyTorch's unbind(0)); a 0-d tensor has
+        none, and raises instead of ending at once."""
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The numpy array (no copy). Like PyTorch, refuses a tensor that requires grad, whose
+        array, once edited, would silently disagree with the graph; `force=True` (or
+        `.detach().numpy()`) takes it anyway."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         return self.data
 
     def item(self) -> float:
+        if self.data.size != 1:
+            raise InvalidArgumentError(f"item: a Tensor with {self.data.size} elements cannot be "
+                                       "converted to Scalar")
         return self.data.item()
 
     def tolist(self) -> Any:
@@ -373,6 +412,8 @@ class Tensor:
 
     def retain_grad(self) -> Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep theirs)."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         self._retains_grad = True
         return self
 
@@ -1661,14 +1702,14 @@ class Tensor:
         return self.unsqueeze(1) * vec2
 
     # ---- autograd ----
-    def backward(self, grad: ArrayLike | None = None, retain_graph: bool = False) -> None:
+    def backward(self, gradient: ArrayLike | None = None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's `.grad` (`+=`, so zero them between steps).
 
-        `grad` is the gradient of some final scalar with respect to this tensor; it defaults to 1
-        for a one-element tensor. The graph's saved arrays are released afterwards unless
+        `gradient` is the gradient of some final scalar with respect to this tensor; it defaults
+        to 1 for a one-element tensor. The graph's saved arrays are released afterwards unless
         `retain_graph=True`.
         """
-        seed = engine.seed_gradient(self, grad)
+        seed = engine.seed_gradient(self, gradient)
         for tensor, g in engine.backpropagate(self, seed, retain_graph, wanted=None):
             if tensor.grad is None:
                 tensor.grad = g
@@ -1677,7 +1718,7 @@ class Tensor:
 
     # ---- conversions and copies (last in the class: `float`, `int` and `bool` name methods) ----
     def __float__(self) -> float:
-        return float(self.item())  # one entry only (numpy's .item() raises otherwise)
+        return float(self.item())  # one entry only (item() raises otherwise)
 
     def __int__(self) -> int:
         return int(self.item())

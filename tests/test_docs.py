@@ -192,6 +192,7 @@ OPERATORS = {
     "x ^ y": ("__xor__", "__rxor__"), "~x": ("__invert__",), "x << y": ("__lshift__",),
     "x >> y": ("__rshift__",), "x[index]": ("__getitem__",),
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
+    "iter(x)": ("__iter__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }
 # Tensor's dunder methods that are not ops: making, printing and hashing a tensor

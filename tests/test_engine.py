@@ -156,7 +156,7 @@ def test_array_attributes():
     assert t.shape == (2, 3) and t.ndim == 2 and t.dtype == np.float32
     assert t.size() == (2, 3) and t.size(1) == 3 and t.numel() == 6 and t.dim() == 2
     assert len(t) == 2
-    assert t.numpy() is data
+    assert t.detach().numpy() is data
     assert Tensor(np.array([[4.5]])).item() == 4.5
     assert isinstance(Tensor(np.array([[4.5]])).item(), float)
     np.testing.assert_array_equal(t.T.data, data.T)
@@ -252,6 +252,8 @@ def test_backward_explicit_grad():
     g = rng.standard_normal((2, 3))
     (x * 3.0).backward(g)
     np.testing.assert_allclose(x.grad, 3 * g, rtol=1e-15)
+    (x * 3.0).backward(gradient=g)  # PyTorch's keyword
+    np.testing.assert_allclose(x.grad, 6 * g, rtol=1e-15)
 
 
 def test_backward_explicit_grad_shape_is_checked():
@@ -331,6 +333,55 @@ def test_no_grad_decorator():
     assert double.__name__ == "double" and double.__doc__ == "Twice t."
     assert is_grad_enabled()
     assert double(x).grad_fn is None  # the decorator works more than once
+
+
+def test_no_grad_decorator_without_parentheses():
+    @no_grad
+    def double(t):
+        assert not is_grad_enabled()
+        return t * 2.0
+
+    assert double(leaf(3)).grad_fn is None and is_grad_enabled()
+    assert double.__name__ == "double"
+
+
+def test_enable_grad_inside_no_grad():
+    x = leaf(3)
+
+    @minigrad.enable_grad()
+    def triple(t):
+        return t * 3.0
+
+    with no_grad():
+        with minigrad.enable_grad():
+            assert is_grad_enabled()
+            assert (x * 2.0).requires_grad
+        assert not is_grad_enabled()
+        assert triple(x).requires_grad and not is_grad_enabled()
+    assert is_grad_enabled()
+
+
+def test_set_grad_enabled_as_call_block_and_decorator():
+    x = leaf(3)
+    try:
+        minigrad.set_grad_enabled(False)  # a plain call switches at once, as in PyTorch
+        assert not is_grad_enabled() and not (x * 2.0).requires_grad
+    finally:
+        minigrad.set_grad_enabled(True)
+    assert is_grad_enabled()
+    with minigrad.set_grad_enabled(False):
+        assert not is_grad_enabled()
+        with minigrad.set_grad_enabled(True):
+            assert (x * 2.0).requires_grad
+        assert not is_grad_enabled()
+    assert is_grad_enabled()
+
+    @minigrad.set_grad_enabled(False)
+    def double(t):
+        return t * 2.0
+
+    assert is_grad_enabled()  # decorating does not switch
+    assert double(x).grad_fn is None and is_grad_enabled()
 
 
 def test_no_grad_restored_after_exception():
@@ -414,6 +465,71 @@ def test_non_leaf_grad_only_with_retain_grad():
     (h2 * h2).sum().backward()
     np.testing.assert_allclose(h2.grad, 2 * h2.data, rtol=1e-14)
     np.testing.assert_allclose(x2.grad, 8 * x2.data, rtol=1e-14)
+
+
+def test_retain_grad_needs_requires_grad():
+    with pytest.raises(RuntimeError, match="requires_grad=False"):
+        Tensor(np.ones(2)).retain_grad()
+    x = leaf(2)
+    assert x.retain_grad() is x  # a leaf keeps its .grad anyway
+
+
+def test_requires_grad_flag_follows_pytorchs_rules():
+    c = Tensor(np.array([1.0, 2.0]))
+    assert c.requires_grad_() is c and c.requires_grad and c.is_leaf
+    (c * c).sum().backward()
+    np.testing.assert_array_equal(c.grad, [2.0, 4.0])
+    c.requires_grad = False
+    assert not (c * 2.0).requires_grad
+    h = leaf(2) * 2.0
+    assert h.requires_grad_() is h  # already True: accepted
+    with pytest.raises(RuntimeError, match="leaf"):
+        h.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="leaf"):
+        h.requires_grad = True
+    ints = Tensor(np.array([1, 2]))
+    with pytest.raises(RuntimeError, match="floating"):
+        ints.requires_grad_()
+    with pytest.raises(RuntimeError, match="floating"):
+        ints.requires_grad = True
+    assert not ints.requires_grad
+    ints.requires_grad_(False)  # nothing to refuse
+    with no_grad():
+        made = leaf(2) * 2.0
+    made.requires_grad_()  # a result made under no_grad is a leaf
+    (made * made).sum().backward()
+    np.testing.assert_array_equal(made.grad, 2 * made.data)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(2, dtype=m.int64).requires_grad_(),
+    lambda m, F: m.ones(2, requires_grad=True).mul(2).requires_grad_(False),
+    lambda m, F: m.ones(2).retain_grad(),
+    lambda m, F: m.ones(2, requires_grad=True).numpy(),
+    lambda m, F: m.ones(2).item(),
+    lambda m, F: float(m.ones(2)),
+    lambda m, F: iter(m.ones(())),
+    lambda m, F: len(m.ones(())),
+])
+def test_tensor_misuse_raises_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_numpy_of_a_tensor_that_requires_grad():
+    x = leaf(2)
+    with pytest.raises(RuntimeError, match="detach"):
+        x.numpy()
+    assert x.numpy(force=True) is x.data and x.detach().numpy() is x.data
+
+
+def test_iteration_gives_slices_in_the_graph():
+    x = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
+    rows = list(x)
+    assert len(rows) == 2 and rows[0].shape == (2,)
+    (rows[0].sum() + 2.0 * rows[1].sum()).backward()
+    np.testing.assert_array_equal(x.grad, [[1.0, 1.0], [2.0, 2.0]])
+    with pytest.raises(TypeError, match="0-d"):
+        list(Tensor(np.array(1.0)))
 
 
 def test_reused_intermediate():
@@ -549,7 +665,7 @@ def test_accumulating_backward_keeps_shared_upstream_separate():
 def test_grad_function_matches_backward_and_leaves_dot_grad_alone():
     a, b, unused = leaf(3), leaf(3), leaf(3)
     out = (a * b + a.exp()).sum()
-    ga, gb, gu = minigrad.grad(out, [a, b, unused], retain_graph=True)
+    ga, gb, gu = minigrad.grad(out, [a, b, unused], retain_graph=True, allow_unused=True)
     assert a.grad is None and b.grad is None and unused.grad is None
     assert gu is None
     np.testing.assert_allclose(ga, b.data + np.exp(a.data), rtol=1e-14)
@@ -565,11 +681,46 @@ def test_grad_function_for_intermediate_and_upstream():
     h = a * 3.0
     out = h * h
     g = rng.standard_normal((2, 3))
-    gh, ga = minigrad.grad(out, [h, a], grad_output=g)
+    gh, ga = minigrad.grad(out, [h, a], grad_outputs=g)
     np.testing.assert_allclose(gh, 2 * h.data * g, rtol=1e-14)
     np.testing.assert_allclose(ga, 18 * a.data * g, rtol=1e-14)
     assert h.grad is None and a.grad is None
     assert not np.shares_memory(gh, g) and not np.shares_memory(ga, g)
+
+
+def test_grad_checks_its_inputs_as_pytorch():
+    # torch.autograd.grad: a tuple; a single tensor for inputs; RuntimeError for an unused
+    # input unless allow_unused, for an input that does not require grad, and for no inputs
+    x, unused = leaf(2), leaf(2)
+    out = (x * 3.0).sum()
+    grads = minigrad.grad(out, x, retain_graph=True)
+    assert isinstance(grads, tuple) and len(grads) == 1
+    np.testing.assert_array_equal(grads[0], [3.0, 3.0])
+    with pytest.raises(RuntimeError, match="index 1.*allow_unused"):
+        minigrad.grad(out, [x, unused], retain_graph=True)
+    with pytest.raises(RuntimeError, match="does not require grad"):
+        minigrad.grad(out, [x, Tensor(np.ones(2))], retain_graph=True, allow_unused=True)
+    with pytest.raises(RuntimeError, match="empty"):
+        minigrad.grad(out, [], retain_graph=True)
+    with pytest.raises(TypeError, match="not both"):
+        minigrad.grad(out, [x], 1.0, grad_output=1.0)
+    (gx,) = minigrad.grad(out, [x], grad_output=2.0)  # the older name
+    np.testing.assert_array_equal(gx, [6.0, 6.0])
+
+
+def _autograd_grad(m):
+    """minigrad.grad, or its PyTorch counterpart torch.autograd.grad."""
+    return m.grad if m is minigrad else m.autograd.grad
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: _autograd_grad(m)((m.ones(2, requires_grad=True) * 2).sum(),
+                                   [m.ones(2, requires_grad=True)]),
+    lambda m, F: _autograd_grad(m)((m.ones(2, requires_grad=True) * 2).sum(), [m.ones(2)]),
+    lambda m, F: _autograd_grad(m)((m.ones(2, requires_grad=True) * 2).sum(), []),
+])
+def test_grad_errors_are_of_pytorchs_class(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_grad_of_an_input_listed_twice_gives_two_arrays():
