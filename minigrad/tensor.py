@@ -485,6 +485,45 @@ class Tensor:
         a, b = self._operands(other)
         return ops.Div.apply(b._floating(), a._floating())
 
+    # x += y and the like, as PyTorch's in-place ops where that is safe without version counters
+    def __iadd__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("+=", Tensor.__add__, other)
+
+    def __isub__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("-=", Tensor.__sub__, other)
+
+    def __imul__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("*=", Tensor.__mul__, other)
+
+    def __itruediv__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("/=", Tensor.__truediv__, other)
+
+    def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
+                  other: ArrayLike) -> Tensor:
+        """`self symbol other` written into this tensor's array when no graph is recorded (under
+        no_grad, or with nothing requiring grad), so `p -= lr * p.grad` updates the parameter
+        as in PyTorch. While a graph is recorded the result is a new tensor (minigrad keeps no
+        version counters, so it never overwrites an array an op may have saved for backward),
+        and a leaf that requires grad is refused, as in PyTorch."""
+        if engine.is_grad_enabled() and (
+                self.requires_grad or getattr(other, "requires_grad", False)):
+            if self.requires_grad and self.is_leaf:
+                raise InvalidArgumentError(
+                    f"x {symbol} y: x is a leaf tensor that requires grad, which cannot be "
+                    f"changed in place; do it under minigrad.no_grad() (as an optimizer step "
+                    f"does), or write x = x {symbol[0]} y for a new tensor")
+            return op(self, other)
+        result = op(self, other)
+        if result.shape != self.shape:
+            raise InvalidArgumentError(f"x {symbol} y: the result's shape {result.shape} does "
+                                       f"not match x's {self.shape}; in place, y must "
+                                       f"broadcast to x's shape")
+        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
+            raise InvalidTypeError(f"x {symbol} y: the result's dtype {result.dtype} can't be "
+                                   f"cast to x's {self.dtype}; convert x first")
+        self.data[...] = result.data
+        return self
+
     def __pow__(self, exponent: ArrayLike) -> Tensor:
         if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \
                 and exponent < 0:  # numpy's error would be a ValueError; PyTorch's is this

@@ -192,7 +192,8 @@ OPERATORS = {
     "x ^ y": ("__xor__", "__rxor__"), "~x": ("__invert__",), "x << y": ("__lshift__",),
     "x >> y": ("__rshift__",), "x[index]": ("__getitem__",),
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
-    "iter(x)": ("__iter__",),
+    "iter(x)": ("__iter__",), "x += y": ("__iadd__",), "x -= y": ("__isub__",),
+    "x *= y": ("__imul__",), "x /= y": ("__itruediv__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }
 # Tensor's dunder methods that are not ops: making, printing and hashing a tensor

@@ -2,6 +2,7 @@
 
 Expected values are computed by hand or with plain numpy, never by calling minigrad again.
 """
+import operator
 import threading
 
 import numpy as np
@@ -962,3 +963,63 @@ def test_reshape_and_transpose_accept_numpy_integers():
     assert t.reshape(np.int64(6)).shape == (6,)
     assert t.reshape(2, 3).permute(np.int64(1), np.int64(0)).shape == (3, 2)
     assert t.reshape(2, 3).transpose(np.int64(1), np.int64(0)).shape == (3, 2)
+
+
+# --------------------------------------------------------------------------------------------
+# x += y and the like: in place when no graph is recorded, as PyTorch's in-place ops
+# --------------------------------------------------------------------------------------------
+IN_PLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv}
+
+
+@pytest.mark.parametrize("symbol", IN_PLACE)
+def test_in_place_arithmetic_under_no_grad_updates_the_tensor_itself_as_torch(symbol):
+    """The optimizer-step idiom `with no_grad(): p -= lr * p.grad` must change the parameter,
+    not bind the name to a new tensor."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    values = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
+    other = np.array([0.25, -3.0, 2.0], dtype=np.float32)  # broadcasts over the rows
+    ours = minigrad.nn.Parameter(values.copy())
+    theirs = torch.tensor(values, requires_grad=True)
+    same = ours
+    with no_grad():
+        ours = IN_PLACE[symbol](ours, other)
+    with torch.no_grad():
+        theirs = IN_PLACE[symbol](theirs, torch.from_numpy(other))
+    assert ours is same and ours.requires_grad and ours.dtype == np.float32
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-6)
+
+
+def test_in_place_arithmetic_without_grad_writes_into_the_array_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    ours, theirs = Tensor(np.arange(4)), torch.arange(4)
+    array = ours.data
+    ours *= 3
+    theirs *= 3
+    assert ours.data is array and ours.dtype == np.int64
+    assert ours.tolist() == theirs.tolist()
+
+
+def test_in_place_arithmetic_while_recording_leaves_gradients_right():
+    """A non-leaf: a new tensor in the graph, with the gradient PyTorch gives."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    grads = []
+    for lib in (minigrad, torch):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        y = x * x
+        y *= x  # x**3
+        y += 1
+        y.sum().backward()
+        grads.append(np.asarray(x.grad.tolist()))
+    np.testing.assert_allclose(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("misuse", [
+    # a leaf that requires grad, while recording
+    lambda lib, F: IN_PLACE["+="](lib.ones(3, requires_grad=True), 1.0),
+    # a float result into an integer tensor
+    lambda lib, F: IN_PLACE["+="](lib.arange(3), 0.5),
+    # a result larger than the tensor
+    lambda lib, F: IN_PLACE["+="](lib.zeros(3), lib.ones(2, 3)),
+])
+def test_in_place_arithmetic_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
