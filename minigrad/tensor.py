@@ -396,6 +396,17 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self.data
 
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        """np.asarray(x): the values, as `numpy()` gives them (refused for a tensor that
+        requires grad, as in PyTorch); a copy only when a dtype asks for one or copy=True."""
+        array = self.numpy()
+        if dtype is not None and array.dtype != np.dtype(dtype):
+            if copy is False:
+                raise ValueError(f"np.asarray: a {array.dtype} tensor as {np.dtype(dtype)} "
+                                 f"needs a copy, and copy=False forbids it")
+            return array.astype(dtype)
+        return array.copy() if copy else array
+
     def item(self) -> float:
         if self.data.size != 1:
             raise InvalidArgumentError(f"item: a Tensor with {self.data.size} elements cannot be "

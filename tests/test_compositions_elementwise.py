@@ -982,6 +982,16 @@ def test_float_to_float_conversions_are_differentiable():
     assert x.to(Tensor(np.zeros(1, dtype=np.float64))).dtype == np.float64
 
 
+def test_np_asarray_gives_the_values_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    values = np.array([[1.5, -2.0], [0.0, 4.0]], dtype=np.float32)
+    x = Tensor(values.copy())
+    np.testing.assert_array_equal(np.asarray(x), np.asarray(torch.from_numpy(values)))
+    assert np.asarray(x) is x.data and np.asarray(x, dtype=np.float64).dtype == np.float64
+    assert np.array(x) is not x.data  # np.array copies, as for an array
+    assert_raises_like_torch(lambda lib, F: np.asarray(lib.ones(2, requires_grad=True)))
+
+
 def test_conversions_to_integers_and_bool_are_not_differentiable():
     x = Tensor(np.array([1.7, -2.2, 0.0]), requires_grad=True)
     for out, dtype, values in [(x.long(), np.int64, [1, -2, 0]), (x.int(), np.int32, [1, -2, 0]),

@@ -193,7 +193,7 @@ OPERATORS = {
     "x >> y": ("__rshift__",), "x[index]": ("__getitem__",),
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
     "iter(x)": ("__iter__",), "x += y": ("__iadd__",), "x -= y": ("__isub__",),
-    "x *= y": ("__imul__",), "x /= y": ("__itruediv__",),
+    "x *= y": ("__imul__",), "x /= y": ("__itruediv__",), "np.asarray(x)": ("__array__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }
 # Tensor's dunder methods that are not ops: making, printing and hashing a tensor
