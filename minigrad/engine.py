@@ -334,20 +334,14 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
          grad_outputs: ArrayLike | None = None, retain_graph: bool = False,
-         allow_unused: bool = False, *, grad_output: ArrayLike | None = None
-         ) -> tuple[np.ndarray | None, ...]:
+         allow_unused: bool = False) -> tuple[np.ndarray | None, ...]:
     """Gradients of `output` with respect to `inputs`, returned instead of accumulated into
     `.grad` (so threads can backpropagate through shared parameters at the same time), as
     `torch.autograd.grad`.
 
     Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
     unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
-    `grad_output` is the older name of `grad_outputs`.
     """
-    if grad_output is not None:
-        if grad_outputs is not None:
-            raise TypeError("grad: give grad_outputs or grad_output (its older name), not both")
-        grad_outputs = grad_output
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if not inputs:
         raise RuntimeError("grad: inputs cannot be empty")

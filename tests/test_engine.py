@@ -703,9 +703,7 @@ def test_grad_checks_its_inputs_as_pytorch():
         minigrad.grad(out, [x, Tensor(np.ones(2))], retain_graph=True, allow_unused=True)
     with pytest.raises(RuntimeError, match="empty"):
         minigrad.grad(out, [], retain_graph=True)
-    with pytest.raises(TypeError, match="not both"):
-        minigrad.grad(out, [x], 1.0, grad_output=1.0)
-    (gx,) = minigrad.grad(out, [x], grad_output=2.0)  # the older name
+    (gx,) = minigrad.grad(out, [x], grad_outputs=2.0)
     np.testing.assert_array_equal(gx, [6.0, 6.0])
 
 

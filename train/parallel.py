@@ -120,7 +120,7 @@ class DataParallel:
         seed_dropout(model, self.seed, step, worker)
         with minigrad.fused(fused):  # the switch is per thread: carry the caller's over
             _, loss = model(x, y)
-            return loss.item() * weight, minigrad.grad(loss, self.params, grad_output=weight)
+            return loss.item() * weight, minigrad.grad(loss, self.params, grad_outputs=weight)
 
     def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
         """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
