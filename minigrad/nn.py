@@ -13,7 +13,7 @@ import numpy as np
 
 from . import functional as F
 from .errors import InvalidArgumentError
-from .tensor import Tensor
+from .tensor import Tensor, _as_array
 
 
 class Parameter(Tensor):
@@ -204,7 +204,7 @@ class Module:
         if missing or unexpected:
             raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
         for name, p in params.items():
-            value = np.asarray(state[name])
+            value = _as_array(state[name])  # arrays, or Tensors and Parameters as PyTorch's
             if value.shape != p.shape:
                 raise InvalidArgumentError(f"load_state_dict: {name} has shape {value.shape} in "
                                            f"the state but {p.shape} in the model")

@@ -388,10 +388,10 @@ class Tensor:
         return iter(self.unbind(0))
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The numpy array (no copy). Like PyTorch, refuses a tensor that requires grad, whose
-        array, once edited, would silently disagree with the graph; `force=True` (or
-        `.detach().numpy()`) takes it anyway."""
-        if self.requires_grad and not force:
+        """The numpy array (no copy). Like PyTorch, refuses a tensor that requires grad while
+        grad mode is on (its array, once edited, would silently disagree with the graph);
+        under no_grad, with `force=True` or as `.detach().numpy()` it is given."""
+        if self.requires_grad and engine.is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         return self.data
@@ -511,19 +511,18 @@ class Tensor:
 
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
-        """`self symbol other` written into this tensor's array when no graph is recorded (under
-        no_grad, or with nothing requiring grad), so `p -= lr * p.grad` updates the parameter
-        as in PyTorch. While a graph is recorded the result is a new tensor (minigrad keeps no
-        version counters, so it never overwrites an array an op may have saved for backward),
-        and a leaf that requires grad is refused, as in PyTorch."""
-        if engine.is_grad_enabled() and (
-                self.requires_grad or getattr(other, "requires_grad", False)):
-            if self.requires_grad and self.is_leaf:
-                raise InvalidArgumentError(
-                    f"x {symbol} y: x is a leaf tensor that requires grad, which cannot be "
-                    f"changed in place; do it under minigrad.no_grad() (as an optimizer step "
-                    f"does), or write x = x {symbol[0]} y for a new tensor")
-            return op(self, other)
+        """`self symbol other` written into this tensor's array under no_grad, so an optimizer
+        step `p -= lr * p.grad` updates the parameter, as in PyTorch. With grad mode on, the
+        result is a new tensor bound to the name instead: minigrad keeps no version counters,
+        so it must not overwrite an array that a recorded op may have saved for its backward
+        (and a leaf that requires grad is refused, as in PyTorch). Under no_grad nothing checks
+        that a graph not yet backpropagated saved this array: PyTorch raises there."""
+        recording = engine.is_grad_enabled()
+        if recording and self.requires_grad and self.is_leaf:
+            raise InvalidArgumentError(
+                f"x {symbol} y: x is a leaf tensor that requires grad, which cannot be changed "
+                f"in place; do it under minigrad.no_grad() (as an optimizer step does), or "
+                f"write x = x {symbol[0]} y for a new tensor")
         result = op(self, other)
         if result.shape != self.shape:
             raise InvalidArgumentError(f"x {symbol} y: the result's shape {result.shape} does "
@@ -532,8 +531,26 @@ class Tensor:
         if not np.can_cast(result.dtype, self.dtype, "same_kind"):
             raise InvalidTypeError(f"x {symbol} y: the result's dtype {result.dtype} can't be "
                                    f"cast to x's {self.dtype}; convert x first")
+        if recording:
+            return result
+        if not self.data.flags.writeable:
+            raise InvalidArgumentError(f"x {symbol} y: x is a read-only view (expand, "
+                                       f"broadcast_to) whose entries may share memory; make "
+                                       f"a copy first (x = x.clone())")
         self.data[...] = result.data
         return self
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """Only what `x[index] += y` needs: Python stores the updated x[index] back, and under
+        no_grad `+=` has already written it into x's array (x[index] is a view of it). Any
+        other item assignment is refused: minigrad has no in-place ops but `+=` and the like."""
+        target = self.data[index]
+        if isinstance(value, Tensor) and isinstance(target, np.ndarray) \
+                and target.__array_interface__ == value.data.__array_interface__:
+            return  # the very view `+=` wrote into
+        raise TypeError("'Tensor' object does not support item assignment (only x[index] += y "
+                        "and the like, under minigrad.no_grad()); build a new tensor instead, "
+                        "e.g. with minigrad.where or masked_fill")
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
         if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \

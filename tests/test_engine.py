@@ -987,14 +987,38 @@ def test_in_place_arithmetic_under_no_grad_updates_the_tensor_itself_as_torch(sy
     np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-6)
 
 
-def test_in_place_arithmetic_without_grad_writes_into_the_array_as_torch():
+def test_in_place_arithmetic_under_no_grad_writes_into_the_array_and_its_views_as_torch():
     torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
-    ours, theirs = Tensor(np.arange(4)), torch.arange(4)
+    ours, theirs = Tensor(np.arange(6).reshape(2, 3)), torch.arange(6).reshape(2, 3)
     array = ours.data
-    ours *= 3
-    theirs *= 3
+    with no_grad():
+        ours *= 3
+        ours[1] += 1  # through the view x[1], stored back by __setitem__
+    with torch.no_grad():
+        theirs *= 3
+        theirs[1] += 1
     assert ours.data is array and ours.dtype == np.int64
     assert ours.tolist() == theirs.tolist()
+
+
+def test_in_place_arithmetic_with_grad_mode_on_never_overwrites_a_saved_array():
+    """x is saved by x * w for w's gradient: changing it in place would change that gradient
+    (PyTorch raises at backward); minigrad binds the name to a new tensor instead."""
+    x, w = Tensor(np.array([1.0, 2.0])), Tensor(np.array([3.0, 4.0]), requires_grad=True)
+    y = (x * w).sum()
+    x += 10
+    y.backward()
+    np.testing.assert_array_equal(w.grad, [1.0, 2.0])
+    np.testing.assert_array_equal(x.data, [11.0, 12.0])
+
+
+def test_item_assignment_other_than_through_in_place_arithmetic_is_refused():
+    x = Tensor(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="item assignment"):
+        x[0] = Tensor(np.ones(3))
+    with pytest.raises(TypeError, match="item assignment"):
+        x[0] += 1  # grad mode on: a new tensor, which cannot be stored back
+    np.testing.assert_array_equal(x.data, np.zeros((2, 3)))
 
 
 def test_in_place_arithmetic_while_recording_leaves_gradients_right():
@@ -1018,6 +1042,30 @@ def test_in_place_arithmetic_while_recording_leaves_gradients_right():
     lambda lib, F: IN_PLACE["+="](lib.arange(3), 0.5),
     # a result larger than the tensor
     lambda lib, F: IN_PLACE["+="](lib.zeros(3), lib.ones(2, 3)),
+    # the same two while a graph is recorded
+    lambda lib, F: IN_PLACE["+="](lib.arange(3), lib.ones(3, requires_grad=True)),
+    lambda lib, F: IN_PLACE["+="](lib.zeros(3), lib.ones(2, 3, requires_grad=True)),
+    # entries that share memory (an expanded tensor), under no_grad
+    lambda lib, F: _under_no_grad(lib, lambda: IN_PLACE["+="](lib.zeros(1).expand(3), 1.0)),
 ])
 def test_in_place_arithmetic_refuses_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
+
+
+def _under_no_grad(lib, action):
+    with lib.no_grad():
+        return action()
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_given_under_no_grad_as_torch():
+    x = Tensor(np.ones(2), requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        x.numpy()
+    with no_grad():
+        assert x.numpy() is x.data and np.asarray(x) is x.data
+
+
+def test_grad_takes_grad_outputs_as_a_one_element_list_as_torch():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    (gx,) = minigrad.grad((x * 3.0).sum(), [x], grad_outputs=[Tensor(np.array(2.0))])
+    np.testing.assert_array_equal(gx, [6.0, 6.0])

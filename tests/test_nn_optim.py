@@ -789,3 +789,11 @@ def test_adamw_bias_correction_counts_each_parameters_own_updates():
     restored = AdamW([early, late], lr=0.1, weight_decay=0.0)
     restored.load_state_dict(opt.state_dict())
     assert int(restored.state_dict()["updates.1"]) == 1
+
+
+def test_load_state_dict_takes_tensors_and_parameters_as_torch():
+    source, target = nn.Linear(3, 2, rng=np.random.default_rng(0)), nn.Linear(3, 2)
+    target.load_state_dict({name: nn.Parameter(value.copy())
+                            for name, value in source.state_dict().items()})
+    for name, value in source.state_dict().items():
+        np.testing.assert_array_equal(target.state_dict()[name], value)

@@ -50,6 +50,23 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
         np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
 
 
+def test_data_parallel_leaves_a_frozen_parameter_without_a_gradient():
+    x, y = batch(6)
+    model = GPT(CONFIG, seed=3, dtype=np.float64)
+    frozen = model.wpe.weight
+    frozen.requires_grad = False
+    _, loss = model(x, y)
+    loss.backward()
+    expected = [None if p.grad is None else p.grad.copy() for p in model.parameters()]
+    model.zero_grad()
+    with DataParallel(model, 2) as parallel:
+        assert parallel.backward(x, y) == pytest.approx(loss.item(), rel=1e-12)
+    assert frozen.grad is None
+    for p, g in zip(model.parameters(), expected):
+        if g is not None:
+            np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
+
+
 def worker_affinities(parallel, threads):
     """The cores each worker thread of `parallel` may run on."""
     all_running = threading.Barrier(threads, timeout=10)

@@ -104,7 +104,6 @@ class DataParallel:
         self.threads = threads
         self.seed = seed
         self.replicas = [replica(model) for _ in range(threads)]
-        self.params = model.parameters()
         cores = cores_to_bind(threads)
         binding = {"initializer": pin_thread, "initargs": (cores, itertools.count())} \
             if cores else {}
@@ -113,14 +112,15 @@ class DataParallel:
         self.blas = ThreadpoolController()
 
     def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, weight: float, step: int,
-               fused: bool) -> tuple[float, list[np.ndarray | None]]:
+               fused: bool, params: list[nn.Parameter]) -> tuple[float, tuple]:
         """The shard's loss and gradients, both scaled by `weight` (its share of the batch):
         backward starts from `weight` instead of 1, which costs nothing."""
         model = self.replicas[worker]
         seed_dropout(model, self.seed, step, worker)
         with minigrad.fused(fused):  # the switch is per thread: carry the caller's over
             _, loss = model(x, y)
-            return loss.item() * weight, minigrad.grad(loss, self.params, grad_outputs=weight)
+            return loss.item() * weight, minigrad.grad(loss, params, grad_outputs=weight,
+                                                       allow_unused=True)
 
     def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
         """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
@@ -129,13 +129,15 @@ class DataParallel:
             replica_model.train(self.model.training)
         xs, ys = np.array_split(x, self.threads), np.array_split(y, self.threads)
         fused = minigrad.is_fused_enabled()
+        params = [p for p in self.model.parameters() if p.requires_grad]  # frozen ones: no grad
         # one BLAS thread per worker, only while the workers run (the rest of the step keeps
         # BLAS's own threads)
         with self.blas.limit(limits=1, user_api="blas"):
-            futures = [self.pool.submit(self._shard, w, xi, yi, len(xi) / len(x), step, fused)
+            futures = [self.pool.submit(self._shard, w, xi, yi, len(xi) / len(x), step, fused,
+                                        params)
                        for w, (xi, yi) in enumerate(zip(xs, ys)) if len(xi)]
             results = [f.result() for f in futures]
-        for i, p in enumerate(self.params):
+        for i, p in enumerate(params):
             total = None
             for _, grads in results:  # in worker order, whichever finished first
                 g = grads[i]
