@@ -342,8 +342,9 @@ def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
     Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
     unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
     """
-    if isinstance(grad_outputs, (list, tuple)) and len(grad_outputs) == 1:
-        grad_outputs = grad_outputs[0]  # PyTorch's form: one per output, and there is one
+    if isinstance(grad_outputs, (list, tuple)) and len(grad_outputs) == 1 \
+            and isinstance(grad_outputs[0], Tensor):
+        grad_outputs = grad_outputs[0]  # PyTorch's form: a tensor per output, and there is one
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if not inputs:
         raise RuntimeError("grad: inputs cannot be empty")
