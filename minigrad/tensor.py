@@ -399,13 +399,7 @@ class Tensor:
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         """np.asarray(x): the values, as `numpy()` gives them (refused for a tensor that
         requires grad, as in PyTorch); a copy only when a dtype asks for one or copy=True."""
-        array = self.numpy()
-        if dtype is not None and array.dtype != np.dtype(dtype):
-            if copy is False:
-                raise ValueError(f"np.asarray: a {array.dtype} tensor as {np.dtype(dtype)} "
-                                 f"needs a copy, and copy=False forbids it")
-            return array.astype(dtype)
-        return array.copy() if copy else array
+        return np.array(self.numpy(), dtype=dtype, copy=copy)  # numpy's rules for both
 
     def item(self) -> float:
         if self.data.size != 1:
