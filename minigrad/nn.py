@@ -1,8 +1,10 @@
 """Layers: `Module` (parameters, buffers and sub-modules register themselves), `Linear`,
-`Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, `ModuleList`, `Sequential`, `Conv1d`, `Conv2d`, pooling, activations
-and losses, with PyTorch's constructors and attribute names (a PyTorch state dict loads as it
-is). Initialisation is explicit: every layer that draws random weights takes a numpy `rng`
-(np.random.Generator) so a model is reproducible from one seed."""
+`Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, the containers
+`ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d`, `Conv2d`, pooling,
+activations and losses, with PyTorch's constructors and attribute names (a PyTorch state dict
+loads as it is). Initialisation is explicit: every layer that draws random weights takes a numpy
+`rng` (np.random.Generator) so a model is reproducible from one seed; `nn.init` re-initialises
+a parameter in place, as torch.nn.init."""
 from __future__ import annotations
 
 import math
@@ -12,6 +14,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import numpy as np
 
 from . import functional as F
+from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
 from .errors import InvalidArgumentError
 from .tensor import Tensor, _as_array
 
@@ -645,3 +648,236 @@ class CrossEntropyLoss(Module):
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+# --------------------------------------------------------------------------------------------
+# More of PyTorch's layers, each a functional op with its settings
+# --------------------------------------------------------------------------------------------
+class _Pointwise(Module):
+    """A function of one tensor with no settings, as a layer (the base of ReLU6, Mish, ...)."""
+
+    _function: Callable[[Tensor], Tensor]
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._function(x)
+
+
+class ReLU6(_Pointwise):
+    _function = staticmethod(F.relu6)
+
+
+class SELU(_Pointwise):
+    _function = staticmethod(F.selu)
+
+
+class Mish(_Pointwise):
+    _function = staticmethod(F.mish)
+
+
+class Hardsigmoid(_Pointwise):
+    _function = staticmethod(F.hardsigmoid)
+
+
+class Hardswish(_Pointwise):
+    _function = staticmethod(F.hardswish)
+
+
+class LogSigmoid(_Pointwise):
+    _function = staticmethod(F.logsigmoid)
+
+
+class Softsign(_Pointwise):
+    _function = staticmethod(F.softsign)
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 0.01) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.leaky_relu(x, self.negative_slope)
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0) -> None:
+        super().__init__()
+        self.alpha = alpha
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.elu(x, self.alpha)
+
+
+class CELU(ELU):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.celu(x, self.alpha)
+
+
+class Softplus(Module):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softplus(x, self.beta, self.threshold)
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+        super().__init__()
+        self.min_val, self.max_val = min_val, max_val
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardtanh(x, self.min_val, self.max_val)
+
+
+class Softmin(_AlongDim):
+    _function = staticmethod(F.softmin)
+
+
+class Unflatten(Module):
+    """x.unflatten(dim, unflattened_size) as a layer."""
+
+    def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.unflatten(self.dim, self.unflattened_size)
+
+
+class AdaptiveAvgPool2d(Module):
+    def __init__(self, output_size: int | None | Sequence[int | None]) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+class NLLLoss(Module):
+    """F.nll_loss(input, target) as a module (class `weight` a constant array)."""
+
+    def __init__(self, weight: Any = None, *, ignore_index: int = -100,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class BCELoss(Module):
+    """F.binary_cross_entropy(input, target) as a module."""
+
+    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.weight, self.reduction = weight, reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    """F.binary_cross_entropy_with_logits(input, target) as a module."""
+
+    def __init__(self, weight: Any = None, *, reduction: str = "mean",
+                 pos_weight: Any = None) -> None:
+        super().__init__()
+        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+                                                  reduction=self.reduction,
+                                                  pos_weight=self.pos_weight)
+
+
+class SmoothL1Loss(Module):
+    def __init__(self, *, reduction: str = "mean", beta: float = 1.0) -> None:
+        super().__init__()
+        self.reduction, self.beta = reduction, beta
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(Module):
+    def __init__(self, *, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__()
+        self.reduction, self.delta = reduction, delta
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(Module):
+    def __init__(self, *, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class ModuleDict(Module):
+    """Modules by name, registered under their keys (an ordered dict's methods)."""
+
+    def __init__(self, modules: dict[str, Module] | Iterable[tuple[str, Module]] = ()) -> None:
+        super().__init__()
+        self.update(modules)
+
+    def update(self, modules: dict[str, Module] | Iterable[tuple[str, Module]]) -> None:
+        for name, module in dict(modules).items():
+            self[name] = module
+
+    def __getitem__(self, name: str) -> Module:
+        return self._modules[name]
+
+    def __setitem__(self, name: str, module: Module) -> None:
+        setattr(self, name, module)
+
+    def __delitem__(self, name: str) -> None:
+        del self._modules[name]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._modules
+
+    def keys(self) -> Iterable[str]:
+        return self._modules.keys()
+
+    def values(self) -> Iterable[Module]:
+        return self._modules.values()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        return self._modules.items()
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under the names '0', '1', ... (tensors given are made
+    Parameters)."""
+
+    def __init__(self, values: Iterable[Tensor] = ()) -> None:
+        super().__init__()
+        for value in values:
+            self.append(value)
+
+    def append(self, value: Tensor) -> ParameterList:
+        setattr(self, str(len(self._parameters)),
+                value if isinstance(value, Parameter) else Parameter(_as_array(value)))
+        return self
+
+    def __getitem__(self, i: int) -> Parameter:
+        return list(self._parameters.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self._parameters.values())

@@ -511,28 +511,88 @@ class Tensor:
         so it must not overwrite an array that a recorded op may have saved for its backward
         (and a leaf that requires grad is refused, as in PyTorch). Under no_grad nothing checks
         that a graph not yet backpropagated saved this array: PyTorch raises there."""
-        recording = engine.is_grad_enabled()
-        if recording and self.requires_grad and self.is_leaf:
-            raise InvalidArgumentError(
-                f"x {symbol} y: x is a leaf tensor that requires grad, which cannot be changed "
-                f"in place; do it under minigrad.no_grad() (as an optimizer step does), or "
-                f"write x = x {symbol[0]} y for a new tensor")
-        result = op(self, other)
-        if result.shape != self.shape:
-            raise InvalidArgumentError(f"x {symbol} y: the result's shape {result.shape} does "
-                                       f"not match x's {self.shape}; in place, y must "
-                                       f"broadcast to x's shape")
-        if not np.can_cast(result.dtype, self.dtype, "same_kind"):
-            raise InvalidTypeError(f"x {symbol} y: the result's dtype {result.dtype} can't be "
-                                   f"cast to x's {self.dtype}; convert x first")
-        if recording:
+        name = f"x {symbol} y"
+        if engine.is_grad_enabled():
+            if self.requires_grad and self.is_leaf:
+                raise InvalidArgumentError(
+                    f"{name}: x is a leaf tensor that requires grad, which cannot be changed "
+                    f"in place; do it under minigrad.no_grad() (as an optimizer step does), or "
+                    f"write x = x {symbol[0]} y for a new tensor")
+            result = op(self, other)
+            self._check_replacement(name, result.data, "same_kind")
             return result
+        return self._overwrite(name, op(self, other).data)
+
+    def _check_replacement(self, name: str, values: np.ndarray, casting: str) -> None:
+        if values.shape != self.shape and not engine._broadcasts_to(values.shape, self.shape):
+            raise InvalidArgumentError(f"{name}: the result's shape {values.shape} does not "
+                                       f"match the tensor's {self.shape}; in place, the other "
+                                       f"operand must broadcast to the tensor's shape")
+        if not np.can_cast(values.dtype, self.dtype, casting):
+            raise InvalidTypeError(f"{name}: the result's dtype {values.dtype} can't be cast to "
+                                   f"the tensor's {self.dtype}; convert the tensor first")
+
+    def _overwrite(self, name: str, values: np.ndarray, casting: str = "same_kind") -> Tensor:
+        """Write `values` (broadcast to this tensor's shape) into its array; returns self."""
+        self._check_replacement(name, values, casting)
         if not self.data.flags.writeable:
-            raise InvalidArgumentError(f"x {symbol} y: x is a read-only view (expand, "
-                                       f"broadcast_to) whose entries may share memory; make "
-                                       f"a copy first (x = x.clone())")
-        self.data[...] = result.data
+            raise InvalidArgumentError(f"{name}: the tensor is a read-only view (expand, "
+                                       f"broadcast_to) whose entries may share memory; make a "
+                                       f"copy first (x = x.clone())")
+        np.copyto(self.data, values, casting="unsafe")
         return self
+
+    # PyTorch's in-place methods: they change this tensor itself and return it. Recording them
+    # in a graph would need version counters, so with grad mode on they are refused when this
+    # tensor or the result requires grad; initialisation and update code runs them under no_grad.
+    def _modified(self, name: str, result: Tensor, casting: str = "same_kind") -> Tensor:
+        if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
+            raise InvalidArgumentError(
+                f"{name}: an in-place op on tensors that require grad is not recorded in the "
+                f"graph; call it under minigrad.no_grad() (as initialisation and optimizer "
+                f"code does) or use the out-of-place {name.rstrip('_')}")
+        return self._overwrite(name, result.data, casting)
+
+    def add_(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+        return self._modified("add_", self.add(other, alpha=alpha))
+
+    def sub_(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+        return self._modified("sub_", self.sub(other, alpha=alpha))
+
+    def mul_(self, other: ArrayLike) -> Tensor:
+        return self._modified("mul_", self.mul(other))
+
+    def div_(self, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
+        return self._modified("div_", self.div(other, rounding_mode=rounding_mode))
+
+    def clamp_(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
+        return self._modified("clamp_", self.clamp(min, max))
+
+    def copy_(self, src: ArrayLike) -> Tensor:
+        """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
+        its dtype whatever theirs (as PyTorch does)."""
+        return self._modified("copy_", self._lift(src), casting="unsafe")
+
+    def fill_(self, value: ArrayLike) -> Tensor:
+        """Set every entry to `value` (a number or a one-element tensor)."""
+        value = self._lift(value)
+        if value.numel() != 1:
+            raise InvalidArgumentError(f"fill_: expects a number or a one-element tensor, got "
+                                       f"shape {value.shape}")
+        return self._modified("fill_", value.reshape(()), casting="unsafe")
+
+    def zero_(self) -> Tensor:
+        return self.fill_(0)
+
+    def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with numbers drawn uniformly from [a, b)."""
+        values = _rng("uniform_", generator).uniform(a, b, self.shape)
+        return self._modified("uniform_", Tensor._make(values.astype(self.dtype)))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with numbers drawn from the normal distribution N(mean, std**2)."""
+        values = _rng("normal_", generator).normal(mean, std, self.shape)
+        return self._modified("normal_", Tensor._make(values.astype(self.dtype)))
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """Only what `x[index] += y` needs: Python stores the updated x[index] back, and under
@@ -955,6 +1015,12 @@ class Tensor:
         """Alias of clamp."""
         return self.clamp(min, max)
 
+    def clamp_min(self, min: ArrayLike) -> Tensor:
+        return self.clamp(min=min)
+
+    def clamp_max(self, max: ArrayLike) -> Tensor:
+        return self.clamp(max=max)
+
     def lerp(self, end: ArrayLike, weight: ArrayLike) -> Tensor:
         """self + weight * (end - self). As PyTorch, weights from 0.5 up compute
         end - (end - self) * (1 - weight), so that weight 1 gives `end` exactly."""
@@ -963,6 +1029,23 @@ class Tensor:
         from_start = self + weight * difference
         from_end = end - difference * (1 - weight)
         return ops.Where.apply(from_start, from_end, cond=np.abs(weight.data) < 0.5)
+
+    def addcmul(self, tensor1: ArrayLike, tensor2: ArrayLike, *, value: float = 1) -> Tensor:
+        """self + value * tensor1 * tensor2."""
+        return self + self._lift(tensor1) * tensor2 * value
+
+    def addcdiv(self, tensor1: ArrayLike, tensor2: ArrayLike, *, value: float = 1) -> Tensor:
+        """self + value * tensor1 / tensor2."""
+        return self + self._lift(tensor1) / tensor2 * value
+
+    def frac(self) -> Tensor:
+        """The fractional part, x - trunc(x), with the sign of x (gradient 1)."""
+        return self - self.trunc()
+
+    def where(self, condition: ArrayLike, other: ArrayLike) -> Tensor:
+        """This tensor where `condition` is True, else `other`: minigrad.where(condition, self,
+        other)."""
+        return where(condition, self, other)
 
     # ---- inverse trigonometric and hyperbolic functions: compositions of Atan2, Exp, Log1p ----
     def atan2(self, other: ArrayLike) -> Tensor:
@@ -1207,6 +1290,15 @@ class Tensor:
         dims = _reduced_dims("all", dim, axis, self.ndim)
         return Tensor._make(np.asarray(self.data.all(axis=dims, keepdims=keepdims or keepdim)))
 
+    def count_nonzero(self, dim: Dim = None) -> Tensor:
+        """How many entries over `dim` (every dim by default) are nonzero: int64, without grad."""
+        dims = _reduced_dims("count_nonzero", dim, None, self.ndim)
+        return Tensor._make(np.asarray(np.count_nonzero(self.data, axis=dims), dtype=np.int64))
+
+    def nansum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The sum with NaN entries counted as 0 (their gradient is 0)."""
+        return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
+
     def logsumexp(self, dim: Dim, keepdim: bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim`, computed stably: the max m is taken out first,
         m + log(sum(exp(x - m))). m is a constant (the gradient, softmax(x), does not depend on
@@ -1351,6 +1443,21 @@ class Tensor:
         """All dims reversed (the matrix transpose of a 2-D tensor)."""
         return self.permute(tuple(range(self.ndim))[::-1])
 
+    def t(self) -> Tensor:
+        """The transpose of a tensor of at most 2 dims (0-D and 1-D: itself)."""
+        if self.ndim > 2:
+            raise InvalidArgumentError(f"t: expects a tensor of at most 2 dims, got shape "
+                                       f"{self.shape}; use transpose(dim0, dim1) or mT")
+        return self.T
+
+    def swapaxes(self, axis0: int, axis1: int) -> Tensor:
+        """Alias of transpose."""
+        return self.transpose(axis0, axis1)
+
+    def swapdims(self, dim0: int, dim1: int) -> Tensor:
+        """Alias of transpose."""
+        return self.transpose(dim0, dim1)
+
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: a batch of transposed matrices."""
@@ -1373,6 +1480,10 @@ class Tensor:
     def view(self, *shape: int | Sequence[int]) -> Tensor:
         """reshape: minigrad keeps no strides, so a view is always possible."""
         return self.reshape(*shape)
+
+    def view_as(self, other: Tensor) -> Tensor:
+        """This tensor in `other`'s shape."""
+        return self.view(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
@@ -1500,6 +1611,14 @@ class Tensor:
             raise InvalidIndexError(f"narrow: start {start} and length {length} do not fit in dim "
                                     f"{dim} of size {n}")
         return self[(slice(None),) * d + (slice(first, first + length),)]
+
+    def select(self, dim: int, index: int) -> Tensor:
+        """The slice at `index` along `dim`, that dim removed: x.select(1, i) is x[:, i]."""
+        dim = _existing_dim("select", dim, self.ndim)
+        if not -self.shape[dim] <= index < self.shape[dim]:
+            raise IndexError(f"select: index {index} is out of range for dim {dim} of size "
+                             f"{self.shape[dim]}")
+        return self[(slice(None),) * dim + (index,)]
 
     def split(self, split_size_or_sections: int | Sequence[int], dim: int = 0
               ) -> tuple[Tensor, ...]:
@@ -1762,6 +1881,47 @@ class Tensor:
                                        f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
 
+    def mm(self, mat2: Tensor) -> Tensor:
+        """The product of two matrices (2-D tensors only; matmul broadcasts)."""
+        mat2 = self._lift(mat2)
+        if self.ndim != 2 or mat2.ndim != 2:
+            raise InvalidArgumentError(f"mm: needs two 2-D tensors, got shapes {self.shape} and "
+                                       f"{mat2.shape}")
+        return self.matmul(mat2)
+
+    def bmm(self, mat2: Tensor) -> Tensor:
+        """Batched matrix product of (b, n, m) and (b, m, p) tensors: no broadcasting."""
+        mat2 = self._lift(mat2)
+        if self.ndim != 3 or mat2.ndim != 3 or self.shape[0] != mat2.shape[0]:
+            raise InvalidArgumentError(f"bmm: needs two 3-D tensors with the same batch size, "
+                                       f"got shapes {self.shape} and {mat2.shape}")
+        return self.matmul(mat2)
+
+    def mv(self, vec: Tensor) -> Tensor:
+        """The product of a matrix (n, m) and a vector (m,)."""
+        vec = self._lift(vec)
+        if self.ndim != 2 or vec.ndim != 1:
+            raise InvalidArgumentError(f"mv: needs a 2-D and a 1-D tensor, got shapes "
+                                       f"{self.shape} and {vec.shape}")
+        return self.matmul(vec)
+
+    def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat1 @ mat2), self broadcasting to the product's shape."""
+        product = self._lift(mat1).mm(mat2)
+        if not engine._broadcasts_to(self.shape, product.shape):
+            raise InvalidArgumentError(f"addmm: self of shape {self.shape} does not broadcast "
+                                       f"to the product's shape {product.shape}")
+        scaled = product if alpha == 1 else product * alpha
+        if beta == 0:
+            return scaled  # self is ignored, NaN and inf included, as in PyTorch
+        return scaled + (self if beta == 1 else self * beta)
+
+    def trace(self) -> Tensor:
+        """The sum of the main diagonal of a 2-D tensor."""
+        if self.ndim != 2:
+            raise InvalidArgumentError(f"trace: needs a 2-D tensor, got shape {self.shape}")
+        return self.diagonal().sum()
+
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's `.grad` (`+=`, so zero them between steps).
@@ -1830,6 +1990,44 @@ class Tensor:
         """As bool: True where nonzero (not differentiable)."""
         return self.to(np.bool_)
 
+    # new tensors in this tensor's dtype unless `dtype` is given
+    def new_tensor(self, data: ArrayLike, *, dtype: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+        """A new tensor holding a copy of `data`."""
+        return tensor(data.data if isinstance(data, Tensor) else data,
+                      dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+    def new_full(self, size: Sequence[int], fill_value: float, *, dtype: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                    requires_grad=requires_grad)
+
+    def new_zeros(self, *size: int | Sequence[int], dtype: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return zeros(*size, dtype=self.dtype if dtype is None else dtype,
+                     requires_grad=requires_grad)
+
+    def new_ones(self, *size: int | Sequence[int], dtype: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+        return ones(*size, dtype=self.dtype if dtype is None else dtype,
+                    requires_grad=requires_grad)
+
+    def new_empty(self, *size: int | Sequence[int], dtype: Any = None,
+                  requires_grad: bool = False) -> Tensor:
+        return empty(*size, dtype=self.dtype if dtype is None else dtype,
+                     requires_grad=requires_grad)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.kind == "f"
+
+    def nelement(self) -> int:
+        """Alias of numel."""
+        return self.numel()
+
+    def element_size(self) -> int:
+        """Bytes per entry."""
+        return self.dtype.itemsize
+
     def clone(self) -> Tensor:
         """A copy in its own memory; the gradient passes through it unchanged."""
         if self.data.dtype.kind != "f":
@@ -1887,3 +2085,5 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
+from .creation import _rng, empty, full, ones, tensor, zeros  # noqa: E402
+from .tensor_functions import where  # noqa: E402

@@ -7,16 +7,53 @@ backward of its own.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError
+from .creation import tensor
 from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
 
-__all__ = ["cat", "meshgrid", "stack", "std_mean", "var_mean", "where"]
+__all__ = ["allclose", "as_tensor", "cat", "equal", "from_numpy", "is_tensor", "meshgrid", "stack",
+           "std_mean", "var_mean", "where"]
+
+
+# --------------------------------------------------------------------------------------------
+# Tensors from arrays, and whole-tensor comparisons
+# --------------------------------------------------------------------------------------------
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor sharing `ndarray`'s memory and dtype: changing one changes the other."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy: expected a numpy ndarray, got {type(ndarray).__name__}")
+    return Tensor(ndarray, dtype=ndarray.dtype)
+
+
+def as_tensor(data: ArrayLike, dtype: Any = None) -> Tensor:
+    """`data` as a tensor without a copy where it can be: a tensor (in `dtype`) or a numpy array
+    of that dtype shares its memory; anything else is copied as `minigrad.tensor` would."""
+    if isinstance(data, Tensor):
+        return data if dtype is None else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def is_tensor(obj: Any) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether |input - other| <= atol + rtol |other| everywhere (the shapes broadcast)."""
+    return bool(input.isclose(other, rtol, atol, equal_nan).all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether the two tensors have one shape and equal entries."""
+    return input.shape == other.shape and bool((input == other).all())
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,6 +282,9 @@ _METHODS = (
     "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
+    "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "swapaxes", "swapdims", "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
+    "addcdiv", "frac", "clamp_min", "clamp_max",
 )
 __all__ += ["einsum", *_METHODS]
 

@@ -147,6 +147,21 @@ CASES = {
                          lambda t, a, b: t.floor_divide(a, b),
                          lambda: [uniform(3, 4, low=-5, high=5), uniform(4, low=0.5, high=2)],
                          torch_grad=False),
+    "clamp_min_method": unary(lambda x: x.clamp_min(0.2), lambda x: np.maximum(x, 0.2),
+                              lambda t, x: t.clamp_min(x, 0.2), kinks=(0.2,)),
+    "clamp_max_method": unary(lambda x: x.clamp_max(0.2), lambda x: np.minimum(x, 0.2),
+                              lambda t, x: t.clamp_max(x, 0.2), kinks=(0.2,)),
+    "frac": unary(lambda x: x.frac(), lambda x: x - np.trunc(x), lambda t, x: t.frac(x),
+                  kinks=(-1, 0, 1)),
+    "addcmul": Case(lambda a, b, c: a.addcmul(b, c, value=0.5), lambda a, b, c: a + 0.5 * b * c,
+                    lambda t, a, b, c: t.addcmul(a, b, c, value=0.5),
+                    lambda: [uniform(3, 4), uniform(4), uniform(3, 1)]),
+    "addcdiv": Case(lambda a, b, c: a.addcdiv(b, c, value=-2.0), lambda a, b, c: a - 2.0 * b / c,
+                    lambda t, a, b, c: t.addcdiv(a, b, c, value=-2.0),
+                    lambda: [uniform(3, 4), uniform(3, 4), uniform(4, low=0.5, high=2)]),
+    "where_method": Case(lambda a, b: a.where(a.data > 0, b), lambda a, b: np.where(a > 0, a, b),
+                         lambda t, a, b: a.where(a > 0, b),
+                         lambda: [uniform(3, 4, avoid=(0.0,)), uniform(4)]),
     # ---- inverse trigonometric and hyperbolic functions (numpy's as references) ----
     "atan2": Case(lambda a, b: a.atan2(b), np.arctan2, lambda t, a, b: t.atan2(a, b),
                   lambda: [uniform(3, 4), uniform(4, avoid=(0.0,))],
@@ -1046,6 +1061,8 @@ TOP_LEVEL = {
     "ceil": (), "trunc": (), "round": (), "isnan": (), "isinf": (), "isfinite": (),
     "logical_not": (), "maximum": (0.7,), "minimum": (0.7,), "clamp": (0.2, 0.9),
     "lerp": (2.0, 0.25), "floor_divide": (0.3,), "fmod": (0.3,), "div": (0.3,), "mul": (0.3,),
+    "clamp_min": (0.5,), "clamp_max": (0.5,), "frac": (), "addcmul": (2.0, 3.0),
+    "addcdiv": (2.0, 3.0), "masked_fill": (np.eye(2, 3, dtype=bool), 0.0), "clone": (),
 }
 
 
@@ -1245,3 +1262,34 @@ def test_math_of_an_integer_tensor_is_float32_as_in_pytorch(name):
         expected = getattr(Tensor(ints.astype(np.float32)), name)()
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out.data, expected.data)
+
+
+def test_from_numpy_and_as_tensor_share_memory_as_torch(torch):
+    for data in (np.arange(3.0), np.arange(4, dtype=np.int32), np.ones((2, 2), dtype=np.float64)):
+        array = data.copy()
+        ours, theirs = minigrad.from_numpy(array), torch.from_numpy(data)
+        assert ours.dtype == data.dtype and str(theirs.dtype) == f"torch.{data.dtype}"
+        array.flat[0] = 9  # changing the array changes the tensor
+        assert ours.reshape(-1)[0].item() == 9 and ours.shape == data.shape
+    array = np.arange(3.0)
+    assert minigrad.as_tensor(array).data is array  # no copy
+    assert minigrad.as_tensor(array, dtype=np.float32).data is not array
+    for data in ([1, 2], [1.5], np.arange(2.0), 3):
+        assert minigrad.as_tensor(data).dtype == np.dtype(str(torch.as_tensor(data).dtype)[6:])
+    t = Tensor(np.ones(2))
+    assert minigrad.as_tensor(t) is t and minigrad.is_tensor(t) and not minigrad.is_tensor([1])
+    with pytest.raises(TypeError):
+        minigrad.from_numpy([1.0, 2.0])
+
+
+def test_allclose_and_equal_as_torch(torch):
+    a = np.array([1.0, 2.0, np.nan])
+    pairs = [(a, a), (a, a + 1e-9), (a, a + 1e-3), (a[:2], a[:2]), (a[:2], a[:2] + 1e-6)]
+    for x, y in pairs:
+        for equal_nan in (False, True):
+            assert minigrad.allclose(Tensor(x), Tensor(y), equal_nan=equal_nan) == \
+                torch.allclose(torch.tensor(x), torch.tensor(y), equal_nan=equal_nan)
+        assert minigrad.equal(Tensor(x), Tensor(y)) == torch.equal(torch.tensor(x),
+                                                                   torch.tensor(y))
+    assert not minigrad.equal(Tensor(np.ones(2)), Tensor(np.ones((1, 2))))
+    assert not torch.equal(torch.ones(2), torch.ones(1, 2))

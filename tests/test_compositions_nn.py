@@ -1641,3 +1641,58 @@ def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
     assert not isinstance(torch.nn.LogSoftmax(), torch.nn.Softmax)
     assert not isinstance(nn.LogSoftmax(), nn.Softmax)
     assert not isinstance(nn.Softmax(), nn.LogSoftmax)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("ReLU6", ()), ("SELU", ()), ("Mish", ()), ("Hardsigmoid", ()), ("Hardswish", ()),
+    ("LogSigmoid", ()), ("Softsign", ()), ("LeakyReLU", (0.2,)), ("ELU", (0.7,)),
+    ("CELU", (1.5,)), ("Softplus", (2.0, 3.0)), ("Hardtanh", (-0.5, 2.0)), ("Softmin", (1,)),
+    ("Unflatten", (2, (2, 2))), ("AdaptiveAvgPool2d", ((2, None),)),
+])
+def test_activation_and_shape_modules_match_torch(torch, name, args):
+    x = rng.uniform(-4, 7, size=(2, 3, 4, 5))
+    _compare_modules(torch, getattr(nn, name)(*args), getattr(torch.nn, name)(*args), x)
+
+
+@pytest.mark.parametrize("name, kwargs, target", [
+    ("NLLLoss", dict(ignore_index=1), lambda: rng.integers(0, 4, size=6)),
+    ("BCELoss", dict(reduction="sum"), lambda: rng.uniform(0, 1, size=(6, 4))),
+    ("BCEWithLogitsLoss", dict(pos_weight=np.array([1.0, 2.0, 0.5, 3.0])),
+     lambda: rng.uniform(0, 1, size=(6, 4))),
+    ("SmoothL1Loss", dict(beta=0.5), lambda: rng.standard_normal((6, 4))),
+    ("HuberLoss", dict(delta=0.3, reduction="none"), lambda: rng.standard_normal((6, 4))),
+    ("KLDivLoss", dict(reduction="batchmean"), lambda: rng.uniform(0.1, 1, size=(6, 4))),
+])
+def test_loss_modules_match_torch(torch, name, kwargs, target):
+    x = rng.uniform(0.05, 0.95, size=(6, 4))
+    if name in ("NLLLoss", "KLDivLoss"):
+        x = np.log(x)
+    t = target()
+    torch_kwargs = {k: torch.tensor(v) if isinstance(v, np.ndarray) else v
+                    for k, v in kwargs.items()}
+    ours, theirs = getattr(nn, name)(**kwargs), getattr(torch.nn, name)(**torch_kwargs)
+    leaf, t_leaf = Tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    out, t_out = ours(leaf, t), theirs(t_leaf, torch.tensor(t))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10)
+    out.sum().backward()
+    t_out.sum().backward()
+    np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_module_dict_and_parameter_list_register_under_torchs_names(torch):
+    ours = nn.ModuleDict({"proj": nn.Linear(3, 2), "act": nn.ReLU()})
+    ours["head"] = nn.Linear(2, 1)
+    theirs = torch.nn.ModuleDict({"proj": torch.nn.Linear(3, 2), "act": torch.nn.ReLU()})
+    theirs["head"] = torch.nn.Linear(2, 1)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert list(ours) == list(theirs) and len(ours) == len(theirs) and "act" in ours
+    del ours["act"]
+    del theirs["act"]
+    assert list(ours.keys()) == list(theirs.keys())
+    params = nn.ParameterList([Tensor(np.ones(2)), nn.Parameter(np.zeros(3))])
+    t_params = torch.nn.ParameterList([torch.ones(2), torch.nn.Parameter(torch.zeros(3))])
+    params.append(Tensor(np.ones(1)))
+    t_params.append(torch.ones(1))
+    assert list(params.state_dict()) == list(t_params.state_dict())
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in params)
+    assert [p.shape for p in params] == [tuple(p.shape) for p in t_params]

@@ -253,6 +253,23 @@ CASES = {
     "matmul_method_vector": Case(lambda a, b: a.matmul(b), np.matmul, [(3, 4), (4,)]),
     "dot": Case(lambda a, b: a.dot(b), lambda a, b: (a * b).sum(), [(5,), (5,)]),
     "outer": Case(lambda a, b: a.outer(b), lambda a, b: a[:, None] * b[None, :], [(3,), (4,)]),
+    "mm": Case(lambda a, b: a.mm(b), lambda a, b: a @ b, [(3, 4), (4, 2)]),
+    "bmm": Case(lambda a, b: minigrad.bmm(a, b), np.matmul, [(2, 3, 4), (2, 4, 5)],
+                torch_fn=lambda a, b: _torch().bmm(a, b)),
+    "mv": Case(lambda a, b: a.mv(b), lambda a, b: a @ b, [(3, 4), (4,)]),
+    "addmm": Case(lambda c, a, b: c.addmm(a, b, beta=0.5, alpha=-2.0),
+                  lambda c, a, b: 0.5 * c - 2.0 * (a @ b), [(2,), (3, 4), (4, 2)]),
+    "addmm_beta_0": Case(lambda c, a, b: minigrad.addmm(c, a, b, beta=0),
+                         lambda c, a, b: a @ b, [(3, 2), (3, 4), (4, 2)],
+                         torch_fn=lambda c, a, b: _torch().addmm(c, a, b, beta=0)),
+    "t_2d": Case(lambda x: x.t(), lambda x: x.T, [(2, 3)]),
+    "t_1d": Case(lambda x: x.t(), lambda x: x, [(3,)]),
+    "trace": Case(lambda x: x.trace(), lambda x: np.trace(x), [(3, 4)]),
+    "select": Case(lambda x: x.select(1, -1), lambda x: x[:, -1], ROWS),
+    "swapaxes": Case(lambda x: x.swapaxes(0, 2), lambda x: np.swapaxes(x, 0, 2), ROWS),
+    "swapdims": Case(lambda x: x.swapdims(-1, 1), lambda x: np.swapaxes(x, -1, 1), ROWS),
+    "view_as": Case(lambda x, y: x.view_as(y), lambda x, y: x.reshape(y.shape),
+                    [(2, 3, 4), (6, 4)], torch_fn=lambda x, y: x.view_as(y.detach())),
 }
 
 

@@ -1057,6 +1057,71 @@ def _under_no_grad(lib, action):
         return action()
 
 
+IN_PLACE_METHODS = {
+    "add_": lambda x, lib: x.add_(lib.tensor([0.5, -1.0, 2.0]), alpha=2),
+    "sub_": lambda x, lib: x.sub_(1.5),
+    "mul_": lambda x, lib: x.mul_(lib.tensor([[2.0], [-3.0]])),
+    "div_": lambda x, lib: x.div_(4.0, rounding_mode="floor"),
+    "clamp_": lambda x, lib: x.clamp_(-1.0, 2.0),
+    "copy_": lambda x, lib: x.copy_(lib.tensor([7, 8, 9])),  # int64 into float32, broadcast
+    "fill_": lambda x, lib: x.fill_(lib.tensor(-2.5)),
+    "zero_": lambda x, lib: x.zero_(),
+}
+
+
+@pytest.mark.parametrize("name", IN_PLACE_METHODS)
+def test_in_place_methods_change_the_tensor_itself_as_torch(name):
+    """Under no_grad, on a parameter, as initialisation and optimizer code calls them."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    values = np.array([[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], dtype=np.float32)
+    ours, theirs = minigrad.nn.Parameter(values.copy()), torch.tensor(values, requires_grad=True)
+    array = ours.data
+    with no_grad():
+        returned = IN_PLACE_METHODS[name](ours, minigrad)
+    with torch.no_grad():
+        IN_PLACE_METHODS[name](theirs, torch)
+    assert returned is ours and ours.data is array and ours.dtype == np.float32
+    np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-6)
+
+
+def test_in_place_methods_need_no_no_grad_on_tensors_outside_any_graph():
+    x = Tensor(np.zeros(3))
+    assert x.add_(2).mul_(3) is x
+    np.testing.assert_array_equal(x.data, [6.0, 6.0, 6.0])
+
+
+@pytest.mark.parametrize("misuse", [
+    # a leaf that requires grad, while recording
+    lambda lib, F: lib.ones(3, requires_grad=True).add_(1.0),
+    lambda lib, F: lib.ones(3, requires_grad=True).zero_(),
+    # a float result into an integer tensor; a result larger than the tensor
+    lambda lib, F: lib.arange(3).mul_(0.5),
+    lambda lib, F: lib.zeros(3).add_(lib.ones(2, 3)),
+    # fill_ with more than one value
+    lambda lib, F: lib.zeros(3).fill_(lib.ones(2)),
+])
+def test_in_place_methods_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_in_place_methods_on_tensors_in_a_graph_are_refused_with_the_way_out():
+    """PyTorch records these with version counters; minigrad has none, and says what to do."""
+    x = Tensor(np.ones(3), requires_grad=True) * 2  # not a leaf
+    with pytest.raises(RuntimeError, match="no_grad.*or use the out-of-place mul"):
+        x.mul_(3)
+    np.testing.assert_array_equal(x.data, [2.0, 2.0, 2.0])
+
+
+def test_random_fills_draw_from_the_generator_given():
+    a, b = Tensor(np.empty((200, 50))), Tensor(np.empty((200, 50)))
+    a.normal_(1.0, 0.5, generator=minigrad.Generator().manual_seed(3))
+    b.normal_(1.0, 0.5, generator=minigrad.Generator().manual_seed(3))
+    np.testing.assert_array_equal(a.data, b.data)
+    assert abs(a.data.mean() - 1.0) < 0.02 and abs(a.data.std() - 0.5) < 0.02
+    a.uniform_(-2.0, 3.0, generator=np.random.default_rng(0))
+    assert a.data.min() >= -2.0 and a.data.max() < 3.0 and abs(a.data.mean() - 0.5) < 0.05
+
+
 def test_numpy_of_a_tensor_that_requires_grad_is_given_under_no_grad_as_torch():
     x = Tensor(np.ones(2), requires_grad=True)
     with pytest.raises(RuntimeError, match="requires grad"):

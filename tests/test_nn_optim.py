@@ -797,3 +797,68 @@ def test_load_state_dict_takes_tensors_and_parameters_as_torch():
                             for name, value in source.state_dict().items()})
     for name, value in source.state_dict().items():
         np.testing.assert_array_equal(target.state_dict()[name], value)
+
+
+# ----------------------------------------------------------------------------------------------
+# nn.init
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("nonlinearity, param", [
+    ("linear", None), ("conv2d", None), ("sigmoid", None), ("tanh", None), ("relu", None),
+    ("leaky_relu", None), ("leaky_relu", 0.2), ("selu", None)])
+def test_calculate_gain_matches_torch(nonlinearity, param):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    assert nn.init.calculate_gain(nonlinearity, param) == pytest.approx(
+        torch.nn.init.calculate_gain(nonlinearity, param), rel=1e-12)
+
+
+# (function, its arguments, the standard deviation it draws with for a (64, 32, 3, 3) weight:
+# fan_in = 32 * 9 = 288, fan_out = 64 * 9 = 576), from the papers' formulas
+INIT_STD = [
+    (nn.init.xavier_uniform_, dict(gain=2.0), 2.0 * math.sqrt(2 / (288 + 576))),
+    (nn.init.xavier_normal_, dict(), math.sqrt(2 / (288 + 576))),
+    (nn.init.kaiming_uniform_, dict(a=math.sqrt(5)), math.sqrt(2 / 6) / math.sqrt(288)),
+    (nn.init.kaiming_normal_, dict(mode="fan_out", nonlinearity="relu"), math.sqrt(2 / 576)),
+    (nn.init.normal_, dict(std=0.02), 0.02),
+    (nn.init.trunc_normal_, dict(std=0.02, a=-0.04, b=0.04), 0.02 * 0.8796),  # truncated at 2 std
+]
+
+
+@pytest.mark.parametrize("init, kwargs, std", INIT_STD)
+def test_init_draws_in_place_with_the_papers_spread(init, kwargs, std):
+    weight = nn.Parameter(np.zeros((64, 32, 3, 3), dtype=np.float32))
+    array = weight.data
+    assert init(weight, **kwargs, generator=np.random.default_rng(0)) is weight
+    assert weight.data is array and weight.dtype == np.float32 and weight.requires_grad
+    assert weight.data.std() == pytest.approx(std, rel=0.02)
+    again = nn.Parameter(np.zeros((64, 32, 3, 3), dtype=np.float32))
+    init(again, **kwargs, generator=np.random.default_rng(0))
+    np.testing.assert_array_equal(weight.data, again.data)
+
+
+def test_init_bounds_and_constants():
+    w = nn.Parameter(np.zeros((100, 50)))
+    nn.init.xavier_uniform_(w)
+    bound = math.sqrt(6 / 150)
+    assert -bound <= w.data.min() and w.data.max() <= bound and w.data.max() > 0.9 * bound
+    nn.init.trunc_normal_(w, mean=1.0, a=0.5, b=1.2)
+    assert w.data.min() >= 0.5 and w.data.max() <= 1.2
+    nn.init.constant_(w, 0.3)
+    assert (w.data == 0.3).all()
+    nn.init.ones_(w)
+    assert (w.data == 1).all()
+    nn.init.zeros_(w)
+    assert not w.data.any()
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib: lib.nn.init.xavier_uniform_(lib.zeros(5)),  # no fan in and out for 1-D
+    lambda lib: lib.nn.init.kaiming_normal_(lib.zeros(3, 4), mode="fan_middle"),
+    lambda lib: lib.nn.init.calculate_gain("swish"),
+])
+def test_init_refuses_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    with pytest.raises(Exception) as expected:
+        misuse(torch)
+    import minigrad
+    with pytest.raises(expected.type):
+        misuse(minigrad)

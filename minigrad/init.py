@@ -1,0 +1,130 @@
+"""Initialising parameters in place: torch.nn.init's functions, as `minigrad.nn.init`.
+
+    for name, p in model.named_parameters():
+        nn.init.normal_(p, std=0.02) if p.ndim > 1 else nn.init.zeros_(p)
+
+Each fills its tensor under no_grad (a parameter requires grad, and filling it is no step of the
+graph) and returns it. The random ones take `generator=` (a minigrad.Generator or a numpy
+np.random.Generator); without it they draw from minigrad's default generator
+(`minigrad.manual_seed`). Fan in and fan out are PyTorch's: for a weight (out, in, *kernel),
+fan_in = in * prod(kernel) and fan_out = out * prod(kernel).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .engine import no_grad
+from .errors import InvalidArgumentError
+from .tensor import Tensor
+
+__all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_",
+           "ones_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The factor that keeps activations' variance steady through this nonlinearity (PyTorch's
+    table): 1 for linear layers and sigmoid, 5/3 for tanh, sqrt(2) for relu,
+    sqrt(2 / (1 + slope**2)) for leaky_relu (slope `param`, 0.01 by default), 3/4 for selu."""
+    linear = ("linear", "identity", "sigmoid", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+              "conv_transpose2d", "conv_transpose3d")
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise InvalidArgumentError(f"calculate_gain: negative_slope {slope!r} is not a number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise InvalidArgumentError(f"calculate_gain: unsupported nonlinearity {nonlinearity!r}")
+
+
+def _fans(name: str, tensor: Tensor) -> tuple[int, int]:
+    if tensor.ndim < 2:
+        raise InvalidArgumentError(f"{name}: fan in and fan out need a tensor of at least 2 "
+                                   f"dims, got shape {tensor.shape}")
+    receptive_field = math.prod(tensor.shape[2:])
+    return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Numbers drawn uniformly from [a, b)."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
+            generator: Any = None) -> Tensor:
+    """Numbers drawn from N(mean, std**2)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, *, generator: Any = None) -> Tensor:
+    """Numbers drawn from N(mean, std**2) restricted to [a, b]: entries outside are drawn
+    again until every one is inside."""
+    if not a < b:
+        raise InvalidArgumentError(f"trunc_normal_: needs a < b, got a={a}, b={b}")
+    with no_grad():
+        tensor.normal_(mean, std, generator=generator)
+        outside = (tensor.data < a) | (tensor.data > b)
+        while outside.any():
+            redrawn = Tensor(tensor.data[outside]).normal_(mean, std, generator=generator)
+            tensor.data[outside] = redrawn.data
+            outside = (tensor.data < a) | (tensor.data > b)
+        return tensor
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 0.0)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 1.0)
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Glorot & Bengio (2010): uniform on [-bound, bound], bound = gain sqrt(6 / (fan_in +
+    fan_out))."""
+    fan_in, fan_out = _fans("xavier_uniform_", tensor)
+    bound = gain * math.sqrt(6.0 / (fan_in + fan_out))
+    return uniform_(tensor, -bound, bound, generator=generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Glorot & Bengio (2010): N(0, std**2), std = gain sqrt(2 / (fan_in + fan_out))."""
+    fan_in, fan_out = _fans("xavier_normal_", tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator=generator)
+
+
+def _kaiming_std(name: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    if mode not in ("fan_in", "fan_out"):
+        raise InvalidArgumentError(f"{name}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
+    fan_in, fan_out = _fans(name, tensor)
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu", *, generator: Any = None) -> Tensor:
+    """He et al. (2015): uniform on [-bound, bound], bound = sqrt(3) gain / sqrt(fan), the fan
+    of `mode` and the gain of `nonlinearity` (leaky_relu with slope `a` by default)."""
+    bound = math.sqrt(3.0) * _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
+    return uniform_(tensor, -bound, bound, generator=generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu", *, generator: Any = None) -> Tensor:
+    """He et al. (2015): N(0, std**2), std = gain / sqrt(fan)."""
+    std = _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity)
+    return normal_(tensor, 0.0, std, generator=generator)
