@@ -1179,6 +1179,7 @@ class Tensor:
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
                  keepdim: bool) -> Tensor | ValuesIndices:
         if dim is None:
+            self._check_extreme_exists(op, tuple(range(self.ndim)), InvalidArgumentError)
             return primitive.apply(self, keepdims=keepdim)
         if not isinstance(dim, (int, np.integer)):
             raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r} (amax "
@@ -1194,13 +1195,25 @@ class Tensor:
              keepdims: bool | None = None) -> Tensor:
         """The largest entries over `dim` (tied maxima share the gradient equally)."""
         dims = _reduced_dims("amax", dim, axis, self.ndim)
+        self._check_extreme_exists("amax", dims, IndexError if _dims(dim, axis) is not None
+                                   else InvalidArgumentError)
         return ops.Max.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
     def amin(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
              keepdims: bool | None = None) -> Tensor:
         """The smallest entries over `dim` (tied minima share the gradient equally)."""
         dims = _reduced_dims("amin", dim, axis, self.ndim)
+        self._check_extreme_exists("amin", dims, IndexError if _dims(dim, axis) is not None
+                                   else InvalidArgumentError)
         return ops.Min.apply(self, axis=dims, keepdims=keepdims or keepdim)
+
+    def _check_extreme_exists(self, op: str, dims: tuple[int, ...], error: type[Exception]
+                              ) -> None:
+        """The max or min over an empty dim does not exist (other dims may be empty, as in
+        PyTorch, which raises IndexError when the dim is named, else RuntimeError)."""
+        if any(self.shape[d] == 0 for d in dims):
+            raise error(f"{op}: cannot take the {op[-3:]} over an empty dim of a tensor of "
+                        f"shape {self.shape}")
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the largest entry is along `dim` (the first one among ties), or in the

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import Function
-from ..errors import InvalidArgumentError
 
 
 class Sum(Function):
@@ -26,13 +25,7 @@ class Max(Function):
     reduce = staticmethod(np.max)
 
     def forward(self, a, axis=None, keepdims=False):
-        name = type(self).__name__
-        self.axes = _normalize_axis(name, axis, a.ndim)
-        if any(a.shape[ax] == 0 for ax in self.axes):  # other dims may be empty, as in PyTorch
-            # PyTorch: an IndexError when a dim is named (its size is 0), else a RuntimeError
-            error = InvalidArgumentError if axis is None else IndexError
-            raise error(f"{name}: cannot take the {name.lower()} of an empty tensor of shape "
-                        f"{a.shape}")
+        self.axes = _normalize_axis(type(self).__name__, axis, a.ndim)
         self.keepdims = keepdims
         out = self.reduce(a, axis=self.axes, keepdims=True)
         # a NaN is the max or min wherever there is one (as in numpy), so its NaNs get the
