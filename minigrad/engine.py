@@ -13,6 +13,7 @@ out in primitives).
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -70,6 +71,8 @@ class _GradMode:
 
     def __call__(self, func: Callable) -> Callable:
         enabled = self.enabled
+        if inspect.isgeneratorfunction(func):
+            return _generator_in_mode(func, enabled)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -77,6 +80,36 @@ class _GradMode:
                 return func(*args, **kwargs)
 
         return wrapper
+
+
+def _generator_in_mode(func: Callable, enabled: bool) -> Callable:
+    """A generator function decorated with a grad mode, as PyTorch does it: the mode holds
+    while the generator's own code runs (each step up to a yield), and the caller's mode
+    while it is suspended. Wrapping only the call would switch nothing, since calling a
+    generator function runs none of its body."""
+
+    @functools.wraps(func)
+    def generator(*args: Any, **kwargs: Any) -> Any:
+        inner = func(*args, **kwargs)
+        resume: Callable[[], Any] = functools.partial(inner.send, None)
+        while True:
+            try:
+                with set_grad_enabled(enabled):
+                    item = resume()
+            except StopIteration as stop:
+                return stop.value
+            try:
+                sent = yield item
+            except GeneratorExit:
+                with set_grad_enabled(enabled):  # its finally blocks run in its mode too
+                    inner.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: raise it at the yield
+                resume = functools.partial(inner.throw, error)
+            else:
+                resume = functools.partial(inner.send, sent)
+
+    return generator
 
 
 class no_grad(_GradMode):
