@@ -42,6 +42,14 @@ class _Switches(threading.local):
 _switches = _Switches()
 
 
+def require_bool(where: str, value: Any, error: type[Exception] = TypeError) -> bool:
+    """`value`, checked to be a Python bool: where PyTorch asks for a flag (requires_grad, a
+    grad mode) it refuses 1, "no" or numpy.bool_ rather than read them by truthiness."""
+    if not isinstance(value, bool):
+        raise error(f"{where} must be a bool, got {value!r}")
+    return value
+
+
 def is_grad_enabled() -> bool:
     """True when ops applied in this thread record a graph for backward."""
     return _switches.grad_enabled
@@ -136,7 +144,7 @@ class set_grad_enabled(_GradMode):
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
-        self.enabled = bool(mode)
+        self.enabled = require_bool("set_grad_enabled: mode", mode)
         self._previous = _switches.grad_enabled
         _switches.grad_enabled = self.enabled
 

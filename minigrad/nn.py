@@ -154,7 +154,7 @@ class Module:
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Set `requires_grad` of every parameter (False freezes them)."""
         for p in self.parameters():
-            p.requires_grad = requires_grad
+            p.requires_grad_(requires_grad)
         return self
 
     def train(self, mode: bool = True) -> Module:

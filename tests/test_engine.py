@@ -552,6 +552,12 @@ def test_requires_grad_flag_follows_pytorchs_rules():
     lambda m, F: m.ones(2, dtype=m.int64).requires_grad_(),
     lambda m, F: m.ones(2, requires_grad=True).mul(2).requires_grad_(False),
     lambda m, F: m.ones(2).retain_grad(),
+    lambda m, F: m.ones(2).requires_grad_(1),  # flags must be bools, not truthy values
+    lambda m, F: m.ones(2).requires_grad_(np.True_),
+    lambda m, F: setattr(m.ones(2), "requires_grad", 1),
+    lambda m, F: m.ones(2, requires_grad=1),
+    lambda m, F: m.tensor([1.0], requires_grad="yes"),
+    lambda m, F: m.set_grad_enabled(0),
     lambda m, F: m.ones(2, requires_grad=True).numpy(),
     lambda m, F: m.ones(2).item(),
     lambda m, F: float(m.ones(2)),

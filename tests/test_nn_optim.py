@@ -226,6 +226,9 @@ def test_requires_grad_freezes_and_unfreezes_every_parameter():
     assert not any(p.requires_grad for p in model.parameters())
     model.requires_grad_()
     assert all(p.requires_grad for p in model.parameters())
+    with pytest.raises(TypeError):  # as PyTorch: a flag, not a truthy value
+        model.requires_grad_(0)
+    assert all(p.requires_grad for p in model.parameters())
 
 
 class WithBuffers(nn.Module):
