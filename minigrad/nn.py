@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from . import functional as F
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
 
 
@@ -23,6 +23,14 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any, dtype: Any = None) -> None:
         super().__init__(data, requires_grad=True, dtype=dtype)
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What `Module.load_state_dict` returns, as PyTorch's: the module's names that the state
+    lacks, and the state's names that the module lacks."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
 
 
 class Module:
@@ -195,20 +203,31 @@ class Module:
         """Parameter and persistent buffer name -> a copy of its array."""
         return {name: t.data.copy() for name, t in self._state().items()}
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        """Copy arrays into the parameters and persistent buffers; every name must match and
-        every shape agree."""
-        params = self._state()
-        missing = sorted(set(params) - set(state))
-        unexpected = sorted(set(state) - set(params))
-        if missing or unexpected:
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
-        for name, p in params.items():
-            value = _as_array(state[name])  # arrays, or Tensors and Parameters as PyTorch's
-            if value.shape != p.shape:
-                raise InvalidArgumentError(f"load_state_dict: {name} has shape {value.shape} in "
-                                           f"the state but {p.shape} in the model")
-            np.copyto(p.data, value, casting="same_kind")
+    def load_state_dict(self, state_dict: Mapping[str, Any],
+                        strict: bool = True) -> _IncompatibleKeys:
+        """Copy arrays (or Tensors) into the parameters and persistent buffers of the same
+        names and return (missing_keys, unexpected_keys), as PyTorch. With strict=True a name
+        missing on either side raises RuntimeError; with strict=False the names both sides
+        have are loaded. A shape that differs raises either way. Nothing is copied unless all
+        that is to be loaded fits."""
+        targets = self._state()
+        missing = [name for name in targets if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in targets]
+        if strict and (missing or unexpected):
+            raise InvalidKeyError(f"load_state_dict for {type(self).__name__}: missing keys "
+                                  f"{missing}, unexpected keys {unexpected}")
+        values = {}
+        for name, target in targets.items():
+            if name in state_dict:
+                value = _as_array(state_dict[name])  # arrays, or Tensors and Parameters
+                if value.shape != target.shape:
+                    raise InvalidArgumentError(f"load_state_dict: {name} has shape "
+                                               f"{value.shape} in the state but {target.shape} "
+                                               f"in the model")
+                values[name] = value
+        for name, value in values.items():
+            np.copyto(targets[name].data, value, casting="same_kind")
+        return _IncompatibleKeys(missing, unexpected)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

@@ -143,15 +143,35 @@ def test_state_dict_round_trip_copies():
     assert m2.scale.data[0] != -5.0
 
 
+def test_load_state_dict_strict_and_its_result_as_torch():
+    m = nn.Linear(2, 3, rng=np.random.default_rng(0))
+    before = m.state_dict()
+    assert m.load_state_dict(before) == ([], [])
+    assert m.load_state_dict(before, True).missing_keys == []
+    partial = {"weight": np.ones((3, 2)), "extra": np.zeros(1), "more": np.zeros(2)}
+    with pytest.raises(RuntimeError, match="bias"):
+        m.load_state_dict(partial)  # strict: nothing is loaded
+    np.testing.assert_array_equal(m.weight.data, before["weight"])
+    result = m.load_state_dict(partial, strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == ["extra", "more"]
+    assert tuple(result) == (["bias"], ["extra", "more"])
+    np.testing.assert_array_equal(m.weight.data, np.ones((3, 2)))
+    np.testing.assert_array_equal(m.bias.data, before["bias"])
+    with pytest.raises(RuntimeError, match="bias"):  # a shape that differs raises either way
+        m.load_state_dict({"bias": np.zeros(4)}, strict=False)
+
+
 def test_load_state_dict_errors_name_the_key():
     m = Outer()
     state = m.state_dict()
     missing = dict(state)
     del missing["layers.1.b"]
-    with pytest.raises(KeyError, match=r"layers\.1\.b"):
+    with pytest.raises(RuntimeError, match=r"layers\.1\.b"):  # PyTorch's class
         m.load_state_dict(missing)
     extra = {**state, "layers.2.w": np.zeros((2, 3))}
-    with pytest.raises(KeyError, match=r"layers\.2\.w"):
+    with pytest.raises(RuntimeError, match=r"layers\.2\.w"):
+        m.load_state_dict(extra)
+    with pytest.raises(KeyError):  # what older minigrad raised, still caught
         m.load_state_dict(extra)
     bad = {**state, "first.w": np.zeros((3, 2))}
     with pytest.raises(ValueError, match=r"first\.w"):
@@ -270,7 +290,7 @@ def test_buffers_round_trip_through_the_state_dict_and_assignment():
     m2.load_state_dict(m1.state_dict())
     np.testing.assert_array_equal(m2.mean.data, [1.0, 2.0])
     assert int(m2.steps.data) == 4
-    with pytest.raises(KeyError, match="scratch"):
+    with pytest.raises(RuntimeError, match="scratch"):
         m2.load_state_dict({**m1.state_dict(), "scratch": np.ones(2)})
     with pytest.raises(TypeError, match="steps"):
         m1.steps = 3
