@@ -155,9 +155,10 @@ class Module:
     def buffers(self) -> list[Tensor]:
         return [b for _, b in self.named_buffers()]
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""
         for p in self.parameters():
-            p.grad = None
+            p.zero_grad(set_to_none)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Set `requires_grad` of every parameter (False freezes them)."""

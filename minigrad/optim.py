@@ -40,9 +40,10 @@ class Optimizer:
                 yield index, group, p
                 index += 1
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""
         for _, _, p in self._params():
-            p.grad = None
+            p.zero_grad(set_to_none)
 
     def _buffer(self, name: str, index: int, like: np.ndarray) -> np.ndarray:
         key = f"{name}.{index}"

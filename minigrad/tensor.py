@@ -424,8 +424,13 @@ class Tensor:
         self._retains_grad = True
         return self
 
-    def zero_grad(self) -> None:
-        self.grad = None
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's
+        Module.zero_grad and Optimizer.zero_grad do for each parameter."""
+        if set_to_none:
+            self.grad = None
+        elif self.grad is not None:
+            self.grad.fill(0)
 
     def __repr__(self) -> str:
         extra = f", grad_fn={type(self.grad_fn).__name__}" if self.grad_fn is not None else (

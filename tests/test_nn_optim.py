@@ -103,6 +103,22 @@ def test_zero_grad():
     assert all(p.grad is None for p in m.parameters())
 
 
+@pytest.mark.parametrize("zero_grad", [
+    lambda model, params: model.zero_grad(set_to_none=False),
+    lambda model, params: SGD(params, lr=0.1).zero_grad(False),
+])
+def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
+    m = Outer()
+    params = m.parameters()
+    grads = [np.ones_like(p.data) for p in params[1:]]
+    for p, g in zip(params[1:], grads):
+        p.grad = g
+    zero_grad(m, params)
+    assert params[0].grad is None  # a gradient never computed stays None, as in PyTorch
+    for p, g in zip(params[1:], grads):
+        assert p.grad is g and not g.any()
+
+
 def test_train_eval_reach_every_submodule():
     cfg = GPTConfig(vocab_size=7, block_size=4, n_layer=2, n_head=2, n_embd=8, dropout=0.1)
     model = GPT(cfg)
