@@ -57,15 +57,23 @@ class Module:
             self._buffers[name] = value
             object.__setattr__(self, name, value)
             return
-        self._parameters.pop(name, None)
-        self._buffers.pop(name, None)
-        self._non_persistent_buffers.discard(name)
-        self._modules.pop(name, None)
+        self._unregister(name)
         if isinstance(value, Parameter):
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._modules[name] = value
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._unregister(name)  # as in PyTorch: `del model.bias` leaves its parameters too
+        object.__delattr__(self, name)
+
+    def _unregister(self, name: str) -> None:
+        """Forget `name` as a parameter, buffer or sub-module (whichever it was)."""
+        self._parameters.pop(name, None)
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+        self._modules.pop(name, None)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Keep `tensor` as state of this module that is not a parameter: it is in

@@ -119,6 +119,17 @@ def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
         assert p.grad is g and not g.any()
 
 
+def test_deleting_an_attribute_unregisters_it_as_torch():
+    m = WithBuffers()
+    del m.lin.bias, m.mean
+    assert [n for n, _ in m.named_parameters()] == ["lin.weight"]
+    assert "mean" not in m.state_dict() and "lin.bias" not in m.state_dict()
+    del m.lin
+    assert m.parameters() == [] and not hasattr(m, "lin")
+    with pytest.raises(AttributeError):
+        del m.lin
+
+
 def test_train_eval_reach_every_submodule():
     cfg = GPTConfig(vocab_size=7, block_size=4, n_layer=2, n_head=2, n_embd=8, dropout=0.1)
     model = GPT(cfg)
