@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Seque
 import numpy as np
 
 from . import functional as F
+from .engine import require_bool
 from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
 
@@ -176,6 +177,7 @@ class Module:
 
     def train(self, mode: bool = True) -> Module:
         """Set the `training` flag (dropout on) here and in every sub-module."""
+        require_bool("train: mode", mode, ValueError)  # PyTorch's class here
         for module in self.modules():
             object.__setattr__(module, "training", mode)
         return self

@@ -139,6 +139,9 @@ def test_train_eval_reach_every_submodule():
     assert not any(m.training for m in modules)
     model.train()
     assert all(m.training for m in modules)
+    with pytest.raises(ValueError):  # as PyTorch: a bool, not a truthy value
+        model.train(0)
+    assert all(m.training for m in modules)
     # dropout is really off in eval mode: two forwards agree
     idx = np.array([[1, 2, 3, 4]])
     model.eval()
