@@ -21,14 +21,31 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict],
                  defaults: dict[str, Any]) -> None:
+        name = type(self).__name__
+        if isinstance(params, Tensor):  # iterating it would give its rows, not parameters
+            raise TypeError(f"{name}: params must be an iterable of Tensors or dicts, got a "
+                            f"Tensor; pass [tensor]")
         params = list(params)
         if not params:
-            raise ValueError(f"{type(self).__name__}: got an empty parameter list")
+            raise ValueError(f"{name}: got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.param_groups: list[dict[str, Any]] = []
+        seen: set[int] = set()
         for group in groups:
-            full = {**defaults, **group, "params": list(group["params"])}
-            self.param_groups.append(full)
+            members = group["params"]
+            members = [members] if isinstance(members, Tensor) else list(members)
+            for p in members:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"{name}: can only optimize Tensors, got a "
+                                    f"{type(p).__name__}")
+                if not p.is_leaf:  # its updates would be lost on the next forward
+                    raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
+            ids = {id(p) for p in members}
+            if ids & seen:
+                raise ValueError(f"{name}: some parameters appear in more than one parameter "
+                                 f"group")
+            seen |= ids
+            self.param_groups.append({**defaults, **group, "params": members})
         self.step_count = 0
         # per-parameter state arrays, named "<state>.<index of the parameter over all groups>"
         self.state: dict[str, np.ndarray] = {}
@@ -80,6 +97,19 @@ class Optimizer:
         raise NotImplementedError
 
 
+def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
+                    **at_least_zero: float) -> None:
+    """PyTorch's checks of an optimizer's settings: lr, eps, momentum and weight_decay not
+    negative (NaN refused too), each beta in [0, 1)."""
+    for name, value in at_least_zero.items():
+        if not value >= 0:
+            raise ValueError(f"{optimizer}: invalid {name} {value}, expected >= 0")
+    for i, beta in enumerate(betas):
+        if not 0 <= beta < 1:
+            raise ValueError(f"{optimizer}: invalid beta at index {i}: {beta}, expected a "
+                             f"value in [0, 1)")
+
+
 class SGD(Optimizer):
     """The update of torch.optim.SGD:
         g = grad + weight_decay * p
@@ -89,6 +119,7 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0,
                  nesterov: bool = False) -> None:
+        _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
@@ -124,6 +155,7 @@ class Adam(Optimizer):
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.0, amsgrad: bool = False, *,
                  decoupled_weight_decay: bool = False) -> None:
+        _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
                                   "decoupled_weight_decay": decoupled_weight_decay})

@@ -10,6 +10,7 @@ import pytest
 from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
+from tests.helpers import assert_raises_like_torch
 
 
 # ----------------------------------------------------------------------------------------------
@@ -736,6 +737,37 @@ def test_clip_grad_norm_error_if_nonfinite_raises_as_torch():
         clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
     np.testing.assert_array_equal(params[0].grad, [1.0, math.inf])  # left as it was
     assert clip_grad_norm_([], 1.0) == 0.0  # no gradients: torch's tensor(0.)
+
+
+def _leaf(m):
+    return m.ones(2, requires_grad=True)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m: m.optim.SGD([_leaf(m)], lr=-0.1),
+    lambda m: m.optim.SGD([_leaf(m)], lr=0.1, momentum=-0.5),
+    lambda m: m.optim.SGD([_leaf(m)], lr=0.1, weight_decay=-0.1),
+    lambda m: m.optim.Adam([_leaf(m)], lr=-1e-3),
+    lambda m: m.optim.Adam([_leaf(m)], eps=-1e-8),
+    lambda m: m.optim.Adam([_leaf(m)], betas=(1.0, 0.999)),
+    lambda m: m.optim.AdamW([_leaf(m)], betas=(0.9, -0.1)),
+    lambda m: m.optim.AdamW([_leaf(m)], weight_decay=-0.01),
+    lambda m: m.optim.SGD(_leaf(m), lr=0.1),  # a Tensor, not an iterable of them
+    lambda m: m.optim.SGD([_leaf(m) * 2], lr=0.1),  # not a leaf
+    lambda m: m.optim.SGD([_leaf(m), 2.0], lr=0.1),
+    lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
+])
+def test_optimizer_misuse_raises_pytorchs_class(misuse):
+    assert_raises_like_torch(lambda lib, F: misuse(lib))
+
+
+def test_parameter_group_may_hold_one_tensor_as_torch():
+    p = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
+    opt = SGD([{"params": p}], lr=0.5)
+    assert opt.param_groups[0]["params"] == [p]
+    p.grad = np.array([1.0, -1.0])
+    opt.step()
+    np.testing.assert_array_equal(p.data, [0.5, 2.5])
 
 
 def test_sgd_rejects_nesterov_without_momentum_as_torch():
