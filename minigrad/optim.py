@@ -112,25 +112,26 @@ def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
 
 class SGD(Optimizer):
     """The update of torch.optim.SGD:
-        g = grad + weight_decay * p
+        g = grad (-grad with maximize) + weight_decay * p
         buf = momentum * buf + (1 - dampening) * g   (buf = g at the first step)
         p -= lr * (g + momentum * buf if nesterov else buf)   (buf = g if momentum is 0)"""
 
     def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False) -> None:
+                 nesterov: bool = False, *, maximize: bool = False) -> None:
         _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov})
+                                  "weight_decay": weight_decay, "nesterov": nesterov,
+                                  "maximize": maximize})
 
     def step(self) -> None:
         self.step_count += 1
         for i, group, p in self._params():
             if p.grad is None:
                 continue
-            g = p.grad
+            g = -p.grad if group["maximize"] else p.grad
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p.data
             momentum = group["momentum"]
@@ -145,7 +146,7 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     """The update of torch.optim.Adam:
-        g = grad + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        g = grad (-grad with maximize) + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2   (with amsgrad, v_max = max(v_max, v)
         replaces v below)
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
@@ -153,11 +154,12 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
                  decoupled_weight_decay: bool = False) -> None:
         _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "maximize": maximize,
                                   "decoupled_weight_decay": decoupled_weight_decay})
 
     def step(self) -> None:
@@ -167,7 +169,7 @@ class Adam(Optimizer):
                 continue
             t = self._count_update(i)  # bias correction counts this parameter's own updates
             lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-            g = p.grad
+            g = -p.grad if group["maximize"] else p.grad
             m = self._buffer("exp_avg", i, p.data)
             v = self._buffer("exp_avg_sq", i, p.data)
             if group["weight_decay"]:
@@ -197,15 +199,16 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
-        p *= 1 - lr * weight_decay
+        p *= 1 - lr * weight_decay;   g = grad (-grad with maximize)
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
     where t counts this parameter's updates (steps at which it had a gradient)."""
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.01, amsgrad: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad,
+                 weight_decay: float = 0.01, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
                          decoupled_weight_decay=True)
 
 

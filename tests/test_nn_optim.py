@@ -681,6 +681,9 @@ TORCH_OPTIMIZERS = {
     "sgd_defaults": ("SGD", {}),
     "sgd_nesterov": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, nesterov=True)),
     "sgd_dampening": ("SGD", dict(lr=0.05, momentum=0.8, dampening=0.3)),
+    "sgd_maximize": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, maximize=True)),
+    "adam_maximize": ("Adam", dict(lr=0.02, weight_decay=0.1, amsgrad=True, maximize=True)),
+    "adamw_maximize": ("AdamW", dict(lr=0.02, weight_decay=0.1, maximize=True)),
 }
 
 
