@@ -139,30 +139,37 @@ class Module:
         return self
 
     def _named_members(self, members: Callable[[Module], Iterable[tuple[str, Tensor | None]]],
+                       prefix: str = "", recurse: bool = True,
                        remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
-        """(dotted name, tensor) of `members(module)` of every module, module by module, and
-        never a buffer set to None; with remove_duplicate, a tensor or module reachable by two
-        names is listed once."""
+        """(dotted name, tensor) of `members(module)` of every module (of this one only when
+        not `recurse`), module by module, names starting with `prefix`, and never a buffer set
+        to None; with remove_duplicate, a tensor or module reachable by two names is listed
+        once."""
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         seen: set[int] = set()
-        for prefix, module in self.named_modules(remove_duplicate=remove_duplicate):
+        for module_prefix, module in modules:
             for name, tensor in members(module):
                 if tensor is None or (remove_duplicate and id(tensor) in seen):
                     continue
                 seen.add(id(tensor))
-                yield (f"{prefix}.{name}" if prefix else name), tensor
+                yield (f"{module_prefix}.{name}" if module_prefix else name), tensor
 
-    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter) pairs; a parameter shared by two modules is listed once."""
-        return self._named_members(lambda m: m._parameters.items())  # type: ignore
+    def named_parameters(self, prefix: str = "", recurse: bool = True
+                         ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs, of sub-modules too unless recurse=False; a parameter
+        shared by two modules is listed once."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)  # type: ignore
 
-    def parameters(self) -> list[Parameter]:
-        return [p for _, p in self.named_parameters()]
+    def parameters(self, recurse: bool = True) -> list[Parameter]:
+        return [p for _, p in self.named_parameters(recurse=recurse)]
 
-    def named_buffers(self) -> Iterator[tuple[str, Tensor]]:
-        return self._named_members(lambda m: m._buffers.items())
+    def named_buffers(self, prefix: str = "", recurse: bool = True
+                      ) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
 
-    def buffers(self) -> list[Tensor]:
-        return [b for _, b in self.named_buffers()]
+    def buffers(self, recurse: bool = True) -> list[Tensor]:
+        return [b for _, b in self.named_buffers(recurse=recurse)]
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""

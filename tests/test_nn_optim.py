@@ -120,6 +120,19 @@ def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
         assert p.grad is g and not g.any()
 
 
+def test_named_members_take_prefix_and_recurse_as_torch():
+    m = WithBuffers()
+    assert [n for n, _ in m.named_parameters(prefix="model")] == ["model.lin.weight",
+                                                                  "model.lin.bias"]
+    assert list(m.named_parameters(recurse=False)) == [] and m.parameters(recurse=False) == []
+    assert [n for n, _ in m.lin.named_parameters("lin", recurse=False)] == ["lin.weight",
+                                                                          "lin.bias"]
+    own = [n for n, _ in m.named_buffers(recurse=False)]
+    assert own == [n for n, _ in m.named_buffers()] == ["mean", "steps", "scratch"]
+    assert m.buffers(recurse=False) == [m.mean, m.steps, m.scratch]
+    assert [n for n, _ in m.named_buffers(prefix="p")][0] == "p.mean"
+
+
 def test_deleting_an_attribute_unregisters_it_as_torch():
     m = WithBuffers()
     del m.lin.bias, m.mean
