@@ -13,6 +13,7 @@ out in primitives).
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -39,6 +40,14 @@ class _Switches(threading.local):
 
 
 _switches = _Switches()
+
+
+def require_bool(where: str, value: Any, error: type[Exception] = TypeError) -> bool:
+    """`value`, checked to be a Python bool: where PyTorch asks for a flag (requires_grad, a
+    grad mode) it refuses 1, "no" or numpy.bool_ rather than read them by truthiness."""
+    if not isinstance(value, bool):
+        raise error(f"{where} must be a bool, got {value!r}")
+    return value
 
 
 def is_grad_enabled() -> bool:
@@ -70,6 +79,8 @@ class _GradMode:
 
     def __call__(self, func: Callable) -> Callable:
         enabled = self.enabled
+        if inspect.isgeneratorfunction(func):
+            return _generator_in_mode(func, enabled)
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -77,6 +88,36 @@ class _GradMode:
                 return func(*args, **kwargs)
 
         return wrapper
+
+
+def _generator_in_mode(func: Callable, enabled: bool) -> Callable:
+    """A generator function decorated with a grad mode, as PyTorch does it: the mode holds
+    while the generator's own code runs (each step up to a yield), and the caller's mode
+    while it is suspended. Wrapping only the call would switch nothing, since calling a
+    generator function runs none of its body."""
+
+    @functools.wraps(func)
+    def generator(*args: Any, **kwargs: Any) -> Any:
+        inner = func(*args, **kwargs)
+        resume: Callable[[], Any] = functools.partial(inner.send, None)
+        while True:
+            try:
+                with set_grad_enabled(enabled):
+                    item = resume()
+            except StopIteration as stop:
+                return stop.value
+            try:
+                sent = yield item
+            except GeneratorExit:
+                with set_grad_enabled(enabled):  # its finally blocks run in its mode too
+                    inner.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: raise it at the yield
+                resume = functools.partial(inner.throw, error)
+            else:
+                resume = functools.partial(inner.send, sent)
+
+    return generator
 
 
 class no_grad(_GradMode):
@@ -103,7 +144,7 @@ class set_grad_enabled(_GradMode):
         return object.__new__(cls)
 
     def __init__(self, mode: bool) -> None:
-        self.enabled = bool(mode)
+        self.enabled = require_bool("set_grad_enabled: mode", mode)
         self._previous = _switches.grad_enabled
         _switches.grad_enabled = self.enabled
 

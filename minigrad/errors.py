@@ -21,3 +21,9 @@ class InvalidTypeError(RuntimeError, TypeError):
 
 class InvalidIndexError(RuntimeError, IndexError):
     """Index entries outside the dim they index (gather, scatter, narrow, max_unpool2d)."""
+
+
+class InvalidKeyError(RuntimeError, KeyError):
+    """Names that do not match, such as a state dict's keys and a module's (load_state_dict)."""
+
+    __str__ = RuntimeError.__str__  # the message as written, not quoted as KeyError quotes it

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
 from . import functional as F
 from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
-from .errors import InvalidArgumentError
+from .engine import require_bool
+from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
 
 
@@ -26,6 +27,14 @@ class Parameter(Tensor):
 
     def __init__(self, data: Any, dtype: Any = None) -> None:
         super().__init__(data, requires_grad=True, dtype=dtype)
+
+
+class _IncompatibleKeys(NamedTuple):
+    """What `Module.load_state_dict` returns, as PyTorch's: the module's names that the state
+    lacks, and the state's names that the module lacks."""
+
+    missing_keys: list[str]
+    unexpected_keys: list[str]
 
 
 class Module:
@@ -52,15 +61,23 @@ class Module:
             self._buffers[name] = value
             object.__setattr__(self, name, value)
             return
-        self._parameters.pop(name, None)
-        self._buffers.pop(name, None)
-        self._non_persistent_buffers.discard(name)
-        self._modules.pop(name, None)
+        self._unregister(name)
         if isinstance(value, Parameter):
             self._parameters[name] = value
         elif isinstance(value, Module):
             self._modules[name] = value
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._unregister(name)  # as in PyTorch: `del model.bias` leaves its parameters too
+        object.__delattr__(self, name)
+
+    def _unregister(self, name: str) -> None:
+        """Forget `name` as a parameter, buffer or sub-module (whichever it was)."""
+        self._parameters.pop(name, None)
+        self._buffers.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+        self._modules.pop(name, None)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Keep `tensor` as state of this module that is not a parameter: it is in
@@ -125,43 +142,52 @@ class Module:
         return self
 
     def _named_members(self, members: Callable[[Module], Iterable[tuple[str, Tensor | None]]],
+                       prefix: str = "", recurse: bool = True,
                        remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
-        """(dotted name, tensor) of `members(module)` of every module, module by module, and
-        never a buffer set to None; with remove_duplicate, a tensor or module reachable by two
-        names is listed once."""
+        """(dotted name, tensor) of `members(module)` of every module (of this one only when
+        not `recurse`), module by module, names starting with `prefix`, and never a buffer set
+        to None; with remove_duplicate, a tensor or module reachable by two names is listed
+        once."""
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         seen: set[int] = set()
-        for prefix, module in self.named_modules(remove_duplicate=remove_duplicate):
+        for module_prefix, module in modules:
             for name, tensor in members(module):
                 if tensor is None or (remove_duplicate and id(tensor) in seen):
                     continue
                 seen.add(id(tensor))
-                yield (f"{prefix}.{name}" if prefix else name), tensor
+                yield (f"{module_prefix}.{name}" if module_prefix else name), tensor
 
-    def named_parameters(self) -> Iterator[tuple[str, Parameter]]:
-        """(dotted name, parameter) pairs; a parameter shared by two modules is listed once."""
-        return self._named_members(lambda m: m._parameters.items())  # type: ignore
+    def named_parameters(self, prefix: str = "", recurse: bool = True
+                         ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs, of sub-modules too unless recurse=False; a parameter
+        shared by two modules is listed once."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)  # type: ignore
 
-    def parameters(self) -> list[Parameter]:
-        return [p for _, p in self.named_parameters()]
+    def parameters(self, recurse: bool = True) -> list[Parameter]:
+        return [p for _, p in self.named_parameters(recurse=recurse)]
 
-    def named_buffers(self) -> Iterator[tuple[str, Tensor]]:
-        return self._named_members(lambda m: m._buffers.items())
+    def named_buffers(self, prefix: str = "", recurse: bool = True
+                      ) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
 
-    def buffers(self) -> list[Tensor]:
-        return [b for _, b in self.named_buffers()]
+    def buffers(self, recurse: bool = True) -> list[Tensor]:
+        return [b for _, b in self.named_buffers(recurse=recurse)]
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""
         for p in self.parameters():
-            p.grad = None
+            p.zero_grad(set_to_none)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
         """Set `requires_grad` of every parameter (False freezes them)."""
         for p in self.parameters():
-            p.requires_grad = requires_grad
+            p.requires_grad_(requires_grad)
         return self
 
     def train(self, mode: bool = True) -> Module:
         """Set the `training` flag (dropout on) here and in every sub-module."""
+        require_bool("train: mode", mode, ValueError)  # PyTorch's class here
         for module in self.modules():
             object.__setattr__(module, "training", mode)
         return self
@@ -198,20 +224,31 @@ class Module:
         """Parameter and persistent buffer name -> a copy of its array."""
         return {name: t.data.copy() for name, t in self._state().items()}
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        """Copy arrays into the parameters and persistent buffers; every name must match and
-        every shape agree."""
-        params = self._state()
-        missing = sorted(set(params) - set(state))
-        unexpected = sorted(set(state) - set(params))
-        if missing or unexpected:
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
-        for name, p in params.items():
-            value = _as_array(state[name])  # arrays, or Tensors and Parameters as PyTorch's
-            if value.shape != p.shape:
-                raise InvalidArgumentError(f"load_state_dict: {name} has shape {value.shape} in "
-                                           f"the state but {p.shape} in the model")
-            np.copyto(p.data, value, casting="same_kind")
+    def load_state_dict(self, state_dict: Mapping[str, Any],
+                        strict: bool = True) -> _IncompatibleKeys:
+        """Copy arrays (or Tensors) into the parameters and persistent buffers of the same
+        names and return (missing_keys, unexpected_keys), as PyTorch. With strict=True a name
+        missing on either side raises RuntimeError; with strict=False the names both sides
+        have are loaded. A shape that differs raises either way. Nothing is copied unless all
+        that is to be loaded fits."""
+        targets = self._state()
+        missing = [name for name in targets if name not in state_dict]
+        unexpected = [name for name in state_dict if name not in targets]
+        if strict and (missing or unexpected):
+            raise InvalidKeyError(f"load_state_dict for {type(self).__name__}: missing keys "
+                                  f"{missing}, unexpected keys {unexpected}")
+        values = {}
+        for name, target in targets.items():
+            if name in state_dict:
+                value = _as_array(state_dict[name])  # arrays, or Tensors and Parameters
+                if value.shape != target.shape:
+                    raise InvalidArgumentError(f"load_state_dict: {name} has shape "
+                                               f"{value.shape} in the state but {target.shape} "
+                                               f"in the model")
+                values[name] = value
+        for name, value in values.items():
+            np.copyto(targets[name].data, value, casting="same_kind")
+        return _IncompatibleKeys(missing, unexpected)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

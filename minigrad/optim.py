@@ -21,14 +21,31 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict],
                  defaults: dict[str, Any]) -> None:
+        name = type(self).__name__
+        if isinstance(params, Tensor):  # iterating it would give its rows, not parameters
+            raise TypeError(f"{name}: params must be an iterable of Tensors or dicts, got a "
+                            f"Tensor; pass [tensor]")
         params = list(params)
         if not params:
-            raise ValueError(f"{type(self).__name__}: got an empty parameter list")
+            raise ValueError(f"{name}: got an empty parameter list")
         groups = params if isinstance(params[0], dict) else [{"params": params}]
         self.param_groups: list[dict[str, Any]] = []
+        seen: set[int] = set()
         for group in groups:
-            full = {**defaults, **group, "params": list(group["params"])}
-            self.param_groups.append(full)
+            members = group["params"]
+            members = [members] if isinstance(members, Tensor) else list(members)
+            for p in members:
+                if not isinstance(p, Tensor):
+                    raise TypeError(f"{name}: can only optimize Tensors, got a "
+                                    f"{type(p).__name__}")
+                if not p.is_leaf:  # its updates would be lost on the next forward
+                    raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
+            ids = {id(p) for p in members}
+            if ids & seen:
+                raise ValueError(f"{name}: some parameters appear in more than one parameter "
+                                 f"group")
+            seen |= ids
+            self.param_groups.append({**defaults, **group, "params": members})
         self.step_count = 0
         # per-parameter state arrays, named "<state>.<index of the parameter over all groups>"
         self.state: dict[str, np.ndarray] = {}
@@ -40,9 +57,10 @@ class Optimizer:
                 yield index, group, p
                 index += 1
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""
         for _, _, p in self._params():
-            p.grad = None
+            p.zero_grad(set_to_none)
 
     def _buffer(self, name: str, index: int, like: np.ndarray) -> np.ndarray:
         key = f"{name}.{index}"
@@ -79,26 +97,41 @@ class Optimizer:
         raise NotImplementedError
 
 
+def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
+                    **at_least_zero: float) -> None:
+    """PyTorch's checks of an optimizer's settings: lr, eps, momentum and weight_decay not
+    negative (NaN refused too), each beta in [0, 1)."""
+    for name, value in at_least_zero.items():
+        if not value >= 0:
+            raise ValueError(f"{optimizer}: invalid {name} {value}, expected >= 0")
+    for i, beta in enumerate(betas):
+        if not 0 <= beta < 1:
+            raise ValueError(f"{optimizer}: invalid beta at index {i}: {beta}, expected a "
+                             f"value in [0, 1)")
+
+
 class SGD(Optimizer):
     """The update of torch.optim.SGD:
-        g = grad + weight_decay * p
+        g = grad (-grad with maximize) + weight_decay * p
         buf = momentum * buf + (1 - dampening) * g   (buf = g at the first step)
         p -= lr * (g + momentum * buf if nesterov else buf)   (buf = g if momentum is 0)"""
 
     def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
                  dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False) -> None:
+                 nesterov: bool = False, *, maximize: bool = False) -> None:
+        _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov})
+                                  "weight_decay": weight_decay, "nesterov": nesterov,
+                                  "maximize": maximize})
 
     def step(self) -> None:
         self.step_count += 1
         for i, group, p in self._params():
             if p.grad is None:
                 continue
-            g = p.grad
+            g = -p.grad if group["maximize"] else p.grad
             if group["weight_decay"]:
                 g = g + group["weight_decay"] * p.data
             momentum = group["momentum"]
@@ -113,7 +146,7 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     """The update of torch.optim.Adam:
-        g = grad + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        g = grad (-grad with maximize) + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2   (with amsgrad, v_max = max(v_max, v)
         replaces v below)
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
@@ -121,10 +154,12 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *,
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
                  decoupled_weight_decay: bool = False) -> None:
+        _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
+                                  "maximize": maximize,
                                   "decoupled_weight_decay": decoupled_weight_decay})
 
     def step(self) -> None:
@@ -134,7 +169,7 @@ class Adam(Optimizer):
                 continue
             t = self._count_update(i)  # bias correction counts this parameter's own updates
             lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-            g = p.grad
+            g = -p.grad if group["maximize"] else p.grad
             m = self._buffer("exp_avg", i, p.data)
             v = self._buffer("exp_avg_sq", i, p.data)
             if group["weight_decay"]:
@@ -164,15 +199,16 @@ class Adam(Optimizer):
 
 class AdamW(Adam):
     """Adam with decoupled weight decay (Loshchilov & Hutter), the update of torch.optim.AdamW:
-        p *= 1 - lr * weight_decay
+        p *= 1 - lr * weight_decay;   g = grad (-grad with maximize)
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
     where t counts this parameter's updates (steps at which it had a gradient)."""
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.01, amsgrad: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad,
+                 weight_decay: float = 0.01, amsgrad: bool = False, *,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
                          decoupled_weight_decay=True)
 
 

@@ -299,7 +299,7 @@ class Tensor:
         self.data: np.ndarray = array
         self.grad: np.ndarray | None = None
         self.grad_fn: engine.Function | None = None
-        self.requires_grad = requires_grad
+        self.requires_grad = engine.require_bool("Tensor: requires_grad", requires_grad)
         self.name: str | None = name
         self._retains_grad = False
 
@@ -360,17 +360,19 @@ class Tensor:
     def requires_grad(self, requires_grad: bool) -> None:
         # PyTorch's rules: an op's result takes the flag from its inputs, and integer or bool
         # tensors have no gradient to hold
+        engine.require_bool("requires_grad", requires_grad, RuntimeError)  # PyTorch's class here
         if self.grad_fn is not None:
             raise RuntimeError("requires_grad: you can only change requires_grad flags of leaf "
                                "tensors; use detach() to cut a computed tensor off the graph")
         if requires_grad and self.data.dtype.kind != "f":
             raise InvalidTypeError(f"requires_grad: only floating-point tensors can require "
                                    f"grad, got dtype {self.dtype}; convert with .float() first")
-        self._requires_grad = bool(requires_grad)
+        self._requires_grad = requires_grad
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set `requires_grad` on this leaf and return it; on a computed tensor only True,
         which it already is, is accepted (PyTorch's meaning)."""
+        engine.require_bool("requires_grad_: requires_grad", requires_grad)
         if self.grad_fn is None or not requires_grad:
             self.requires_grad = requires_grad
         return self
@@ -422,8 +424,13 @@ class Tensor:
         self._retains_grad = True
         return self
 
-    def zero_grad(self) -> None:
-        self.grad = None
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's
+        Module.zero_grad and Optimizer.zero_grad do for each parameter."""
+        if set_to_none:
+            self.grad = None
+        elif self.grad is not None:
+            self.grad.fill(0)
 
     def __repr__(self) -> str:
         extra = f", grad_fn={type(self.grad_fn).__name__}" if self.grad_fn is not None else (

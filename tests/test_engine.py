@@ -385,6 +385,52 @@ def test_set_grad_enabled_as_call_block_and_decorator():
     assert double(x).grad_fn is None and is_grad_enabled()
 
 
+@pytest.mark.parametrize("make_decorator, inside", [
+    (lambda: no_grad, False), (no_grad, False), (minigrad.enable_grad, True),
+    (lambda: minigrad.set_grad_enabled(False), False),  # made in the test: a call switches
+])
+def test_grad_mode_decorator_holds_inside_a_generator_across_yields(make_decorator, inside):
+    outside = not inside
+    seen = []
+    decorate = make_decorator()
+
+    @decorate
+    def steps():
+        try:
+            received = yield is_grad_enabled()
+            seen.append(("sent", received, is_grad_enabled()))
+            try:
+                yield is_grad_enabled()
+            except KeyError:
+                seen.append(("thrown", is_grad_enabled()))
+            yield is_grad_enabled()
+        finally:
+            seen.append(("closed", is_grad_enabled()))
+        return "done"
+
+    with minigrad.set_grad_enabled(outside):
+        gen = steps()
+        assert next(gen) is inside
+        assert is_grad_enabled() is outside  # suspended: the caller's mode again
+        assert gen.send(7) is inside
+        assert gen.throw(KeyError("k")) is inside
+        gen.close()
+        assert is_grad_enabled() is outside
+    assert seen == [("sent", 7, inside), ("thrown", inside), ("closed", inside)]
+    assert steps.__name__ == "steps"
+
+    @decorate
+    def returns():
+        yield 1
+        return "done"
+
+    gen = returns()
+    next(gen)
+    with pytest.raises(StopIteration) as stop:
+        next(gen)
+    assert stop.value.value == "done"
+
+
 def test_no_grad_restored_after_exception():
     with pytest.raises(ZeroDivisionError):
         with no_grad():
@@ -506,6 +552,12 @@ def test_requires_grad_flag_follows_pytorchs_rules():
     lambda m, F: m.ones(2, dtype=m.int64).requires_grad_(),
     lambda m, F: m.ones(2, requires_grad=True).mul(2).requires_grad_(False),
     lambda m, F: m.ones(2).retain_grad(),
+    lambda m, F: m.ones(2).requires_grad_(1),  # flags must be bools, not truthy values
+    lambda m, F: m.ones(2).requires_grad_(np.True_),
+    lambda m, F: setattr(m.ones(2), "requires_grad", 1),
+    lambda m, F: m.ones(2, requires_grad=1),
+    lambda m, F: m.tensor([1.0], requires_grad="yes"),
+    lambda m, F: m.set_grad_enabled(0),
     lambda m, F: m.ones(2, requires_grad=True).numpy(),
     lambda m, F: m.ones(2).item(),
     lambda m, F: float(m.ones(2)),

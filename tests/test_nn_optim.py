@@ -10,6 +10,7 @@ import pytest
 from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
+from tests.helpers import assert_raises_like_torch
 
 
 # ----------------------------------------------------------------------------------------------
@@ -103,6 +104,46 @@ def test_zero_grad():
     assert all(p.grad is None for p in m.parameters())
 
 
+@pytest.mark.parametrize("zero_grad", [
+    lambda model, params: model.zero_grad(set_to_none=False),
+    lambda model, params: SGD(params, lr=0.1).zero_grad(False),
+])
+def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
+    m = Outer()
+    params = m.parameters()
+    grads = [np.ones_like(p.data) for p in params[1:]]
+    for p, g in zip(params[1:], grads):
+        p.grad = g
+    zero_grad(m, params)
+    assert params[0].grad is None  # a gradient never computed stays None, as in PyTorch
+    for p, g in zip(params[1:], grads):
+        assert p.grad is g and not g.any()
+
+
+def test_named_members_take_prefix_and_recurse_as_torch():
+    m = WithBuffers()
+    assert [n for n, _ in m.named_parameters(prefix="model")] == ["model.lin.weight",
+                                                                  "model.lin.bias"]
+    assert list(m.named_parameters(recurse=False)) == [] and m.parameters(recurse=False) == []
+    assert [n for n, _ in m.lin.named_parameters("lin", recurse=False)] == ["lin.weight",
+                                                                          "lin.bias"]
+    own = [n for n, _ in m.named_buffers(recurse=False)]
+    assert own == [n for n, _ in m.named_buffers()] == ["mean", "steps", "scratch"]
+    assert m.buffers(recurse=False) == [m.mean, m.steps, m.scratch]
+    assert [n for n, _ in m.named_buffers(prefix="p")][0] == "p.mean"
+
+
+def test_deleting_an_attribute_unregisters_it_as_torch():
+    m = WithBuffers()
+    del m.lin.bias, m.mean
+    assert [n for n, _ in m.named_parameters()] == ["lin.weight"]
+    assert "mean" not in m.state_dict() and "lin.bias" not in m.state_dict()
+    del m.lin
+    assert m.parameters() == [] and not hasattr(m, "lin")
+    with pytest.raises(AttributeError):
+        del m.lin
+
+
 def test_train_eval_reach_every_submodule():
     cfg = GPTConfig(vocab_size=7, block_size=4, n_layer=2, n_head=2, n_embd=8, dropout=0.1)
     model = GPT(cfg)
@@ -111,6 +152,9 @@ def test_train_eval_reach_every_submodule():
     assert model.eval() is model
     assert not any(m.training for m in modules)
     model.train()
+    assert all(m.training for m in modules)
+    with pytest.raises(ValueError):  # as PyTorch: a bool, not a truthy value
+        model.train(0)
     assert all(m.training for m in modules)
     # dropout is really off in eval mode: two forwards agree
     idx = np.array([[1, 2, 3, 4]])
@@ -143,15 +187,35 @@ def test_state_dict_round_trip_copies():
     assert m2.scale.data[0] != -5.0
 
 
+def test_load_state_dict_strict_and_its_result_as_torch():
+    m = nn.Linear(2, 3, rng=np.random.default_rng(0))
+    before = m.state_dict()
+    assert m.load_state_dict(before) == ([], [])
+    assert m.load_state_dict(before, True).missing_keys == []
+    partial = {"weight": np.ones((3, 2)), "extra": np.zeros(1), "more": np.zeros(2)}
+    with pytest.raises(RuntimeError, match="bias"):
+        m.load_state_dict(partial)  # strict: nothing is loaded
+    np.testing.assert_array_equal(m.weight.data, before["weight"])
+    result = m.load_state_dict(partial, strict=False)
+    assert result.missing_keys == ["bias"] and result.unexpected_keys == ["extra", "more"]
+    assert tuple(result) == (["bias"], ["extra", "more"])
+    np.testing.assert_array_equal(m.weight.data, np.ones((3, 2)))
+    np.testing.assert_array_equal(m.bias.data, before["bias"])
+    with pytest.raises(RuntimeError, match="bias"):  # a shape that differs raises either way
+        m.load_state_dict({"bias": np.zeros(4)}, strict=False)
+
+
 def test_load_state_dict_errors_name_the_key():
     m = Outer()
     state = m.state_dict()
     missing = dict(state)
     del missing["layers.1.b"]
-    with pytest.raises(KeyError, match=r"layers\.1\.b"):
+    with pytest.raises(RuntimeError, match=r"layers\.1\.b"):  # PyTorch's class
         m.load_state_dict(missing)
     extra = {**state, "layers.2.w": np.zeros((2, 3))}
-    with pytest.raises(KeyError, match=r"layers\.2\.w"):
+    with pytest.raises(RuntimeError, match=r"layers\.2\.w"):
+        m.load_state_dict(extra)
+    with pytest.raises(KeyError):  # what older minigrad raised, still caught
         m.load_state_dict(extra)
     bad = {**state, "first.w": np.zeros((3, 2))}
     with pytest.raises(ValueError, match=r"first\.w"):
@@ -226,6 +290,9 @@ def test_requires_grad_freezes_and_unfreezes_every_parameter():
     assert not any(p.requires_grad for p in model.parameters())
     model.requires_grad_()
     assert all(p.requires_grad for p in model.parameters())
+    with pytest.raises(TypeError):  # as PyTorch: a flag, not a truthy value
+        model.requires_grad_(0)
+    assert all(p.requires_grad for p in model.parameters())
 
 
 class WithBuffers(nn.Module):
@@ -267,7 +334,7 @@ def test_buffers_round_trip_through_the_state_dict_and_assignment():
     m2.load_state_dict(m1.state_dict())
     np.testing.assert_array_equal(m2.mean.data, [1.0, 2.0])
     assert int(m2.steps.data) == 4
-    with pytest.raises(KeyError, match="scratch"):
+    with pytest.raises(RuntimeError, match="scratch"):
         m2.load_state_dict({**m1.state_dict(), "scratch": np.ones(2)})
     with pytest.raises(TypeError, match="steps"):
         m1.steps = 3
@@ -627,6 +694,9 @@ TORCH_OPTIMIZERS = {
     "sgd_defaults": ("SGD", {}),
     "sgd_nesterov": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, nesterov=True)),
     "sgd_dampening": ("SGD", dict(lr=0.05, momentum=0.8, dampening=0.3)),
+    "sgd_maximize": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, maximize=True)),
+    "adam_maximize": ("Adam", dict(lr=0.02, weight_decay=0.1, amsgrad=True, maximize=True)),
+    "adamw_maximize": ("AdamW", dict(lr=0.02, weight_decay=0.1, maximize=True)),
 }
 
 
@@ -683,6 +753,37 @@ def test_clip_grad_norm_error_if_nonfinite_raises_as_torch():
         clip_grad_norm_(params, 1.0, error_if_nonfinite=True)
     np.testing.assert_array_equal(params[0].grad, [1.0, math.inf])  # left as it was
     assert clip_grad_norm_([], 1.0) == 0.0  # no gradients: torch's tensor(0.)
+
+
+def _leaf(m):
+    return m.ones(2, requires_grad=True)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m: m.optim.SGD([_leaf(m)], lr=-0.1),
+    lambda m: m.optim.SGD([_leaf(m)], lr=0.1, momentum=-0.5),
+    lambda m: m.optim.SGD([_leaf(m)], lr=0.1, weight_decay=-0.1),
+    lambda m: m.optim.Adam([_leaf(m)], lr=-1e-3),
+    lambda m: m.optim.Adam([_leaf(m)], eps=-1e-8),
+    lambda m: m.optim.Adam([_leaf(m)], betas=(1.0, 0.999)),
+    lambda m: m.optim.AdamW([_leaf(m)], betas=(0.9, -0.1)),
+    lambda m: m.optim.AdamW([_leaf(m)], weight_decay=-0.01),
+    lambda m: m.optim.SGD(_leaf(m), lr=0.1),  # a Tensor, not an iterable of them
+    lambda m: m.optim.SGD([_leaf(m) * 2], lr=0.1),  # not a leaf
+    lambda m: m.optim.SGD([_leaf(m), 2.0], lr=0.1),
+    lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
+])
+def test_optimizer_misuse_raises_pytorchs_class(misuse):
+    assert_raises_like_torch(lambda lib, F: misuse(lib))
+
+
+def test_parameter_group_may_hold_one_tensor_as_torch():
+    p = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
+    opt = SGD([{"params": p}], lr=0.5)
+    assert opt.param_groups[0]["params"] == [p]
+    p.grad = np.array([1.0, -1.0])
+    opt.step()
+    np.testing.assert_array_equal(p.data, [0.5, 2.5])
 
 
 def test_sgd_rejects_nesterov_without_momentum_as_torch():
