@@ -146,7 +146,8 @@ class SGD(Optimizer):
 
 class Adam(Optimizer):
     """The update of torch.optim.Adam:
-        g = grad (-grad with maximize) + weight_decay * p   (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        g = grad (-grad with maximize) + weight_decay * p
+            (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
         m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2   (with amsgrad, v_max = max(v_max, v)
         replaces v below)
         p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
@@ -177,9 +178,10 @@ class Adam(Optimizer):
                     p.data *= 1 - lr * group["weight_decay"]
                 else:
                     g = g + group["weight_decay"] * p.data
-            # the same formulas in place, through one scratch array: no temporary per operation
-            scratch = np.multiply(g, 1 - b1)
-            m *= b1
+            # the formulas in place through one scratch array (no temporary per operation); m
+            # as PyTorch's lerp: m + (1 - b1) (g - m)
+            scratch = np.subtract(g, m)
+            scratch *= 1 - b1
             m += scratch
             np.multiply(g, g, out=scratch)
             scratch *= 1 - b2
@@ -189,11 +191,13 @@ class Adam(Optimizer):
                 v_max = self._buffer("max_exp_avg_sq", i, p.data)
                 np.maximum(v_max, v, out=v_max)
                 v = v_max
+            # lr / (1 - b1^t) * m / (sqrt(v) / c + eps) with c = sqrt(1 - b2^t) is
+            # lr c / (1 - b1^t) * m / (sqrt(v) + eps c): one pass over the arrays fewer
+            c = math.sqrt(1 - b2 ** t)
             np.sqrt(v, out=scratch)
-            scratch *= 1 / math.sqrt(1 - b2 ** t)
-            scratch += eps
+            scratch += eps * c
             np.divide(m, scratch, out=scratch)
-            scratch *= lr / (1 - b1 ** t)
+            scratch *= lr * c / (1 - b1 ** t)
             p.data -= scratch
 
 
