@@ -232,3 +232,49 @@ def test_train_no_fused_trains(tmp_path):
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
     assert [r["step"] for r in rows] == [0, 25, 50]
     assert rows[-1]["train_loss"] < rows[1]["train_loss"] < rows[0]["train_loss"]
+
+
+class _NormModel:
+    """A model with BatchNorm (running statistics in buffers) and DataParallel's interface:
+    model(x, y) -> (output, mean loss)."""
+
+    def __new__(cls):
+        from minigrad import nn
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.linear = nn.Linear(3, 4, rng=np.random.default_rng(0), dtype=np.float64)
+                self.norm = nn.BatchNorm1d(4, dtype=np.float64)
+
+            def forward(self, x, y):
+                out = self.norm(self.linear(x))
+                return out, ((out - y) ** 2).mean()
+
+        return Model()
+
+
+def test_data_parallel_keeps_running_statistics_of_the_first_shard_as_torch_data_parallel():
+    """PyTorch's DataParallel keeps the buffer updates of the replica on the first device;
+    here the first worker runs on the model's own buffers, the others on copies, so no two
+    workers update one array (which would race) and the result does not depend on timing."""
+    from train.parallel import DataParallel
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((8, 3)), rng.standard_normal((8, 4))
+    model, alone = _NormModel(), _NormModel()
+    with DataParallel(model, 2) as parallel:
+        for _ in range(3):
+            parallel.backward(x, y)
+            alone(x[:4], y[:4])  # the first shard, one thread
+        np.testing.assert_allclose(model.norm.running_mean.data, alone.norm.running_mean.data,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(model.norm.running_var.data, alone.norm.running_var.data,
+                                   rtol=1e-12)
+        assert int(model.norm.num_batches_tracked.data) == 3
+        second = parallel.replicas[1].norm
+        assert second.running_mean is not model.norm.running_mean
+        # eval mode: every worker normalises with the model's current running statistics
+        model.eval()
+        loss = parallel.backward(x, y)
+        _, expected = model(x, y)
+        assert loss == pytest.approx(expected.item(), rel=1e-12)

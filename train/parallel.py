@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 import minigrad
-from minigrad import nn
+from minigrad import Tensor, nn
 from models import GPT
 
 
@@ -77,18 +77,23 @@ def seed_dropout(model: nn.Module, seed: int, step: int, worker: int = 0) -> Non
             module.rng = rng
 
 
-def replica(module: nn.Module) -> nn.Module:
+def replica(module: nn.Module, share_buffers: bool = True) -> nn.Module:
     """A copy of `module`'s tree of modules that shares its Parameter objects (and so its
-    weights and their updates) but has layers of its own, dropout layers included."""
+    weights and their updates) but has layers of its own, dropout layers included. Its buffers
+    (a BatchNorm's running statistics) are `module`'s own unless `share_buffers` is False: then
+    copies, so that two workers never update one array at once."""
     clone = copy.copy(module)
     object.__setattr__(clone, "_parameters", dict(module._parameters))
-    # buffers too are shared (the GPT has none; a BatchNorm's running statistics would be
-    # updated by every worker), but assigning one on a replica must not reach the original
-    object.__setattr__(clone, "_buffers", dict(module._buffers))
+    # assigning a buffer on a replica must not reach the original: a dict of its own
+    buffers = dict(module._buffers) if share_buffers else {
+        name: None if b is None else Tensor(b.data.copy()) for name, b in module._buffers.items()}
+    object.__setattr__(clone, "_buffers", buffers)
+    for name, buffer in buffers.items():  # a module's buffers are attributes too
+        object.__setattr__(clone, name, buffer)
     object.__setattr__(clone, "_non_persistent_buffers", set(module._non_persistent_buffers))
     object.__setattr__(clone, "_modules", {})
     for name, child in module._modules.items():
-        setattr(clone, name, replica(child))
+        setattr(clone, name, replica(child, share_buffers))
     return clone
 
 
@@ -97,13 +102,15 @@ class DataParallel:
 
     Without dropout the result equals the single-thread step up to float32 summation order: the
     loss is the shard losses weighted by shard size, and so are the gradients (each shard's loss
-    is a mean)."""
+    is a mean). Buffers are as in PyTorch's DataParallel: the first worker runs on the model's
+    own (a BatchNorm's running statistics follow its shard), the others on copies of them made
+    at each step."""
 
     def __init__(self, model: GPT, threads: int, seed: int = 0) -> None:
         self.model = model
         self.threads = threads
         self.seed = seed
-        self.replicas = [replica(model) for _ in range(threads)]
+        self.replicas = [replica(model, share_buffers=worker == 0) for worker in range(threads)]
         cores = cores_to_bind(threads)
         binding = {"initializer": pin_thread, "initargs": (cores, itertools.count())} \
             if cores else {}
@@ -127,6 +134,7 @@ class DataParallel:
         `step` seeds the dropout masks."""
         for replica_model in self.replicas:
             replica_model.train(self.model.training)
+        self._copy_buffers()
         xs, ys = np.array_split(x, self.threads), np.array_split(y, self.threads)
         fused = minigrad.is_fused_enabled()
         params = [p for p in self.model.parameters() if p.requires_grad]  # frozen ones: no grad
@@ -145,6 +153,16 @@ class DataParallel:
                     total = g if total is None else np.add(total, g, out=total)
             p.grad = total
         return sum(loss for loss, _ in results)
+
+    def _copy_buffers(self) -> None:
+        """The model's buffer values into the copies the workers after the first run on."""
+        originals = [m._buffers for _, m in self.model.named_modules(remove_duplicate=False)]
+        for replica_model in self.replicas[1:]:
+            copies = [m._buffers for _, m in replica_model.named_modules(remove_duplicate=False)]
+            for own, original in zip(copies, originals):
+                for name, buffer in original.items():
+                    if buffer is not None:
+                        np.copyto(own[name].data, buffer.data)
 
     def close(self) -> None:
         self.pool.shutdown()
