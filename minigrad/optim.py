@@ -1,5 +1,5 @@
-"""Optimizers (`SGD`, `Adam`, `AdamW`), gradient clipping and the warm-up + cosine
-learning-rate schedule.
+"""Optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`), gradient clipping and the
+warm-up + cosine learning-rate schedule (PyTorch's schedulers are in `optim.lr_scheduler`).
 
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
 override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
@@ -21,34 +21,36 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict],
                  defaults: dict[str, Any]) -> None:
-        name = type(self).__name__
         if isinstance(params, Tensor):  # iterating it would give its rows, not parameters
-            raise TypeError(f"{name}: params must be an iterable of Tensors or dicts, got a "
-                            f"Tensor; pass [tensor]")
+            raise TypeError(f"{type(self).__name__}: params must be an iterable of Tensors or "
+                            f"dicts, got a Tensor; pass [tensor]")
         params = list(params)
         if not params:
-            raise ValueError(f"{name}: got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
+            raise ValueError(f"{type(self).__name__}: got an empty parameter list")
+        self.defaults = defaults
         self.param_groups: list[dict[str, Any]] = []
-        seen: set[int] = set()
-        for group in groups:
-            members = group["params"]
-            members = [members] if isinstance(members, Tensor) else list(members)
-            for p in members:
-                if not isinstance(p, Tensor):
-                    raise TypeError(f"{name}: can only optimize Tensors, got a "
-                                    f"{type(p).__name__}")
-                if not p.is_leaf:  # its updates would be lost on the next forward
-                    raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
-            ids = {id(p) for p in members}
-            if ids & seen:
-                raise ValueError(f"{name}: some parameters appear in more than one parameter "
-                                 f"group")
-            seen |= ids
-            self.param_groups.append({**defaults, **group, "params": members})
         self.step_count = 0
         # per-parameter state arrays, named "<state>.<index of the parameter over all groups>"
         self.state: dict[str, np.ndarray] = {}
+        for group in params if isinstance(params[0], dict) else [{"params": params}]:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Optimize more parameters: a dict with "params" (a Tensor or a list of them) and any
+        setting that overrides the defaults, as when unfreezing layers during training. Their
+        state is numbered after every parameter already there."""
+        name = type(self).__name__
+        members = param_group["params"]
+        members = [members] if isinstance(members, Tensor) else list(members)
+        for p in members:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{name}: can only optimize Tensors, got a {type(p).__name__}")
+            if not p.is_leaf:  # its updates would be lost on the next forward
+                raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if seen & {id(p) for p in members}:
+            raise ValueError(f"{name}: some parameters appear in more than one parameter group")
+        self.param_groups.append({**self.defaults, **param_group, "params": members})
 
     def _params(self) -> Iterable[tuple[int, dict[str, Any], Tensor]]:
         index = 0
@@ -216,6 +218,86 @@ class AdamW(Adam):
                          decoupled_weight_decay=True)
 
 
+class RMSprop(Optimizer):
+    """The update of torch.optim.RMSprop (Hinton's, with Graves's centred variant):
+        g = grad (-grad with maximize) + weight_decay * p
+        v = alpha v + (1 - alpha) g^2;   with centered, m = alpha m + (1 - alpha) g and
+        v - m^2 replaces v below
+        p -= lr * g / (sqrt(v) + eps)   (with momentum: buf = momentum buf + g / (sqrt(v) + eps),
+        p -= lr * buf)"""
+
+    def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99,
+                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
+                 centered: bool = False, *, maximize: bool = False) -> None:
+        _check_settings("RMSprop", lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                        alpha=alpha)
+        super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
+                                  "weight_decay": weight_decay, "momentum": momentum,
+                                  "centered": centered, "maximize": maximize})
+
+    def step(self) -> None:
+        self.step_count += 1
+        for i, group, p in self._params():
+            if p.grad is None:
+                continue
+            self._count_update(i)
+            alpha = group["alpha"]
+            g = -p.grad if group["maximize"] else p.grad
+            if group["weight_decay"]:
+                g = g + group["weight_decay"] * p.data
+            v = self._buffer("square_avg", i, p.data)
+            v *= alpha
+            v += (1 - alpha) * g * g
+            if group["centered"]:
+                m = self._buffer("grad_avg", i, p.data)
+                m += (1 - alpha) * (g - m)  # PyTorch's lerp
+                denominator = np.sqrt(v - m * m)
+            else:
+                denominator = np.sqrt(v)
+            denominator += group["eps"]
+            if group["momentum"]:
+                buf = self._buffer("momentum_buffer", i, p.data)
+                buf *= group["momentum"]
+                buf += g / denominator
+                p.data -= group["lr"] * buf
+            else:
+                p.data -= group["lr"] * (g / denominator)
+
+
+class Adagrad(Optimizer):
+    """The update of torch.optim.Adagrad (Duchi et al.):
+        g = grad (-grad with maximize) + weight_decay * p
+        s += g^2   (s starts at initial_accumulator_value)
+        p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)
+    where t counts this parameter's updates."""
+
+    def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0.0,
+                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
+                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+        _check_settings("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, eps=eps)
+        super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,
+                                  "initial_accumulator_value": initial_accumulator_value,
+                                  "eps": eps, "maximize": maximize})
+
+    def step(self) -> None:
+        self.step_count += 1
+        for i, group, p in self._params():
+            if p.grad is None:
+                continue
+            t = self._count_update(i)
+            g = -p.grad if group["maximize"] else p.grad
+            if group["weight_decay"]:
+                g = g + group["weight_decay"] * p.data
+            key = f"sum.{i}"
+            if key not in self.state:
+                self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
+            total = self.state[key]
+            total += g * g
+            step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+            p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
+
+
 def _vector_norm(a: np.ndarray, p: float) -> float:
     """torch.linalg.vector_norm of `a` flattened, in float64: p = 0 counts the non-zero
     entries, +-inf is the largest or smallest magnitude."""
@@ -266,3 +348,6 @@ def cosine_lr(step: int, lr: float, min_lr: float, warmup: int, total: int) -> f
         return min_lr
     progress = (step - warmup) / max(1, total - warmup)
     return min_lr + 0.5 * (1 + math.cos(math.pi * progress)) * (lr - min_lr)
+
+
+from . import lr_scheduler  # noqa: E402,F401  (optim.lr_scheduler, as torch.optim.lr_scheduler)

@@ -416,3 +416,22 @@ def test_api_md_pytorch_names_exist():
                 except AttributeError:
                     wrong.append(name)
     assert not wrong, f"docs/api.md names PyTorch functions that do not exist: {wrong}"
+
+
+def test_api_md_optimizer_table_names_what_exists():
+    """The optimizers, schedules and init functions the table lists exist under those names
+    (`optim.X`, `optim.lr_scheduler.X`, `nn.init.X`; a bare name continues the cell's first
+    namespace; `opt.method()` is a method of optimizers)."""
+    tables = [rows for header, rows in markdown_tables(API_MD.read_text(encoding="utf-8"))
+              if header[0] == "minigrad.optim"]
+    assert len(tables) == 1
+    roots = {"optim": minigrad.optim, "nn": minigrad.nn, "opt": minigrad.optim.Optimizer}
+    for row in tables[0]:
+        owner = None
+        for span in re.findall(r"`([^`]+)`", row[0]):
+            *namespace, name = span.removesuffix("()").split(".")
+            if namespace:
+                owner = roots[namespace[0]]
+                for part in namespace[1:]:
+                    owner = getattr(owner, part)
+            assert hasattr(owner, name), f"docs/api.md: `{span}` does not exist"

@@ -594,6 +594,8 @@ def test_parameter_groups_use_their_own_settings():
 @pytest.mark.parametrize("make", [
     lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.1),
     lambda ps: AdamW(ps, lr=0.1, weight_decay=0.1),
+    lambda ps: optim.RMSprop(ps, momentum=0.5, centered=True, weight_decay=0.1),
+    lambda ps: optim.Adagrad(ps, weight_decay=0.1),
 ])
 def test_params_without_grad_are_skipped(make):
     a = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
@@ -611,6 +613,8 @@ def test_params_without_grad_are_skipped(make):
 @pytest.mark.parametrize("make", [
     lambda ps: SGD(ps, lr=0.1, momentum=0.9, weight_decay=0.01),
     lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
+    lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
+    lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2),
 ])
 def test_optimizer_state_dict_round_trip(make):
     p0, grads = _problem(5, steps=5)
@@ -658,6 +662,43 @@ def test_optimizer_load_state_dict_rejects_bad_state():
         opt.load_state_dict({"step": np.array(1), "exp_avg.0": np.zeros(4)})
 
 
+def test_add_param_group_matches_torch():
+    """A group added after some steps: its own settings, the defaults for the rest, and state
+    from its first step on."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(6, steps=4)
+    results = []
+    for lib, make in ((None, lambda p: nn.Parameter(p.copy(), dtype=np.float64)),
+                      (torch, lambda p: torch.tensor(p.copy(), requires_grad=True))):
+        first, later = make(p0[0]), make(p0[1])
+        opt = (optim if lib is None else torch.optim).AdamW([first], lr=0.05, weight_decay=0.1)
+        for step, gs in enumerate(grads):
+            if step == 2:
+                opt.add_param_group({"params": later, "lr": 0.2})
+            for p, g in zip([first, later], gs):
+                p.grad = g.copy() if lib is None else torch.tensor(g)
+            opt.step()
+        assert opt.param_groups[1]["lr"] == 0.2 and opt.param_groups[1]["weight_decay"] == 0.1
+        results.append([np.asarray(p.data if lib is None else p.detach().numpy())
+                        for p in (first, later)])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, p: lib.optim.SGD([p], lr=0.1).add_param_group({"params": [p]}),
+    lambda lib, p: lib.optim.RMSprop([p], alpha=-0.5),
+    lambda lib, p: lib.optim.Adagrad([p], lr_decay=-1.0),
+])
+def test_optimizers_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    with pytest.raises(Exception) as expected:
+        misuse(torch, torch.zeros(2, requires_grad=True))
+    with pytest.raises(expected.type):
+        misuse(minigrad, nn.Parameter(np.zeros(2)))
+
+
 def test_empty_parameter_list_is_an_error():
     with pytest.raises(ValueError):
         SGD([], lr=0.1)
@@ -697,6 +738,13 @@ TORCH_OPTIMIZERS = {
     "sgd_maximize": ("SGD", dict(lr=0.05, momentum=0.9, weight_decay=0.01, maximize=True)),
     "adam_maximize": ("Adam", dict(lr=0.02, weight_decay=0.1, amsgrad=True, maximize=True)),
     "adamw_maximize": ("AdamW", dict(lr=0.02, weight_decay=0.1, maximize=True)),
+    "rmsprop_defaults": ("RMSprop", {}),
+    "rmsprop_centered_momentum": ("RMSprop", dict(lr=0.01, alpha=0.9, weight_decay=0.1,
+                                                  momentum=0.8, centered=True)),
+    "rmsprop_maximize": ("RMSprop", dict(lr=0.01, momentum=0.5, maximize=True)),
+    "adagrad_defaults": ("Adagrad", {}),
+    "adagrad_all": ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.1,
+                                    initial_accumulator_value=0.3, eps=1e-6, maximize=True)),
 }
 
 
@@ -963,3 +1011,58 @@ def test_init_refuses_what_torch_refuses(misuse):
     import minigrad
     with pytest.raises(expected.type):
         misuse(minigrad)
+
+
+# ----------------------------------------------------------------------------------------------
+# optim.lr_scheduler
+# ----------------------------------------------------------------------------------------------
+SCHEDULERS = {
+    "lambda": ("LambdaLR", lambda lib: dict(lr_lambda=lambda epoch: 0.9 ** epoch + 0.1)),
+    "lambda_per_group": ("LambdaLR", lambda lib: dict(
+        lr_lambda=[lambda epoch: 1 / (1 + epoch), lambda epoch: 0.5 * epoch])),
+    "step": ("StepLR", lambda lib: dict(step_size=3, gamma=0.5)),
+    "multistep": ("MultiStepLR", lambda lib: dict(milestones=[8, 2, 5], gamma=0.3)),
+    "exponential": ("ExponentialLR", lambda lib: dict(gamma=0.8)),
+    "cosine": ("CosineAnnealingLR", lambda lib: dict(T_max=7, eta_min=0.001)),
+    "linear_warmup": ("LinearLR", lambda lib: dict(start_factor=0.1, total_iters=4)),
+    "linear_decay": ("LinearLR", lambda lib: dict(start_factor=1.0, end_factor=0.2,
+                                                   total_iters=6)),
+}
+
+
+@pytest.mark.parametrize("which", list(SCHEDULERS))
+def test_lr_schedulers_match_torch(which):
+    """Two parameter groups, 20 epochs (past T_max, milestones and total_iters)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    name, settings = SCHEDULERS[which]
+    lrs = []
+    for lib, param in ((minigrad, nn.Parameter(np.zeros(2))),
+                       (torch, torch.zeros(2, requires_grad=True))):
+        other = nn.Parameter(np.zeros(1)) if lib is minigrad else torch.zeros(1, requires_grad=True)
+        opt = lib.optim.SGD([{"params": [param]}, {"params": [other], "lr": 0.3}], lr=0.1)
+        schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings(lib))
+        seen = [list(schedule.get_last_lr())]
+        for _ in range(20):
+            opt.step()
+            schedule.step()
+            seen.append(list(schedule.get_last_lr()))
+            assert seen[-1] == [group["lr"] for group in opt.param_groups]
+        lrs.append(seen)
+    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12, atol=1e-15)
+
+
+def test_lr_scheduler_resumes_from_its_state_dict():
+    params = [nn.Parameter(np.zeros(2))]
+    opt = optim.SGD(params, lr=0.1)
+    schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)
+    for _ in range(4):
+        schedule.step()
+    saved = schedule.state_dict()
+    resumed_opt = optim.SGD([nn.Parameter(np.zeros(2))], lr=0.1)
+    resumed = optim.lr_scheduler.CosineAnnealingLR(resumed_opt, T_max=10)
+    resumed.load_state_dict(saved)
+    schedule.step()
+    resumed.step()
+    assert resumed.get_last_lr() == schedule.get_last_lr() == [
+        pytest.approx(0.05 * (1 + math.cos(math.pi * 5 / 10)), rel=1e-12)]
