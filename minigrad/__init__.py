@@ -7,8 +7,8 @@ Three tiers: primitives with a hand-written backward (`minigrad.ops`), compositi
 (`Tensor` methods, `minigrad.functional`), and fused kernels for speed (`minigrad.kernels`),
 switched off by `with minigrad.fused(False):`. Importing minigrad changes no process-wide state.
 """
-from .engine import (Function, backward_hook, enable_grad, fused, grad, is_fused_enabled,
-                     is_grad_enabled, no_grad, set_grad_enabled, unbroadcast)
+from .engine import (Function, backward_hook, enable_grad, fused, grad, inference_mode,
+                     is_fused_enabled, is_grad_enabled, no_grad, set_grad_enabled, unbroadcast)
 from .tensor import Tensor
 from . import functional, kernels, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
 from .tensor_functions import *  # noqa: F401,F403  (minigrad.cat, minigrad.where, ...)
@@ -25,8 +25,8 @@ from .memory import keep_freed_memory
 
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "enable_grad",
-    "functional", "fused", "grad", "gradcheck", "is_fused_enabled", "is_grad_enabled",
-    "keep_freed_memory", "kernels", "nn", "no_grad", "ops", "optim", "set_grad_enabled", "to_dot",
-    "trace_backward", "unbroadcast",
+    "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
+    "is_grad_enabled", "keep_freed_memory", "kernels", "nn", "no_grad", "ops", "optim",
+    "set_grad_enabled", "to_dot", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"

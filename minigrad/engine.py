@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -154,6 +155,33 @@ class set_grad_enabled(_GradMode):
     def __call__(self, func: Callable) -> Callable:
         _switches.grad_enabled = self._previous  # as a decorator it switches only during calls
         return super().__call__(func)
+
+
+class inference_mode(_GradMode):
+    """PyTorch's faster no_grad for inference; minigrad has nothing more to skip, so it is
+    no_grad: no graph is recorded in the block or the decorated function (`@inference_mode`
+    or `@inference_mode()`). inference_mode(False) leaves the grad mode as it is."""
+
+    enabled = False
+    mode = True
+
+    def __new__(cls, mode: bool | Callable = True) -> Any:
+        if callable(mode):  # @inference_mode without parentheses
+            return super().__new__(cls, mode)
+        self = object.__new__(cls)
+        self.mode = require_bool("inference_mode: mode", mode)
+        return self
+
+    def __init__(self, mode: bool = True) -> None:
+        pass  # __new__ has read the mode
+
+    def __enter__(self) -> None:
+        self._previous = _switches.grad_enabled
+        if self.mode:
+            _switches.grad_enabled = False
+
+    def __call__(self, func: Callable) -> Callable:
+        return super().__call__(func) if self.mode else func
 
 
 @contextmanager
@@ -312,6 +340,8 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         g = grads.pop(id(tensor), None)
         if g is None:
             continue  # no path from root reaches this tensor's gradient (e.g. an unused input)
+        if tensor._hooks:
+            g = _run_tensor_hooks(tensor, g)
         fn = tensor.grad_fn
         if wanted_ids is not None:
             report = id(tensor) in wanted_ids
@@ -334,6 +364,32 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         if not retain_graph:
             fn.__dict__.clear()  # saved arrays, inputs: the graph below is released
             fn.inputs = None
+
+
+class HookHandle:
+    """What `Tensor.register_hook` returns: `remove()` unregisters the hook."""
+
+    _next_id = itertools.count()
+
+    def __init__(self, hooks: dict[int, Callable], hook: Callable) -> None:
+        self.hooks, self.id = hooks, next(HookHandle._next_id)
+        hooks[self.id] = hook
+
+    def remove(self) -> None:
+        self.hooks.pop(self.id, None)
+
+
+def _run_tensor_hooks(tensor: Tensor, g: np.ndarray) -> np.ndarray:
+    """`g` passed through the tensor's hooks in the order they were registered."""
+    for hook in list(tensor._hooks.values()):
+        replaced = hook(g)
+        if replaced is not None:
+            replaced = np.asarray(replaced.data if isinstance(replaced, Tensor) else replaced)
+            if replaced.shape != g.shape:
+                raise RuntimeError(f"hook: returned a gradient of shape {replaced.shape} for a "
+                                   f"tensor whose gradient has shape {g.shape}")
+            g = replaced.astype(g.dtype, copy=False)
+    return g
 
 
 def _fit_to_inputs(fn: Function, input_grads: tuple) -> tuple:

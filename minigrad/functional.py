@@ -286,6 +286,41 @@ def avg_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     return out if batched else out.reshape(out.shape[1:])
 
 
+def max_pool1d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each window of `kernel_size` entries along the last dim of (N, C, L) or
+    (C, L): max_pool2d over a height of 1 (its gradient and indices)."""
+    _batched("max_pool1d", input, 1, "(N, C, L) or (C, L)", floating=False)
+    out = max_pool2d(input.unsqueeze(-2), *_as_width("max_pool1d", kernel_size, stride, padding,
+                                                     dilation), ceil_mode, return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    """The mean of each window of `kernel_size` entries along the last dim of (N, C, L) or
+    (C, L): avg_pool2d over a height of 1."""
+    _batched("avg_pool1d", input, 1, "(N, C, L) or (C, L)")
+    kernel, step, pad, _ = _as_width("avg_pool1d", kernel_size, stride, padding, 1)
+    return avg_pool2d(input.unsqueeze(-2), kernel, step, pad, ceil_mode,
+                      count_include_pad).squeeze(-2)
+
+
+def _as_width(name: str, kernel_size: int | Sequence[int], stride: int | Sequence[int] | None,
+              padding: int | Sequence[int], dilation: int | Sequence[int]) -> tuple:
+    """A 1-D pool's kernel_size, stride, padding and dilation as a 2-D pool's over a height of
+    1 (stride None: the kernel size, as in PyTorch)."""
+    kernel = _ints(name, "kernel_size", kernel_size, 1, 1)[0]
+    step = kernel if stride is None else _ints(name, "stride", stride, 1, 1)[0]
+    return ((1, kernel), (1, step), (0, _ints(name, "padding", padding, 1, 0)[0]),
+            (1, _ints(name, "dilation", dilation, 1, 1)[0]))
+
+
 def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
                stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,

@@ -783,6 +783,30 @@ class Unflatten(Module):
         return x.unflatten(self.dim, self.unflattened_size)
 
 
+class MaxPool1d(MaxPool2d):
+    """F.max_pool1d as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class AvgPool1d(Module):
+    """F.avg_pool1d as a layer."""
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size, self.padding = kernel_size, padding
+        self.stride = kernel_size if stride is None else stride  # PyTorch's default
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
 class AdaptiveAvgPool2d(Module):
     def __init__(self, output_size: int | None | Sequence[int | None]) -> None:
         super().__init__()

@@ -275,7 +275,7 @@ class Tensor:
     arrays are wrapped without a copy.
     """
 
-    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad",
+    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
                  "__weakref__")
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__ instead of numpy's loop
 
@@ -302,6 +302,7 @@ class Tensor:
         self.requires_grad = engine.require_bool("Tensor: requires_grad", requires_grad)
         self.name: str | None = name
         self._retains_grad = False
+        self._hooks: dict[int, Callable[[np.ndarray], np.ndarray | None]] | None = None
 
     @staticmethod
     def _make(data: np.ndarray) -> Tensor:
@@ -313,6 +314,7 @@ class Tensor:
         t.grad_fn = None
         t.name = None
         t._retains_grad = False
+        t._hooks = None
         return t
 
     # ---- array-like attributes ----
@@ -423,6 +425,18 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         self._retains_grad = True
         return self
+
+    def register_hook(self, hook: Callable[[np.ndarray], np.ndarray | None]) -> engine.HookHandle:
+        """Call `hook(grad)` each time backward computes this tensor's gradient (a numpy
+        array, not to be changed in place), before it reaches `.grad` or the op that made this
+        tensor; a returned array replaces the gradient. `.remove()` on the handle returned
+        unregisters it."""
+        if not self.requires_grad:
+            raise InvalidArgumentError("register_hook: cannot register a hook on a tensor that "
+                                       "doesn't require gradient")
+        if self._hooks is None:
+            self._hooks = {}
+        return engine.HookHandle(self._hooks, hook)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's

@@ -417,6 +417,28 @@ def avg_pool_case(x_shape, **kw):
                 make_inputs([normal(*x_shape)]))
 
 
+def _as_2d(kw):
+    """A 1-D pool's arguments as the 2-D pool's over a height of 1 (for the references)."""
+    height = {"kernel_size": 1, "stride": 1, "padding": 0, "dilation": 1}
+    return {k: (height[k], v) if k in height else v for k, v in kw.items()}
+
+
+def max_pool1d_case(x_shape, **kw):
+    return Case(lambda x: F.max_pool1d(x, **kw),
+                lambda x: _unbatched(lambda x4: ref_max_pool2d(x4, **_as_2d(kw))[0],
+                                     x[..., None, :])[..., 0, :],
+                lambda torch, x: torch.nn.functional.max_pool1d(x, **kw),
+                make_inputs([distinct(*x_shape)]))
+
+
+def avg_pool1d_case(x_shape, **kw):
+    return Case(lambda x: F.avg_pool1d(x, **kw),
+                lambda x: _unbatched(lambda x4: ref_avg_pool2d(x4, **_as_2d(kw)),
+                                     x[..., None, :])[..., 0, :],
+                lambda torch, x: torch.nn.functional.avg_pool1d(x, **kw),
+                make_inputs([normal(*x_shape)]))
+
+
 def _unbatched(fn, x):
     return fn(x) if x.ndim == 4 else fn(x[None])[0]
 
@@ -542,6 +564,10 @@ CASES = {
     "max_pool2d_everything": max_pool_case((1, 1, 8, 9), kernel_size=(3, 2), stride=(2, 3),
                                            padding=(1, 1), dilation=(1, 2), ceil_mode=True),
     "max_pool2d_unbatched": max_pool_case((2, 5, 4), kernel_size=2, stride=1),
+    "max_pool1d": max_pool1d_case((2, 3, 9), kernel_size=3, stride=2, padding=1, dilation=1),
+    "max_pool1d_dilation_ceil": max_pool1d_case((1, 2, 10), kernel_size=2, dilation=2,
+                                                ceil_mode=True),
+    "max_pool1d_unbatched": max_pool1d_case((2, 7), kernel_size=2),
     # avg_pool2d
     "avg_pool2d": avg_pool_case((2, 2, 6, 6), kernel_size=2),
     "avg_pool2d_overlapping": avg_pool_case((1, 2, 5, 6), kernel_size=3, stride=1),
@@ -556,6 +582,9 @@ CASES = {
     "avg_pool2d_divisor": avg_pool_case((1, 2, 5, 5), kernel_size=3, stride=1,
                                         divisor_override=4),
     "avg_pool2d_unbatched": avg_pool_case((2, 5, 4), kernel_size=(2, 1)),
+    "avg_pool1d": avg_pool1d_case((2, 3, 9), kernel_size=3, stride=2, padding=1,
+                                  count_include_pad=False),
+    "avg_pool1d_ceil_unbatched": avg_pool1d_case((2, 8), kernel_size=3, ceil_mode=True),
     # cross_entropy and nll_loss
     "cross_entropy": cross_entropy_case((5, 4), _targets(5, 4)),
     "cross_entropy_sum": cross_entropy_case((5, 4), _targets(5, 4), reduction="sum"),
@@ -1651,6 +1680,13 @@ def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
 ])
 def test_activation_and_shape_modules_match_torch(torch, name, args):
     x = rng.uniform(-4, 7, size=(2, 3, 4, 5))
+    _compare_modules(torch, getattr(nn, name)(*args), getattr(torch.nn, name)(*args), x)
+
+
+@pytest.mark.parametrize("name, args", [("MaxPool1d", (2, 1, 1, 2)),
+                                        ("AvgPool1d", (3, 2, 1, True, False))])
+def test_pool1d_modules_match_torch(torch, name, args):
+    x = rng.standard_normal((2, 3, 9))
     _compare_modules(torch, getattr(nn, name)(*args), getattr(torch.nn, name)(*args), x)
 
 

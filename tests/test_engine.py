@@ -1186,3 +1186,75 @@ def test_grad_takes_grad_outputs_as_a_one_element_list_as_torch():
     x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
     (gx,) = minigrad.grad((x * 3.0).sum(), [x], grad_outputs=[Tensor(np.array(2.0))])
     np.testing.assert_array_equal(gx, [6.0, 6.0])
+
+
+# --------------------------------------------------------------------------------------------
+# Tensor hooks and inference_mode
+# --------------------------------------------------------------------------------------------
+def _hooked_gradients(lib):
+    """A leaf and a non-leaf with hooks that record, replace and are removed, as PyTorch's
+    Tensor.register_hook is used; returns what was seen and the leaf's gradients."""
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    seen = []
+    as_array = (lambda g: np.array(g)) if lib is minigrad else (lambda g: g.numpy().copy())
+    record = x.register_hook(lambda g: seen.append(as_array(g)))
+    h = x * 3
+    h.register_hook(lambda g: g + 1)  # replaces the non-leaf's gradient on its way down
+    h.register_hook(lambda g: seen.append(as_array(g)))  # sees the replaced one: in order
+    (h * h).sum().backward()
+    first = as_array(x.grad)
+    record.remove()
+    x.register_hook(lambda g: g * 10)
+    x.grad = None
+    (x * x).sum().backward()
+    return seen, first, as_array(x.grad)
+
+
+def test_tensor_hooks_see_and_replace_gradients_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    ours, theirs = _hooked_gradients(minigrad), _hooked_gradients(torch)
+    assert len(ours[0]) == len(theirs[0]) == 2
+    for a, b in zip([*ours[0], *ours[1:]], [*theirs[0], *theirs[1:]]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_tensor_hooks_run_for_minigrad_grad_too():
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    x.register_hook(lambda g: -g)
+    (gx,) = minigrad.grad((x * 2.0).sum(), [x])
+    np.testing.assert_array_equal(gx, [-2.0, -2.0])
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.ones(2).register_hook(lambda g: g),  # no gradient to hook
+])
+def test_register_hook_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_a_hook_returning_the_wrong_shape_is_a_clear_error():
+    x = Tensor(np.ones(3), requires_grad=True)
+    x.register_hook(lambda g: g[:2])
+    with pytest.raises(RuntimeError, match=r"hook: returned a gradient of shape \(2,\)"):
+        (x * 2).sum().backward()
+
+
+def test_inference_mode_records_nothing_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib in (minigrad, torch):
+        x = lib.ones(2, requires_grad=True)
+
+        @lib.inference_mode
+        def bare():
+            return (x * 2).requires_grad
+
+        @lib.inference_mode()
+        def called():
+            return (x * 2).requires_grad
+
+        with lib.inference_mode():
+            inside = (x * 2).requires_grad
+        with lib.inference_mode(False):
+            switched_off = (x * 2).requires_grad
+        assert (inside, switched_off, bare(), called(), (x * 2).requires_grad) == \
+            (False, True, False, False, True), lib.__name__
