@@ -942,3 +942,103 @@ class ParameterList(Module):
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(self._parameters.values())
+
+
+class MultiheadAttention(Module):
+    """PyTorch's nn.MultiheadAttention (Vaswani et al., 2017), composed of linear, softmax and
+    matmul: query, key and value projected by in_proj_weight (3E, E) and in_proj_bias (3E,),
+    attention in `num_heads` heads of E / num_heads dims, the heads merged and projected by
+    out_proj, with PyTorch's parameter names (its state dict loads as it is) and initialisation
+    (Glorot-uniform in_proj_weight, zero biases).
+
+    forward(query, key, value) takes (L, N, E), (S, N, E), (S, N, E) ((N, L, E) ... with
+    batch_first, or unbatched (L, E) ...) and returns (output, weights): the output like query,
+    and the attention weights (after dropout, as PyTorch's) averaged over the heads, (N, L, S),
+    or per head (N, H, L, S) with average_attn_weights=False, or None with need_weights=False.
+    Masks mean what PyTorch's mean: attn_mask (L, S) or (N * H, L, S), True (or a float added to
+    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S), True at padding.
+    Dropout (of the weights, while training) draws from `rng`."""
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 batch_first: bool = False, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        if embed_dim % num_heads:
+            raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "
+                                       f"divisible by num_heads {num_heads}")
+        if not 0 <= dropout <= 1:
+            raise ValueError(f"MultiheadAttention: dropout must be in [0, 1], got {dropout}")
+        self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
+        self.rng = _default_rng(rng)
+        bound = math.sqrt(6 / (embed_dim + 3 * embed_dim))  # xavier_uniform_ of (3E, E)
+        self.in_proj_weight = Parameter(self.rng.uniform(-bound, bound,
+                                                         (3 * embed_dim, embed_dim)), dtype)
+        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype) if bias else None
+        self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
+        if bias:
+            self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor,
+                key_padding_mask: Any = None, need_weights: bool = True, attn_mask: Any = None,
+                average_attn_weights: bool = True, is_causal: bool = False
+                ) -> tuple[Tensor, Tensor | None]:
+        if is_causal and attn_mask is None:  # PyTorch: is_causal is only a hint about attn_mask
+            raise InvalidArgumentError("MultiheadAttention: is_causal=True needs the causal "
+                                       "attn_mask too (it is a hint about it)")
+        batched = query.ndim == 3
+        if not batched:  # (L, E): one sequence
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        length, batch, width = query.shape
+        heads = self.num_heads
+        weights_qkv = self.in_proj_weight.chunk(3)
+        biases = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None,) * 3
+        # each projection (seq, N, E) as (N * heads, seq, head_dim), as PyTorch lays them out
+        q, k, v = (F.linear(x, w, b).reshape(x.shape[0], batch * heads, self.head_dim)
+                   .transpose(0, 1) for x, w, b in zip((query, key, value), weights_qkv, biases))
+        scores = q @ k.transpose(1, 2) * (1 / math.sqrt(self.head_dim))
+        mask = self._additive_mask(attn_mask, key_padding_mask, batch, length, key.shape[0],
+                                   scores.dtype)
+        if mask is not None:
+            scores = scores + mask
+        weights = F.dropout(F.softmax(scores, -1), self.dropout, self.training, rng=self.rng)
+        out = (weights @ v).transpose(0, 1).reshape(length, batch, width)
+        out = self.out_proj(out)
+        if not batched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(batch, heads, length, key.shape[0])
+        weights = weights.mean(1) if average_attn_weights else weights
+        return out, weights if batched else weights.squeeze(0)
+
+    def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batch: int, length: int,
+                       source: int, dtype: np.dtype) -> np.ndarray | None:
+        """attn_mask and key_padding_mask as one float array added to the scores (N * H, L, S):
+        -inf where a bool mask is True, a float mask as it is."""
+        def additive(mask: Any) -> np.ndarray:
+            mask = np.asarray(_as_array(mask))
+            return np.where(mask, -np.inf, 0).astype(dtype) if mask.dtype == bool \
+                else mask.astype(dtype)
+
+        if attn_mask is None and key_padding_mask is None:
+            return None
+        total = np.zeros((batch * self.num_heads, length, source), dtype)
+        if attn_mask is not None:
+            attn_mask = additive(attn_mask)
+            if attn_mask.shape not in ((length, source), total.shape):
+                raise InvalidArgumentError(f"MultiheadAttention: attn_mask must have shape "
+                                           f"{(length, source)} or {total.shape}, got "
+                                           f"{attn_mask.shape}")
+            total = total + attn_mask
+        if key_padding_mask is not None:
+            padding = additive(key_padding_mask)
+            if padding.shape != (batch, source):
+                raise InvalidArgumentError(f"MultiheadAttention: key_padding_mask must have "
+                                           f"shape {(batch, source)}, got {padding.shape}")
+            total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
+        return total

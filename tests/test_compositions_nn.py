@@ -1732,3 +1732,67 @@ def test_module_dict_and_parameter_list_register_under_torchs_names(torch):
     assert list(params.state_dict()) == list(t_params.state_dict())
     assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in params)
     assert [p.shape for p in params] == [tuple(p.shape) for p in t_params]
+
+
+@pytest.mark.parametrize("batch_first, unbatched, masks", [
+    (False, False, "bool"), (True, False, "float"), (False, True, "none"), (True, False, "none")])
+def test_multihead_attention_matches_torch(torch, batch_first, unbatched, masks):
+    """Output, weights (averaged and per head) and the gradients of inputs and parameters,
+    with PyTorch's parameters loaded through the state dict."""
+    E, H, L, S, N = 8, 2, 5, 4, 2
+    theirs = torch.nn.MultiheadAttention(E, H, batch_first=batch_first).double()
+    ours = nn.MultiheadAttention(E, H, batch_first=batch_first, dtype=np.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+
+    def layout(length):
+        return (length, E) if unbatched else (N, length, E) if batch_first else (length, N, E)
+
+    arrays = [rng.standard_normal(layout(L)), rng.standard_normal(layout(S)),
+              rng.standard_normal(layout(S))]
+    kwargs = {}
+    if masks == "bool":
+        attn = rng.random((L, S)) < 0.3
+        attn[:, 0] = False  # every query sees a key (PyTorch gives NaN otherwise)
+        kwargs = dict(attn_mask=attn, key_padding_mask=np.array([[0, 0, 1, 0], [0, 1, 0, 0]],
+                                                                 dtype=bool))
+    elif masks == "float":
+        kwargs = dict(attn_mask=rng.standard_normal((N * H, L, S)),
+                      key_padding_mask=rng.standard_normal((N, S)))
+    for average in (True, False):
+        leaves = [Tensor(a, requires_grad=True) for a in arrays]
+        t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+        ours.zero_grad()
+        theirs.zero_grad()
+        out, weights = ours(*leaves, **kwargs, average_attn_weights=average)
+        t_out, t_weights = theirs(*t_leaves, **{k: torch.tensor(v) for k, v in kwargs.items()},
+                                  average_attn_weights=average)
+        np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12)
+        upstream = rng.standard_normal(out.shape)
+        (out * upstream).sum().backward()
+        (t_out * torch.tensor(upstream)).sum().backward()
+        for leaf, t_leaf in zip(leaves, t_leaves):
+            np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+        t_params = dict(theirs.named_parameters())
+        for name, p in ours.named_parameters():
+            np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9,
+                                       atol=1e-12, err_msg=name)
+    out, weights = ours(*[Tensor(a) for a in arrays], need_weights=False)
+    assert weights is None and out.shape == arrays[0].shape
+
+
+def test_multihead_attention_initialises_and_refuses_as_torch(torch):
+    layer = nn.MultiheadAttention(64, 4, rng=np.random.default_rng(0))
+    bound = math.sqrt(6 / (64 + 3 * 64))  # Glorot on (3E, E)
+    assert np.abs(layer.in_proj_weight.data).max() <= bound
+    assert np.abs(layer.in_proj_weight.data).max() > 0.95 * bound
+    assert not layer.in_proj_bias.data.any() and not layer.out_proj.bias.data.any()
+    assert nn.MultiheadAttention(8, 2, bias=False).state_dict().keys() == \
+        torch.nn.MultiheadAttention(8, 2, bias=False).state_dict().keys()
+    with pytest.raises(ValueError, match="divisible"):  # PyTorch: an AssertionError
+        nn.MultiheadAttention(10, 3)
+    x = np.zeros((3, 1, 8))
+    for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
+        with pytest.raises(RuntimeError):
+            lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x), is_causal=True)
