@@ -7,6 +7,7 @@ loads as it is). Initialisation is explicit: every layer that draws random weigh
 a parameter in place, as torch.nn.init."""
 from __future__ import annotations
 
+import functools
 import math
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
@@ -18,6 +19,7 @@ from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
 from .engine import require_bool
 from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
+from .tensor_functions import cat, stack
 
 
 class Parameter(Tensor):
@@ -1042,3 +1044,167 @@ class MultiheadAttention(Module):
                                            f"shape {(batch, source)}, got {padding.shape}")
             total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
         return total
+
+
+# --------------------------------------------------------------------------------------------
+# Recurrent layers
+# --------------------------------------------------------------------------------------------
+class _RNNBase(Module):
+    """RNN, LSTM and GRU: `num_layers` stacked layers (each direction of a bidirectional one
+    reading the sequence its own way), with PyTorch's parameters (weight_ih_l{k}, weight_hh_l{k},
+    bias_ih_l{k}, bias_hh_l{k}, "_reverse" for the backward direction; gates stacked in
+    PyTorch's order), initialisation (uniform in +-1/sqrt(hidden_size)) and layouts: input
+    (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); returns (output, h_n)
+    (LSTM: (output, (h_n, c_n))), output holding the last layer's hidden state at every step
+    (both directions' concatenated), h_n each layer's and direction's last one. Dropout (from
+    `rng`, while training) applies to the outputs of every layer but the last.
+
+    Each step is a composition of linear, sigmoid and tanh; the input's share of every step is
+    one matrix product over the whole sequence."""
+
+    _gates = 1
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        if not 0 <= dropout <= 1:
+            raise ValueError(f"{type(self).__name__}: dropout must be in [0, 1], got {dropout}")
+        if hidden_size < 1 or num_layers < 1:
+            raise ValueError(f"{type(self).__name__}: hidden_size and num_layers must be >= 1, "
+                             f"got {hidden_size} and {num_layers}")
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
+        self.bidirectional = bidirectional
+        self.rng = _default_rng(rng)
+        gates, directions = self._gates * hidden_size, 2 if bidirectional else 1
+        for layer in range(num_layers):
+            width = input_size if layer == 0 else hidden_size * directions
+            for suffix in ("", "_reverse")[:directions]:
+                init = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng,
+                                         dtype=dtype)
+                setattr(self, f"weight_ih_l{layer}{suffix}", init((gates, width)))
+                setattr(self, f"weight_hh_l{layer}{suffix}", init((gates, hidden_size)))
+                if bias:
+                    setattr(self, f"bias_ih_l{layer}{suffix}", init((gates,)))
+                    setattr(self, f"bias_hh_l{layer}{suffix}", init((gates,)))
+
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        name = type(self).__name__
+        if input.ndim not in (2, 3) or input.shape[-1] != self.input_size:
+            raise InvalidArgumentError(f"{name}: expected input (L, N, {self.input_size}), "
+                                       f"(N, L, {self.input_size}) with batch_first or "
+                                       f"(L, {self.input_size}), got shape {input.shape}")
+        batched = input.ndim == 3
+        x = input if not batched or not self.batch_first else input.transpose(0, 1)
+        x = x if batched else x.unsqueeze(1)  # (L, N, H_in) from here on
+        directions = 2 if self.bidirectional else 1
+        states = self._initial_states(hx, batched, x.shape[1], directions, x.dtype)
+        last: list[list[Tensor]] = [[] for _ in states]
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction, suffix in enumerate(("", "_reverse")[:directions]):
+                index = layer * directions + direction
+                steps = self._run(x, layer, suffix, [s[index] for s in states],
+                                  reverse=direction == 1)
+                outputs.append(stack(steps[0], 0))
+                for kept, final in zip(last, steps[1]):
+                    kept.append(final)
+            x = outputs[0] if directions == 1 else cat(outputs, -1)
+            if layer < self.num_layers - 1:
+                x = F.dropout(x, self.dropout, self.training, rng=self.rng)
+        finals = [stack(kept, 0) for kept in last]
+        if not batched:
+            x, finals = x.squeeze(1), [f.squeeze(1) for f in finals]
+        elif self.batch_first:
+            x = x.transpose(0, 1)
+        return x, (finals[0] if len(finals) == 1 else tuple(finals))
+
+    def _initial_states(self, hx: Any, batched: bool, batch: int, directions: int,
+                        dtype: np.dtype) -> list[Tensor]:
+        """h_0 (and c_0) as (num_layers * directions, N, H) tensors: zeros when not given."""
+        shape = (self.num_layers * directions, batch, self.hidden_size)
+        count = 2 if isinstance(self, LSTM) else 1
+        if hx is None:
+            return [Tensor(np.zeros(shape, dtype)) for _ in range(count)]
+        given = list(hx) if count == 2 else [hx]
+        if len(given) != count:
+            raise InvalidArgumentError(f"{type(self).__name__}: hx must be (h_0, c_0)")
+        given = [g if batched else g.unsqueeze(1) for g in given]
+        for g in given:
+            if g.shape != shape:
+                raise InvalidArgumentError(f"{type(self).__name__}: expected hidden state of "
+                                           f"shape {shape if batched else (shape[0], shape[2])}"
+                                           f", got {tuple(g.shape)}")
+        return given
+
+    def _run(self, x: Tensor, layer: int, suffix: str, state: list[Tensor],
+             reverse: bool) -> tuple[list[Tensor], list[Tensor]]:
+        """One direction of one layer over the sequence: (hidden state at each step in the
+        input's order, the final states)."""
+        weight_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
+        bias_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None)
+        from_input = F.linear(x, getattr(self, f"weight_ih_l{layer}{suffix}"),
+                              getattr(self, f"bias_ih_l{layer}{suffix}", None))
+        order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+        hidden = []
+        for t in order:
+            state = self._cell(from_input[t], F.linear(state[0], weight_hh, bias_hh), state)
+            hidden.append(state[0])
+        return hidden[::-1] if reverse else hidden, state
+
+    def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
+              ) -> list[Tensor]:
+        raise NotImplementedError
+
+
+class RNN(_RNNBase):
+    """Elman's RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu, with
+    nonlinearity='relu'). Arguments and results as _RNNBase."""
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; use 'tanh' or 'relu'")
+        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, rng, dtype)
+        self.nonlinearity = nonlinearity
+
+    def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
+              ) -> list[Tensor]:
+        total = from_input + from_hidden
+        return [total.tanh() if self.nonlinearity == "tanh" else total.relu()]
+
+
+class LSTM(_RNNBase):
+    """Hochreiter & Schmidhuber's LSTM, PyTorch's gates (i, f, g, o) stacked in that order:
+    i, f, o = sigmoid(...), g = tanh(...) of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh;
+    c_t = f c_{t-1} + i g,  h_t = o tanh(c_t). hx is (h_0, c_0); returns (output, (h_n, c_n))."""
+
+    _gates = 4
+
+    def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
+              ) -> list[Tensor]:
+        i, f, g, o = (from_input + from_hidden).chunk(4, -1)
+        cell = f.sigmoid() * state[1] + i.sigmoid() * g.tanh()
+        return [o.sigmoid() * cell.tanh(), cell]
+
+
+class GRU(_RNNBase):
+    """Cho et al.'s GRU, PyTorch's gates (r, z, n) stacked in that order:
+    r, z = sigmoid(x_t W_i^T + b_i + h_{t-1} W_h^T + b_h) for their rows,
+    n = tanh(x_t W_in^T + b_in + r (h_{t-1} W_hn^T + b_hn)),  h_t = (1 - z) n + z h_{t-1}."""
+
+    _gates = 3
+
+    def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
+              ) -> list[Tensor]:
+        input_r, input_z, input_n = from_input.chunk(3, -1)
+        hidden_r, hidden_z, hidden_n = from_hidden.chunk(3, -1)
+        reset = (input_r + hidden_r).sigmoid()
+        update = (input_z + hidden_z).sigmoid()
+        candidate = (input_n + reset * hidden_n).tanh()
+        return [(1 - update) * candidate + update * state[0]]

@@ -1796,3 +1796,73 @@ def test_multihead_attention_initialises_and_refuses_as_torch(torch):
     for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
         with pytest.raises(RuntimeError):
             lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x), is_causal=True)
+
+
+RECURRENT = [
+    ("RNN", dict(num_layers=2)), ("RNN", dict(nonlinearity="relu", bias=False)),
+    ("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ("GRU", dict(num_layers=2)), ("GRU", dict(bidirectional=True)),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", RECURRENT)
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
+    """Outputs, final states and the gradients of the input, the initial states and every
+    parameter, with PyTorch's parameters loaded through the state dict."""
+    theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
+    ours = getattr(nn, name)(3, 4, **kwargs, dtype=np.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
+    x = rng.standard_normal((5, 3) if unbatched else (2, 5, 3) if kwargs.get("batch_first")
+                            else (5, 2, 3))
+    states = [rng.standard_normal((layers, 4) if unbatched else (layers, 2, 4))
+              for _ in range(2 if name == "LSTM" else 1)]
+    leaves = [Tensor(a, requires_grad=True) for a in (x, *states)]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in (x, *states)]
+    hx, t_hx = (tuple(leaves[1:]), tuple(t_leaves[1:])) if name == "LSTM" else \
+        (leaves[1], t_leaves[1])
+    out, final = ours(leaves[0], hx)
+    t_out, t_final = theirs(t_leaves[0], t_hx)
+    finals = final if name == "LSTM" else (final,)
+    t_finals = t_final if name == "LSTM" else (t_final,)
+    loss, t_loss = 0.0, 0.0
+    for got, want in zip((out, *finals), (t_out, *t_finals)):
+        np.testing.assert_allclose(got.data, want.detach().numpy(), rtol=1e-10, atol=1e-12)
+        weights = rng.standard_normal(got.shape)
+        loss = (got * weights).sum() + loss
+        t_loss = (want * torch.tensor(weights)).sum() + t_loss
+    loss.backward()
+    t_loss.backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+    t_params = dict(theirs.named_parameters())
+    assert [n for n, _ in ours.named_parameters()] == list(t_params)
+    for param_name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[param_name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=param_name)
+
+
+def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
+    x = Tensor(rng.standard_normal((6, 2, 3)))
+    runs = [nn.GRU(3, 5, num_layers=3, dropout=0.5, rng=np.random.default_rng(4))(x)[0].data
+            for _ in range(2)]
+    np.testing.assert_array_equal(runs[0], runs[1])
+    layer = nn.GRU(3, 5, num_layers=3, dropout=0.5, rng=np.random.default_rng(4))
+    plain = nn.GRU(3, 5, num_layers=3, rng=np.random.default_rng(4))
+    assert not np.allclose(layer(x)[0].data, plain(x)[0].data)
+    layer.eval()
+    np.testing.assert_array_equal(layer(x)[0].data, plain(x)[0].data)
+    bound = 1 / math.sqrt(5)  # PyTorch's initialisation: uniform in +-1/sqrt(hidden_size)
+    assert all(np.abs(p.data).max() <= bound for p in layer.parameters())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(5, 2, 2)),  # the wrong input size
+    lambda lib: lib.nn.GRU(3, 4)(lib.zeros(5, 2, 3), lib.zeros(2, 2, 4)),  # h_0 for 2 layers
+])
+def test_recurrent_layers_refuse_what_torch_refuses(torch, misuse):
+    with pytest.raises(Exception) as expected:
+        misuse(torch)
+    with pytest.raises(expected.type):
+        misuse(minigrad)
