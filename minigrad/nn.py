@@ -98,6 +98,20 @@ class Module:
             self._non_persistent_buffers.add(name)
         object.__setattr__(self, name, tensor)
 
+    def extra_repr(self) -> str:
+        """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""
+        return ""
+
+    def __repr__(self) -> str:
+        """PyTorch's layout: Name(settings), and each sub-module on a line of its own."""
+        lines = [f"({name}): {module!r}".replace("\n", "\n  ")
+                 for name, module in self._modules.items()]
+        extra = self.extra_repr()
+        if not lines:
+            return f"{type(self).__name__}({extra})"
+        return f"{type(self).__name__}(\n  " + "\n  ".join(([extra] if extra else []) + lines) \
+            + "\n)"
+
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
 
@@ -302,6 +316,10 @@ class Linear(Module):
         self.weight = _uniform_init((out_features, in_features), in_features, rng, dtype)
         self.bias = _uniform_init((out_features,), in_features, rng, dtype) if bias else None
 
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
     def forward(self, x: Tensor) -> Tensor:
         return F.linear(x, self.weight, self.bias)
 
@@ -325,6 +343,10 @@ class Embedding(Module):
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
         self.weight = Parameter(weight, dtype)
 
+    def extra_repr(self) -> str:
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+
     def forward(self, indices: Any) -> Tensor:
         return F.embedding(indices, self.weight, self.padding_idx)
 
@@ -344,6 +366,10 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         self.weight = Parameter(np.ones(shape), dtype) if elementwise_affine else None
         self.bias = Parameter(np.zeros(shape), dtype) if elementwise_affine and bias else None
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
 
     def forward(self, x: Tensor) -> Tensor:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -372,6 +398,10 @@ class _BatchNorm(Module):
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
     _ranks: tuple[int, ...] = ()  # the input's accepted numbers of dims
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self._ranks:
@@ -415,6 +445,9 @@ class GroupNorm(Module):
         self.weight = Parameter(np.ones(num_channels), dtype) if affine else None
         self.bias = Parameter(np.zeros(num_channels), dtype) if affine else None
 
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+
     def forward(self, x: Tensor) -> Tensor:
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
 
@@ -429,6 +462,9 @@ class Dropout(Module):
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
         self.p = p
         self.rng = _default_rng(rng)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training, rng=self.rng)
@@ -497,6 +533,17 @@ class _ConvNd(Module):
                                     dtype)
         self.bias = _uniform_init((out_channels,), fan_in, rng, dtype) if bias else None
 
+    def extra_repr(self) -> str:
+        settings = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, " \
+                   f"stride={self.stride}"
+        if self.padding != (0,) * len(self.kernel_size):  # PyTorch lists what is not default
+            settings += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.kernel_size):
+            settings += f", dilation={self.dilation}"
+        if self.groups != 1:
+            settings += f", groups={self.groups}"
+        return settings + (", bias=False" if self.bias is None else "")
+
 
 class Conv2d(_ConvNd):
     """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
@@ -540,6 +587,10 @@ class MaxPool2d(Module):
         self.stride = kernel_size if stride is None else stride  # PyTorch's default
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
     def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
@@ -558,6 +609,9 @@ class AvgPool2d(Module):
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
         self.divisor_override = divisor_override
 
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
@@ -569,6 +623,9 @@ class Flatten(Module):
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim, self.end_dim = start_dim, end_dim
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
     def forward(self, x: Tensor) -> Tensor:
         ndim = max(x.ndim, 1)
@@ -595,6 +652,9 @@ class GELU(Module):
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
 
     def forward(self, x: Tensor) -> Tensor:
         return F.gelu(x, approximate=self.approximate)
@@ -626,6 +686,9 @@ class _AlongDim(Module):
     def __init__(self, dim: int = -1) -> None:
         super().__init__()
         self.dim = dim
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
 
     def forward(self, x: Tensor) -> Tensor:
         return type(self)._function(x, self.dim)
@@ -734,6 +797,9 @@ class LeakyReLU(Module):
         super().__init__()
         self.negative_slope = negative_slope
 
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
     def forward(self, x: Tensor) -> Tensor:
         return F.leaky_relu(x, self.negative_slope)
 
@@ -742,6 +808,9 @@ class ELU(Module):
     def __init__(self, alpha: float = 1.0) -> None:
         super().__init__()
         self.alpha = alpha
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
 
     def forward(self, x: Tensor) -> Tensor:
         return F.elu(x, self.alpha)
@@ -757,6 +826,9 @@ class Softplus(Module):
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
     def forward(self, x: Tensor) -> Tensor:
         return F.softplus(x, self.beta, self.threshold)
 
@@ -765,6 +837,9 @@ class Hardtanh(Module):
     def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
         super().__init__()
         self.min_val, self.max_val = min_val, max_val
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}"
 
     def forward(self, x: Tensor) -> Tensor:
         return F.hardtanh(x, self.min_val, self.max_val)
@@ -780,6 +855,9 @@ class Unflatten(Module):
     def __init__(self, dim: int, unflattened_size: Sequence[int]) -> None:
         super().__init__()
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
     def forward(self, x: Tensor) -> Tensor:
         return x.unflatten(self.dim, self.unflattened_size)
@@ -804,6 +882,9 @@ class AvgPool1d(Module):
         self.stride = kernel_size if stride is None else stride  # PyTorch's default
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
     def forward(self, x: Tensor) -> Tensor:
         return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
@@ -813,6 +894,9 @@ class AdaptiveAvgPool2d(Module):
     def __init__(self, output_size: int | None | Sequence[int | None]) -> None:
         super().__init__()
         self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
     def forward(self, x: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(x, self.output_size)
@@ -1089,6 +1173,17 @@ class _RNNBase(Module):
                 if bias:
                     setattr(self, f"bias_ih_l{layer}{suffix}", init((gates,)))
                     setattr(self, f"bias_hh_l{layer}{suffix}", init((gates,)))
+
+    def extra_repr(self) -> str:
+        settings = f"{self.input_size}, {self.hidden_size}"
+        defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
+                    "bidirectional": False}
+        if isinstance(self, RNN) and self.nonlinearity != "tanh":
+            settings += f", nonlinearity={self.nonlinearity!r}"
+        for name, default in defaults.items():  # PyTorch lists what is not default
+            if getattr(self, name) != default:
+                settings += f", {name}={getattr(self, name)}"
+        return settings
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
         name = type(self).__name__

@@ -1866,3 +1866,25 @@ def test_recurrent_layers_refuse_what_torch_refuses(torch, misuse):
         misuse(torch)
     with pytest.raises(expected.type):
         misuse(minigrad)
+
+
+def _layers_to_print(lib):
+    n = lib.nn
+    return [n.Sequential(n.Linear(2, 3), n.ReLU(), n.Sequential(n.Linear(3, 1, bias=False),
+                                                              n.Tanh())),
+            n.Embedding(65, 128), n.Embedding(10, 4, padding_idx=0), n.Conv2d(3, 16, 3),
+            n.Conv2d(3, 16, (3, 5), stride=2, padding=1, dilation=2, bias=False),
+            n.Conv1d(4, 8, 3, padding="same"), n.MaxPool2d(2), n.AvgPool2d(3, 2, 1),
+            n.Flatten(), n.GELU(approximate="tanh"), n.Softmax(dim=-1), n.LeakyReLU(0.2),
+            n.ELU(), n.Softplus(), n.Hardtanh(), n.Unflatten(1, (2, 2)),
+            n.AdaptiveAvgPool2d((2, 3)), n.LSTM(3, 4),
+            n.GRU(3, 4, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True),
+            n.ModuleList([n.Identity(), n.SiLU()]), n.CrossEntropyLoss(), n.MaxPool1d(2)]
+
+
+def test_modules_print_as_torch_does(torch):
+    for ours, theirs in zip(_layers_to_print(minigrad), _layers_to_print(torch)):
+        assert repr(ours) == repr(theirs)
+    # settings PyTorch's version prints its own way (it adds bias=True to the norms)
+    assert repr(nn.LayerNorm(8)) == "LayerNorm((8,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1)"
