@@ -1171,16 +1171,22 @@ class Tensor:
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
         return self.sum(dims, keepdims or keepdim, dtype=dtype) / count
 
-    def max(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
-            keepdims: bool | None = None) -> Tensor | ValuesIndices:
+    def max(self, dim: int | Tensor | None = None, keepdim: bool = False, *,
+            axis: int | None = None, keepdims: bool | None = None) -> Tensor | ValuesIndices:
         """The largest entry, a 0-d tensor (tied maxima share its gradient equally); or, given
         an int `dim`, the largest entries along it and their indices, (values, indices), with
-        the gradient going to those indices, as in PyTorch. amax reduces several dims."""
+        the gradient going to those indices, as in PyTorch. amax reduces several dims. Given a
+        tensor instead of a dim, maximum(self, it), as PyTorch's torch.max(input, other)."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
         return self._extreme("max", ops.Max, np.argmax, _dims(dim, axis), keepdims or keepdim)
 
-    def min(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
-            keepdims: bool | None = None) -> Tensor | ValuesIndices:
-        """The smallest entry, or (values, indices) along an int `dim`: as max."""
+    def min(self, dim: int | Tensor | None = None, keepdim: bool = False, *,
+            axis: int | None = None, keepdims: bool | None = None) -> Tensor | ValuesIndices:
+        """The smallest entry, or (values, indices) along an int `dim`, or minimum(self, a
+        tensor): as max."""
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
         return self._extreme("min", ops.Min, np.argmin, _dims(dim, axis), keepdims or keepdim)
 
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
@@ -1189,9 +1195,9 @@ class Tensor:
             self._check_extreme_exists(op, tuple(range(self.ndim)), InvalidArgumentError)
             return primitive.apply(self, keepdims=keepdim)
         if not isinstance(dim, (int, np.integer)):
-            raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r} (amax "
-                            f"and amin reduce several dims at once; maximum and minimum compare "
-                            f"two tensors)")
+            raise TypeError(f"{op}: dim must be an int or a tensor to compare with, got "
+                            f"{type(dim).__name__} {dim!r} (amax and amin reduce several dims "
+                            f"at once)")
         indices = self._arg_extreme(op, arg, dim, keepdim=True)
         values = self.gather(dim, indices)  # the gradient goes to the index returned
         if keepdim:

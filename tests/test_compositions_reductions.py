@@ -82,6 +82,9 @@ CASES = {
                                        x.argmax(axis=-1, keepdims=True)), SHAPE, "distinct"),
     "max_0d_dim_0": Case(lambda x: x.max(0), lambda x: (x, np.int64(0)), SCALAR),
     "min_all": Case(lambda x: x.min(), np.min, SHAPE, "distinct"),
+    "max_other": Case(lambda x, y: x.max(y), np.maximum, [(2, 3), (3,)], "distinct"),
+    "min_other_function": Case(lambda x, y: minigrad.min(x, y) if isinstance(x, Tensor)
+                               else x.min(y), np.minimum, [(2, 3), (2, 1)], "distinct"),
     "min_dim": Case(lambda x: x.min(0), lambda x: (x.min(axis=0), x.argmin(axis=0)), SHAPE,
                     "distinct"),
     "amax_dims": Case(lambda x: x.amax((0, 2)), lambda x: x.max(axis=(0, 2)), SHAPE, "distinct"),
