@@ -137,7 +137,7 @@ def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.n
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
-    return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64))
+    return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64, copy=False))
 
 
 def _negative_integer_power(base: Tensor, exponent: Tensor) -> bool:
@@ -1163,7 +1163,8 @@ class Tensor:
         if dtype is not None:  # numpy sums small integers in int64; PyTorch keeps dtype
             return ops.Sum.apply(self.to(dtype), axis=dims, keepdims=keepdims or keepdim
                                  ).to(dtype)
-        return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
+        # in int64, as in PyTorch: numpy sums unsigned integers in uint64
+        return ops.Sum.apply(_accumulating(self), axis=dims, keepdims=keepdims or keepdim)
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
              axis: Dim = None, keepdims: bool | None = None) -> Tensor:

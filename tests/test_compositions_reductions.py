@@ -328,6 +328,10 @@ def test_integer_and_bool_tensors_accumulate_in_int64():
     small = Tensor(np.array([100, 100, 100], dtype=np.int8))
     assert small.prod().item() == 1_000_000 and small.prod().dtype == np.int64
     assert small.cumprod(0).data.tolist() == [100, 10_000, 1_000_000]
+    pixels = Tensor(np.array([[200, 100], [3, 4]], dtype=np.uint8))  # numpy's sum: uint64
+    for total in (pixels.sum(), pixels.sum(0), pixels.nansum(), pixels.trace()):
+        assert total.dtype == np.int64
+    assert pixels.sum().item() == 307
 
 
 def test_cumsum_matches_numpy_on_a_long_dim():
