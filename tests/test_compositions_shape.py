@@ -245,6 +245,10 @@ CASES = {
     "cat_last": Case(lambda x, y: minigrad.cat([x, y], dim=-1),
                      lambda x, y: np.concatenate([x, y], -1), [(2, 3), (2, 1)],
                      torch_fn=lambda x, y: _torch().cat([x, y], dim=-1)),
+    # PyTorch's legacy rule: a (0,) tensor joins tensors of any shape, adding nothing
+    "cat_legacy_empty": Case(lambda x, e, y: minigrad.cat([e, x, e, y], dim=1),
+                             lambda x, e, y: np.concatenate([x, y], 1), [(2, 3), (0,), (2, 1)],
+                             torch_fn=lambda x, e, y: _torch().cat([e, x, e, y], dim=1)),
     "stack_last": Case(lambda x, y: minigrad.stack([x, y], dim=-1),
                        lambda x, y: np.stack([x, y], -1), [(2, 3), (2, 3)],
                        torch_fn=lambda x, y: _torch().stack([x, y], dim=-1)),
