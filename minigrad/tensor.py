@@ -89,9 +89,14 @@ def _reduced_dims(op: str, dim: Dim, axis: Dim, ndim: int) -> tuple[int, ...]:
     return _dim_tuple(op, None if isinstance(dim, Sequence) and not dim else dim, ndim)
 
 
-def _ints(args: tuple) -> tuple[int, ...]:
-    """Sizes or dims given either of PyTorch's two ways: as arguments, f(2, 3), or as one
-    sequence, f((2, 3))."""
+def _ints(args: tuple, keyword: Sequence[int] | None = None, op: str = "",
+          name: str = "") -> tuple[int, ...]:
+    """Sizes or dims given any of PyTorch's three ways: as arguments, f(2, 3), as one sequence,
+    f((2, 3)), or by the keyword `name` of its function form, f(name=(2, 3))."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}: give {name} as arguments or as {name}=, not both")
+        return tuple(keyword)
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
         return tuple(args[0])
     return tuple(args)
@@ -1445,16 +1450,14 @@ class Tensor:
         return (total ** (1 / p)).masked_fill(zero.any(axis=dims, keepdims=keepdim), 0.0)
 
     # ---- shape ----
-    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = tuple(shape[0])
-        return ops.Reshape.apply(self, shape=shape)
+    def reshape(self, *sizes: int | Sequence[int], shape: Sequence[int] | None = None
+                ) -> Tensor:
+        return ops.Reshape.apply(self, shape=_ints(sizes, shape, "reshape", "shape"))
 
-    def permute(self, *dims: int | Sequence[int]) -> Tensor:
+    def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
+                ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
-            dims = tuple(dims[0])
-        return ops.Transpose.apply(self, axes=dims)
+        return ops.Transpose.apply(self, axes=_ints(order, dims, "permute", "dims"))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dims (PyTorch's meaning, not numpy's axes permutation)."""
@@ -1579,9 +1582,9 @@ class Tensor:
         """expand to other's shape."""
         return self.expand(other.shape)
 
-    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
-        """expand to `shape`."""
-        return self.expand(shape)
+    def broadcast_to(self, size: Sequence[int]) -> Tensor:
+        """expand to `size`."""
+        return self.expand(size)
 
     def repeat(self, *sizes: int | Sequence[int]) -> Tensor:
         """This tensor tiled sizes[i] times along dim i (the tensor gets new leading dims when
@@ -1597,15 +1600,17 @@ class Tensor:
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
         return tiled.reshape([r * n for r, n in zip(sizes, shape)])
 
-    def tile(self, *dims: int | Sequence[int]) -> Tensor:
+    def tile(self, *counts: int | Sequence[int], dims: Sequence[int] | None = None
+             ) -> Tensor:
         """repeat, except that `dims` may be shorter than the shape: it is then padded with
         1s at the front (PyTorch's tile). Given as arguments or as one sequence, as repeat."""
-        dims = _ints(dims)
+        dims = _ints(counts, dims, "tile", "dims")
         return self.repeat((1,) * (self.ndim - len(dims)) + dims)
 
-    def flip(self, *dims: int | Sequence[int]) -> Tensor:
+    def flip(self, *flipped: int | Sequence[int], dims: Sequence[int] | None = None
+             ) -> Tensor:
         """The entries in reverse order along `dims`."""
-        flipped = _dim_tuple("flip", _ints(dims), self.ndim)
+        flipped = _dim_tuple("flip", _ints(flipped, dims, "flip", "dims"), self.ndim)
         return self[tuple(slice(None, None, -1) if d in flipped else slice(None)
                           for d in range(self.ndim))]
 
