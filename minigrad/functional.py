@@ -24,12 +24,16 @@ from .tensor_functions import cat, where
 # Layers
 # --------------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weight.T + bias, with weight (out_features, in_features) as in PyTorch."""
-    if input.ndim == 0 or weight.ndim != 2 or input.shape[-1] != weight.shape[1] or (
-            bias is not None and bias.shape != weight.shape[:1]):
+    """input @ weight.T + bias, with weight (out_features, in_features) and bias (out,) as in
+    PyTorch; or weight (in_features,) and bias (): one output, whose dim is dropped."""
+    if input.ndim == 0 or weight.ndim not in (1, 2) or input.shape[-1] != weight.shape[-1] or (
+            bias is not None and bias.shape != weight.shape[:-1]):
         raise InvalidArgumentError(f"linear: input {input.shape}, weight {weight.shape} and bias "
                                    f"{None if bias is None else bias.shape} do not fit: need input "
-                                   f"(..., in), weight (out, in), bias (out,)")
+                                   f"(..., in), weight (out, in) or (in,), bias (out,) or ()")
+    if weight.ndim == 1:
+        return linear(input, weight.unsqueeze(0),
+                      None if bias is None else bias.reshape(1)).squeeze(-1)
     if is_fused_enabled():
         return kernels.Affine.apply(input, weight, *([] if bias is None else [bias]))
     out = input @ weight.T

@@ -89,9 +89,14 @@ def _reduced_dims(op: str, dim: Dim, axis: Dim, ndim: int) -> tuple[int, ...]:
     return _dim_tuple(op, None if isinstance(dim, Sequence) and not dim else dim, ndim)
 
 
-def _ints(args: tuple) -> tuple[int, ...]:
-    """Sizes or dims given either of PyTorch's two ways: as arguments, f(2, 3), or as one
-    sequence, f((2, 3))."""
+def _ints(args: tuple, keyword: Sequence[int] | None = None, op: str = "",
+          name: str = "") -> tuple[int, ...]:
+    """Sizes or dims given any of PyTorch's three ways: as arguments, f(2, 3), as one sequence,
+    f((2, 3)), or by the keyword `name` of its function form, f(name=(2, 3))."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"{op}: give {name} as arguments or as {name}=, not both")
+        return tuple(keyword)
     if len(args) == 1 and not isinstance(args[0], (int, np.integer)):
         return tuple(args[0])
     return tuple(args)
@@ -137,7 +142,7 @@ def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.n
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
-    return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64))
+    return t if t.dtype.kind == "f" else Tensor._make(t.data.astype(np.int64, copy=False))
 
 
 def _negative_integer_power(base: Tensor, exponent: Tensor) -> bool:
@@ -1177,7 +1182,8 @@ class Tensor:
         if dtype is not None:  # numpy sums small integers in int64; PyTorch keeps dtype
             return ops.Sum.apply(self.to(dtype), axis=dims, keepdims=keepdims or keepdim
                                  ).to(dtype)
-        return ops.Sum.apply(self, axis=dims, keepdims=keepdims or keepdim)
+        # in int64, as in PyTorch: numpy sums unsigned integers in uint64
+        return ops.Sum.apply(_accumulating(self), axis=dims, keepdims=keepdims or keepdim)
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
              axis: Dim = None, keepdims: bool | None = None) -> Tensor:
@@ -1185,16 +1191,22 @@ class Tensor:
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
         return self.sum(dims, keepdims or keepdim, dtype=dtype) / count
 
-    def max(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
-            keepdims: bool | None = None) -> Tensor | ValuesIndices:
+    def max(self, dim: int | Tensor | None = None, keepdim: bool = False, *,
+            axis: int | None = None, keepdims: bool | None = None) -> Tensor | ValuesIndices:
         """The largest entry, a 0-d tensor (tied maxima share its gradient equally); or, given
         an int `dim`, the largest entries along it and their indices, (values, indices), with
-        the gradient going to those indices, as in PyTorch. amax reduces several dims."""
+        the gradient going to those indices, as in PyTorch. amax reduces several dims. Given a
+        tensor instead of a dim, maximum(self, it), as PyTorch's torch.max(input, other)."""
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
         return self._extreme("max", ops.Max, np.argmax, _dims(dim, axis), keepdims or keepdim)
 
-    def min(self, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None,
-            keepdims: bool | None = None) -> Tensor | ValuesIndices:
-        """The smallest entry, or (values, indices) along an int `dim`: as max."""
+    def min(self, dim: int | Tensor | None = None, keepdim: bool = False, *,
+            axis: int | None = None, keepdims: bool | None = None) -> Tensor | ValuesIndices:
+        """The smallest entry, or (values, indices) along an int `dim`, or minimum(self, a
+        tensor): as max."""
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
         return self._extreme("min", ops.Min, np.argmin, _dims(dim, axis), keepdims or keepdim)
 
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
@@ -1203,9 +1215,9 @@ class Tensor:
             self._check_extreme_exists(op, tuple(range(self.ndim)), InvalidArgumentError)
             return primitive.apply(self, keepdims=keepdim)
         if not isinstance(dim, (int, np.integer)):
-            raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__} {dim!r} (amax "
-                            f"and amin reduce several dims at once; maximum and minimum compare "
-                            f"two tensors)")
+            raise TypeError(f"{op}: dim must be an int or a tensor to compare with, got "
+                            f"{type(dim).__name__} {dim!r} (amax and amin reduce several dims "
+                            f"at once)")
         indices = self._arg_extreme(op, arg, dim, keepdim=True)
         values = self.gather(dim, indices)  # the gradient goes to the index returned
         if keepdim:
@@ -1452,16 +1464,14 @@ class Tensor:
         return (total ** (1 / p)).masked_fill(zero.any(axis=dims, keepdims=keepdim), 0.0)
 
     # ---- shape ----
-    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
-        if len(shape) == 1 and not isinstance(shape[0], (int, np.integer)):
-            shape = tuple(shape[0])
-        return ops.Reshape.apply(self, shape=shape)
+    def reshape(self, *sizes: int | Sequence[int], shape: Sequence[int] | None = None
+                ) -> Tensor:
+        return ops.Reshape.apply(self, shape=_ints(sizes, shape, "reshape", "shape"))
 
-    def permute(self, *dims: int | Sequence[int]) -> Tensor:
+    def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
+                ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        if len(dims) == 1 and not isinstance(dims[0], (int, np.integer)):
-            dims = tuple(dims[0])
-        return ops.Transpose.apply(self, axes=dims)
+        return ops.Transpose.apply(self, axes=_ints(order, dims, "permute", "dims"))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dims (PyTorch's meaning, not numpy's axes permutation)."""
@@ -1586,9 +1596,9 @@ class Tensor:
         """expand to other's shape."""
         return self.expand(other.shape)
 
-    def broadcast_to(self, shape: Sequence[int]) -> Tensor:
-        """expand to `shape`."""
-        return self.expand(shape)
+    def broadcast_to(self, size: Sequence[int]) -> Tensor:
+        """expand to `size`."""
+        return self.expand(size)
 
     def repeat(self, *sizes: int | Sequence[int]) -> Tensor:
         """This tensor tiled sizes[i] times along dim i (the tensor gets new leading dims when
@@ -1604,17 +1614,19 @@ class Tensor:
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
         return tiled.reshape([r * n for r, n in zip(sizes, shape)])
 
-    def tile(self, *dims: int | Sequence[int]) -> Tensor:
+    def tile(self, *counts: int | Sequence[int], dims: Sequence[int] | None = None
+             ) -> Tensor:
         """repeat, except that `dims` may be shorter than the shape: it is then padded with
         1s at the front (PyTorch's tile). Given as arguments or as one sequence, as repeat."""
-        dims = _ints(dims)
+        dims = _ints(counts, dims, "tile", "dims")
         return self.repeat((1,) * (self.ndim - len(dims)) + dims)
 
-    def flip(self, *dims: int | Sequence[int]) -> Tensor:
+    def flip(self, *flipped: int | Sequence[int], dims: Sequence[int] | None = None
+             ) -> Tensor:
         """The entries in reverse order along `dims`."""
-        flipped = _dim_tuple("flip", _ints(dims), self.ndim)
-        return self[tuple(slice(None, None, -1) if d in flipped else slice(None)
-                          for d in range(self.ndim))]
+        flipped = _dim_tuple("flip", _ints(flipped, dims, "flip", "dims"), self.ndim)
+        return ops.GetItem.apply(self, index=tuple(slice(None, None, -1) if d in flipped
+                                                   else slice(None) for d in range(self.ndim)))
 
     def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
              ) -> Tensor:
@@ -2078,7 +2090,11 @@ class Tensor:
 # --------------------------------------------------------------------------------------------
 def _index_part(part: Any) -> Any:
     """One entry of an index as numpy takes it: a tensor as its array, and a 0-d integer array
-    as the int it holds (PyTorch treats it as an int; numpy as an index array)."""
+    as the int it holds (PyTorch treats it as an int; numpy as an index array). A slice must
+    step forwards, as in PyTorch (flip reverses)."""
+    if isinstance(part, slice) and part.step is not None and part.step <= 0:
+        raise ValueError(f"index: a slice's step must be greater than zero, got {part.step} "
+                         f"(flip reverses a tensor)")
     if isinstance(part, Tensor):
         part = part.data
     if isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "iu":

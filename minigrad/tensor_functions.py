@@ -60,17 +60,21 @@ def equal(input: Tensor, other: Tensor) -> bool:
 # Joining and selecting
 # --------------------------------------------------------------------------------------------
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
-    """Join tensors along an existing dim `dim` (their other dims must agree)."""
+    """Join tensors along an existing dim `dim` (their other dims must agree). As in PyTorch, a
+    1-D empty tensor, shape (0,), joins tensors of any shape: it adds no entries."""
     shapes = [t.shape for t in tensors]
     if not shapes or min(len(s) for s in shapes) == 0:
         raise InvalidArgumentError("cat: needs one or more tensors of at least 1 dim, got shapes "
                                    f"{shapes}")
-    d = _dim("cat", dim, len(shapes[0]))
-    if any(len(s) != len(shapes[0]) or s[:d] + s[d + 1:] != shapes[0][:d] + shapes[0][d + 1:]
+    first = next((s for s in shapes if s != (0,)), shapes[0])  # the shape the others match
+    d = _dim("cat", dim, len(first))
+    if any(s != (0,) and (len(s) != len(first) or s[:d] + s[d + 1:] != first[:d] + first[d + 1:])
            for s in shapes):
         raise InvalidArgumentError(f"cat: shapes {shapes} must agree in every dim but dim {dim}")
+    empty = first[:d] + (0,) + first[d + 1:]
     dtype = _result_dtype(*tensors)  # PyTorch's promotion: int64 with float32 is float32
-    return ops.Concat.apply(*(t.to(dtype) for t in tensors), axis=d)
+    return ops.Concat.apply(*((t.reshape(empty) if t.shape == (0,) else t).to(dtype)
+                              for t in tensors), axis=d)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:

@@ -82,6 +82,9 @@ CASES = {
                                        x.argmax(axis=-1, keepdims=True)), SHAPE, "distinct"),
     "max_0d_dim_0": Case(lambda x: x.max(0), lambda x: (x, np.int64(0)), SCALAR),
     "min_all": Case(lambda x: x.min(), np.min, SHAPE, "distinct"),
+    "max_other": Case(lambda x, y: x.max(y), np.maximum, [(2, 3), (3,)], "distinct"),
+    "min_other_function": Case(lambda x, y: minigrad.min(x, y) if isinstance(x, Tensor)
+                               else x.min(y), np.minimum, [(2, 3), (2, 1)], "distinct"),
     "min_dim": Case(lambda x: x.min(0), lambda x: (x.min(axis=0), x.argmin(axis=0)), SHAPE,
                     "distinct"),
     "amax_dims": Case(lambda x: x.amax((0, 2)), lambda x: x.max(axis=(0, 2)), SHAPE, "distinct"),
@@ -325,6 +328,10 @@ def test_integer_and_bool_tensors_accumulate_in_int64():
     small = Tensor(np.array([100, 100, 100], dtype=np.int8))
     assert small.prod().item() == 1_000_000 and small.prod().dtype == np.int64
     assert small.cumprod(0).data.tolist() == [100, 10_000, 1_000_000]
+    pixels = Tensor(np.array([[200, 100], [3, 4]], dtype=np.uint8))  # numpy's sum: uint64
+    for total in (pixels.sum(), pixels.sum(0), pixels.nansum(), pixels.trace()):
+        assert total.dtype == np.int64
+    assert pixels.sum().item() == 307
 
 
 def test_cumsum_matches_numpy_on_a_long_dim():

@@ -448,6 +448,21 @@ def test_pow_gradients_at_zero_match_torch():
     np.testing.assert_array_equal(b.grad, tb.grad.numpy())
 
 
+def test_atan2_gradient_at_the_origin_is_zero_as_in_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks "
+                                "against it are skipped")
+    # the origin (also when a * a + b * b underflows to 0), and points beside it
+    y, x = np.array([0.0, -0.0, 1e-170, 0.0, 2.0]), np.array([0.0, 0.0, 0.0, -1.0, 3.0])
+    a, b = Tensor(y, requires_grad=True), Tensor(x, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0 / 0 computed
+        a.atan2(b).sum().backward()
+    ta, tb = torch.tensor(y, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ta.atan2(tb).sum().backward()
+    np.testing.assert_array_equal(a.grad, ta.grad.numpy())
+    np.testing.assert_array_equal(b.grad, tb.grad.numpy())
+
+
 # --------------------------------------------------------------------------------------------
 # Accuracy of the primitives that exist for accuracy
 # --------------------------------------------------------------------------------------------

@@ -276,7 +276,8 @@ class Remainder(Function):
 
 class Atan2(Function):
     """out = atan2(a, b), the angle of the point (b, a) in (-pi, pi].
-    da = G * b / (a**2 + b**2),  db = -G * a / (a**2 + b**2)
+    da = G * b / (a**2 + b**2),  db = -G * a / (a**2 + b**2);  both 0 where a**2 + b**2 is 0
+    (the origin, where PyTorch's gradient is 0 too)
 
     A primitive because no arithmetic of the others gives an angle; atan, asin and acos are
     composed from it (asin(x) = atan2(x, sqrt(1 - x**2)) stays accurate up to |x| = 1)."""
@@ -289,8 +290,10 @@ class Atan2(Function):
     def backward(self, g):
         a, b = self.a, self.b
         squared_radius = a * a + b * b
-        da = g * b / squared_radius if self.needs_input_grad[0] else None
-        db = -g * a / squared_radius if self.needs_input_grad[1] else None
+        inverse = np.divide(1, squared_radius, out=np.zeros_like(squared_radius),
+                            where=squared_radius != 0)
+        da = g * b * inverse if self.needs_input_grad[0] else None
+        db = -g * a * inverse if self.needs_input_grad[1] else None
         return da, db
 
 
