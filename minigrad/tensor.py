@@ -1625,8 +1625,8 @@ class Tensor:
              ) -> Tensor:
         """The entries in reverse order along `dims`."""
         flipped = _dim_tuple("flip", _ints(flipped, dims, "flip", "dims"), self.ndim)
-        return ops.GetItem.apply(self, index=tuple(slice(None, None, -1) if d in flipped
-                                                   else slice(None) for d in range(self.ndim)))
+        return self[tuple(slice(None, None, -1) if d in flipped else slice(None)
+                          for d in range(self.ndim))]
 
     def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
              ) -> Tensor:
@@ -2090,11 +2090,7 @@ class Tensor:
 # --------------------------------------------------------------------------------------------
 def _index_part(part: Any) -> Any:
     """One entry of an index as numpy takes it: a tensor as its array, and a 0-d integer array
-    as the int it holds (PyTorch treats it as an int; numpy as an index array). A slice must
-    step forwards, as in PyTorch (flip reverses)."""
-    if isinstance(part, slice) and part.step is not None and part.step <= 0:
-        raise ValueError(f"index: a slice's step must be greater than zero, got {part.step} "
-                         f"(flip reverses a tensor)")
+    as the int it holds (PyTorch treats it as an int; numpy as an index array)."""
     if isinstance(part, Tensor):
         part = part.data
     if isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "iu":
