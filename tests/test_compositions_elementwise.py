@@ -856,6 +856,20 @@ def test_indexing_matches_torch_in_values_and_gradients(name, torch):
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-15, atol=0)
 
 
+def test_slices_with_negative_steps_take_numpys_meaning():
+    """PyTorch refuses a negative step; minigrad keeps numpy's reversed slices (tinygrad has
+    them too), with the gradient scattered back to where each entry came from."""
+    data = rng.standard_normal((5, 4))
+    x = Tensor(data, requires_grad=True)
+    out = x[::-2, 3:0:-1]
+    np.testing.assert_array_equal(out.data, data[::-2, 3:0:-1])
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected = np.zeros_like(data)
+    expected[::-2, 3:0:-1] = upstream
+    np.testing.assert_array_equal(x.grad, expected)
+
+
 def test_indexing_gradient_accumulates_repeated_entries():
     x = Tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
     out = x[1, np.array([0, 0, 3])]
