@@ -17,7 +17,8 @@ from .tensor import Tensor
 
 
 class Optimizer:
-    """Holds parameter groups and per-parameter state arrays; subclasses implement `step`."""
+    """Holds parameter groups and per-parameter state arrays; `step` updates each parameter that
+    has a gradient by the subclass's `_update`."""
 
     def __init__(self, params: Iterable[Tensor] | Iterable[dict],
                  defaults: dict[str, Any]) -> None:
@@ -96,6 +97,16 @@ class Optimizer:
         self.state = {k: np.array(v) for k, v in state.items()}
 
     def step(self) -> None:
+        """Update every parameter that has a gradient (a parameter without one is skipped, and
+        its update count stays as it is)."""
+        self.step_count += 1
+        for index, group, p in self._params():
+            if p.grad is not None:
+                self._update(index, group, p, -p.grad if group["maximize"] else p.grad)
+
+    def _update(self, index: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        """Update parameter `p` (number `index` over all groups) from its gradient `g`, already
+        negated for maximize: the subclass's formulas."""
         raise NotImplementedError
 
 
@@ -128,22 +139,17 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize})
 
-    def step(self) -> None:
-        self.step_count += 1
-        for i, group, p in self._params():
-            if p.grad is None:
-                continue
-            g = -p.grad if group["maximize"] else p.grad
-            if group["weight_decay"]:
-                g = g + group["weight_decay"] * p.data
-            momentum = group["momentum"]
-            if momentum:
-                first = f"momentum.{i}" not in self.state  # PyTorch starts buf at g, undamped
-                buf = self._buffer("momentum", i, p.data)
-                buf *= momentum
-                buf += g if first else (1 - group["dampening"]) * g
-                g = g + momentum * buf if group["nesterov"] else buf
-            p.data -= group["lr"] * g
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p.data
+        momentum = group["momentum"]
+        if momentum:
+            first = f"momentum.{i}" not in self.state  # PyTorch starts buf at g, undamped
+            buf = self._buffer("momentum", i, p.data)
+            buf *= momentum
+            buf += g if first else (1 - group["dampening"]) * g
+            g = g + momentum * buf if group["nesterov"] else buf
+        p.data -= group["lr"] * g
 
 
 class Adam(Optimizer):
@@ -165,42 +171,37 @@ class Adam(Optimizer):
                                   "maximize": maximize,
                                   "decoupled_weight_decay": decoupled_weight_decay})
 
-    def step(self) -> None:
-        self.step_count += 1
-        for i, group, p in self._params():
-            if p.grad is None:
-                continue
-            t = self._count_update(i)  # bias correction counts this parameter's own updates
-            lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
-            g = -p.grad if group["maximize"] else p.grad
-            m = self._buffer("exp_avg", i, p.data)
-            v = self._buffer("exp_avg_sq", i, p.data)
-            if group["weight_decay"]:
-                if group["decoupled_weight_decay"]:
-                    p.data *= 1 - lr * group["weight_decay"]
-                else:
-                    g = g + group["weight_decay"] * p.data
-            # the formulas in place through one scratch array (no temporary per operation); m
-            # as PyTorch's lerp: m + (1 - b1) (g - m)
-            scratch = np.subtract(g, m)
-            scratch *= 1 - b1
-            m += scratch
-            np.multiply(g, g, out=scratch)
-            scratch *= 1 - b2
-            v *= b2
-            v += scratch
-            if group["amsgrad"]:  # the largest v so far, in place of v
-                v_max = self._buffer("max_exp_avg_sq", i, p.data)
-                np.maximum(v_max, v, out=v_max)
-                v = v_max
-            # lr / (1 - b1^t) * m / (sqrt(v) / c + eps) with c = sqrt(1 - b2^t) is
-            # lr c / (1 - b1^t) * m / (sqrt(v) + eps c): one pass over the arrays fewer
-            c = math.sqrt(1 - b2 ** t)
-            np.sqrt(v, out=scratch)
-            scratch += eps * c
-            np.divide(m, scratch, out=scratch)
-            scratch *= lr * c / (1 - b1 ** t)
-            p.data -= scratch
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)  # bias correction counts this parameter's own updates
+        lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
+        m = self._buffer("exp_avg", i, p.data)
+        v = self._buffer("exp_avg_sq", i, p.data)
+        if group["weight_decay"]:
+            if group["decoupled_weight_decay"]:
+                p.data *= 1 - lr * group["weight_decay"]
+            else:
+                g = g + group["weight_decay"] * p.data
+        # the formulas in place through one scratch array (no temporary per operation); m
+        # as PyTorch's lerp: m + (1 - b1) (g - m)
+        scratch = np.subtract(g, m)
+        scratch *= 1 - b1
+        m += scratch
+        np.multiply(g, g, out=scratch)
+        scratch *= 1 - b2
+        v *= b2
+        v += scratch
+        if group["amsgrad"]:  # the largest v so far, in place of v
+            v_max = self._buffer("max_exp_avg_sq", i, p.data)
+            np.maximum(v_max, v, out=v_max)
+            v = v_max
+        # lr / (1 - b1^t) * m / (sqrt(v) / c + eps) with c = sqrt(1 - b2^t) is
+        # lr c / (1 - b1^t) * m / (sqrt(v) + eps c): one pass over the arrays fewer
+        c = math.sqrt(1 - b2 ** t)
+        np.sqrt(v, out=scratch)
+        scratch += eps * c
+        np.divide(m, scratch, out=scratch)
+        scratch *= lr * c / (1 - b1 ** t)
+        p.data -= scratch
 
 
 class AdamW(Adam):
@@ -235,33 +236,28 @@ class RMSprop(Optimizer):
                                   "weight_decay": weight_decay, "momentum": momentum,
                                   "centered": centered, "maximize": maximize})
 
-    def step(self) -> None:
-        self.step_count += 1
-        for i, group, p in self._params():
-            if p.grad is None:
-                continue
-            self._count_update(i)
-            alpha = group["alpha"]
-            g = -p.grad if group["maximize"] else p.grad
-            if group["weight_decay"]:
-                g = g + group["weight_decay"] * p.data
-            v = self._buffer("square_avg", i, p.data)
-            v *= alpha
-            v += (1 - alpha) * g * g
-            if group["centered"]:
-                m = self._buffer("grad_avg", i, p.data)
-                m += (1 - alpha) * (g - m)  # PyTorch's lerp
-                denominator = np.sqrt(v - m * m)
-            else:
-                denominator = np.sqrt(v)
-            denominator += group["eps"]
-            if group["momentum"]:
-                buf = self._buffer("momentum_buffer", i, p.data)
-                buf *= group["momentum"]
-                buf += g / denominator
-                p.data -= group["lr"] * buf
-            else:
-                p.data -= group["lr"] * (g / denominator)
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        self._count_update(i)
+        alpha = group["alpha"]
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p.data
+        v = self._buffer("square_avg", i, p.data)
+        v *= alpha
+        v += (1 - alpha) * g * g
+        if group["centered"]:
+            m = self._buffer("grad_avg", i, p.data)
+            m += (1 - alpha) * (g - m)  # PyTorch's lerp
+            denominator = np.sqrt(v - m * m)
+        else:
+            denominator = np.sqrt(v)
+        denominator += group["eps"]
+        if group["momentum"]:
+            buf = self._buffer("momentum_buffer", i, p.data)
+            buf *= group["momentum"]
+            buf += g / denominator
+            p.data -= group["lr"] * buf
+        else:
+            p.data -= group["lr"] * (g / denominator)
 
 
 class Adagrad(Optimizer):
@@ -280,22 +276,17 @@ class Adagrad(Optimizer):
                                   "initial_accumulator_value": initial_accumulator_value,
                                   "eps": eps, "maximize": maximize})
 
-    def step(self) -> None:
-        self.step_count += 1
-        for i, group, p in self._params():
-            if p.grad is None:
-                continue
-            t = self._count_update(i)
-            g = -p.grad if group["maximize"] else p.grad
-            if group["weight_decay"]:
-                g = g + group["weight_decay"] * p.data
-            key = f"sum.{i}"
-            if key not in self.state:
-                self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
-            total = self.state[key]
-            total += g * g
-            step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
-            p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)
+        if group["weight_decay"]:
+            g = g + group["weight_decay"] * p.data
+        key = f"sum.{i}"
+        if key not in self.state:
+            self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
+        total = self.state[key]
+        total += g * g
+        step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
+        p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
 
 
 def _vector_norm(a: np.ndarray, p: float) -> float:
