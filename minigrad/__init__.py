@@ -22,11 +22,12 @@ from .dtypes import __all__ as _dtypes
 from .gradcheck import GradcheckError, gradcheck
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
+from .serialization import load, save
 
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
-    "is_grad_enabled", "keep_freed_memory", "kernels", "nn", "no_grad", "ops", "optim",
-    "set_grad_enabled", "to_dot", "trace_backward", "unbroadcast",
+    "is_grad_enabled", "keep_freed_memory", "kernels", "load", "nn", "no_grad", "ops",
+    "optim", "save", "set_grad_enabled", "to_dot", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"

@@ -1166,13 +1166,13 @@ class _RNNBase(Module):
         for layer in range(num_layers):
             width = input_size if layer == 0 else hidden_size * directions
             for suffix in ("", "_reverse")[:directions]:
-                init = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng,
-                                         dtype=dtype)
-                setattr(self, f"weight_ih_l{layer}{suffix}", init((gates, width)))
-                setattr(self, f"weight_hh_l{layer}{suffix}", init((gates, hidden_size)))
+                uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng,
+                                            dtype=dtype)
+                setattr(self, f"weight_ih_l{layer}{suffix}", uniform((gates, width)))
+                setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, hidden_size)))
                 if bias:
-                    setattr(self, f"bias_ih_l{layer}{suffix}", init((gates,)))
-                    setattr(self, f"bias_hh_l{layer}{suffix}", init((gates,)))
+                    setattr(self, f"bias_ih_l{layer}{suffix}", uniform((gates,)))
+                    setattr(self, f"bias_hh_l{layer}{suffix}", uniform((gates,)))
 
     def extra_repr(self) -> str:
         settings = f"{self.input_size}, {self.hidden_size}"

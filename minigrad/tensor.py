@@ -612,12 +612,12 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn uniformly from [a, b)."""
-        values = _rng("uniform_", generator).uniform(a, b, self.shape)
+        values = creation._rng("uniform_", generator).uniform(a, b, self.shape)
         return self._modified("uniform_", Tensor._make(values.astype(self.dtype)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn from the normal distribution N(mean, std**2)."""
-        values = _rng("normal_", generator).normal(mean, std, self.shape)
+        values = creation._rng("normal_", generator).normal(mean, std, self.shape)
         return self._modified("normal_", Tensor._make(values.astype(self.dtype)))
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -2040,28 +2040,29 @@ class Tensor:
     def new_tensor(self, data: ArrayLike, *, dtype: Any = None,
                    requires_grad: bool = False) -> Tensor:
         """A new tensor holding a copy of `data`."""
-        return tensor(data.data if isinstance(data, Tensor) else data,
-                      dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+        return creation.tensor(data.data if isinstance(data, Tensor) else data,
+                               dtype=self.dtype if dtype is None else dtype,
+                               requires_grad=requires_grad)
 
     def new_full(self, size: Sequence[int], fill_value: float, *, dtype: Any = None,
                  requires_grad: bool = False) -> Tensor:
-        return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
-                    requires_grad=requires_grad)
+        return creation.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                             requires_grad=requires_grad)
 
     def new_zeros(self, *size: int | Sequence[int], dtype: Any = None,
                   requires_grad: bool = False) -> Tensor:
-        return zeros(*size, dtype=self.dtype if dtype is None else dtype,
-                     requires_grad=requires_grad)
+        return creation.zeros(*size, dtype=self.dtype if dtype is None else dtype,
+                              requires_grad=requires_grad)
 
     def new_ones(self, *size: int | Sequence[int], dtype: Any = None,
                  requires_grad: bool = False) -> Tensor:
-        return ones(*size, dtype=self.dtype if dtype is None else dtype,
-                    requires_grad=requires_grad)
+        return creation.ones(*size, dtype=self.dtype if dtype is None else dtype,
+                             requires_grad=requires_grad)
 
     def new_empty(self, *size: int | Sequence[int], dtype: Any = None,
                   requires_grad: bool = False) -> Tensor:
-        return empty(*size, dtype=self.dtype if dtype is None else dtype,
-                     requires_grad=requires_grad)
+        return creation.empty(*size, dtype=self.dtype if dtype is None else dtype,
+                              requires_grad=requires_grad)
 
     def is_floating_point(self) -> bool:
         return self.dtype.kind == "f"
@@ -2131,5 +2132,5 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
-from .creation import _rng, empty, full, ones, tensor, zeros  # noqa: E402
+from . import creation  # noqa: E402
 from .tensor_functions import where  # noqa: E402

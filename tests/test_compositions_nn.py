@@ -1707,7 +1707,7 @@ def test_pool1d_modules_match_torch(torch, name, args):
     ("HuberLoss", dict(delta=0.3, reduction="none"), lambda: rng.standard_normal((6, 4))),
     ("KLDivLoss", dict(reduction="batchmean"), lambda: rng.uniform(0.1, 1, size=(6, 4))),
 ])
-def test_loss_modules_match_torch(torch, name, kwargs, target):
+def test_nll_bce_smooth_l1_huber_and_kl_loss_modules_match_torch(torch, name, kwargs, target):
     x = rng.uniform(0.05, 0.95, size=(6, 4))
     if name in ("NLLLoss", "KLDivLoss"):
         x = np.log(x)

@@ -1066,3 +1066,57 @@ def test_lr_scheduler_resumes_from_its_state_dict():
     resumed.step()
     assert resumed.get_last_lr() == schedule.get_last_lr() == [
         pytest.approx(0.05 * (1 + math.cos(math.pi * 5 / 10)), rel=1e-12)]
+
+
+# ----------------------------------------------------------------------------------------------
+# minigrad.save and minigrad.load
+# ----------------------------------------------------------------------------------------------
+def test_save_and_load_round_trip_model_and_optimizer_state(tmp_path):
+    import io
+    import minigrad
+    model = GPT(GPTConfig(vocab_size=7, block_size=4, n_layer=1, n_head=2, n_embd=8), seed=1)
+    opt = AdamW(model.parameters(), lr=0.1)
+    for p in model.parameters():
+        p.grad = np.ones_like(p.data)
+    opt.step()
+    minigrad.save(model.state_dict(), tmp_path / "model.npz")
+    buffer = io.BytesIO()
+    minigrad.save(opt.state_dict(), buffer)
+    buffer.seek(0)
+    copy = GPT(GPTConfig(vocab_size=7, block_size=4, n_layer=1, n_head=2, n_embd=8), seed=2)
+    copy.load_state_dict(minigrad.load(tmp_path / "model.npz"))
+    copy_opt = AdamW(copy.parameters(), lr=0.1)
+    copy_opt.load_state_dict(minigrad.load(buffer))
+    for (name, a), (_, b) in zip(model.named_parameters(), copy.named_parameters()):
+        np.testing.assert_array_equal(a.data, b.data, err_msg=name)
+    assert {k: v.tolist() for k, v in copy_opt.state_dict().items()} == \
+        {k: v.tolist() for k, v in opt.state_dict().items()}
+    assert [p.name for p in tmp_path.iterdir()] == ["model.npz"]  # no temporary file left
+
+
+def test_save_keeps_the_previous_file_when_writing_fails(tmp_path, monkeypatch):
+    import minigrad
+    path = tmp_path / "weights.npz"
+    minigrad.save({"w": np.arange(3.0)}, path)
+
+    def failing_savez(f, **arrays):
+        f.write(b"half a file")
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(np, "savez", failing_savez)
+    with pytest.raises(OSError, match="No space"):
+        minigrad.save({"w": np.zeros(3)}, path)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(minigrad.load(path)["w"], [0.0, 1.0, 2.0])
+    assert [p.name for p in tmp_path.iterdir()] == ["weights.npz"]
+
+
+def test_save_refuses_what_is_not_a_state_dict_and_load_runs_no_pickle(tmp_path):
+    import minigrad
+    with pytest.raises(TypeError, match="dict with str keys"):
+        minigrad.save([np.zeros(2)], tmp_path / "a.npz")
+    with pytest.raises(TypeError, match="'w' is a dict"):
+        minigrad.save({"w": {"nested": 1}}, tmp_path / "a.npz")
+    np.savez(tmp_path / "pickled.npz", w=np.array([{"code": 1}], dtype=object))
+    with pytest.raises(ValueError, match="allow_pickle"):
+        minigrad.load(tmp_path / "pickled.npz")

@@ -1,8 +1,9 @@
 """How a run writes into OUT so that nothing is lost, whatever happens:
 
-- a file is either replaced atomically (`replace_atomically`: a temporary file beside it, flushed
-  to disk, renamed over it) or only appended to (`append_line`), so a crash, a full disk or a kill
-  at any moment leaves its previous content whole;
+- a file is either replaced atomically (`replace_atomically`, from minigrad.serialization: a
+  temporary file beside it, flushed to disk, renamed over it) or only appended to
+  (`append_line`), so a crash, a full disk or a kill at any moment leaves its previous content
+  whole;
 - one run at a time (`OutDir`): a lock on a file in OUT, which the operating system releases
   when the process ends, even by kill -9.
 
@@ -13,36 +14,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import Any
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock; keeping to one run per OUT is then up to the user
     fcntl = None  # type: ignore[assignment]
 
+from minigrad.serialization import replace_atomically  # noqa: F401  (train's writes use it)
+
 from .errors import UsageError
 
 LOCK_NAME = ".minigrad-train.lock"
-
-
-def temporary_path(path: Path) -> Path:
-    return path.with_name(f".minigrad-{path.name}.tmp")
-
-
-def replace_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
-    """Call `write` on a temporary file beside `path`, then rename it over `path`: readers see
-    the old content or the new, never a mix, and a failure leaves no temporary file."""
-    tmp = temporary_path(path)
-    try:
-        with open(tmp, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)  # the rename itself survives a power cut
 
 
 def append_line(path: Path, line: str) -> None:
@@ -57,19 +40,6 @@ def append_line(path: Path, line: str) -> None:
         except OSError:
             f.truncate(end)
             raise
-
-
-def _sync_directory(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems cannot sync a directory; the rename still happened
-    finally:
-        os.close(fd)
 
 
 class OutDir:
