@@ -226,10 +226,16 @@ class Function:
     them. Positional arguments of `apply` are the inputs (tensors or arrays); keyword arguments
     are fixed settings (axis, eps, ...) passed to `forward` as is. `self.needs_input_grad[i]`
     tells backward whether input i wants a gradient at all.
+
+    Backward raises if an input was changed in place after the op used it (PyTorch's version
+    check), since the arrays forward saved would no longer be what it saw. An op whose backward
+    never reads its inputs' values (Add, Reshape, ...) sets `saves_inputs = False` and is not
+    checked: changing its inputs afterwards harms nothing.
     """
 
     inputs: list[Tensor] | None
     needs_input_grad: tuple[bool, ...]
+    saves_inputs = True
 
     def forward(self, *inputs: np.ndarray, **settings: Any) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -250,6 +256,8 @@ class Function:
             needs = tuple([t.requires_grad for t in tensors])
             if True in needs:
                 fn.inputs = tensors
+                if fn.saves_inputs:
+                    fn.input_versions = [t._version for t in tensors]
                 fn.needs_input_grad = needs
                 out._requires_grad = True  # no setter checks: a result of a float op
                 out.grad_fn = fn
@@ -351,6 +359,8 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             yield tensor, np.array(g)
         if fn is None:
             continue
+        if fn.saves_inputs:
+            _check_unchanged(fn)
         input_grads = fn.backward(g)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
@@ -364,6 +374,18 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         if not retain_graph:
             fn.__dict__.clear()  # saved arrays, inputs: the graph below is released
             fn.inputs = None
+
+
+def _check_unchanged(fn: Function) -> None:
+    """PyTorch's version check: an input changed in place since the op used it would give the
+    op's backward other values than its forward saw."""
+    for position, (tensor, version) in enumerate(zip(fn.inputs, fn.input_versions)):
+        if tensor._version != version:
+            raise RuntimeError(
+                f"backward: input {position} of {type(fn).__name__} (shape {tensor.shape}) was "
+                f"changed by an in-place operation after {type(fn).__name__} used it (its "
+                f"version is {tensor._version}, expected {version}); change a clone of it "
+                f"instead, or change it after backward")
 
 
 class HookHandle:

@@ -281,7 +281,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
-                 "__weakref__")
+                 "_version", "__weakref__")
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__ instead of numpy's loop
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
@@ -308,6 +308,7 @@ class Tensor:
         self.name: str | None = name
         self._retains_grad = False
         self._hooks: dict[int, Callable[[np.ndarray], np.ndarray | None]] | None = None
+        self._version = 0  # how many times an in-place op changed it (checked by backward)
 
     @staticmethod
     def _make(data: np.ndarray) -> Tensor:
@@ -320,6 +321,7 @@ class Tensor:
         t.name = None
         t._retains_grad = False
         t._hooks = None
+        t._version = 0
         return t
 
     # ---- array-like attributes ----
@@ -516,7 +518,7 @@ class Tensor:
         a, b = self._operands(other)
         return ops.Div.apply(b._floating(), a._floating())
 
-    # x += y and the like, as PyTorch's in-place ops where that is safe without version counters
+    # x += y and the like: in place under no_grad, as PyTorch's in-place ops
     def __iadd__(self, other: ArrayLike) -> Tensor:
         return self._in_place("+=", Tensor.__add__, other)
 
@@ -532,11 +534,10 @@ class Tensor:
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
         """`self symbol other` written into this tensor's array under no_grad, so an optimizer
-        step `p -= lr * p.grad` updates the parameter, as in PyTorch. With grad mode on, the
-        result is a new tensor bound to the name instead: minigrad keeps no version counters,
-        so it must not overwrite an array that a recorded op may have saved for its backward
-        (and a leaf that requires grad is refused, as in PyTorch). Under no_grad nothing checks
-        that a graph not yet backpropagated saved this array: PyTorch raises there."""
+        step `p -= lr * p.grad` updates the parameter, as in PyTorch; backward then refuses a
+        graph whose op had saved this tensor before (the version check). With grad mode on, the
+        result is a new tensor bound to the name instead: an in-place op is not recorded in the
+        graph (and a leaf that requires grad is refused, as in PyTorch)."""
         name = f"x {symbol} y"
         if engine.is_grad_enabled():
             if self.requires_grad and self.is_leaf:
@@ -566,11 +567,13 @@ class Tensor:
                                        f"broadcast_to) whose entries may share memory; make a "
                                        f"copy first (x = x.clone())")
         np.copyto(self.data, values, casting="unsafe")
+        self._version += 1
         return self
 
-    # PyTorch's in-place methods: they change this tensor itself and return it. Recording them
-    # in a graph would need version counters, so with grad mode on they are refused when this
-    # tensor or the result requires grad; initialisation and update code runs them under no_grad.
+    # PyTorch's in-place methods: they change this tensor itself and return it. minigrad records
+    # no in-place op in a graph, so with grad mode on they are refused when this tensor or the
+    # result requires grad; initialisation and update code runs them under no_grad. A graph
+    # whose op saved the tensor before the change is refused by backward (the version check).
     def _modified(self, name: str, result: Tensor, casting: str = "same_kind") -> Tensor:
         if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
             raise InvalidArgumentError(
@@ -621,16 +624,41 @@ class Tensor:
         return self._modified("normal_", Tensor._make(values.astype(self.dtype)))
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        """Only what `x[index] += y` needs: Python stores the updated x[index] back, and under
-        no_grad `+=` has already written it into x's array (x[index] is a view of it). Any
-        other item assignment is refused: minigrad has no in-place ops but `+=` and the like."""
-        target = self.data[index]
-        if isinstance(value, Tensor) and isinstance(target, np.ndarray) \
-                and target.__array_interface__ == value.data.__array_interface__:
-            return  # the very view `+=` wrote into
-        raise TypeError("'Tensor' object does not support item assignment (only x[index] += y "
-                        "and the like, under minigrad.no_grad()); build a new tensor instead, "
-                        "e.g. with minigrad.where or masked_fill")
+        """x[index] = value, in place, as PyTorch's: value broadcast to the entries indexed and
+        converted to x's dtype. minigrad records no in-place op in a graph, so with grad mode on
+        it is refused when x or value requires grad (initialisation code runs under no_grad).
+        `x[index] += y` ends here too: Python stores the updated x[index] back."""
+        value = self._lift(value)
+        if engine.is_grad_enabled() and (self.requires_grad or value.requires_grad):
+            raise InvalidArgumentError(
+                "x[index] = value: an in-place change of tensors that require grad is not "
+                "recorded in the graph; do it under minigrad.no_grad(), or build a new tensor "
+                "(minigrad.where, masked_fill, scatter)")
+        if not self.data.flags.writeable:
+            raise InvalidArgumentError("x[index] = value: x is a read-only view (expand, "
+                                       "broadcast_to) whose entries may share memory; make a copy "
+                                       "first (x = x.clone())")
+        array, numpy_index = self._indexed_for_writing(index)
+        target_shape = np.shape(array[numpy_index])
+        data = value.data
+        while data.ndim > len(target_shape) and data.shape[0] == 1:
+            data = data[0]  # PyTorch drops a value's extra leading dims of size 1 (numpy not all)
+        if not engine._broadcasts_to(data.shape, target_shape):
+            raise InvalidArgumentError(f"x[index] = value: a value of shape {value.shape} does "
+                                       f"not broadcast to the entries indexed, shape "
+                                       f"{target_shape}")
+        array[numpy_index] = data
+        self._version += 1
+
+    def _indexed_for_writing(self, index: Any) -> tuple[np.ndarray, Any]:
+        """(array, numpy index) addressing the entries x[index] reads, in PyTorch's order when
+        ints meet index arrays (as __getitem__): the ints select a view first."""
+        if not isinstance(index, tuple):
+            return self.data, _index_part(index)
+        parts = tuple(_index_part(part) for part in index)
+        if any(map(_is_int, parts)) and any(map(_is_array, parts)):
+            return self.data[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
+        return self.data, parts
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
         if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \

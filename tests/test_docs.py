@@ -194,7 +194,7 @@ OPERATORS = {
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
     "iter(x)": ("__iter__",), "x += y": ("__iadd__",), "x -= y": ("__isub__",),
     "x *= y": ("__imul__",), "x /= y": ("__itruediv__",), "np.asarray(x)": ("__array__",),
-    "x[index] += y": ("__setitem__",),
+    "x[index] = value": ("__setitem__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }
 # Tensor's dunder methods that are not ops: making, printing and hashing a tensor

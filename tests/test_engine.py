@@ -1064,13 +1064,59 @@ def test_in_place_arithmetic_with_grad_mode_on_never_overwrites_a_saved_array():
     np.testing.assert_array_equal(x.data, [11.0, 12.0])
 
 
-def test_item_assignment_other_than_through_in_place_arithmetic_is_refused():
-    x = Tensor(np.zeros((2, 3)))
-    with pytest.raises(TypeError, match="item assignment"):
-        x[0] = Tensor(np.ones(3))
-    with pytest.raises(TypeError, match="item assignment"):
-        x[0] += 1  # grad mode on: a new tensor, which cannot be stored back
-    np.testing.assert_array_equal(x.data, np.zeros((2, 3)))
+ASSIGNMENTS = {
+    "row": lambda x, lib: x.__setitem__(0, 7.0),
+    "slice_from_tensor": lambda x, lib: x.__setitem__((slice(None), slice(1, None)),
+                                                      lib.tensor([[1.5, 2.5]])),
+    "int_and_index_array": lambda x, lib: x.__setitem__((1, [2, 0]),
+                                                        lib.tensor([8.0, 9.0], dtype=x.dtype)),
+    "mask": lambda x, lib: x.__setitem__(x > 0.5, -1.0),
+    "plus_equals_element": lambda x, lib: x.__setitem__(1, x[1] + 3),  # what x[1] += 3 does
+    "float_into_rows": lambda x, lib: x.__setitem__(slice(0, 1), 2.75),
+}
+
+
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_item_assignment_writes_in_place_as_torch(name):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    values = np.array([[0.25, 1.0, -2.0], [3.0, 0.75, 0.0]])
+    ours, theirs = Tensor(values.copy()), torch.tensor(values.copy())
+    array = ours.data
+    ASSIGNMENTS[name](ours, minigrad)
+    ASSIGNMENTS[name](theirs, torch)
+    assert ours.data is array
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+def test_item_assignment_and_its_in_place_arithmetic_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    results = []
+    for lib in (minigrad, torch):
+        x = lib.zeros(2, 3, dtype=lib.int64)
+        x[0] += 2  # grad mode on, nothing requires grad: allowed
+        x[1, 1:] = lib.tensor([1.9, -1.9])  # converted to int64: truncated
+        with lib.no_grad():
+            x[:, 0] *= 3
+        results.append(x.tolist())
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.ones(3, requires_grad=True).__setitem__(0, 2.0),
+    lambda lib, F: lib.zeros(3).__setitem__(slice(None), lib.ones(2)),  # does not broadcast
+])
+def test_item_assignment_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_item_assignment_of_a_value_that_requires_grad_is_refused_while_recording():
+    """PyTorch records it in the graph; minigrad records no in-place op, and says so."""
+    x = Tensor(np.zeros(3))
+    with pytest.raises(RuntimeError, match="not recorded in the graph"):
+        x[0] = Tensor(np.ones(1), requires_grad=True) * 2
+    with no_grad():
+        x[0] = Tensor(np.ones(1), requires_grad=True) * 2
+    np.testing.assert_array_equal(x.data, [2.0, 0.0, 0.0])
 
 
 def test_in_place_arithmetic_while_recording_leaves_gradients_right():
@@ -1258,3 +1304,42 @@ def test_inference_mode_records_nothing_as_torch():
             switched_off = (x * 2).requires_grad
         assert (inside, switched_off, bare(), called(), (x * 2).requires_grad) == \
             (False, True, False, False, True), lib.__name__
+
+
+def test_backward_refuses_an_input_changed_in_place_after_use_as_torch():
+    """PyTorch's version check: the op saved the input's array, which then changed."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    changes = [lambda lib, x: x.mul_(5.0),
+               lambda lib, x: _under_no_grad(lib, lambda: IN_PLACE["+="](x, 1.0)),
+               lambda lib, x: x.zero_()]
+    for change in changes:
+        for lib in (minigrad, torch):
+            w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            x = lib.ones(3)
+            y = (w * x).sum()
+            change(lib, x)
+            with pytest.raises(RuntimeError, match="in-?place"):
+                y.backward()
+
+
+def test_an_input_changed_in_place_is_fine_where_the_op_saved_nothing_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    grads = []
+    for lib in (minigrad, torch):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        x = lib.ones(3)
+        y = (w + x).reshape(3, 1).sum()  # Add and Reshape read no input values in backward
+        x.add_(1.0)
+        y.backward()
+        grads.append(np.asarray(w.grad.tolist()))
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_a_view_written_through_index_counts_as_a_change_of_its_tensor():
+    w = Tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    x = Tensor(np.ones(3))
+    y = (w * x).sum()
+    with no_grad():
+        x[1] += 4.0
+    with pytest.raises(RuntimeError, match="changed by an in-place operation"):
+        y.backward()

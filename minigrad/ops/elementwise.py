@@ -37,6 +37,8 @@ def _broadcasting(forward):
 class Add(Function):
     """out = a + b.   da = G,  db = G"""
 
+    saves_inputs = False
+
     @_broadcasting
     def forward(self, a, b):
         return a + b
@@ -47,6 +49,8 @@ class Add(Function):
 
 class Sub(Function):
     """out = a - b.   da = G,  db = -G"""
+
+    saves_inputs = False
 
     @_broadcasting
     def forward(self, a, b):
@@ -88,6 +92,8 @@ class Div(Function):
 
 class Neg(Function):
     """out = -a.   da = -G"""
+
+    saves_inputs = False
 
     def forward(self, a):
         return -a
@@ -180,6 +186,8 @@ class Sigmoid(Function):
 class Where(Function):
     """out = where(cond, a, b)  (`cond` a fixed bool array).
     da = where(cond, G, 0),  db = where(cond, 0, G)"""
+
+    saves_inputs = False
 
     @_broadcasting
     def forward(self, a, b, cond):
@@ -302,6 +310,8 @@ class Cast(Function):
 
     A primitive because no arithmetic of a and constants lowers a dtype (float64 to float32);
     the engine casts G back to a's dtype, as for every input."""
+
+    saves_inputs = False
 
     def forward(self, a, dtype):
         return a.astype(dtype)

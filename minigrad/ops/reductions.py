@@ -10,6 +10,8 @@ from ..engine import Function
 class Sum(Function):
     """out = a.sum(axis).   da = G broadcast back over the summed axes"""
 
+    saves_inputs = False
+
     def forward(self, a, axis=None, keepdims=False):
         self.axes = _normalize_axis("Sum", axis, a.ndim)
         self.keepdims, self.shape = keepdims, a.shape
@@ -21,6 +23,8 @@ class Sum(Function):
 
 class Max(Function):
     """out = a.max(axis).   da = G at the arg-max, 0 elsewhere; k tied maxima get G / k each"""
+
+    saves_inputs = False
 
     reduce = staticmethod(np.max)
 

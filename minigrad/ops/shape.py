@@ -11,6 +11,8 @@ from ..errors import InvalidArgumentError
 class Reshape(Function):
     """out = a.reshape(shape).   da = G.reshape(a.shape)"""
 
+    saves_inputs = False
+
     def forward(self, a, shape):
         self.in_shape = a.shape
         try:
@@ -27,6 +29,8 @@ class Transpose(Function):
     """out = a.transpose(axes), so out.shape[i] = a.shape[axes[i]].
     da = G.transpose(argsort(axes))"""
 
+    saves_inputs = False
+
     def forward(self, a, axes):
         self.axes = tuple(axes)
         try:
@@ -42,6 +46,8 @@ class Transpose(Function):
 class GetItem(Function):
     """out = a[index]  (ints, slices, None, Ellipsis, integer or bool arrays).
     da = zeros like a, with G scatter-added at `index` (repeated indices accumulate)"""
+
+    saves_inputs = False
 
     def forward(self, a, index):
         self.index, self.shape = index, a.shape
@@ -64,6 +70,8 @@ class ScatterAdd(Function):
     in GetItem, src shaped like a[index]).   da = G,  dsrc = G[index]
     (GetItem's adjoint: each one's backward is the other's forward)"""
 
+    saves_inputs = False
+
     def forward(self, a, src, index):
         self.index = index
         out = a.copy()
@@ -80,6 +88,8 @@ class BroadcastTo(Function):
     size 1.   da = G summed over the repeated dims (the engine's unbroadcast does that, so
     backward hands G back as it is)"""
 
+    saves_inputs = False
+
     def forward(self, a, shape):
         return np.broadcast_to(a, shape)  # a read-only view: no copy
 
@@ -89,6 +99,8 @@ class BroadcastTo(Function):
 
 class Concat(Function):
     """out = concatenate(tensors, axis).   d tensor_i = the slice of G that tensor_i filled"""
+
+    saves_inputs = False
 
     def forward(self, *arrays, axis=0):
         try:

@@ -14,6 +14,8 @@ class Unfold(Function):
     da = fold(G): each window entry's G added back at the input position it was read from
     (a position read by several windows gets their sum; the padding gets nothing)"""
 
+    saves_inputs = False
+
     def forward(self, a, kernel_size, dilation, padding, stride, pad_value=0.0):
         (top, bottom), (left, right) = padding
         padded = np.pad(a, ((0, 0), (0, 0), (top, bottom), (left, right)),
