@@ -158,30 +158,21 @@ class set_grad_enabled(_GradMode):
 
 
 class inference_mode(_GradMode):
-    """PyTorch's faster no_grad for inference; minigrad has nothing more to skip, so it is
-    no_grad: no graph is recorded in the block or the decorated function (`@inference_mode`
-    or `@inference_mode()`). inference_mode(False) leaves the grad mode as it is."""
+    """PyTorch's faster no_grad for inference; minigrad has nothing more to skip, so
+    inference_mode() is no_grad, in a block or on a function (`@inference_mode` or
+    `@inference_mode()`), and inference_mode(False) is enable_grad, as in PyTorch."""
 
     enabled = False
-    mode = True
 
     def __new__(cls, mode: bool | Callable = True) -> Any:
         if callable(mode):  # @inference_mode without parentheses
             return super().__new__(cls, mode)
         self = object.__new__(cls)
-        self.mode = require_bool("inference_mode: mode", mode)
+        self.enabled = not require_bool("inference_mode: mode", mode)
         return self
 
     def __init__(self, mode: bool = True) -> None:
         pass  # __new__ has read the mode
-
-    def __enter__(self) -> None:
-        self._previous = _switches.grad_enabled
-        if self.mode:
-            _switches.grad_enabled = False
-
-    def __call__(self, func: Callable) -> Callable:
-        return super().__call__(func) if self.mode else func
 
 
 @contextmanager

@@ -6,13 +6,14 @@
         train(...)          # opt.step() inside
         schedule.step()     # then the schedule, once per epoch (or per step)
 
-Each scheduler sets every parameter group's "lr" from the lr the group had when the scheduler
-was made (`base_lrs`, also kept in the group as "initial_lr") and the count of `step()` calls
-(`last_epoch`), by the closed form of PyTorch's schedule. Making one sets the lr of epoch 0.
+Each `step()` moves every parameter group's "lr" on from its current value, by PyTorch's
+recursive form of the schedule (so schedulers chain, and an lr changed by hand carries on), using
+the lr the group had when the scheduler was made where the schedule needs it (`base_lrs`, kept
+in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
+lr of epoch 0.
 """
 from __future__ import annotations
 
-import bisect
 import math
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -25,7 +26,7 @@ __all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "Lin
 
 class LRScheduler:
     """The base class: `step()` advances `last_epoch` and sets each group's lr to
-    `lr_at(base_lr, last_epoch)`, which subclasses define."""
+    `_lr(its lr, its base lr, epoch, group index)`, which subclasses define."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if last_epoch == -1:
@@ -38,15 +39,17 @@ class LRScheduler:
         self.optimizer = optimizer
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        self._step_count = 0
         self.step()
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         raise NotImplementedError
 
     def step(self) -> None:
+        self._step_count += 1
         self.last_epoch += 1
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
-            group["lr"] = self.lr_at(base_lr, self.last_epoch, index)
+            group["lr"] = self._lr(group["lr"], base_lr, self.last_epoch, index)
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
@@ -63,7 +66,8 @@ class LRScheduler:
 
 
 class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group."""
+    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (PyTorch's
+    one schedule that does not chain)."""
 
     def __init__(self, optimizer: Optimizer,
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
@@ -78,62 +82,71 @@ class LambdaLR(LRScheduler):
                                  f"{len(self.lr_lambdas)}")
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         return base_lr * self.lr_lambdas[group](epoch)
 
 
 class StepLR(LRScheduler):
-    """lr = base_lr * gamma ** (epoch // step_size): decays by gamma every step_size epochs."""
+    """lr *= gamma every step_size epochs: base_lr * gamma ** (epoch // step_size) alone."""
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
-        return base_lr * self.gamma ** (epoch // self.step_size)
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        return lr * self.gamma if epoch and epoch % self.step_size == 0 else lr
 
 
 class MultiStepLR(LRScheduler):
-    """lr = base_lr * gamma ** (the number of milestones reached): decays by gamma at each."""
+    """lr *= gamma at each milestone epoch (twice at a milestone given twice)."""
 
     def __init__(self, optimizer: Optimizer, milestones: Sequence[int], gamma: float = 0.1,
                  last_epoch: int = -1) -> None:
         self.milestones, self.gamma = sorted(milestones), gamma
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
-        return base_lr * self.gamma ** bisect.bisect_right(self.milestones, epoch)
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        return lr * self.gamma ** self.milestones.count(epoch)
 
 
 class ExponentialLR(LRScheduler):
-    """lr = base_lr * gamma ** epoch."""
+    """lr *= gamma every epoch: base_lr * gamma ** epoch alone."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
-        return base_lr * self.gamma ** epoch
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        return lr * self.gamma if epoch else lr
 
 
 class CosineAnnealingLR(LRScheduler):
-    """lr = eta_min + (base_lr - eta_min) (1 + cos(pi epoch / T_max)) / 2 (Loshchilov & Hutter,
-    without restarts): from base_lr down to eta_min at epoch T_max, and back up after it."""
+    """Loshchilov & Hutter's cosine without restarts: alone, lr = eta_min + (base_lr - eta_min)
+    (1 + cos(pi epoch / T_max)) / 2, from base_lr down to eta_min at epoch T_max and back up
+    after it; each step scales lr - eta_min by the ratio of two consecutive cosine terms."""
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
         self.T_max, self.eta_min = T_max, eta_min
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
-        cosine = (1 + math.cos(math.pi * epoch / self.T_max)) / 2
-        return self.eta_min + (base_lr - self.eta_min) * cosine
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0:
+            return lr
+        if self._step_count == 1:  # made to resume at `epoch`: the closed form
+            return self.eta_min + (base_lr - self.eta_min) * (
+                1 + math.cos(math.pi * epoch / self.T_max)) / 2
+        if (epoch - 1 - self.T_max) % (2 * self.T_max) == 0:  # the ratio below would be 0 / 0
+            return lr + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
+        return self.eta_min + (lr - self.eta_min) * (
+            (1 + math.cos(math.pi * epoch / self.T_max))
+            / (1 + math.cos(math.pi * (epoch - 1) / self.T_max)))
 
 
 class LinearLR(LRScheduler):
-    """lr = base_lr * factor, the factor going linearly from start_factor at epoch 0 to
-    end_factor at epoch total_iters, and staying there (a warm-up, by default)."""
+    """lr scaled by a factor going linearly from start_factor at epoch 0 to end_factor at epoch
+    total_iters, and staying there (a warm-up, by default)."""
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
                  end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
@@ -144,6 +157,10 @@ class LinearLR(LRScheduler):
         self.total_iters = total_iters
         super().__init__(optimizer, last_epoch)
 
-    def lr_at(self, base_lr: float, epoch: int, group: int) -> float:
-        progress = min(epoch, self.total_iters) / self.total_iters
-        return base_lr * (self.start_factor + (self.end_factor - self.start_factor) * progress)
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0:
+            return lr * self.start_factor
+        if epoch > self.total_iters:
+            return lr
+        change = self.end_factor - self.start_factor  # the factor's ratio to the previous one
+        return lr * (1 + change / (self.total_iters * self.start_factor + (epoch - 1) * change))

@@ -79,22 +79,49 @@ class Optimizer:
         return int(self.state[key])
 
     def state_dict(self) -> dict[str, np.ndarray]:
-        """Step count and state buffers as numpy arrays (ready for np.savez)."""
-        return {"step": np.array(self.step_count), **{k: v.copy() for k, v in self.state.items()}}
+        """Step count, state buffers and each group's settings (lr, betas, ...: entries
+        "param_groups.<group>.<setting>"), as numpy arrays ready for np.savez."""
+        settings = {f"param_groups.{index}.{name}": np.array(value)
+                    for index, group in enumerate(self.param_groups)
+                    for name, value in group.items() if name != "params"}
+        return {"step": np.array(self.step_count), **settings,
+                **{k: v.copy() for k, v in self.state.items()}}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+        """Restore what `state_dict` returned: the step count, the state buffers (checked
+        against the parameters' shapes) and, where given, the groups' settings."""
         state = dict(state)
         if "step" not in state:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
-        self.step_count = int(state.pop("step"))
+        settings = {key: state.pop(key) for key in list(state) if key.startswith("param_groups.")}
         shapes = {i: p.shape for i, _, p in self._params()}
         for key, value in state.items():
+            if key == "step":
+                continue
             name, index = key.rsplit(".", 1)
             expected = () if name == "updates" else shapes.get(int(index))
             if expected != value.shape:
                 raise ValueError(f"{type(self).__name__}.load_state_dict: {key} has shape "
                                  f"{value.shape}, expected {expected}")
+        groups = [self._group_settings(key, value) for key, value in settings.items()]
+        self.step_count = int(state.pop("step"))
         self.state = {k: np.array(v) for k, v in state.items()}
+        for index, name, value in groups:
+            self.param_groups[index][name] = value
+
+    def _group_settings(self, key: str, value: np.ndarray) -> tuple[int, str, Any]:
+        """(group index, setting, value as the Python type the group holds) of a
+        "param_groups.<group>.<setting>" entry."""
+        _, index, name = key.split(".", 2)
+        if not index.isdigit() or int(index) >= len(self.param_groups):
+            raise ValueError(f"{type(self).__name__}.load_state_dict: {key} names no parameter "
+                             f"group (there are {len(self.param_groups)})")
+        current = self.param_groups[int(index)].get(name)
+        if isinstance(current, tuple):
+            return int(index), name, tuple(value.tolist())
+        if isinstance(current, bool):
+            return int(index), name, bool(value)
+        return int(index), name, value.item()
 
     def step(self) -> None:
         """Update every parameter that has a gradient (a parameter without one is skipped, and

@@ -1298,12 +1298,18 @@ def test_inference_mode_records_nothing_as_torch():
         def called():
             return (x * 2).requires_grad
 
+        @lib.inference_mode(False)
+        def switched_off_on_a_function():
+            return (x * 2).requires_grad
+
         with lib.inference_mode():
             inside = (x * 2).requires_grad
-        with lib.inference_mode(False):
+        with lib.no_grad(), lib.inference_mode(False):  # inference_mode(False) enables grad
             switched_off = (x * 2).requires_grad
-        assert (inside, switched_off, bare(), called(), (x * 2).requires_grad) == \
-            (False, True, False, False, True), lib.__name__
+        with lib.no_grad():
+            decorated = switched_off_on_a_function()
+        assert (inside, switched_off, decorated, bare(), called(), (x * 2).requires_grad) == \
+            (False, True, True, False, False, True), lib.__name__
 
 
 def test_backward_refuses_an_input_changed_in_place_after_use_as_torch():

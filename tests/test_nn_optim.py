@@ -631,7 +631,7 @@ def test_optimizer_state_dict_round_trip(make):
     opt_b = make(params_b)
     opt_b.load_state_dict(state)
     for key, value in state.items():  # the state was copied in, not aliased
-        if key != "step":
+        if key != "step" and not key.startswith("param_groups."):
             assert not np.shares_memory(value, opt_b.state[key])
             assert not np.shares_memory(value, opt_a.state[key])
     for gs in grads[2:]:
@@ -651,6 +651,24 @@ def test_optimizer_state_dict_round_trip(make):
         p.grad = g.copy()
     opt_c.step()
     assert not np.allclose(params_c[0].data, history[2][0])
+
+
+def test_optimizer_state_dict_keeps_group_settings_as_torch():
+    """PyTorch's optimizer state holds each group's settings, lr included (what a scheduler
+    changed), and load_state_dict restores them."""
+    params = [nn.Parameter(np.zeros(2)), nn.Parameter(np.zeros(3))]
+    opt = optim.Adam([{"params": params[:1]}, {"params": params[1:], "lr": 0.5}], lr=0.01,
+                     betas=(0.8, 0.95), amsgrad=True)
+    opt.param_groups[0]["lr"] = 0.002  # as a schedule would
+    fresh = optim.Adam([{"params": params[:1]}, {"params": params[1:]}])
+    fresh.load_state_dict(opt.state_dict())
+    assert [{k: v for k, v in g.items() if k != "params"} for g in fresh.param_groups] == \
+        [{"lr": 0.002, "betas": (0.8, 0.95), "eps": 1e-8, "weight_decay": 0.0, "amsgrad": True,
+          "maximize": False, "decoupled_weight_decay": False},
+         {"lr": 0.5, "betas": (0.8, 0.95), "eps": 1e-8, "weight_decay": 0.0, "amsgrad": True,
+          "maximize": False, "decoupled_weight_decay": False}]
+    with pytest.raises(ValueError, match="param_groups.2.lr names no parameter group"):
+        fresh.load_state_dict({"step": np.array(0), "param_groups.2.lr": np.array(0.1)})
 
 
 def test_optimizer_load_state_dict_rejects_bad_state():
@@ -1058,9 +1076,10 @@ def test_lr_scheduler_resumes_from_its_state_dict():
     schedule = optim.lr_scheduler.CosineAnnealingLR(opt, T_max=10)
     for _ in range(4):
         schedule.step()
-    saved = schedule.state_dict()
+    saved, saved_opt = schedule.state_dict(), opt.state_dict()  # the lr is in the optimizer's
     resumed_opt = optim.SGD([nn.Parameter(np.zeros(2))], lr=0.1)
     resumed = optim.lr_scheduler.CosineAnnealingLR(resumed_opt, T_max=10)
+    resumed_opt.load_state_dict(saved_opt)
     resumed.load_state_dict(saved)
     schedule.step()
     resumed.step()
@@ -1120,3 +1139,32 @@ def test_save_refuses_what_is_not_a_state_dict_and_load_runs_no_pickle(tmp_path)
     np.savez(tmp_path / "pickled.npz", w=np.array([{"code": 1}], dtype=object))
     with pytest.raises(ValueError, match="allow_pickle"):
         minigrad.load(tmp_path / "pickled.npz")
+
+
+def test_lr_schedulers_chain_and_follow_a_changed_lr_as_torch():
+    """PyTorch's schedules move the current lr on: two of them compose, and an lr set by hand
+    carries on."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    lrs = []
+    for lib, param in ((minigrad, nn.Parameter(np.zeros(2))),
+                       (torch, torch.zeros(2, requires_grad=True))):
+        opt = lib.optim.SGD([param], lr=0.1)
+        schedules = [lib.optim.lr_scheduler.ExponentialLR(opt, 0.9),
+                     lib.optim.lr_scheduler.StepLR(opt, 2, 0.5),
+                     lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=5),
+                     lib.optim.lr_scheduler.LinearLR(opt, 0.5, total_iters=3)]
+        seen = []
+        for epoch in range(12):
+            opt.step()
+            for schedule in schedules:
+                schedule.step()
+            if epoch == 6:
+                opt.param_groups[0]["lr"] = 0.05
+            seen.append(opt.param_groups[0]["lr"])
+        lrs.append(seen)
+    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12)
+    opt = optim.SGD([nn.Parameter(np.zeros(1))], lr=0.1)
+    schedule = optim.lr_scheduler.LinearLR(opt, total_iters=0)  # torch: no division by zero
+    schedule.step()
+    assert schedule.get_last_lr() == [pytest.approx(0.1 / 3)]

@@ -175,8 +175,11 @@ def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, n: int, seed:
 
 def make_checkpoint(config: TrainConfig, vocab: list[str], step: int, model: GPT,
                     optimizer: optim.AdamW, data_rng: np.random.Generator) -> checkpoint.Checkpoint:
+    # the optimizer's settings come from `config` (a resume may change them): its state only
+    optimizer_state = {key: value for key, value in optimizer.state_dict().items()
+                       if not key.startswith("param_groups.")}
     return checkpoint.Checkpoint(
-        config, vocab, step, model.state_dict(), optimizer.state_dict(),
+        config, vocab, step, model.state_dict(), optimizer_state,
         {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state})
 
 
