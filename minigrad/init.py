@@ -68,9 +68,16 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, *, generator: Any = None) -> Tensor:
     """Numbers drawn from N(mean, std**2) restricted to [a, b]: entries outside are drawn
-    again until every one is inside."""
+    again until every one is inside. That takes 1 / P(a <= x <= b) draws per entry, so bounds
+    holding under 1% of the distribution are refused (PyTorch inverts the CDF instead)."""
     if not a < b:
         raise InvalidArgumentError(f"trunc_normal_: needs a < b, got a={a}, b={b}")
+    inside = 0.5 * (math.erf((b - mean) / (std * math.sqrt(2)))
+                    - math.erf((a - mean) / (std * math.sqrt(2))))
+    if not inside >= 0.01:
+        raise InvalidArgumentError(
+            f"trunc_normal_: [{a}, {b}] holds {inside:.2g} of N({mean}, {std}**2); minigrad "
+            f"draws until inside, which needs bounds holding at least 1% of it")
     with no_grad():
         tensor.normal_(mean, std, generator=generator)
         outside = (tensor.data < a) | (tensor.data > b)

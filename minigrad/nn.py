@@ -104,13 +104,14 @@ class Module:
 
     def __repr__(self) -> str:
         """PyTorch's layout: Name(settings), and each sub-module on a line of its own."""
-        lines = [f"({name}): {module!r}".replace("\n", "\n  ")
-                 for name, module in self._modules.items()]
+        return self._layout([f"({name}): {module!r}" for name, module in self._modules.items()])
+
+    def _layout(self, children: list[str]) -> str:
         extra = self.extra_repr()
-        if not lines:
+        if not children:
             return f"{type(self).__name__}({extra})"
-        return f"{type(self).__name__}(\n  " + "\n  ".join(([extra] if extra else []) + lines) \
-            + "\n)"
+        lines = ([extra] if extra else []) + [child.replace("\n", "\n  ") for child in children]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -289,6 +290,20 @@ class ModuleList(Module):
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def __repr__(self) -> str:
+        """As PyTorch prints it: a run of modules that print alike is one line, "(0-3): 4 x
+        Block(...)"."""
+        runs: list[list[Any]] = []  # [first index, last index, repr]
+        for index, module in enumerate(self._modules.values()):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = index
+            else:
+                runs.append([index, index, text])
+        return self._layout([f"({first}): {text}" if first == last else
+                             f"({first}-{last}): {last - first + 1} x {text}"
+                             for first, last, text in runs])
 
 
 def _default_rng(rng: np.random.Generator | None) -> np.random.Generator:
@@ -878,8 +893,11 @@ class AvgPool1d(Module):
                  stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                  ceil_mode: bool = False, count_include_pad: bool = True) -> None:
         super().__init__()
-        self.kernel_size, self.padding = kernel_size, padding
-        self.stride = kernel_size if stride is None else stride  # PyTorch's default
+        # 1-tuples, as PyTorch keeps them
+        self.kernel_size = F._ints("AvgPool1d", "kernel_size", kernel_size, 1, minimum=1)
+        self.stride = self.kernel_size if stride is None else \
+            F._ints("AvgPool1d", "stride", stride, 1, minimum=1)
+        self.padding = F._ints("AvgPool1d", "padding", padding, 1, minimum=0)
         self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
 
     def extra_repr(self) -> str:
@@ -982,10 +1000,17 @@ class ModuleDict(Module):
         return self._modules[name]
 
     def __setitem__(self, name: str, module: Module) -> None:
+        if not isinstance(module, Module):
+            raise TypeError(f"ModuleDict: {name!r} must be a Module, got "
+                            f"{type(module).__name__}")
+        if name not in self._modules and hasattr(self, name):
+            raise KeyError(f"ModuleDict: attribute {name!r} already exists")
         setattr(self, name, module)
 
     def __delitem__(self, name: str) -> None:
-        del self._modules[name]
+        if name not in self._modules:
+            raise KeyError(name)
+        delattr(self, name)
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -1057,9 +1082,8 @@ class MultiheadAttention(Module):
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         self.rng = _default_rng(rng)
-        bound = math.sqrt(6 / (embed_dim + 3 * embed_dim))  # xavier_uniform_ of (3E, E)
-        self.in_proj_weight = Parameter(self.rng.uniform(-bound, bound,
-                                                         (3 * embed_dim, embed_dim)), dtype)
+        self.in_proj_weight = init.xavier_uniform_(
+            Parameter(np.empty((3 * embed_dim, embed_dim)), dtype), generator=self.rng)
         self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
         if bias:
@@ -1123,6 +1147,8 @@ class MultiheadAttention(Module):
             total = total + attn_mask
         if key_padding_mask is not None:
             padding = additive(key_padding_mask)
+            if padding.ndim == 1 and batch == 1:  # an unbatched input's mask, (S,)
+                padding = padding[None]
             if padding.shape != (batch, source):
                 raise InvalidArgumentError(f"MultiheadAttention: key_padding_mask must have "
                                            f"shape {(batch, source)}, got {padding.shape}")
@@ -1146,7 +1172,8 @@ class _RNNBase(Module):
     Each step is a composition of linear, sigmoid and tanh; the input's share of every step is
     one matrix product over the whole sequence."""
 
-    _gates = 1
+    _gates = 1  # blocks of hidden_size rows in each weight (LSTM: 4, GRU: 3)
+    _states = 1  # the states carried from step to step (LSTM: h and c)
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
@@ -1178,8 +1205,6 @@ class _RNNBase(Module):
         settings = f"{self.input_size}, {self.hidden_size}"
         defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
                     "bidirectional": False}
-        if isinstance(self, RNN) and self.nonlinearity != "tanh":
-            settings += f", nonlinearity={self.nonlinearity!r}"
         for name, default in defaults.items():  # PyTorch lists what is not default
             if getattr(self, name) != default:
                 settings += f", {name}={getattr(self, name)}"
@@ -1220,11 +1245,10 @@ class _RNNBase(Module):
                         dtype: np.dtype) -> list[Tensor]:
         """h_0 (and c_0) as (num_layers * directions, N, H) tensors: zeros when not given."""
         shape = (self.num_layers * directions, batch, self.hidden_size)
-        count = 2 if isinstance(self, LSTM) else 1
         if hx is None:
-            return [Tensor(np.zeros(shape, dtype)) for _ in range(count)]
-        given = list(hx) if count == 2 else [hx]
-        if len(given) != count:
+            return [Tensor(np.zeros(shape, dtype)) for _ in range(self._states)]
+        given = list(hx) if self._states > 1 else [hx]
+        if len(given) != self._states:
             raise InvalidArgumentError(f"{type(self).__name__}: hx must be (h_0, c_0)")
         given = [g if batched else g.unsqueeze(1) for g in given]
         for g in given:
@@ -1280,6 +1304,7 @@ class LSTM(_RNNBase):
     c_t = f c_{t-1} + i g,  h_t = o tanh(c_t). hx is (h_0, c_0); returns (output, (h_n, c_n))."""
 
     _gates = 4
+    _states = 2
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:

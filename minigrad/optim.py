@@ -8,6 +8,7 @@ override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data`
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Iterable
 
 import numpy as np
@@ -51,6 +52,9 @@ class Optimizer:
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if seen & {id(p) for p in members}:
             raise ValueError(f"{name}: some parameters appear in more than one parameter group")
+        if len({id(p) for p in members}) < len(members):  # PyTorch warns, and steps them twice
+            warnings.warn(f"{name}: a parameter group lists a parameter more than once; it is "
+                          f"updated once per listing", UserWarning, stacklevel=3)
         self.param_groups.append({**self.defaults, **param_group, "params": members})
 
     def _params(self) -> Iterable[tuple[int, dict[str, Any], Tensor]]:

@@ -102,6 +102,15 @@ def _ints(args: tuple, keyword: Sequence[int] | None = None, op: str = "",
     return tuple(args)
 
 
+def _size_given(op: str, sizes: tuple, size: Sequence[int] | None) -> tuple[int, ...]:
+    """A shape given PyTorch's ways: f(2, 3), f((2, 3)) or f(size=(2, 3))."""
+    if size is None:
+        return _ints(sizes)
+    if sizes:
+        raise TypeError(f"{op}: give the size as arguments or as size=, not both")
+    return tuple(size)
+
+
 def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     """An integer index given as a Tensor, a numpy array or a list, checked to hold integers."""
     index = np.asarray(_as_array(index))
@@ -615,13 +624,23 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn uniformly from [a, b)."""
+        self._check_random_fill("uniform_")
+        if not a <= b:
+            raise InvalidArgumentError(f"uniform_: expects a <= b, got a={a}, b={b}")
         values = creation._rng("uniform_", generator).uniform(a, b, self.shape)
         return self._modified("uniform_", Tensor._make(values.astype(self.dtype)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn from the normal distribution N(mean, std**2)."""
+        self._check_random_fill("normal_")
+        if not std >= 0:
+            raise InvalidArgumentError(f"normal_: expects std >= 0, got {std}")
         values = creation._rng("normal_", generator).normal(mean, std, self.shape)
         return self._modified("normal_", Tensor._make(values.astype(self.dtype)))
+
+    def _check_random_fill(self, name: str) -> None:
+        if not self.is_floating_point():  # PyTorch has no such kernel for integers
+            raise InvalidTypeError(f"{name}: fills floating-point tensors only, got {self.dtype}")
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """x[index] = value, in place, as PyTorch's: value broadcast to the entries indexed and
@@ -1093,7 +1112,10 @@ class Tensor:
         return self + self._lift(tensor1) / tensor2 * value
 
     def frac(self) -> Tensor:
-        """The fractional part, x - trunc(x), with the sign of x (gradient 1)."""
+        """The fractional part, x - trunc(x), with the sign of x (gradient 1); floats only, as
+        in PyTorch."""
+        if not self.is_floating_point():
+            raise InvalidTypeError(f"frac: expects a floating-point tensor, got {self.dtype}")
         return self - self.trunc()
 
     def where(self, condition: ArrayLike, other: ArrayLike) -> Tensor:
@@ -1226,6 +1248,7 @@ class Tensor:
         the gradient going to those indices, as in PyTorch. amax reduces several dims. Given a
         tensor instead of a dim, maximum(self, it), as PyTorch's torch.max(input, other)."""
         if isinstance(dim, Tensor):
+            self._check_no_keepdim("max", keepdim, axis, keepdims)
             return self.maximum(dim)
         return self._extreme("max", ops.Max, np.argmax, _dims(dim, axis), keepdims or keepdim)
 
@@ -1234,8 +1257,16 @@ class Tensor:
         """The smallest entry, or (values, indices) along an int `dim`, or minimum(self, a
         tensor): as max."""
         if isinstance(dim, Tensor):
+            self._check_no_keepdim("min", keepdim, axis, keepdims)
             return self.minimum(dim)
         return self._extreme("min", ops.Min, np.argmin, _dims(dim, axis), keepdims or keepdim)
+
+    @staticmethod
+    def _check_no_keepdim(op: str, *reduction_arguments: Any) -> None:
+        """max(other) and min(other) compare two tensors: a reduction's arguments mean
+        nothing there (PyTorch raises TypeError rather than ignore them)."""
+        if any(reduction_arguments):
+            raise TypeError(f"{op}(other): compares two tensors, and takes no keepdim or axis")
 
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
                  keepdim: bool) -> Tensor | ValuesIndices:
@@ -2077,19 +2108,22 @@ class Tensor:
         return creation.full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                              requires_grad=requires_grad)
 
-    def new_zeros(self, *size: int | Sequence[int], dtype: Any = None,
-                  requires_grad: bool = False) -> Tensor:
-        return creation.zeros(*size, dtype=self.dtype if dtype is None else dtype,
+    def new_zeros(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
+                  dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return creation.zeros(_size_given("new_zeros", sizes, size),
+                              dtype=self.dtype if dtype is None else dtype,
                               requires_grad=requires_grad)
 
-    def new_ones(self, *size: int | Sequence[int], dtype: Any = None,
-                 requires_grad: bool = False) -> Tensor:
-        return creation.ones(*size, dtype=self.dtype if dtype is None else dtype,
+    def new_ones(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
+                 dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return creation.ones(_size_given("new_ones", sizes, size),
+                             dtype=self.dtype if dtype is None else dtype,
                              requires_grad=requires_grad)
 
-    def new_empty(self, *size: int | Sequence[int], dtype: Any = None,
-                  requires_grad: bool = False) -> Tensor:
-        return creation.empty(*size, dtype=self.dtype if dtype is None else dtype,
+    def new_empty(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
+                  dtype: Any = None, requires_grad: bool = False) -> Tensor:
+        return creation.empty(_size_given("new_empty", sizes, size),
+                              dtype=self.dtype if dtype is None else dtype,
                               requires_grad=requires_grad)
 
     def is_floating_point(self) -> bool:

@@ -1887,7 +1887,9 @@ def _layers_to_print(lib):
             n.ELU(), n.Softplus(), n.Hardtanh(), n.Unflatten(1, (2, 2)),
             n.AdaptiveAvgPool2d((2, 3)), n.LSTM(3, 4),
             n.GRU(3, 4, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True),
-            n.ModuleList([n.Identity(), n.SiLU()]), n.CrossEntropyLoss(), n.MaxPool1d(2)]
+            n.ModuleList([n.Identity(), n.SiLU()]), n.CrossEntropyLoss(), n.MaxPool1d(2),
+            n.AvgPool1d(3, padding=1), n.RNN(3, 4, nonlinearity="relu"),
+            n.ModuleList([n.Linear(2, 2), n.Linear(2, 2), n.ReLU(), n.Linear(2, 2)])]
 
 
 def test_modules_print_as_torch_does(torch):
@@ -1896,3 +1898,29 @@ def test_modules_print_as_torch_does(torch):
     # settings PyTorch's version prints its own way (it adds bias=True to the norms)
     assert repr(nn.LayerNorm(8)) == "LayerNorm((8,), eps=1e-05, elementwise_affine=True)"
     assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1)"
+
+
+def test_multihead_attention_takes_an_unbatched_key_padding_mask_as_torch(torch):
+    theirs = torch.nn.MultiheadAttention(8, 2).double()
+    ours = nn.MultiheadAttention(8, 2, dtype=np.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    q, kv = rng.standard_normal((3, 8)), rng.standard_normal((4, 8))
+    padding = np.array([False, True, False, False])
+    out, weights = ours(Tensor(q), Tensor(kv), Tensor(kv), key_padding_mask=padding)
+    t_out, t_weights = theirs(torch.tensor(q), torch.tensor(kv), torch.tensor(kv),
+                              key_padding_mask=torch.tensor(padding))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_module_dict_deletes_and_refuses_as_torch(torch):
+    for lib in (minigrad, torch):
+        modules = lib.nn.ModuleDict({"a": lib.nn.ReLU(), "b": lib.nn.Tanh()})
+        del modules["a"]
+        assert not hasattr(modules, "a") and list(modules) == ["b"]
+        with pytest.raises(KeyError):
+            del modules["a"]
+        with pytest.raises(KeyError):
+            lib.nn.ModuleDict({"keys": lib.nn.ReLU()})  # would hide the method
+        with pytest.raises(TypeError):
+            lib.nn.ModuleDict({"a": 3})

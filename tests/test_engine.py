@@ -1349,3 +1349,24 @@ def test_a_view_written_through_index_counts_as_a_change_of_its_tensor():
         x[1] += 4.0
     with pytest.raises(RuntimeError, match="changed by an in-place operation"):
         y.backward()
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.zeros(3, dtype=lib.int64).normal_(),  # no kernel for integers
+    lambda lib, F: lib.zeros(3, dtype=lib.int64).uniform_(),
+    lambda lib, F: lib.zeros(3).uniform_(2.0, 1.0),
+    lambda lib, F: lib.zeros(3).normal_(0.0, -1.0),
+    lambda lib, F: lib.tensor([1, 2]).frac(),
+    lambda lib, F: lib.ones(2).max(lib.ones(2), True),  # max(other) takes no keepdim
+])
+def test_random_fills_frac_and_max_of_two_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_new_tensor_methods_take_the_size_every_way_torch_does():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for name in ("new_zeros", "new_ones", "new_empty"):
+        for args, kwargs in (((2, 3), {}), (((2, 3),), {}), ((), {"size": (2, 3)})):
+            ours = getattr(Tensor(np.ones(1, np.float32)), name)(*args, **kwargs)
+            theirs = getattr(torch.ones(1), name)(*args, **kwargs)
+            assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float32

@@ -1168,3 +1168,20 @@ def test_lr_schedulers_chain_and_follow_a_changed_lr_as_torch():
     schedule = optim.lr_scheduler.LinearLR(opt, total_iters=0)  # torch: no division by zero
     schedule.step()
     assert schedule.get_last_lr() == [pytest.approx(0.1 / 3)]
+
+
+def test_trunc_normal_refuses_bounds_it_would_draw_from_endlessly():
+    w = nn.Parameter(np.zeros((10, 10)))
+    with pytest.raises(ValueError, match="at least 1%"):
+        nn.init.trunc_normal_(w, std=1.0, a=6.0, b=7.0)
+    nn.init.trunc_normal_(w, std=1.0, a=2.0, b=3.0)  # 2.1% of the distribution: drawn
+    assert 2.0 <= w.data.min() and w.data.max() <= 3.0
+
+
+def test_a_parameter_listed_twice_in_a_group_warns_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p, t = nn.Parameter(np.zeros(2)), torch.zeros(2, requires_grad=True)
+    with pytest.warns(UserWarning):
+        torch.optim.SGD([t, t], lr=0.1)
+    with pytest.warns(UserWarning, match="more than once"):
+        optim.SGD([p, p], lr=0.1)
