@@ -606,3 +606,14 @@ def test_gradcheck_of_a_chain_of_reductions():
     x = Tensor(np.random.default_rng(9).standard_normal((3, 4)), requires_grad=True)
     with minigrad.fused(False):
         assert gradcheck(lambda t: t.std(1).logsumexp(0) * t.norm() + t.cumsum(1).prod(), [x])
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.zeros(0, 3).amax(0),  # the dim reduced is empty: no max to take
+    lambda lib, F: lib.zeros(0, 3).amin(dim=(0, 1)),
+    lambda lib, F: lib.zeros(0, 3).amax(),
+    lambda lib, F: lib.zeros(0, 3).max(),
+    lambda lib, F: lib.zeros(2, 0).min(),
+])
+def test_max_and_min_of_nothing_raise_as_torch(misuse):
+    assert_raises_like_torch(misuse)
