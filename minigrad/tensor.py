@@ -527,7 +527,7 @@ class Tensor:
         a, b = self._operands(other)
         return ops.Div.apply(b._floating(), a._floating())
 
-    # x += y and the like: in place under no_grad, as PyTorch's in-place ops
+    # x += y and the like: in place, as PyTorch's, unless the result must be recorded
     def __iadd__(self, other: ArrayLike) -> Tensor:
         return self._in_place("+=", Tensor.__add__, other)
 
@@ -542,22 +542,23 @@ class Tensor:
 
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
-        """`self symbol other` written into this tensor's array under no_grad, so an optimizer
-        step `p -= lr * p.grad` updates the parameter, as in PyTorch; backward then refuses a
-        graph whose op had saved this tensor before (the version check). With grad mode on, the
-        result is a new tensor bound to the name instead: an in-place op is not recorded in the
-        graph (and a leaf that requires grad is refused, as in PyTorch)."""
+        """`self symbol other` written into this tensor's array, as PyTorch's in-place ops do,
+        so that an optimizer step `p -= lr * p.grad` under no_grad updates the parameter; a
+        graph whose op had saved this tensor before is then refused by backward (the version
+        check). Where the result requires grad, the op would have to be recorded in place,
+        which minigrad does not do: the result is a new tensor bound to the name instead (and
+        a leaf that requires grad is refused, as in PyTorch)."""
         name = f"x {symbol} y"
-        if engine.is_grad_enabled():
-            if self.requires_grad and self.is_leaf:
-                raise InvalidArgumentError(
-                    f"{name}: x is a leaf tensor that requires grad, which cannot be changed "
-                    f"in place; do it under minigrad.no_grad() (as an optimizer step does), or "
-                    f"write x = x {symbol[0]} y for a new tensor")
-            result = op(self, other)
+        if engine.is_grad_enabled() and self.requires_grad and self.is_leaf:
+            raise InvalidArgumentError(
+                f"{name}: x is a leaf tensor that requires grad, which cannot be changed in "
+                f"place; do it under minigrad.no_grad() (as an optimizer step does), or write "
+                f"x = x {symbol[0]} y for a new tensor")
+        result = op(self, other)
+        if result.requires_grad:
             self._check_replacement(name, result.data, "same_kind")
             return result
-        return self._overwrite(name, op(self, other).data)
+        return self._overwrite(name, result.data)
 
     def _check_replacement(self, name: str, values: np.ndarray, casting: str) -> None:
         if values.shape != self.shape and not engine._broadcasts_to(values.shape, self.shape):

@@ -1053,15 +1053,30 @@ def test_in_place_arithmetic_under_no_grad_writes_into_the_array_and_its_views_a
     assert ours.tolist() == theirs.tolist()
 
 
-def test_in_place_arithmetic_with_grad_mode_on_never_overwrites_a_saved_array():
-    """x is saved by x * w for w's gradient: changing it in place would change that gradient
-    (PyTorch raises at backward); minigrad binds the name to a new tensor instead."""
+def test_in_place_arithmetic_on_a_saved_tensor_is_caught_by_backward_as_torch():
+    """x is saved by x * w for w's gradient; changing it in place changes that gradient, so
+    backward raises, in PyTorch as in minigrad (grad mode on, but nothing of x += 10 requires
+    grad: it is done in place)."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib in (minigrad, torch):
+        x, w = lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0], requires_grad=True)
+        y = (x * w).sum()
+        alias = x
+        x += 10
+        assert alias is x and x.tolist() == [11.0, 12.0]
+        with pytest.raises(RuntimeError, match="in-?place"):
+            y.backward()
+
+
+def test_in_place_arithmetic_whose_result_requires_grad_makes_a_new_tensor():
+    """PyTorch records x += w in place; minigrad records no in-place op and binds x to the
+    new tensor x + w, with the same gradients."""
     x, w = Tensor(np.array([1.0, 2.0])), Tensor(np.array([3.0, 4.0]), requires_grad=True)
-    y = (x * w).sum()
-    x += 10
-    y.backward()
-    np.testing.assert_array_equal(w.grad, [1.0, 2.0])
-    np.testing.assert_array_equal(x.data, [11.0, 12.0])
+    before = x
+    x += w
+    assert x is not before and before.tolist() == [1.0, 2.0] and x.requires_grad
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(w.grad, [8.0, 12.0])
 
 
 ASSIGNMENTS = {
