@@ -1083,6 +1083,18 @@ def test_every_sample_option_outside_its_range_is_one_line(flags, fragment, trai
     assert_usage_error(run("train.sample", "--out", trained, *flags), fragment)
 
 
+@pytest.mark.parametrize("module, flags, fragment", [
+    ("train", ["--steps", "1e3"], "--steps"), ("train", ["--lr", "fast"], "--lr"),
+    ("train", ["--bogus"], "--bogus"), ("train", ["--dtype", "float16"], "--dtype"),
+    ("train.sample", ["--tokens", "many"], "--tokens"),
+    ("train.sample", ["--out", "a", "--checkpoint", "b"], "--checkpoint"),
+    ("train.attention", [], "--text")], ids=str)
+def test_what_argparse_refuses_is_one_line_too(module, flags, fragment):
+    """Not a number, an unknown flag, a missing one: argparse's usage and error lines become
+    the same one `error:` line as every other bad input."""
+    assert_usage_error(run(module, *flags), fragment, "--help")
+
+
 def test_help_documents_the_ranges():
     for module in ("train", "train.sample"):
         assert "2**64 - 1" in " ".join(cli(module, "--help").stdout.split())

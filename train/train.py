@@ -24,7 +24,7 @@ from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint
-from .cli import shell_word
+from .cli import ArgumentParser, shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
                      default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
@@ -59,7 +59,7 @@ DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250",
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m train",
         description="Train a GPT-style character language model on a text file with minigrad. "
                     "Without FILE it trains on minigrad's own source code and docs. OUT gets "
