@@ -450,6 +450,8 @@ BAD_TRAIN_INPUTS = {
     "incompatible resume": (None, ["--resume", "--steps", "60", "--n-layer", "3"],
                             ["--n-layer 2", "--out"]),
     "resume already done": (None, ["--resume", "--steps", "40"], ["step 40", "--steps"]),
+    "resume and overwrite": (None, ["--resume", "--overwrite", "--steps", "60"],
+                             ["--overwrite", "--resume"]),
 }
 
 

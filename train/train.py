@@ -71,10 +71,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "encoding Python knows (default utf-8)")
     p.add_argument("--out", default="out", help="directory for ckpt.npz and metrics.jsonl "
                    "(default out/)")
-    p.add_argument("--resume", action="store_true", help="continue the run in OUT/ckpt.npz; "
-                   "its settings are kept unless given again here (e.g. a larger --steps)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="start a new run even if OUT already holds one (replacing its files)")
+    continue_or_replace = p.add_mutually_exclusive_group()
+    continue_or_replace.add_argument(
+        "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
+        "are kept unless given again here (e.g. a larger --steps)")
+    continue_or_replace.add_argument(
+        "--overwrite", action="store_true",
+        help="start a new run even if OUT already holds one (replacing its files)")
     defaults = {**{f.name: f.default for f in fields(TrainConfig)},
                 **{name: getattr(GPTConfig(), name) for name in MODEL_OPTIONS}}
     for name, help_ in HELP.items():
