@@ -1042,6 +1042,21 @@ def test_a_damaged_metrics_file_on_resume_is_one_line_and_its_good_rows_are_kept
     assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
 
 
+def test_metrics_edited_out_of_step_order_are_damaged_lines_on_resume(text_file, tmp_path,
+                                                                       capsys):
+    """Rows must go forward in steps (the loss chart at the end relies on it): an edited step
+    that breaks the order makes the lines it puts out of order damaged ones, never a crash."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "8",
+                            "--eval-every", "2") == 0
+    path = out / "metrics.jsonl"
+    path.write_text(path.read_text().replace('"step": 0,', '"step": 8,', 1))
+    capsys.readouterr()
+    assert train_in_process("--out", out, "--resume", "--steps", "10") == 0
+    assert "4 damaged line(s)" in capsys.readouterr().err
+    assert [r["step"] for r in metrics(out)] == [8, 10]
+
+
 OUT_OF_RANGE = [
     # (flag and value, what the message must say)
     (["--seed", "-1"], "--seed must be from 0 to 2**64 - 1"),
