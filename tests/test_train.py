@@ -406,6 +406,35 @@ def test_a_stop_signal_saves_says_how_to_resume_and_resume_continues(text_file, 
     assert metrics(out)[-1]["step"] == stopped + 3
 
 
+def test_a_long_evaluation_shows_progress_and_a_stop_signal_does_not_wait_for_it(text_file,
+                                                                                 tmp_path):
+    """SIGTERM during an evaluation stops the run at once (it would have taken hours here) with
+    a checkpoint; --resume then evaluates that step, as the run that was not stopped did."""
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    flags = [*TINY, "--steps", "4", "--eval-every", "2"]
+    stdout, stderr = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    process = started([text_file, "--out", out, *flags, "--eval-iters", "100000000"], stdout,
+                      stderr)
+    try:
+        deadline = time.monotonic() + 60
+        while "evaluating" not in stderr.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert returncode == 128 + signal.SIGTERM, stderr.read_text()
+    assert "Interrupted (SIGTERM) at step 0" in stdout.read_text()
+    assert train.checkpoint.load(out / "ckpt.npz").step == 0
+
+    assert train_in_process("--out", out, "--resume", "--eval-iters", "2") == 0
+    assert train_in_process(text_file, "--out", whole, *flags) == 0
+    assert losses(out) == losses(whole)
+    assert_same_arrays(arrays(out / "ckpt.npz"), arrays(whole / "ckpt.npz"))
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
