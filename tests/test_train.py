@@ -282,6 +282,16 @@ def test_resume_remembers_the_encoding(tmp_path):
     assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
 
 
+def test_resume_after_the_text_moved_says_to_give_its_new_path(text_file, tmp_path):
+    out, moved = tmp_path / "out", tmp_path / "moved.txt"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    text_file.rename(moved)
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "4"),
+                       str(text_file), "new path", "FILE", "--resume")
+    assert train_in_process(moved, "--out", out, "--resume", "--steps", "4") == 0
+    assert [r["step"] for r in metrics(out)][-1] == 4
+
+
 def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
     out = tmp_path / "out"
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",

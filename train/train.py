@@ -223,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
         text, files = default_corpus()
         print(f"No FILE given: training on minigrad's own source and docs ({len(files)} files, "
               f"{len(text):,} characters). Give a text file to train on your own.")
+    elif saved and args.file is None and not Path(config.data).exists():
+        raise UsageError(f"the run's text file {config.data} is gone; if it moved, give its new "
+                         f"path: python -m train FILE --out {shell_word(out)} --resume")
     else:
         text = read_text(config.data, config.encoding)
     vocab = saved.vocab if saved else vocabulary(text)
