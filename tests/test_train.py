@@ -640,8 +640,8 @@ def test_a_diverging_run_stops_and_keeps_the_last_good_checkpoint(text_file, tmp
 def test_a_non_finite_evaluation_is_not_saved(text_file, tmp_path, monkeypatch, capsys):
     real = train.train.estimate_loss
 
-    def nan_from_step_4(model, splits, config, step):
-        result = real(model, splits, config, step)
+    def nan_from_step_4(model, splits, config, step, *stop_and_bar):
+        result = real(model, splits, config, step, *stop_and_bar)
         return {k: (math.nan if step >= 4 else v) for k, v in result.items()}
 
     monkeypatch.setattr(train.train, "estimate_loss", nan_from_step_4)
