@@ -282,6 +282,16 @@ def test_resume_remembers_the_encoding(tmp_path):
     assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
 
 
+def test_resume_after_the_text_moved_says_to_give_its_new_path(text_file, tmp_path):
+    out, moved = tmp_path / "out", tmp_path / "moved.txt"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    text_file.rename(moved)
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "4"),
+                       str(text_file), "new path", "FILE", "--resume")
+    assert train_in_process(moved, "--out", out, "--resume", "--steps", "4") == 0
+    assert [r["step"] for r in metrics(out)][-1] == 4
+
+
 def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
     out = tmp_path / "out"
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
@@ -406,6 +416,35 @@ def test_a_stop_signal_saves_says_how_to_resume_and_resume_continues(text_file, 
     assert metrics(out)[-1]["step"] == stopped + 3
 
 
+def test_a_long_evaluation_shows_progress_and_a_stop_signal_does_not_wait_for_it(text_file,
+                                                                                 tmp_path):
+    """SIGTERM during an evaluation stops the run at once (it would have taken hours here) with
+    a checkpoint; --resume then evaluates that step, as the run that was not stopped did."""
+    out, whole = tmp_path / "out", tmp_path / "whole"
+    flags = [*TINY, "--steps", "4", "--eval-every", "2"]
+    stdout, stderr = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    process = started([text_file, "--out", out, *flags, "--eval-iters", "100000000"], stdout,
+                      stderr)
+    try:
+        deadline = time.monotonic() + 60
+        while "evaluating" not in stderr.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert returncode == 128 + signal.SIGTERM, stderr.read_text()
+    assert "Interrupted (SIGTERM) at step 0" in stdout.read_text()
+    assert train.checkpoint.load(out / "ckpt.npz").step == 0
+
+    assert train_in_process("--out", out, "--resume", "--eval-iters", "2") == 0
+    assert train_in_process(text_file, "--out", whole, *flags) == 0
+    assert losses(out) == losses(whole)
+    assert_same_arrays(arrays(out / "ckpt.npz"), arrays(whole / "ckpt.npz"))
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
@@ -450,6 +489,8 @@ BAD_TRAIN_INPUTS = {
     "incompatible resume": (None, ["--resume", "--steps", "60", "--n-layer", "3"],
                             ["--n-layer 2", "--out"]),
     "resume already done": (None, ["--resume", "--steps", "40"], ["step 40", "--steps"]),
+    "resume and overwrite": (None, ["--resume", "--overwrite", "--steps", "60"],
+                             ["--overwrite", "--resume"]),
 }
 
 
@@ -512,8 +553,9 @@ def test_a_corrupt_checkpoint_is_refused(damage, previous_run, text_file, tmp_pa
     else:
         ckpt.write_bytes(damaged_copies(ckpt.read_bytes())[damage])
     before = snapshot(previous_run)
-    assert_usage_error(run("train", text_file, "--out", previous_run, "--resume", "--steps",
-                           "60"), named)
+    message = assert_usage_error(run("train", text_file, "--out", previous_run, "--resume",
+                                     "--steps", "60"), named)
+    assert "unsafe" not in message  # numpy's advice for a file it takes for a pickle
     assert snapshot(previous_run) == before
     assert_usage_error(run("train.sample", "--checkpoint", ckpt, "--tokens", "5"), named)
     assert_usage_error(run("train.attention", "--out", previous_run, "--text", "the"), named)
@@ -598,8 +640,8 @@ def test_a_diverging_run_stops_and_keeps_the_last_good_checkpoint(text_file, tmp
 def test_a_non_finite_evaluation_is_not_saved(text_file, tmp_path, monkeypatch, capsys):
     real = train.train.estimate_loss
 
-    def nan_from_step_4(model, splits, config, step):
-        result = real(model, splits, config, step)
+    def nan_from_step_4(model, splits, config, step, *stop_and_bar):
+        result = real(model, splits, config, step, *stop_and_bar)
         return {k: (math.nan if step >= 4 else v) for k, v in result.items()}
 
     monkeypatch.setattr(train.train, "estimate_loss", nan_from_step_4)
@@ -1040,6 +1082,21 @@ def test_a_damaged_metrics_file_on_resume_is_one_line_and_its_good_rows_are_kept
     assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6]
 
 
+def test_metrics_edited_out_of_step_order_are_damaged_lines_on_resume(text_file, tmp_path,
+                                                                       capsys):
+    """Rows must go forward in steps (the loss chart at the end relies on it): an edited step
+    that breaks the order makes the lines it puts out of order damaged ones, never a crash."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "8",
+                            "--eval-every", "2") == 0
+    path = out / "metrics.jsonl"
+    path.write_text(path.read_text().replace('"step": 0,', '"step": 8,', 1))
+    capsys.readouterr()
+    assert train_in_process("--out", out, "--resume", "--steps", "10") == 0
+    assert "4 damaged line(s)" in capsys.readouterr().err
+    assert [r["step"] for r in metrics(out)] == [8, 10]
+
+
 OUT_OF_RANGE = [
     # (flag and value, what the message must say)
     (["--seed", "-1"], "--seed must be from 0 to 2**64 - 1"),
@@ -1081,6 +1138,18 @@ def test_every_train_option_outside_its_range_is_one_line(flags, fragment, text_
     (["--temperature", "-1"], "--temperature")])
 def test_every_sample_option_outside_its_range_is_one_line(flags, fragment, trained):
     assert_usage_error(run("train.sample", "--out", trained, *flags), fragment)
+
+
+@pytest.mark.parametrize("module, flags, fragment", [
+    ("train", ["--steps", "1e3"], "--steps"), ("train", ["--lr", "fast"], "--lr"),
+    ("train", ["--bogus"], "--bogus"), ("train", ["--dtype", "float16"], "--dtype"),
+    ("train.sample", ["--tokens", "many"], "--tokens"),
+    ("train.sample", ["--out", "a", "--checkpoint", "b"], "--checkpoint"),
+    ("train.attention", [], "--text")], ids=str)
+def test_what_argparse_refuses_is_one_line_too(module, flags, fragment):
+    """Not a number, an unknown flag, a missing one: argparse's usage and error lines become
+    the same one `error:` line as every other bad input."""
+    assert_usage_error(run(module, *flags), fragment, "--help")
 
 
 def test_help_documents_the_ranges():

@@ -34,6 +34,7 @@ FILENAME = "ckpt.npz"
 FORMAT_VERSION = 3  # 3: vocabulary as code points, one config (the model's shape inside it)
 MAX_CODE_POINT = 0x10FFFF
 ADAMW_BUFFERS = ("exp_avg", "exp_avg_sq")
+ZIP_MAGIC = b"PK\x03\x04"  # how a .npz file (a zip archive) begins
 FIELDS = ("format_version", "train_config", "vocab", "step", "rng_states")
 
 
@@ -127,9 +128,12 @@ def _identity(info: os.stat_result) -> tuple[int, ...]:
 
 
 def _read_arrays(f: Any) -> dict[str, np.ndarray]:
+    # np.load would read anything else as a .npy array or a pickle, and refuse the latter with
+    # the advice to load it unsafely
+    if f.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+        raise ValueError("it is not a .npz archive")
+    f.seek(0)
     archive = np.load(f, allow_pickle=False)
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ValueError("it is a single .npy array, not a .npz archive")
     with archive:
         arrays = {}
         for name in archive.files:

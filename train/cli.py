@@ -6,11 +6,21 @@ import argparse
 import os
 import shlex
 from pathlib import Path
+from typing import NoReturn
 
 from models import GPT, CharTokenizer
 
 from . import checkpoint
+from .errors import UsageError
 from .parallel import limit_blas_to_usable_cores
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser, whose errors (a flag that is not a number, a missing or unknown one)
+    are UsageErrors like every other bad input: one `error:` line, exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {self.prog} --help)")
 
 
 def shell_word(path: str | Path) -> str:
@@ -29,7 +39,7 @@ def shell_word(path: str | Path) -> str:
 
 def checkpoint_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """A parser with the options that say where the checkpoint is."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = ArgumentParser(prog=prog, description=description)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--out", default="out", help="training directory holding ckpt.npz "
                        "(default out/)")

@@ -39,8 +39,9 @@ class MetricsLog:
     """The rows of this run so far, and the file they go to.
 
     The first write of a new run replaces the file (atomically); later ones append. On resume the
-    file's good rows up to the checkpoint's step are kept: if that is not the whole file (a
-    damaged line, or rows the checkpoint does not cover), the first write replaces it with them.
+    file's good rows up to the checkpoint's step are kept, in increasing step order: if that is
+    not the whole file (a damaged line, a step out of order, or rows the checkpoint does not
+    cover), the first write replaces it with them.
     """
 
     def __init__(self, path: Path, rows: list[dict[str, Any]], rewrite: bool) -> None:
@@ -67,7 +68,10 @@ class MetricsLog:
             if not line:
                 continue
             try:
-                rows.append(parse_row(line.decode("utf-8")))
+                row = parse_row(line.decode("utf-8"))
+                if rows and row["step"] <= rows[-1]["step"]:  # the loss chart needs an order
+                    raise ValueError(f"step {row['step']} comes after step {rows[-1]['step']}")
+                rows.append(row)
             except ValueError as err:  # UnicodeDecodeError and JSONDecodeError included
                 damaged.append(f"line {number}: {err}")
         kept = [r for r in rows if r["step"] <= step]

@@ -24,7 +24,7 @@ from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint
-from .cli import shell_word
+from .cli import ArgumentParser, shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
                      default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
@@ -35,6 +35,7 @@ from .metrics import MetricsLog
 from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, usable_cores
 from .plot import loss_chart
 
+EVAL_PROGRESS_INTERVAL = 0.5  # seconds; an evaluation that takes longer shows its progress
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
                         "tinyshakespeare/input.txt")
 HELP = {
@@ -59,7 +60,7 @@ DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250",
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m train",
         description="Train a GPT-style character language model on a text file with minigrad. "
                     "Without FILE it trains on minigrad's own source code and docs. OUT gets "
@@ -71,10 +72,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    "encoding Python knows (default utf-8)")
     p.add_argument("--out", default="out", help="directory for ckpt.npz and metrics.jsonl "
                    "(default out/)")
-    p.add_argument("--resume", action="store_true", help="continue the run in OUT/ckpt.npz; "
-                   "its settings are kept unless given again here (e.g. a larger --steps)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="start a new run even if OUT already holds one (replacing its files)")
+    continue_or_replace = p.add_mutually_exclusive_group()
+    continue_or_replace.add_argument(
+        "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
+        "are kept unless given again here (e.g. a larger --steps)")
+    continue_or_replace.add_argument(
+        "--overwrite", action="store_true",
+        help="start a new run even if OUT already holds one (replacing its files)")
     defaults = {**{f.name: f.default for f in fields(TrainConfig)},
                 **{name: getattr(GPTConfig(), name) for name in MODEL_OPTIONS}}
     for name, help_ in HELP.items():
@@ -152,19 +156,30 @@ def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
 
 
 @no_grad()
-def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig,
-                  step: int) -> dict[str, float]:
+def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, step: int,
+                  stop: StopSignals, bar: tqdm) -> dict[str, float] | None:
     """Mean loss over `eval_iters` batches of each split, drawn from their own seeded generator
-    so that evaluating never shifts the training batches."""
+    so that evaluating never shifts the training batches; its progress shows on `bar`. None if
+    a stop signal arrives meanwhile: a long evaluation must not hold up a stop."""
     model.eval()
     rng = np.random.default_rng([c.seed, step])
-    result = {}
-    for name, data in splits.items():
-        losses = [model(*get_batch(data, c.batch_size, c.model.block_size, rng))[1].item()
-                  for _ in range(c.eval_iters)]
-        result[name] = float(np.mean(losses))
-    model.train()
-    return result
+    batches = [(name, data) for name, data in splits.items() for _ in range(c.eval_iters)]
+    losses: dict[str, list[float]] = {name: [] for name in splits}
+    show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, False
+    try:
+        for done, (name, data) in enumerate(batches):
+            if stop.received:
+                return None
+            if time.monotonic() >= show_at:
+                bar.set_description_str(f"evaluating {done}/{len(batches)}")
+                show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, True
+            x, y = get_batch(data, c.batch_size, c.model.block_size, rng)
+            losses[name].append(model(x, y)[1].item())
+    finally:
+        if shown:
+            bar.set_description_str("")
+        model.train()
+    return {name: float(np.mean(values)) for name, values in losses.items()}
 
 
 def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, n: int, seed: int) -> str:
@@ -211,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         text, files = default_corpus()
         print(f"No FILE given: training on minigrad's own source and docs ({len(files)} files, "
               f"{len(text):,} characters). Give a text file to train on your own.")
+    elif saved and args.file is None and not Path(config.data).exists():
+        raise UsageError(f"the run's text file {config.data} is gone; if it moved, give its new "
+                         f"path: python -m train FILE --out {shell_word(out)} --resume")
     else:
         text = read_text(config.data, config.encoding)
     vocab = saved.vocab if saved else vocabulary(text)
@@ -269,13 +287,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             metrics = MetricsLog.new(out / "metrics.jsonl")
         saver = checkpoint.Saver(out_dir.path, metrics, step if saved else None)
-        timer, timed_steps, first_step = time.perf_counter(), 0, step
+        timer, timed_steps = time.perf_counter(), 0
         while True:
-            # evaluate, log and save every eval_every steps and at the end (a resumed
-            # checkpoint's own step was evaluated before it was saved)
+            # evaluate, log and save every eval_every steps and at the end, unless the metrics
+            # hold that step already (a resumed checkpoint's own step, evaluated before it was
+            # saved, unless a stop signal cut its evaluation short)
             if (step % config.eval_every == 0 or step == config.steps) and \
-                    not (saved and step == first_step):
-                losses = estimate_loss(model, splits, config, step)
+                    not (metrics.rows and metrics.rows[-1]["step"] == step):
+                losses = estimate_loss(model, splits, config, step, stop, bar)
+                if losses is None:
+                    break  # stopped: saved below
                 if not all(math.isfinite(v) for v in losses.values()):
                     return stop_diverged(f"the evaluated loss became {losses['train']} (train) "
                                          f"and {losses['val']} (val)", step, saver)
