@@ -429,6 +429,7 @@ def test_a_long_evaluation_shows_progress_and_a_stop_signal_does_not_wait_for_it
         deadline = time.monotonic() + 60
         while "evaluating" not in stderr.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert "evaluating" in stderr.read_text(), "no progress shown while evaluating"
         process.send_signal(signal.SIGTERM)
         returncode = process.wait(timeout=20)
     finally:

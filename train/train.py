@@ -163,7 +163,8 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
     a stop signal arrives meanwhile: a long evaluation must not hold up a stop."""
     model.eval()
     rng = np.random.default_rng([c.seed, step])
-    batches = [(name, data) for name, data in splits.items() for _ in range(c.eval_iters)]
+    batches = ((name, data) for name, data in splits.items() for _ in range(c.eval_iters))
+    total = len(splits) * c.eval_iters  # counted, not listed: --eval-iters may be huge
     losses: dict[str, list[float]] = {name: [] for name in splits}
     show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, False
     try:
@@ -171,7 +172,7 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
             if stop.received:
                 return None
             if time.monotonic() >= show_at:
-                bar.set_description_str(f"evaluating {done}/{len(batches)}")
+                bar.set_description_str(f"evaluating {done}/{total}")
                 show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, True
             x, y = get_batch(data, c.batch_size, c.model.block_size, rng)
             losses[name].append(model(x, y)[1].item())
