@@ -45,6 +45,11 @@ class LRScheduler:
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         raise NotImplementedError
 
+    def _resuming(self, epoch: int) -> bool:
+        """Whether this is the step a scheduler made with last_epoch >= 0 takes in its
+        constructor: PyTorch's smooth schedules keep the restored lr then."""
+        return self._step_count == 1 and epoch > 0
+
     def step(self) -> None:
         self._step_count += 1
         self.last_epoch += 1
@@ -118,7 +123,7 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
-        return lr * self.gamma if epoch else lr
+        return lr * self.gamma if epoch and not self._resuming(epoch) else lr
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -132,11 +137,8 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
-        if epoch == 0:
+        if epoch == 0 or self._resuming(epoch):
             return lr
-        if self._step_count == 1:  # made to resume at `epoch`: the closed form
-            return self.eta_min + (base_lr - self.eta_min) * (
-                1 + math.cos(math.pi * epoch / self.T_max)) / 2
         if (epoch - 1 - self.T_max) % (2 * self.T_max) == 0:  # the ratio below would be 0 / 0
             return lr + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
         return self.eta_min + (lr - self.eta_min) * (
@@ -160,7 +162,7 @@ class LinearLR(LRScheduler):
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         if epoch == 0:
             return lr * self.start_factor
-        if epoch > self.total_iters:
+        if epoch > self.total_iters or self._resuming(epoch):
             return lr
         change = self.end_factor - self.start_factor  # the factor's ratio to the previous one
         return lr * (1 + change / (self.total_iters * self.start_factor + (epoch - 1) * change))

@@ -265,6 +265,7 @@ class Module:
                 values[name] = value
         for name, value in values.items():
             np.copyto(targets[name].data, value, casting="same_kind")
+            targets[name]._version += 1  # changed in place: a graph that saved it is stale
         return _IncompatibleKeys(missing, unexpected)
 
     def num_parameters(self) -> int:

@@ -134,6 +134,7 @@ class Optimizer:
         for index, group, p in self._params():
             if p.grad is not None:
                 self._update(index, group, p, -p.grad if group["maximize"] else p.grad)
+                p._version += 1  # changed in place: backward refuses a graph that saved it
 
     def _update(self, index: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         """Update parameter `p` (number `index` over all groups) from its gradient `g`, already

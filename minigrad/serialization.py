@@ -11,6 +11,7 @@ the old one, so a crash or kill midway leaves the previous file whole.
 from __future__ import annotations
 
 import os
+import zipfile
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Callable, Mapping
 
@@ -19,6 +20,8 @@ import numpy as np
 from .tensor import Tensor
 
 __all__ = ["load", "save"]
+
+ZIP_MAGIC = b"PK\x03\x04"  # how a .npz file (a zip archive) begins
 
 
 def save(obj: Mapping[str, Any], f: str | os.PathLike | IO[bytes]) -> None:
@@ -34,15 +37,48 @@ def save(obj: Mapping[str, Any], f: str | os.PathLike | IO[bytes]) -> None:
             raise TypeError(f"save: {name!r} is a {type(obj[name]).__name__}, not a tensor, an "
                             f"array or a number")
     if isinstance(f, (str, os.PathLike)):
-        replace_atomically(Path(f), lambda out: np.savez(out, **arrays))
+        replace_atomically(Path(f), lambda out: _write_npz(out, arrays))
     else:
-        np.savez(f, **arrays)
+        _write_npz(f, arrays)
+
+
+class UnreadableEntry(ValueError):
+    """An entry of an archive that `load` cannot read as an array (`name`, `reason`)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"load: entry {name!r} cannot be read ({reason})")
+        self.name, self.reason = name, reason
+
+
+def _write_npz(f: BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
+    """The .npz layout np.savez writes, one "<name>.npy" entry per array, written directly so
+    that any name works (np.savez takes `file` and `allow_pickle` for its own arguments)."""
+    with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, array, allow_pickle=False)
 
 
 def load(f: str | os.PathLike | IO[bytes]) -> dict[str, np.ndarray]:
-    """The dict `save` wrote, each value a numpy array (load_state_dict takes them)."""
+    """The dict `save` wrote, each value a numpy array (load_state_dict takes them). A file
+    that is not such an archive (a .npy array, a pickle, a PyTorch file) raises ValueError."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as opened:
+            return load(opened)
+    if f.read(len(ZIP_MAGIC)) != ZIP_MAGIC:  # np.load would read it as a .npy or a pickle
+        raise ValueError("load: it is not a .npz archive of arrays (what minigrad.save writes)")
+    f.seek(-len(ZIP_MAGIC), os.SEEK_CUR)
     with np.load(f, allow_pickle=False) as archive:
-        return {name: archive[name] for name in archive.files}
+        if not all(entry.endswith(".npy") for entry in archive.zip.namelist()):
+            raise ValueError("load: the archive holds entries that are not arrays (a PyTorch "
+                             "file?); minigrad reads the .npz files minigrad.save writes")
+        arrays = {}
+        for name in archive.files:
+            try:
+                arrays[name] = archive[name]
+            except ValueError as err:  # an object array, which only a pickle could read
+                raise UnreadableEntry(name, str(err)) from None
+        return arrays
 
 
 def replace_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:

@@ -1672,7 +1672,13 @@ class Tensor:
         # (r, n) into r * n lays them one after another
         spread = self.reshape([m for n in shape for m in (1, n)])
         tiled = spread.expand([m for r, n in zip(sizes, shape) for m in (r, n)])
-        return tiled.reshape([r * n for r, n in zip(sizes, shape)])
+        return tiled.reshape([r * n for r, n in zip(sizes, shape)])._own_memory(self)
+
+    def _own_memory(self, source: Tensor) -> Tensor:
+        """This result of `source`, or a copy of it where it is a view of source's array:
+        PyTorch's flip, roll and repeat return new tensors, which in-place ops must not
+        write through to their source."""
+        return self.clone() if np.may_share_memory(self.data, source.data) else self
 
     def tile(self, *counts: int | Sequence[int], dims: Sequence[int] | None = None
              ) -> Tensor:
@@ -1686,7 +1692,7 @@ class Tensor:
         """The entries in reverse order along `dims`."""
         flipped = _dim_tuple("flip", _ints(flipped, dims, "flip", "dims"), self.ndim)
         return self[tuple(slice(None, None, -1) if d in flipped else slice(None)
-                          for d in range(self.ndim))]
+                          for d in range(self.ndim))]._own_memory(self)
 
     def roll(self, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
              ) -> Tensor:
@@ -1705,7 +1711,7 @@ class Tensor:
             k = shift % n if n else 0
             if k:
                 out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
-        return out
+        return out._own_memory(self)
 
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """The `length` entries from `start` on along `dim` (a negative start counts from the

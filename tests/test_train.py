@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import minigrad.serialization
 import train.attention
 import train.checkpoint
 import train.data
@@ -264,6 +265,22 @@ def test_resume_equals_an_uninterrupted_run_bit_for_bit(text_file, tmp_path, dro
     assert_same_arrays(arrays(halves / "ckpt.npz"), arrays(whole / "ckpt.npz"))
 
 
+def test_a_run_stopped_in_its_last_evaluation_resumes_to_finish_it(text_file, tmp_path):
+    """Its checkpoint is at the last step but its metrics lack that step's row (the stop cut the
+    evaluation short): --resume evaluates it, as the run that was not stopped did; once the
+    row is there, resuming again says there is nothing to train."""
+    flags = [*TINY, "--steps", "4", "--eval-every", "2"]
+    stopped, whole = tmp_path / "stopped", tmp_path / "whole"
+    assert train_in_process(text_file, "--out", whole, *flags) == 0
+    assert train_in_process(text_file, "--out", stopped, *flags) == 0
+    metrics = stopped / "metrics.jsonl"
+    metrics.write_text("".join(metrics.read_text().splitlines(keepends=True)[:-1]))
+    assert [row[0] for row in losses(stopped)] == [0, 2]
+    assert train_in_process("--out", stopped, "--resume") == 0
+    assert losses(stopped) == losses(whole)
+    assert_usage_error(run("train", "--out", stopped, "--resume"), "already at step 4")
+
+
 def test_resume_refuses_a_preset(previous_run, text_file):
     before = snapshot(previous_run)
     result = run("train", text_file, "--out", previous_run, "--resume", "--preset",
@@ -304,15 +321,15 @@ def test_resume_skips_a_metrics_line_cut_short_by_a_crash(text_file, tmp_path):
 
 def test_resume_from_step_0_does_not_repeat_its_row(text_file, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    real_savez, calls = np.savez, []
+    real_write, calls = minigrad.serialization._write_npz, []
 
-    def fail_second_save(file, *args, **kwds):
+    def fail_second_save(file, arrays):
         calls.append(1)
         if len(calls) == 2:
             raise OSError(28, "No space left on device")
-        return real_savez(file, *args, **kwds)
+        return real_write(file, arrays)
 
-    monkeypatch.setattr(train.checkpoint.np, "savez", fail_second_save)
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", fail_second_save)
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
                             "--eval-every", "2") == 2
     monkeypatch.undo()
@@ -331,11 +348,11 @@ def test_a_crash_mid_write_keeps_the_previous_checkpoint(trained, tmp_path, monk
     ckpt.step += 1
     ckpt.optim_state["step"] = np.array(ckpt.step)
 
-    def savez_then_crash(file, *args, **kwds):
+    def write_then_crash(file, arrays):
         file.write(b"PK\x03\x04 half an archive")
         raise crash
 
-    monkeypatch.setattr(train.checkpoint.np, "savez", savez_then_crash)
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", write_then_crash)
     with pytest.raises(type(crash)):
         train.checkpoint.save(path, ckpt)
     monkeypatch.undo()
@@ -353,16 +370,16 @@ def test_a_crash_mid_write_keeps_the_previous_checkpoint(trained, tmp_path, monk
 def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_path,
                                                                 monkeypatch, capsys):
     out = tmp_path / "out"
-    real_savez, calls = np.savez, []
+    real_write, calls = minigrad.serialization._write_npz, []
 
-    def savez_failing_the_second_time(file, *args, **kwds):
+    def write_failing_the_second_time(file, arrays):
         calls.append(1)
         if len(calls) == 2:
             file.write(b"some bytes")
             raise OSError(28, "No space left on device")
-        return real_savez(file, *args, **kwds)
+        return real_write(file, arrays)
 
-    monkeypatch.setattr(train.checkpoint.np, "savez", savez_failing_the_second_time)
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", write_failing_the_second_time)
     code = train_in_process(text_file, "--out", out, *TINY, "--steps", "10", "--eval-every", "5")
     monkeypatch.undo()
     assert code == 2

@@ -23,18 +23,17 @@ from typing import Any
 
 import numpy as np
 
+from minigrad import serialization
 from models import GPT, CharTokenizer, GPTConfig
 
 from .config import TrainConfig
 from .errors import UsageError
-from .files import replace_atomically
 from .metrics import MetricsLog
 
 FILENAME = "ckpt.npz"
 FORMAT_VERSION = 3  # 3: vocabulary as code points, one config (the model's shape inside it)
 MAX_CODE_POINT = 0x10FFFF
 ADAMW_BUFFERS = ("exp_avg", "exp_avg_sq")
-ZIP_MAGIC = b"PK\x03\x04"  # how a .npz file (a zip archive) begins
 FIELDS = ("format_version", "train_config", "vocab", "step", "rng_states")
 
 
@@ -81,7 +80,7 @@ def save(path: Path, ckpt: Checkpoint) -> None:
     }
     arrays.update({f"model/{k}": v for k, v in ckpt.model_state.items()})
     arrays.update({f"optim/{k}": v for k, v in ckpt.optim_state.items()})
-    replace_atomically(path, lambda f: np.savez(f, **arrays))
+    serialization.save(arrays, path)  # atomically: a crash leaves the old checkpoint whole
 
 
 class Damaged(Exception):
@@ -99,7 +98,10 @@ def load(path: str | Path) -> Checkpoint:
     try:
         with open(path, "rb") as f:
             info = os.fstat(f.fileno())
-            arrays = _read_arrays(f)
+            try:
+                arrays = serialization.load(f)  # no pickle, nothing but arrays
+            except serialization.UnreadableEntry as err:
+                raise Damaged(err.name, f"cannot be read ({err.reason})") from None
         ckpt = _checked(arrays)
     except Damaged as err:
         field, problem = err.args
@@ -125,23 +127,6 @@ def file_identity(path: Path) -> tuple[int, ...]:
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-
-
-def _read_arrays(f: Any) -> dict[str, np.ndarray]:
-    # np.load would read anything else as a .npy array or a pickle, and refuse the latter with
-    # the advice to load it unsafely
-    if f.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
-        raise ValueError("it is not a .npz archive")
-    f.seek(0)
-    archive = np.load(f, allow_pickle=False)
-    with archive:
-        arrays = {}
-        for name in archive.files:
-            try:
-                arrays[name] = archive[name]
-            except ValueError as err:  # e.g. an object array, refused by allow_pickle=False
-                raise Damaged(name, f"cannot be read ({err})") from None
-        return arrays
 
 
 def _checked(arrays: dict[str, np.ndarray]) -> Checkpoint:

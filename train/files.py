@@ -1,6 +1,6 @@
 """How a run writes into OUT so that nothing is lost, whatever happens:
 
-- a file is either replaced atomically (`replace_atomically`, from minigrad.serialization: a
+- a file is either replaced atomically (minigrad.serialization's `replace_atomically`: a
   temporary file beside it, flushed to disk, renamed over it) or only appended to
   (`append_line`), so a crash, a full disk or a kill at any moment leaves its previous content
   whole;
@@ -20,8 +20,6 @@ try:
     import fcntl
 except ImportError:  # Windows: no flock; keeping to one run per OUT is then up to the user
     fcntl = None  # type: ignore[assignment]
-
-from minigrad.serialization import replace_atomically  # noqa: F401  (train's writes use it)
 
 from .errors import UsageError
 

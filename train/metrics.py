@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
-from .files import append_line, replace_atomically
+from minigrad.serialization import replace_atomically
+
+from .files import append_line
 
 FIELDS = ("step", "train_loss", "val_loss", "lr", "ms_per_step", "tokens_per_s")
 

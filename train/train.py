@@ -216,8 +216,11 @@ def main(argv: list[str] | None = None) -> int:
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
     config = resolve_config(args, saved.config if saved else None)
     if saved and saved.step >= config.steps:
-        raise UsageError(f"the checkpoint is already at step {saved.step}; pass a larger "
-                         f"--steps to train on")
+        # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
+        rows = MetricsLog.resume(out / "metrics.jsonl", saved.step)[0].rows
+        if saved.step > config.steps or (rows and rows[-1]["step"] == saved.step):
+            raise UsageError(f"the checkpoint is already at step {saved.step}; pass a larger "
+                             f"--steps to train on")
     if not args.resume and not args.overwrite and (done := check_out_is_free(out, config)):
         print(done)
         return 0
