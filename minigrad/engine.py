@@ -221,12 +221,15 @@ class Function:
     Backward raises if an input was changed in place after the op used it (PyTorch's version
     check), since the arrays forward saved would no longer be what it saw. An op whose backward
     never reads its inputs' values (Add, Reshape, ...) sets `saves_inputs = False` and is not
-    checked: changing its inputs afterwards harms nothing.
+    checked: changing its inputs afterwards harms nothing. One that reads each input only for
+    the other inputs' gradients (a * b: da = G * b) sets `reads_inputs_for_the_others = True`,
+    and an input is checked only while another one needs a gradient.
     """
 
     inputs: list[Tensor] | None
     needs_input_grad: tuple[bool, ...]
     saves_inputs = True
+    reads_inputs_for_the_others = False
 
     def forward(self, *inputs: np.ndarray, **settings: Any) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -370,7 +373,11 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
 def _check_unchanged(fn: Function) -> None:
     """PyTorch's version check: an input changed in place since the op used it would give the
     op's backward other values than its forward saw."""
+    needs = fn.needs_input_grad
     for position, (tensor, version) in enumerate(zip(fn.inputs, fn.input_versions)):
+        if fn.reads_inputs_for_the_others and not any(
+                needed for other, needed in enumerate(needs) if other != position):
+            continue  # its value is read for no gradient wanted
         if tensor._version != version:
             raise RuntimeError(
                 f"backward: input {position} of {type(fn).__name__} (shape {tensor.shape}) was "

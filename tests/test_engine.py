@@ -1385,3 +1385,27 @@ def test_new_tensor_methods_take_the_size_every_way_torch_does():
             ours = getattr(Tensor(np.ones(1, np.float32)), name)(*args, **kwargs)
             theirs = getattr(torch.ones(1), name)(*args, **kwargs)
             assert ours.shape == tuple(theirs.shape) and ours.dtype == np.float32
+
+
+def test_an_input_read_for_no_wanted_gradient_may_change_as_in_torch():
+    """A first layer's weight updated before the backward of an older graph: the products
+    read it only for their input's gradient, which nothing wants, so PyTorch (which saved
+    only what it needs) and minigrad both go on."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    grads = []
+    for lib in (minigrad, torch):
+        w = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        x = lib.tensor([[0.5, -1.0]])
+        loss = ((x @ w) * lib.tensor([2.0, 3.0])).sum()
+        with lib.no_grad():
+            w -= 1.0
+        loss.backward()
+        grads.append(np.asarray(w.grad.tolist()))
+    np.testing.assert_array_equal(grads[0], grads[1])
+    w = Tensor(np.ones(3), requires_grad=True)
+    x = Tensor(np.ones(3), requires_grad=True)
+    y = (w * x).sum()  # both want a gradient: each reads the other
+    with no_grad():
+        w += 1.0
+    with pytest.raises(RuntimeError, match="changed by an in-place operation"):
+        y.backward()

@@ -64,6 +64,8 @@ class Sub(Function):
 class Mul(Function):
     """out = a * b.   da = G * b,  db = G * a"""
 
+    reads_inputs_for_the_others = True
+
     @_broadcasting
     def forward(self, a, b):
         self.a, self.b = a, b

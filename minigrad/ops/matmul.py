@@ -12,6 +12,8 @@ class MatMul(Function):
     da = G @ b.T,  db = a.T @ G   (.T swaps the last two axes; batch dims summed where broadcast;
     a 1-D operand is treated as a row (a) or column (b) vector)"""
 
+    reads_inputs_for_the_others = True
+
     def forward(self, a, b):
         self.a, self.b = a, b
         try:
