@@ -1048,26 +1048,38 @@ SCHEDULERS = {
 }
 
 
+def _scheduled_lrs(lib, which: str, last_epoch: int, epochs: int) -> list[list[float]]:
+    """get_last_lr() once the scheduler is made and after each of `epochs` steps, for two
+    parameter groups (the second with an lr of its own); made to resume at `last_epoch`, the
+    groups hold the initial_lr a first scheduler would have left."""
+    name, settings = SCHEDULERS[which]
+    tensors = [nn.Parameter(np.zeros(n)) if lib.__name__ == "minigrad" else
+               lib.zeros(n, requires_grad=True) for n in (2, 1)]
+    groups = [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}]
+    if last_epoch >= 0:
+        groups[0]["initial_lr"], groups[1]["initial_lr"] = 0.2, 0.4
+    opt = lib.optim.SGD(groups, lr=0.1)
+    schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings(lib), last_epoch=last_epoch)
+    seen = [list(schedule.get_last_lr())]
+    for _ in range(epochs):
+        opt.step()
+        schedule.step()
+        seen.append(list(schedule.get_last_lr()))
+        assert seen[-1] == [group["lr"] for group in opt.param_groups]
+    return seen
+
+
+@pytest.mark.parametrize("last_epoch", [-1, 3], ids=["new", "resumed at epoch 3"])
 @pytest.mark.parametrize("which", list(SCHEDULERS))
-def test_lr_schedulers_match_torch(which):
-    """Two parameter groups, 20 epochs (past T_max, milestones and total_iters)."""
+def test_lr_schedulers_match_torch(which, last_epoch):
+    """20 epochs (past T_max, milestones and total_iters). Made with last_epoch >= 0, PyTorch's
+    smooth schedules keep the lr they find at their first step, the stepped ones apply that
+    epoch's change."""
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     import minigrad
-    name, settings = SCHEDULERS[which]
-    lrs = []
-    for lib, param in ((minigrad, nn.Parameter(np.zeros(2))),
-                       (torch, torch.zeros(2, requires_grad=True))):
-        other = nn.Parameter(np.zeros(1)) if lib is minigrad else torch.zeros(1, requires_grad=True)
-        opt = lib.optim.SGD([{"params": [param]}, {"params": [other], "lr": 0.3}], lr=0.1)
-        schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings(lib))
-        seen = [list(schedule.get_last_lr())]
-        for _ in range(20):
-            opt.step()
-            schedule.step()
-            seen.append(list(schedule.get_last_lr()))
-            assert seen[-1] == [group["lr"] for group in opt.param_groups]
-        lrs.append(seen)
-    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(_scheduled_lrs(minigrad, which, last_epoch, 20),
+                               _scheduled_lrs(torch, which, last_epoch, 20),
+                               rtol=1e-12, atol=1e-15)
 
 
 def test_lr_scheduler_resumes_from_its_state_dict():
@@ -1185,45 +1197,3 @@ def test_a_parameter_listed_twice_in_a_group_warns_as_torch():
         torch.optim.SGD([t, t], lr=0.1)
     with pytest.warns(UserWarning, match="more than once"):
         optim.SGD([p, p], lr=0.1)
-
-
-@pytest.mark.parametrize("which", list(SCHEDULERS))
-def test_lr_schedulers_made_to_resume_at_an_epoch_match_torch(which):
-    """last_epoch >= 0 with the groups' initial_lr restored: PyTorch's smooth schedules keep
-    the lr they find at the first step, the stepped ones apply that epoch's change."""
-    torch = pytest.importorskip("torch", reason=NO_TORCH)
-    import minigrad
-    name, settings = SCHEDULERS[which]
-    lrs = []
-    for lib, param in ((minigrad, nn.Parameter(np.zeros(2))),
-                       (torch, torch.zeros(2, requires_grad=True))):
-        other = nn.Parameter(np.zeros(1)) if lib is minigrad else torch.zeros(1, requires_grad=True)
-        opt = lib.optim.SGD([{"params": [param], "initial_lr": 0.1},
-                             {"params": [other], "lr": 0.2, "initial_lr": 0.3}], lr=0.05)
-        schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings(lib), last_epoch=3)
-        seen = [list(schedule.get_last_lr())]
-        for _ in range(8):
-            opt.step()
-            schedule.step()
-            seen.append(list(schedule.get_last_lr()))
-        lrs.append(seen)
-    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12, atol=1e-15)
-
-
-def test_save_takes_any_name_and_load_refuses_what_save_does_not_write(tmp_path):
-    import minigrad
-    import pickle
-    state = {"file": np.arange(2.0), "allow_pickle": np.ones(1), "layer.weight": np.eye(2)}
-    minigrad.save(state, tmp_path / "names.npz")  # np.savez takes the first two for itself
-    loaded = minigrad.load(tmp_path / "names.npz")
-    assert sorted(loaded) == sorted(state)
-    for name in state:
-        np.testing.assert_array_equal(loaded[name], state[name])
-    np.save(tmp_path / "array.npy", np.zeros(2))
-    (tmp_path / "pickled").write_bytes(pickle.dumps({"w": np.zeros(2)}))
-    import zipfile
-    with zipfile.ZipFile(tmp_path / "other.zip", "w") as archive:  # a PyTorch file is a zip
-        archive.writestr("archive/data.pkl", b"not an array")
-    for name in ("array.npy", "pickled", "other.zip"):
-        with pytest.raises(ValueError, match="load: "):
-            minigrad.load(tmp_path / name)
