@@ -43,7 +43,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) -> Tensor:
     """Rows of `weight` picked by the integer ids in `input` (any shape). The row
     `padding_idx` (if given) gets no gradient, as in PyTorch."""
-    ids = np.asarray(_as_array(input))
+    ids = np.array(_as_array(input))  # a copy: backward reads it, the caller may change theirs
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
@@ -1091,7 +1091,7 @@ def _class_weights(name: str, weight: ArrayLike | None, classes: int,
 def _class_targets(name: str, input: Tensor, target: ArrayLike, ignore_index: int) -> np.ndarray:
     """Integer class indices of the shape of `input` without its class dim, each in [0, C) or
     equal to `ignore_index`."""
-    target = np.asarray(_as_array(target))
+    target = np.array(_as_array(target))  # a copy: backward reads it, the caller may change theirs
     if target.dtype.kind not in "iu":
         raise InvalidTypeError(f"{name}: target must be integer class indices (or, for "
                                f"cross_entropy, float probabilities), got dtype {target.dtype}")

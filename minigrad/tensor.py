@@ -954,7 +954,7 @@ class Tensor:
 
     def masked_fill(self, mask: ArrayLike, value: float) -> Tensor:
         """Replace the entries where `mask` is True by `value` (their gradient is 0)."""
-        mask = np.asarray(_as_array(mask), dtype=bool)
+        mask = np.array(_as_array(mask), dtype=bool)  # a copy: backward reads it
         if not engine._broadcasts_to(mask.shape, self.shape):
             raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
                                        f"broadcast to the tensor's shape {self.shape}")
@@ -2159,12 +2159,15 @@ class Tensor:
 # Indexing helpers: PyTorch's rule for ints next to index arrays (Tensor.__getitem__)
 # --------------------------------------------------------------------------------------------
 def _index_part(part: Any) -> Any:
-    """One entry of an index as numpy takes it: a tensor as its array, and a 0-d integer array
+    """One entry of an index as numpy takes it: a tensor as a copy of its array (GetItem's
+    backward reads the index, which the caller may change meanwhile), and a 0-d integer array
     as the int it holds (PyTorch treats it as an int; numpy as an index array)."""
     if isinstance(part, Tensor):
         part = part.data
-    if isinstance(part, np.ndarray) and part.ndim == 0 and part.dtype.kind in "iu":
-        return int(part)
+    if isinstance(part, np.ndarray):
+        if part.ndim == 0 and part.dtype.kind in "iu":
+            return int(part)
+        return part.copy()
     return part
 
 

@@ -1409,3 +1409,25 @@ def test_an_input_read_for_no_wanted_gradient_may_change_as_in_torch():
         w += 1.0
     with pytest.raises(RuntimeError, match="changed by an in-place operation"):
         y.backward()
+
+
+def test_indices_targets_and_masks_changed_after_forward_leave_backward_right():
+    """They reach ops as settings, not inputs: each entry point keeps a copy, so a later change
+    of the caller's array cannot move a gradient (PyTorch refuses such a change instead)."""
+    import minigrad.functional as F
+    w = Tensor(np.arange(12.0).reshape(4, 3), requires_grad=True)
+    ids, targets = Tensor(np.array([0, 1])), np.array([2, 0])
+    index, mask = Tensor(np.array([3, 1])), np.array([True, False, True])
+    for fused in (True, False):
+        with minigrad.fused(fused):
+            w.grad = None
+            loss = (F.embedding(ids, w).sum() + F.cross_entropy(w[:2], targets)
+                    + w[index].sum() + w[0].masked_fill(mask, 0.0).sum())
+            expected = minigrad.grad(loss, [w], retain_graph=True)[0]
+            ids[0] = 3
+            targets[0] = 1
+            index[0] = 0
+            mask[1] = True
+            loss.backward()
+            np.testing.assert_array_equal(w.grad, expected)
+            ids[0], targets[0], index[0], mask[1] = 0, 2, 3, False
