@@ -246,6 +246,8 @@ class Function:
         if type(data) is not np.ndarray:
             data = np.asarray(data)  # numpy reductions return scalars, not 0-d arrays
         out = Tensor._make(data)
+        if data.base is not None:  # a view (x[1:], a reshape, ...): its input's memory
+            _share_version_counter(out, tensors)
         if _switches.grad_enabled:
             needs = tuple([t.requires_grad for t in tensors])
             if True in needs:
@@ -368,6 +370,16 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         if not retain_graph:
             fn.__dict__.clear()  # saved arrays, inputs: the graph below is released
             fn.inputs = None
+
+
+def _share_version_counter(view: Tensor, inputs: list[Tensor]) -> None:
+    """Give a view the version counter of the input whose memory it shows, so that changing
+    either in place counts for both."""
+    owner = view.data.base
+    for tensor in inputs:
+        if tensor.data is owner or tensor.data.base is owner:
+            view._versions = tensor._versions
+            return
 
 
 def _check_unchanged(fn: Function) -> None:

@@ -290,7 +290,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
-                 "_version", "__weakref__")
+                 "_versions", "__weakref__")
     __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__ instead of numpy's loop
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
@@ -317,7 +317,7 @@ class Tensor:
         self.name: str | None = name
         self._retains_grad = False
         self._hooks: dict[int, Callable[[np.ndarray], np.ndarray | None]] | None = None
-        self._version = 0  # how many times an in-place op changed it (checked by backward)
+        self._versions = [0]  # see _version
 
     @staticmethod
     def _make(data: np.ndarray) -> Tensor:
@@ -330,8 +330,19 @@ class Tensor:
         t.name = None
         t._retains_grad = False
         t._hooks = None
-        t._version = 0
+        t._versions = [0]
         return t
+
+    @property
+    def _version(self) -> int:
+        """How many times an in-place op changed this tensor's memory (backward checks it has
+        not moved since an op saved the tensor). Tensors that share memory (detach, views such
+        as x[1:], reshape, transpose) share one counter, as in PyTorch."""
+        return self._versions[0]
+
+    @_version.setter
+    def _version(self, version: int) -> None:
+        self._versions[0] = version
 
     # ---- array-like attributes ----
     @property
@@ -433,7 +444,9 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """The same data, cut off from the graph."""
-        return Tensor._make(self.data)
+        detached = Tensor._make(self.data)
+        detached._versions = self._versions  # one memory, one version counter
+        return detached
 
     def retain_grad(self) -> Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep theirs)."""

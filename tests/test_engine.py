@@ -1431,3 +1431,29 @@ def test_indices_targets_and_masks_changed_after_forward_leave_backward_right():
             loss.backward()
             np.testing.assert_array_equal(w.grad, expected)
             ids[0], targets[0], index[0], mask[1] = 0, 2, 3, False
+
+
+VIEW_CHANGES = {
+    "detach": lambda lib, a: a.detach().mul_(10.0),
+    "slice": lambda lib, a: a[1:].mul_(10.0),
+    "reshape": lambda lib, a: a.reshape(3, 1).add_(1.0),
+    "transpose_of_a_view": lambda lib, a: a.reshape(1, 3).transpose(0, 1).add_(1.0),
+    "base_of_a_saved_view": "base",
+}
+
+
+@pytest.mark.parametrize("name", VIEW_CHANGES)
+def test_a_change_through_a_view_or_a_detached_tensor_is_caught_as_torch(name):
+    """Tensors that share memory share one version counter, as in PyTorch."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib in (minigrad, torch):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        a = lib.tensor([1.0, 1.0, 1.0])
+        if VIEW_CHANGES[name] == "base":  # the op saved a view; the base changes
+            y = (w[:2] * a[:2]).sum()
+            a.mul_(3.0)
+        else:
+            y = (w * a).sum()
+            VIEW_CHANGES[name](lib, a)
+        with pytest.raises(RuntimeError, match="in-?place"):
+            y.backward()
