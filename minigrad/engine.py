@@ -223,13 +223,15 @@ class Function:
     never reads its inputs' values (Add, Reshape, ...) sets `saves_inputs = False` and is not
     checked: changing its inputs afterwards harms nothing. One that reads each input only for
     the other inputs' gradients (a * b: da = G * b) sets `reads_inputs_for_the_others = True`,
-    and an input is checked only while another one needs a gradient.
+    and an input is checked only while another one needs a gradient. One whose backward reads
+    its own output (exp: da = G * out) sets `saves_output = True`, and the output is checked.
     """
 
     inputs: list[Tensor] | None
     needs_input_grad: tuple[bool, ...]
     saves_inputs = True
     reads_inputs_for_the_others = False
+    saves_output = False
 
     def forward(self, *inputs: np.ndarray, **settings: Any) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -254,6 +256,8 @@ class Function:
                 fn.inputs = tensors
                 if fn.saves_inputs:
                     fn.input_versions = [t._version for t in tensors]
+                if fn.saves_output:
+                    fn.output_versions = out._versions  # the output's counter, now at 0
                 fn.needs_input_grad = needs
                 out._requires_grad = True  # no setter checks: a result of a float op
                 out.grad_fn = fn
@@ -355,7 +359,7 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             yield tensor, np.array(g)
         if fn is None:
             continue
-        if fn.saves_inputs:
+        if fn.saves_inputs or fn.saves_output:
             _check_unchanged(fn)
         input_grads = fn.backward(g)
         if not isinstance(input_grads, tuple):
@@ -383,8 +387,15 @@ def _share_version_counter(view: Tensor, inputs: list[Tensor]) -> None:
 
 
 def _check_unchanged(fn: Function) -> None:
-    """PyTorch's version check: an input changed in place since the op used it would give the
-    op's backward other values than its forward saw."""
+    """PyTorch's version check: an input changed in place since the op used it (or its output,
+    where backward reads that) would give the op's backward other values than forward saw."""
+    name = type(fn).__name__
+    if fn.saves_output and fn.output_versions[0]:
+        raise RuntimeError(f"backward: the output of {name} was changed by an in-place "
+                           f"operation, and {name}'s backward reads it; change a clone of it "
+                           f"instead, or change it after backward")
+    if not fn.saves_inputs:
+        return
     needs = fn.needs_input_grad
     for position, (tensor, version) in enumerate(zip(fn.inputs, fn.input_versions)):
         if fn.reads_inputs_for_the_others and not any(
@@ -392,8 +403,8 @@ def _check_unchanged(fn: Function) -> None:
             continue  # its value is read for no gradient wanted
         if tensor._version != version:
             raise RuntimeError(
-                f"backward: input {position} of {type(fn).__name__} (shape {tensor.shape}) was "
-                f"changed by an in-place operation after {type(fn).__name__} used it (its "
+                f"backward: input {position} of {name} (shape {tensor.shape}) was "
+                f"changed by an in-place operation after {name} used it (its "
                 f"version is {tensor._version}, expected {version}); change a clone of it "
                 f"instead, or change it after backward")
 

@@ -19,6 +19,8 @@ class Softmax(Function):
     """out = exp(x - max) / sum(exp(x - max)) along `dim`.
     dx = out * (G - sum(G * out, dim))   (a fully masked row gives out = 0 and dx = 0)"""
 
+    saves_output = True
+
     replaces = "softmax"
 
     def forward(self, x, dim=-1):
@@ -36,6 +38,8 @@ class Softmax(Function):
 class LogSoftmax(Function):
     """out = x - max - log(sum(exp(x - max))) along `dim`.
     dx = G - softmax(x) * sum(G, dim)"""
+
+    saves_output = True
 
     replaces = "log_softmax"
 
@@ -123,6 +127,8 @@ class Gelu(Function):
     computes faster than tanh, and nothing left to add or halve. Both passes work in place on a
     few buffers (no temporary per arithmetic step); the backward reuses the forward's a**2, s and
     output. a**2 is a*a: np.power is many times slower."""
+
+    saves_output = True
 
     replaces = "gelu"
 

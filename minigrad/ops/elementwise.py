@@ -111,6 +111,8 @@ class Pow(Function):
     The two exceptions are the limits that the formulas reach as 0 * inf = NaN: x**0 is the
     constant 1, and 0**b is 0 for every b > 0 (PyTorch's values)."""
 
+    saves_output = True
+
     @_broadcasting
     def forward(self, a, b):
         self.a, self.b = a, b
@@ -130,6 +132,8 @@ class Pow(Function):
 
 class Exp(Function):
     """out = exp(a).   da = G * out"""
+
+    saves_output = True
 
     def forward(self, a):
         self.out = np.exp(a)
@@ -153,6 +157,8 @@ class Log(Function):
 class Sqrt(Function):
     """out = sqrt(a).   da = G / (2 * out)"""
 
+    saves_output = True
+
     def forward(self, a):
         self.out = np.sqrt(a)
         return self.out
@@ -164,6 +170,8 @@ class Sqrt(Function):
 class Tanh(Function):
     """out = tanh(a).   da = G * (1 - out**2)"""
 
+    saves_output = True
+
     def forward(self, a):
         self.out = np.tanh(a)
         return self.out
@@ -174,6 +182,8 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)).   da = G * out * (1 - out)"""
+
+    saves_output = True
 
     def forward(self, a):
         # exp of -|a| never overflows: sigmoid(a) = 1/(1+e^-a) for a >= 0, e^a/(1+e^a) for a < 0
@@ -244,6 +254,8 @@ class Expm1(Function):
 
     A primitive, not exp(a) - 1 composed, for accuracy near 0, where the subtraction cancels
     the leading digits (exp(1e-10) - 1 is 8e-9 off in float64)."""
+
+    saves_output = True
 
     def forward(self, a):
         self.out = np.expm1(a)
