@@ -585,10 +585,7 @@ class Tensor:
     def _overwrite(self, name: str, values: np.ndarray, casting: str = "same_kind") -> Tensor:
         """Write `values` (broadcast to this tensor's shape) into its array; returns self."""
         self._check_replacement(name, values, casting)
-        if not self.data.flags.writeable:
-            raise InvalidArgumentError(f"{name}: the tensor is a read-only view (expand, "
-                                       f"broadcast_to) whose entries may share memory; make a "
-                                       f"copy first (x = x.clone())")
+        self._check_not_read_only(name)
         np.copyto(self.data, values, casting="unsafe")
         self._version += 1
         return self
@@ -598,12 +595,23 @@ class Tensor:
     # result requires grad; initialisation and update code runs them under no_grad. A graph
     # whose op saved the tensor before the change is refused by backward (the version check).
     def _modified(self, name: str, result: Tensor, casting: str = "same_kind") -> Tensor:
-        if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
-            raise InvalidArgumentError(
-                f"{name}: an in-place op on tensors that require grad is not recorded in the "
-                f"graph; call it under minigrad.no_grad() (as initialisation and optimizer "
-                f"code does) or use the out-of-place {name.rstrip('_')}")
+        self._refuse_while_recording(name, result, f"use the out-of-place {name.rstrip('_')}")
         return self._overwrite(name, result.data, casting)
+
+    def _refuse_while_recording(self, name: str, other: Tensor, way_out: str) -> None:
+        """Refuse an in-place change when this tensor or `other` (the value written, or what it
+        is computed from) requires grad while grad mode is on: it would have to be recorded."""
+        if engine.is_grad_enabled() and (self.requires_grad or other.requires_grad):
+            raise InvalidArgumentError(
+                f"{name}: an in-place change of tensors that require grad is not recorded in "
+                f"the graph; do it under minigrad.no_grad() (as initialisation and optimizer "
+                f"code does) or {way_out}")
+
+    def _check_not_read_only(self, name: str) -> None:
+        if not self.data.flags.writeable:
+            raise InvalidArgumentError(f"{name}: the tensor is a read-only view (expand, "
+                                       f"broadcast_to) whose entries may share memory; make a "
+                                       f"copy first (x = x.clone())")
 
     def add_(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         return self._modified("add_", self.add(other, alpha=alpha))
@@ -662,15 +670,10 @@ class Tensor:
         it is refused when x or value requires grad (initialisation code runs under no_grad).
         `x[index] += y` ends here too: Python stores the updated x[index] back."""
         value = self._lift(value)
-        if engine.is_grad_enabled() and (self.requires_grad or value.requires_grad):
-            raise InvalidArgumentError(
-                "x[index] = value: an in-place change of tensors that require grad is not "
-                "recorded in the graph; do it under minigrad.no_grad(), or build a new tensor "
-                "(minigrad.where, masked_fill, scatter)")
-        if not self.data.flags.writeable:
-            raise InvalidArgumentError("x[index] = value: x is a read-only view (expand, "
-                                       "broadcast_to) whose entries may share memory; make a copy "
-                                       "first (x = x.clone())")
+        name = "x[index] = value"
+        self._refuse_while_recording(name, value, "build a new tensor (minigrad.where, "
+                                                  "masked_fill, scatter)")
+        self._check_not_read_only(name)
         array, numpy_index = self._indexed_for_writing(index)
         target_shape = np.shape(array[numpy_index])
         data = value.data
