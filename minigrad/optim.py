@@ -132,13 +132,17 @@ class Optimizer:
         its update count stays as it is)."""
         self.step_count += 1
         for index, group, p in self._params():
-            if p.grad is not None:
-                self._update(index, group, p, -p.grad if group["maximize"] else p.grad)
-                p._version += 1  # changed in place: backward refuses a graph that saved it
+            if p.grad is None:
+                continue
+            g = -p.grad if group["maximize"] else p.grad
+            if group["weight_decay"] and not group.get("decoupled_weight_decay"):
+                g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
+            self._update(index, group, p, g)
+            p._version += 1  # changed in place: backward refuses a graph that saved it
 
     def _update(self, index: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         """Update parameter `p` (number `index` over all groups) from its gradient `g`, already
-        negated for maximize: the subclass's formulas."""
+        negated for maximize and with L2 weight decay added: the subclass's formulas."""
         raise NotImplementedError
 
 
@@ -172,8 +176,6 @@ class SGD(Optimizer):
                                   "maximize": maximize})
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p.data
         momentum = group["momentum"]
         if momentum:
             first = f"momentum.{i}" not in self.state  # PyTorch starts buf at g, undamped
@@ -208,11 +210,8 @@ class Adam(Optimizer):
         lr, (b1, b2), eps = group["lr"], group["betas"], group["eps"]
         m = self._buffer("exp_avg", i, p.data)
         v = self._buffer("exp_avg_sq", i, p.data)
-        if group["weight_decay"]:
-            if group["decoupled_weight_decay"]:
-                p.data *= 1 - lr * group["weight_decay"]
-            else:
-                g = g + group["weight_decay"] * p.data
+        if group["weight_decay"] and group["decoupled_weight_decay"]:
+            p.data *= 1 - lr * group["weight_decay"]
         # the formulas in place through one scratch array (no temporary per operation); m
         # as PyTorch's lerp: m + (1 - b1) (g - m)
         scratch = np.subtract(g, m)
@@ -271,8 +270,6 @@ class RMSprop(Optimizer):
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         self._count_update(i)
         alpha = group["alpha"]
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p.data
         v = self._buffer("square_avg", i, p.data)
         v *= alpha
         v += (1 - alpha) * g * g
@@ -310,8 +307,6 @@ class Adagrad(Optimizer):
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         t = self._count_update(i)
-        if group["weight_decay"]:
-            g = g + group["weight_decay"] * p.data
         key = f"sum.{i}"
         if key not in self.state:
             self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
