@@ -1191,11 +1191,10 @@ class _RNNBase(Module):
         self.bidirectional = bidirectional
         self.rng = _default_rng(rng)
         gates, directions = self._gates * hidden_size, 2 if bidirectional else 1
+        uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng, dtype=dtype)
         for layer in range(num_layers):
             width = input_size if layer == 0 else hidden_size * directions
             for suffix in ("", "_reverse")[:directions]:
-                uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng,
-                                            dtype=dtype)
                 setattr(self, f"weight_ih_l{layer}{suffix}", uniform((gates, width)))
                 setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, hidden_size)))
                 if bias:
