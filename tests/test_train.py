@@ -463,6 +463,26 @@ def test_a_long_evaluation_shows_progress_and_a_stop_signal_does_not_wait_for_it
     assert_same_arrays(arrays(out / "ckpt.npz"), arrays(whole / "ckpt.npz"))
 
 
+def test_a_run_started_under_nohup_keeps_training_when_its_terminal_closes(text_file, tmp_path):
+    """nohup starts a run with SIGHUP ignored so that it outlives its terminal: that SIGHUP
+    does not stop it; SIGTERM still does, cleanly."""
+    out = tmp_path / "out"
+    process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
+                       "20"], tmp_path / "stdout.txt", tmp_path / "stderr.txt",
+                      preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    try:
+        wait_for_rows(process, out, 1)
+        process.send_signal(signal.SIGHUP)
+        wait_for_rows(process, out, 3)  # still training
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Interrupted (SIGTERM)" in (tmp_path / "stdout.txt").read_text()
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

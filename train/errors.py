@@ -46,7 +46,9 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
 class StopSignals:
     """Within the `with` block, Ctrl-C, SIGTERM and SIGHUP do not stop the program but set
     `received` (the signal's number), for a loop to finish its step, save and exit. A second
-    Ctrl-C stops at once (as KeyboardInterrupt)."""
+    Ctrl-C stops at once (as KeyboardInterrupt). A signal this process was started ignoring
+    stays ignored: `nohup` ignores SIGHUP so that a run outlives its terminal, and a shell
+    script's background job (`cmd &`) ignores Ctrl-C."""
 
     def __init__(self) -> None:
         self.received: int | None = None
@@ -54,7 +56,8 @@ class StopSignals:
 
     def __enter__(self) -> StopSignals:
         for signum in STOP_SIGNALS:
-            self._previous[signum] = signal.signal(signum, self._on_signal)
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                self._previous[signum] = signal.signal(signum, self._on_signal)
         return self
 
     def __exit__(self, *exc: Any) -> None:
