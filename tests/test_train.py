@@ -518,6 +518,15 @@ BAD_TRAIN_INPUTS = {
                              ["16 characters", "--block-size 16", "17"]),
     "not utf-8": (not_utf8, ["--overwrite"],
                   [f"byte {LATIN1_BAD_BYTE}", "line 3", "utf-8", "--encoding"]),
+    # FILE is a file of OUT that the run replaces (previous_run is tmp_path / "previous")
+    "FILE is the checkpoint": (lambda t: t / "previous" / "ckpt.npz",
+                               ["--overwrite", "--encoding", "latin-1"],
+                               ["ckpt.npz", "this run writes", "--resume"]),
+    "FILE is the metrics": (lambda t: t / "previous" / "metrics.jsonl", ["--overwrite"],
+                            ["metrics.jsonl", "this run writes"]),
+    "FILE links to the metrics": (lambda t: (t / "link.txt").symlink_to(
+        t / "previous" / "metrics.jsonl") or t / "link.txt", ["--overwrite"],
+        ["link.txt", "metrics.jsonl", "this run writes"]),
     "n_embd % n_head": (None, ["--overwrite", "--n-embd", "15"],
                         ["--n-embd (15)", "--n-head (2)"]),
     "steps 0": (None, ["--overwrite", "--steps", "0"], ["--steps", ">= 1", "got 0"]),

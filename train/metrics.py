@@ -16,6 +16,7 @@ from minigrad.serialization import replace_atomically
 
 from .files import append_line
 
+FILENAME = "metrics.jsonl"
 FIELDS = ("step", "train_loss", "val_loss", "lr", "ms_per_step", "tokens_per_s")
 
 

@@ -23,7 +23,7 @@ import minigrad
 from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
-from . import checkpoint
+from . import checkpoint, metrics
 from .cli import ArgumentParser, shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
                      default_threads, flag)
@@ -133,7 +133,7 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
 def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
     """For a new run without --overwrite: None if OUT holds no run; a "nothing to do" message if
     it holds a finished run of these very settings; else a UsageError (nothing is replaced)."""
-    ckpt_path, metrics_path = out / checkpoint.FILENAME, out / "metrics.jsonl"
+    ckpt_path, metrics_path = out / checkpoint.FILENAME, out / metrics.FILENAME
     if not (ckpt_path.exists() or metrics_path.exists()):
         return None
     try:
@@ -153,6 +153,20 @@ def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
     held = ", ".join(p.name for p in (ckpt_path, metrics_path) if p.exists())
     raise UsageError(f"{out} already holds a run ({held}); pass --resume to continue it, "
                      f"--overwrite to start over, or --out DIR for a new run")
+
+
+def check_file_is_not_written(file: Path, out: Path) -> None:
+    """FILE must not be a file the run writes into OUT: training would replace the text it reads
+    (and a checkpoint read as text is no text to learn)."""
+    for name in (checkpoint.FILENAME, metrics.FILENAME):
+        try:
+            same = file.samefile(out / name)
+        except OSError:  # either is missing: then they are not the same file
+            continue
+        if same:
+            raise UsageError(f"FILE {file} is the {name} this run writes into {out}; give the "
+                             f"text to train on as FILE (to continue the run in {out}: python -m "
+                             f"train --out {shell_word(out)} --resume)")
 
 
 @no_grad()
@@ -215,9 +229,11 @@ def main(argv: list[str] | None = None) -> int:
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
     config = resolve_config(args, saved.config if saved else None)
+    if config.data is not None:
+        check_file_is_not_written(Path(config.data), out)
     if saved and saved.step >= config.steps:
         # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
-        rows = MetricsLog.resume(out / "metrics.jsonl", saved.step)[0].rows
+        rows = MetricsLog.resume(out / metrics.FILENAME, saved.step)[0].rows
         if saved.step > config.steps or (rows and rows[-1]["step"] == saved.step):
             raise UsageError(f"the checkpoint is already at step {saved.step}; pass a larger "
                              f"--steps to train on")
@@ -285,19 +301,19 @@ def main(argv: list[str] | None = None) -> int:
             raise UsageError(f"another run wrote {out} while this one was starting; run the "
                              f"command again")
         if saved:
-            metrics, damage = MetricsLog.resume(out / "metrics.jsonl", step)
+            log, damage = MetricsLog.resume(out / metrics.FILENAME, step)
             if damage:
                 tqdm.write(f"warning: {damage}", file=sys.stderr)
         else:
-            metrics = MetricsLog.new(out / "metrics.jsonl")
-        saver = checkpoint.Saver(out_dir.path, metrics, step if saved else None)
+            log = MetricsLog.new(out / metrics.FILENAME)
+        saver = checkpoint.Saver(out_dir.path, log, step if saved else None)
         timer, timed_steps = time.perf_counter(), 0
         while True:
             # evaluate, log and save every eval_every steps and at the end, unless the metrics
             # hold that step already (a resumed checkpoint's own step, evaluated before it was
             # saved, unless a stop signal cut its evaluation short)
             if (step % config.eval_every == 0 or step == config.steps) and \
-                    not (metrics.rows and metrics.rows[-1]["step"] == step):
+                    not (log.rows and log.rows[-1]["step"] == step):
                 losses = estimate_loss(model, splits, config, step, stop, bar)
                 if losses is None:
                     break  # stopped: saved below
@@ -352,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"  python -m train --out {shell_word(out.absolute())} --resume")
             return stop.exit_code
 
-    history = metrics.rows
+    history = log.rows
     print(f"\nLoss (evaluated every {config.eval_every} steps):")
     print(loss_chart([r["step"] for r in history],
                      {"train": [r["train_loss"] for r in history],
