@@ -1199,6 +1199,21 @@ def test_what_argparse_refuses_is_one_line_too(module, flags, fragment):
     assert_usage_error(run(module, *flags), fragment, "--help")
 
 
+def test_an_empty_path_is_refused_not_read_as_the_current_directory(trained, text_file,
+                                                                     tmp_path, monkeypatch):
+    """`--out "$DIR"` with DIR unset: the run must not write into (or read from) the current
+    directory."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(trained, tmp_path / "out")  # what --checkpoint "" would have sampled
+    before = sorted(tmp_path.iterdir())
+    for module, flags in [("train", [text_file, "--out", ""]), ("train", ["", "--out", "new"]),
+                          ("train.sample", ["--checkpoint", ""]),
+                          ("train.attention", ["--out", "", "--text", "the"])]:
+        extra = [*TINY, "--steps", "1"] if module == "train" else []
+        assert_usage_error(run(module, *flags, *extra), "path is empty")
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_help_documents_the_ranges():
     for module in ("train", "train.sample"):
         assert "2**64 - 1" in " ".join(cli(module, "--help").stdout.split())

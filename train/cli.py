@@ -23,6 +23,14 @@ class ArgumentParser(argparse.ArgumentParser):
         raise UsageError(f"{message} (see {self.prog} --help)")
 
 
+def path_argument(value: str) -> str:
+    """argparse's type of a path option: an empty one (an unset shell variable, say) would be
+    the current directory, so it is refused."""
+    if not value:
+        raise argparse.ArgumentTypeError("the path is empty; give a file or directory")
+    return value
+
+
 def shell_word(path: str | Path) -> str:
     """`path` quoted for a POSIX shell; a name that is not printable UTF-8 becomes $'...' with
     its bytes escaped, so that pasting the command finds the same file."""
@@ -41,9 +49,10 @@ def checkpoint_parser(prog: str, description: str) -> argparse.ArgumentParser:
     """A parser with the options that say where the checkpoint is."""
     parser = ArgumentParser(prog=prog, description=description)
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--out", default="out", help="training directory holding ckpt.npz "
-                       "(default out/)")
-    where.add_argument("--checkpoint", help="path of a checkpoint file (instead of --out)")
+    where.add_argument("--out", default="out", type=path_argument,
+                       help="training directory holding ckpt.npz (default out/)")
+    where.add_argument("--checkpoint", type=path_argument,
+                       help="path of a checkpoint file (instead of --out)")
     return parser
 
 

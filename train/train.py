@@ -24,7 +24,7 @@ from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint, metrics
-from .cli import ArgumentParser, shell_word
+from .cli import ArgumentParser, path_argument, shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
                      default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
@@ -65,13 +65,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         description="Train a GPT-style character language model on a text file with minigrad. "
                     "Without FILE it trains on minigrad's own source code and docs. OUT gets "
                     "ckpt.npz (the checkpoint) and metrics.jsonl (one line per evaluation).")
-    p.add_argument("file", nargs="?", metavar="FILE", help="text file to train on")
+    p.add_argument("file", nargs="?", metavar="FILE", type=path_argument,
+                   help="text file to train on")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options below "
                    "(baby-shakespeare: nanoGPT's CPU baby GPT; give tinyshakespeare.txt as FILE)")
     p.add_argument("--encoding", default=None, help="the text file's encoding, any text "
                    "encoding Python knows (default utf-8)")
-    p.add_argument("--out", default="out", help="directory for ckpt.npz and metrics.jsonl "
-                   "(default out/)")
+    p.add_argument("--out", default="out", type=path_argument,
+                   help="directory for ckpt.npz and metrics.jsonl (default out/)")
     continue_or_replace = p.add_mutually_exclusive_group()
     continue_or_replace.add_argument(
         "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
