@@ -483,6 +483,42 @@ def test_a_run_started_under_nohup_keeps_training_when_its_terminal_closes(text_
     assert "Interrupted (SIGTERM)" in (tmp_path / "stdout.txt").read_text()
 
 
+def test_sighup_saves_and_exits_129_when_the_reader_of_its_pipe_is_gone(text_file, tmp_path):
+    """`python -m train FILE | tee log` in a terminal that closes: tee gets SIGHUP too, and the
+    run's last lines, written to its pipe, must not turn the clean stop into a crash."""
+    out = tmp_path / "out"
+    with (tmp_path / "stderr.txt").open("w") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
+             "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr,
+            text=True)
+    try:
+        for line in process.stdout:  # until the loop runs; nothing more is printed before a stop
+            if line.startswith("step 0:"):
+                break
+        process.stdout.close()  # tee is gone
+        process.send_signal(signal.SIGHUP)
+        assert process.wait(timeout=30) == 128 + signal.SIGHUP
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+    assert train.checkpoint.load(out / "ckpt.npz").step >= 0  # saved
+
+
+def test_a_reader_that_goes_away_stops_the_output_with_exit_141(trained):
+    """`python -m train.sample ... | head`: the code of a program that SIGPIPE stopped, not the
+    1 of a diverged run, and no traceback."""
+    process = subprocess.Popen([sys.executable, "-m", "train.sample", "--out", trained,
+                                "--tokens", "1000000"], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    process.stdout.read(10)
+    process.stdout.close()
+    assert process.wait(timeout=60) == 141
+    assert process.stderr.read() == b""
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import sys
 from typing import Any, Callable
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
+BROKEN_PIPE_EXIT = 128 + 13  # 141, 128 + SIGPIPE (13 on every Unix; Windows has no SIGPIPE)
 # what `timeout`, batch schedulers and `docker stop` send (SIGTERM), a closed terminal (SIGHUP)
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM] + (
     [signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
@@ -38,9 +40,10 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
               "--n-layer, --batch-size or --block-size", file=sys.stderr)
         return USAGE_EXIT
     except BrokenPipeError:
-        # the reader of our output went away (e.g. `| head`): stop quietly, as Unix tools do
+        # the reader of our output went away (e.g. `| head`): stop quietly with the code of a
+        # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
-        return 1
+        return BROKEN_PIPE_EXIT
 
 
 class StopSignals:
@@ -69,11 +72,15 @@ class StopSignals:
         if signum == signal.SIGINT:
             signal.signal(signal.SIGINT, signal.default_int_handler)
         if signum == getattr(signal, "SIGHUP", None):
-            # the terminal is gone and writing to it would fail: send what is left nowhere
+            # the terminal is gone, and with it the reader of a pipe started in it (`| tee log`):
+            # writing to either would fail, so send what is left nowhere (a file still gets it)
             devnull = os.open(os.devnull, os.O_WRONLY)
             for fd in (1, 2):
-                if os.isatty(fd):
-                    os.dup2(devnull, fd)
+                try:
+                    if os.isatty(fd) or stat.S_ISFIFO(os.fstat(fd).st_mode):
+                        os.dup2(devnull, fd)
+                except OSError:  # not open: nothing to redirect
+                    pass
             os.close(devnull)
 
     @property
