@@ -1196,6 +1196,7 @@ OUT_OF_RANGE = [
     (["--beta2", "-0.5"], "--beta2"),
     (["--lr", "0"], "--lr must be > 0"),
     (["--min-lr", "-1"], "--min-lr"),
+    (["--lr", "1e-5", "--min-lr", "1e-4"], "--min-lr 0.0001 is above --lr 1e-05"),
     (["--weight-decay", "-0.1"], "--weight-decay"),
     (["--grad-clip", "-1"], "--grad-clip"),
     (["--n-head", "0"], "--n-head"),
@@ -1213,6 +1214,16 @@ def test_every_train_option_outside_its_range_is_one_line(flags, fragment, text_
     assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "2", *flags),
                        fragment)
     assert not out.exists()
+
+
+def test_the_learning_rate_decays_to_a_tenth_of_lr_by_default(text_file, tmp_path):
+    """As nanoGPT advises; a fixed --min-lr would be above a small --lr and the "decay" would
+    raise the learning rate."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4", "--eval-every", "2",
+                            "--lr", "1e-5", "--warmup", "0") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").config.min_lr == pytest.approx(1e-6)
+    assert metrics(out)[-1]["lr"] < 1e-5
 
 
 @pytest.mark.parametrize("flags, fragment", [

@@ -54,7 +54,7 @@ HELP = {
     "threads": "split each batch across this many threads, one BLAS thread each (data "
                "parallel; without dropout the same result as 1 thread up to float32 rounding)",
 }
-DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250",
+DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250", "min_lr": "--lr / 10",
                 "lr_decay_steps": "--steps",
                 "threads": f"the usable cores, {usable_cores()} here, at most --batch-size"}
 
@@ -120,11 +120,16 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
         values["eval_every"] = auto_eval_every(values["steps"])
     if not saved and "threads" not in given:
         values["threads"] = default_threads(values["batch_size"])
+    if not saved and "min_lr" not in {**PRESETS.get(args.preset, {}), **given}:
+        values["min_lr"] = values["lr"] / 10  # nanoGPT's advice; a fixed one may exceed --lr
     if args.file is not None:
         values["data"] = str(Path(args.file).absolute())  # so --resume works from anywhere
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
     config = TrainConfig(model=replace(base.model, **model), **values)
     config.validate()
+    if config.min_lr > config.lr:
+        raise UsageError(f"--min-lr {config.min_lr} is above --lr {config.lr}, so the cosine "
+                         f"decay would raise the learning rate; give a --min-lr of at most --lr")
     if args.preset and config.data is None:
         raise UsageError(f"--preset {args.preset} trains on tiny Shakespeare: pass its path as "
                          f"FILE (download it from {TINY_SHAKESPEARE_URL})")
