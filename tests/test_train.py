@@ -390,6 +390,17 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
 
 
+def test_a_failed_first_write_does_not_say_to_resume(text_file, tmp_path):
+    """With no checkpoint written there is nothing to resume: the advice is to run again."""
+    out = tmp_path / "out"
+    (out / "metrics.jsonl").mkdir(parents=True)  # a write that fails, and that --overwrite keeps
+    result = run("train", text_file, "--out", out, *TINY, "--steps", "2", "--overwrite")
+    assert result.returncode == 2
+    error = result.stderr.strip().splitlines()[-1]
+    assert "no checkpoint was written" in error and "run again" in error, error
+    assert "--resume" not in error
+
+
 # ---- Ctrl-C, SIGTERM, SIGHUP -----------------------------------------------------------------
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
