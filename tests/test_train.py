@@ -1237,6 +1237,16 @@ def test_the_learning_rate_decays_to_a_tenth_of_lr_by_default(text_file, tmp_pat
     assert metrics(out)[-1]["lr"] < 1e-5
 
 
+def test_a_short_run_warms_up_over_a_tenth_of_it_then_decays(text_file, tmp_path):
+    """With a fixed 100 warm-up steps, a 20-step run never reached --lr nor decayed."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "20", "--eval-every",
+                            "10", "--lr", "1e-2") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").config.warmup == 2
+    lrs = [r["lr"] for r in metrics(out)]  # of steps 0, 9 and 19
+    assert lrs[1] > 0.5e-2 and lrs[2] < lrs[1]
+
+
 @pytest.mark.parametrize("flags, fragment", [
     (["--seed", "-1"], "--seed must be from 0 to 2**64 - 1"), (["--seed", str(2**64)], "--seed"),
     (["--tokens", "-1"], "--tokens"), (["--top-k", "0"], "--top-k"),

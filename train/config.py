@@ -47,6 +47,11 @@ def auto_eval_every(steps: int) -> int:
     return max(1, min(AUTO_EVAL_MAX, steps // 10))
 
 
+def auto_warmup(decay_steps: int) -> int:
+    """A tenth of the learning rate's schedule, at most TrainConfig's 100 (nanoGPT's)."""
+    return min(TrainConfig.warmup, decay_steps // 10)
+
+
 @dataclass
 class TrainConfig:
     # the model's shape; vocab_size is set from the text's characters. GPTConfig's defaults are

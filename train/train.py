@@ -26,7 +26,7 @@ from models import GPT, CharTokenizer, GPTConfig
 from . import checkpoint, metrics
 from .cli import ArgumentParser, path_argument, shell_word
 from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
-                     default_threads, flag)
+                     auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
@@ -55,6 +55,7 @@ HELP = {
                "parallel; without dropout the same result as 1 thread up to float32 rounding)",
 }
 DEFAULT_TEXT = {"eval_every": "a tenth of --steps, at most 250", "min_lr": "--lr / 10",
+                "warmup": "a tenth of --lr-decay-steps, at most 100",
                 "lr_decay_steps": "--steps",
                 "threads": f"the usable cores, {usable_cores()} here, at most --batch-size"}
 
@@ -118,10 +119,14 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     values.update(given)
     if values["eval_every"] is None:
         values["eval_every"] = auto_eval_every(values["steps"])
-    if not saved and "threads" not in given:
-        values["threads"] = default_threads(values["batch_size"])
-    if not saved and "min_lr" not in {**PRESETS.get(args.preset, {}), **given}:
-        values["min_lr"] = values["lr"] / 10  # nanoGPT's advice; a fixed one may exceed --lr
+    if not saved:  # a new run's defaults that follow other settings
+        chosen = {**PRESETS.get(args.preset, {}), **given}
+        if "threads" not in chosen:
+            values["threads"] = default_threads(values["batch_size"])
+        if "min_lr" not in chosen:
+            values["min_lr"] = values["lr"] / 10  # nanoGPT's advice; a fixed one may exceed --lr
+        if "warmup" not in chosen:  # so that a short run still reaches --lr and decays
+            values["warmup"] = auto_warmup(values["lr_decay_steps"] or values["steps"])
     if args.file is not None:
         values["data"] = str(Path(args.file).absolute())  # so --resume works from anywhere
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
