@@ -1,8 +1,8 @@
 """OUT/metrics.jsonl: one JSON object per evaluation, appended as the run goes.
 
 Each row holds `step`, `train_loss`, `val_loss`, `lr` (the learning rate of the step that led
-there), `ms_per_step` and `tokens_per_s` (the training speed since the previous row; null in the
-first row of a run or resumed run).
+there), `ms_per_step` and `tokens_per_s` (the training speed since the previous row, or since the
+run resumed; null when no step was taken since, as at step 0).
 """
 from __future__ import annotations
 
