@@ -788,6 +788,15 @@ def test_sample_errors(trained, tmp_path):
     assert_usage_error(run("train.sample", "--out", tmp_path, "--tokens", "5"),
                        "no checkpoint")
     assert_usage_error(run("train.sample", "--out", trained, "--top-k", "0"), "--top-k")
+    # the advice fits the mistake: a checkpoint given as --out, a --checkpoint that is missing
+    for module, flags in [("train.sample", []), ("train.attention", ["--text", "the"]),
+                          ("train", ["--resume"])]:
+        error = assert_usage_error(run(module, "--out", trained / "ckpt.npz", *flags),
+                                   "is a file, not a training directory", "--out")
+        assert "train one first" not in error
+    error = assert_usage_error(run("train.sample", "--checkpoint", tmp_path / "model.npz"),
+                               "no checkpoint at", "OUT/ckpt.npz")
+    assert f"--out {tmp_path}" not in error  # training there would write ckpt.npz, not model.npz
 
 
 def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):

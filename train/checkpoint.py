@@ -93,6 +93,11 @@ def load(path: str | Path) -> Checkpoint:
     if path.is_dir():
         path = path / FILENAME
     if not path.is_file():
+        if path.parent.is_file():  # --out names a file (the checkpoint itself, say)
+            raise UsageError(f"{path.parent} is a file, not a training directory: give --out "
+                             f"the directory that holds {FILENAME}")
+        if path.name != FILENAME:  # --checkpoint: training would not write this name
+            raise UsageError(f"no checkpoint at {path}; python -m train writes OUT/{FILENAME}")
         raise UsageError(f"no checkpoint at {path}; train one first (python -m train FILE "
                          f"--out {path.parent})")
     try:
