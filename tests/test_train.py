@@ -30,6 +30,7 @@ import minigrad.serialization
 import train.attention
 import train.checkpoint
 import train.data
+import train.errors
 import train.sample
 import train.train
 from train.errors import run_cli
@@ -653,6 +654,22 @@ def test_a_corrupt_checkpoint_is_refused(damage, previous_run, text_file, tmp_pa
     assert snapshot(previous_run) == before
     assert_usage_error(run("train.sample", "--checkpoint", ckpt, "--tokens", "5"), named)
     assert_usage_error(run("train.attention", "--out", previous_run, "--text", "the"), named)
+
+
+def test_a_file_without_read_permission_says_so(trained, text_file, monkeypatch):
+    """(Faked: the tests may run as root, who may read anything.) A checkpoint that cannot be
+    opened is not called truncated or foreign."""
+    def denied(*args, **kwds):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(train.checkpoint, "open", denied, raising=False)
+    error = assert_usage_error(run("train.sample", "--out", trained), "Permission denied",
+                               "chmod")
+    assert "truncated" not in error
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "open", denied)
+        with pytest.raises(train.errors.UsageError, match="Permission denied.*you can read"):
+            train.data.read_text(text_file)
 
 
 def test_a_bad_file_creates_no_out_directory(tmp_path):

@@ -63,6 +63,10 @@ KINDS = [(stat.S_ISDIR, "a directory; give a text file inside it"),
          (stat.S_ISSOCK, "a socket, not a regular file; give a text file")]
 
 
+def unreadable(path: Path, err: OSError) -> UsageError:
+    return UsageError(f"{path}: cannot read it ({err.strerror}); give a text file you can read")
+
+
 def read_text(path: str | Path, encoding: str = "utf-8") -> str:
     """The file's text, or a UsageError saying what is wrong with it and what to do.
 
@@ -76,7 +80,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         raise UsageError(f"{path}: no such file; give the path of a text file to train "
                          f"on") from None
     except OSError as err:
-        raise UsageError(f"{path}: cannot read it ({err.strerror})") from None
+        raise unreadable(path, err) from None
     info = os.fstat(fd)
     for is_kind, what in KINDS:
         if is_kind(info.st_mode):
@@ -95,7 +99,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         try:
             raw = f.read(size)  # a file that grows meanwhile is read as it was
         except OSError as err:
-            raise UsageError(f"{path}: cannot read it ({err.strerror})") from None
+            raise unreadable(path, err) from None
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as err:
