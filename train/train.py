@@ -386,6 +386,7 @@ def main(argv: list[str] | None = None) -> int:
                       "val": [r["val_loss"] for r in history]}))
     print("\nA sample from the model:\n" +
           sample_text(model, tokenizer, tokenizer.default_prompt(), 300, config.seed))
+    # no --prompt: any text might hold characters the vocabulary lacks, and the command must work
     print(f"\nCheckpoint: {saver.path}. Sample more with: python -m train.sample --out "
-          f"{shell_word(out)} --prompt 'Some text'")
+          f"{shell_word(out)}")
     return 0
