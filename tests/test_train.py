@@ -897,8 +897,9 @@ def test_a_new_run_never_replaces_metrics_it_did_not_write(text_file, tmp_path):
     out.mkdir()
     (out / "metrics.jsonl").write_text('{"step": 0, "mine": true}\n')
     before = snapshot(out)
-    assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "2"),
-                       "already holds a run", "metrics.jsonl", "--overwrite")
+    error = assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "2"),
+                               "already holds a run", "metrics.jsonl", "--overwrite")
+    assert "--resume" not in error  # with no checkpoint there is nothing to resume
     assert snapshot(out) == before
 
 

@@ -162,8 +162,9 @@ def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
                 f"{2 * config.steps}\n"
                 f"  Start over:   add --overwrite to this command (or use another --out)")
     held = ", ".join(p.name for p in (ckpt_path, metrics_path) if p.exists())
-    raise UsageError(f"{out} already holds a run ({held}); pass --resume to continue it, "
-                     f"--overwrite to start over, or --out DIR for a new run")
+    resume = "--resume to continue it, " if saved else ""  # which needs a checkpoint it can read
+    raise UsageError(f"{out} already holds a run ({held}); pass {resume}--overwrite to start "
+                     f"over, or --out DIR for a new run")
 
 
 def check_file_is_not_written(file: Path, out: Path) -> None:
