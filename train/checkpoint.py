@@ -112,7 +112,7 @@ def load(path: str | Path) -> Checkpoint:
         field, problem = err.args
         raise UsageError(f"{path}: its field {field!r} {problem}; the checkpoint is damaged or "
                          f"from another program: train again or point to another file") from None
-    except PermissionError as err:  # readable, it may be fine: not "truncated" then
+    except PermissionError as err:  # the file may well be whole: not "truncated" then
         raise UsageError(f"cannot read {path} ({err.strerror}); give yourself read permission "
                          f"(chmod u+r) or point to another file") from None
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, NotImplementedError,
