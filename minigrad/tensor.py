@@ -493,7 +493,8 @@ class Tensor:
             return other
         if isinstance(other, (int, float, np.number, np.bool_)):
             dtype = self.data.dtype if self.data.dtype.kind == "f" else _result_dtype(self, other)
-            return Tensor._make(np.asarray(other, dtype=dtype))
+            # astype wraps an int out of the dtype's range (uint8 - 3), as PyTorch's cast does
+            return Tensor._make(np.asarray(other).astype(dtype))
         return Tensor(other)
 
     def _operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
@@ -505,6 +506,14 @@ class Tensor:
             return self, other
         dtype = _result_dtype(self, other)
         return self.to(dtype), other.to(dtype)
+
+    def _promoted_arrays(self, other: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of `_operands`, for ops outside the graph (comparisons, bitwise ops): a
+        float32 tensor meets a 0-d float64 one in float32, an int8 one a 0-d int64 in int8.
+        Lists keep numpy's dtype (Tensor would make Python floats float32)."""
+        other = self._lift(np.asarray(other) if isinstance(other, (list, tuple)) else other)
+        dtype = _result_dtype(self, other)
+        return self.data.astype(dtype, copy=False), other.data.astype(dtype, copy=False)
 
     def _floating(self) -> Tensor:
         """This tensor, or an integer or bool one in the default float dtype: functions with
@@ -519,11 +528,20 @@ class Tensor:
         return ops.Add.apply(b, a)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(*self._operands(other))
+        return ops.Sub.apply(*self._subtraction_operands(other))
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
+        a, b = self._subtraction_operands(other)
         return ops.Sub.apply(b, a)
+
+    def _subtraction_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """`_operands`, refusing bools as PyTorch does: in numpy True - True fails, and a
+        mask minus something is usually a mistaken `~mask`."""
+        a, b = self._operands(other)
+        if np.bool_ in (self.dtype, _as_array(other).dtype):
+            raise InvalidTypeError("sub: subtraction with a bool tensor or a bool is not "
+                                   "supported; to invert a mask use ~ or logical_not()")
+        return a, b
 
     def __mul__(self, other: ArrayLike) -> Tensor:
         return ops.Mul.apply(*self._operands(other))
@@ -533,12 +551,19 @@ class Tensor:
         return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
-        return ops.Div.apply(a._floating(), b._floating())  # int / int is float, as in PyTorch
+        return ops.Div.apply(*self._division_operands(other))
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
-        return ops.Div.apply(b._floating(), a._floating())
+        a, b = self._division_operands(other)
+        return ops.Div.apply(b, a)
+
+    def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """`_operands` in a float dtype: int / int is float, as in PyTorch. A number meets an
+        integer tensor as a float, never cast to the integer dtype first (uint8 / -3 is
+        negative)."""
+        x = self._floating() if isinstance(other, (int, float, np.number, np.bool_)) else self
+        a, b = x._operands(other)
+        return a._floating(), b._floating()
 
     # x += y and the like: in place, as PyTorch's, unless the result must be recorded
     def __iadd__(self, other: ArrayLike) -> Tensor:
@@ -797,12 +822,10 @@ class Tensor:
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
-        if isinstance(other, Tensor):
-            other = other.data
-        elif not isinstance(other, (int, float, np.ndarray, np.generic, list, tuple)):
+        if not isinstance(other, (Tensor, int, float, np.ndarray, np.generic, list, tuple)):
             return NotImplemented  # e.g. x == None: Python falls back to identity (False)
         try:
-            return Tensor._make(np.asarray(compare(self.data, other)))
+            return Tensor._make(np.asarray(compare(*self._promoted_arrays(other))))
         except ValueError:
             raise InvalidArgumentError(f"{compare.__name__}: shapes {self.shape} and "
                                        f"{np.shape(other)} do not broadcast together") from None
@@ -863,14 +886,14 @@ class Tensor:
         return bool(np.any(self.data == _as_array(element)))
 
     def _bitwise(self, other: Any, op: np.ufunc) -> Tensor:
-        """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~."""
-        other = other.data if isinstance(other, Tensor) else other
-        for kind in {self.data.dtype.kind, np.asarray(other).dtype.kind}:
-            if kind not in "biu":
-                raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
-                                       f"{self.dtype} and {np.asarray(other).dtype}; compare "
-                                       "first, e.g. (x > 0) & (y > 0)")
-        return Tensor._make(np.asarray(op(self.data, other)))
+        """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~, in
+        their promoted dtype."""
+        a, b = self._promoted_arrays(other)
+        if a.dtype.kind not in "biu":
+            raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
+                                   f"{self.dtype} and {self._lift(other).dtype}; compare first, "
+                                   "e.g. (x > 0) & (y > 0)")
+        return Tensor._make(np.asarray(op(a, b)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
         return self._bitwise(other, np.bitwise_and)

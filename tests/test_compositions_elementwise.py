@@ -689,6 +689,52 @@ def test_float32_compares_with_a_python_number_in_float32_like_pytorch():
     assert (t == 0.1).item()  # 0.1 rounded to float32, as PyTorch does with a Python number
 
 
+def test_comparisons_and_bitwise_ops_promote_as_in_pytorch(torch):
+    """Regression: numpy's promotion was used, so a float32 tensor met a 0-d float64 one in
+    float64 (0.1 != 0.1), int8 & a 0-d int64 gave int64, and uint8 & -3 raised OverflowError."""
+    cases = [
+        (lambda lib, t: t([0.1], lib.float32) == t(0.1, lib.float64)),
+        (lambda lib, t: t([1], lib.int8) == t(257, lib.int64)),
+        (lambda lib, t: t([7, -7, 0, 3], lib.int8) & t(3, lib.int64)),
+        (lambda lib, t: t([7, -7, 0, 3], lib.int16) | t(-2, lib.int32)),
+        (lambda lib, t: t([7, 200, 0, 3], lib.uint8) ^ t(5, lib.int8)),
+        (lambda lib, t: t([7, 200, 0, 3], lib.uint8) & -3),
+        (lambda lib, t: t([1, 3], lib.int32) << t(2, lib.int64)),
+        (lambda lib, t: t([True, False], lib.bool) & t([3, 2], lib.int64)),
+    ]
+    for case in cases:
+        out = case(minigrad, lambda data, dtype: minigrad.tensor(data, dtype=dtype))
+        expected = case(torch, lambda data, dtype: torch.tensor(data, dtype=dtype))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
+    """Regression: numpy raised OverflowError for uint8 - 3 and int8 * 200. True division
+    meets the number as a float: uint8 / -3 is negative."""
+    for fn in (lambda x: x - 3, lambda x: 3 - x, lambda x: x * -3, lambda x: x / -3,
+               lambda x: -3 / x, lambda x: x // -3, lambda x: x % -3):
+        out = fn(minigrad.tensor(np.array([7, 200, 1, 3], np.uint8)))
+        expected = fn(torch.tensor(np.array([7, 200, 1, 3], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    out = minigrad.tensor(np.array([2, -1], np.int8)) * 200
+    assert out.dtype == np.int8 and out.tolist() == [-112, 56]  # 400 and -200 modulo 256
+
+
+def test_subtraction_with_bools_raises_as_in_pytorch():
+    flags, floats = Tensor(np.array([True, False])), Tensor(np.array([1.0, 2.0]))
+    for misuse in (lambda lib: lib.tensor([True, False]) - lib.tensor([1.0, 2.0]),
+                   lambda lib: lib.tensor([1.0, 2.0]) - lib.tensor([True, False]),
+                   lambda lib: lib.tensor([1, 2]) - True, lambda lib: True - lib.tensor([1.0]),
+                   lambda lib: lib.tensor([True]) - 1, lambda lib: lib.tensor([1.0]).sub(
+                       lib.tensor(True))):
+        assert_raises_like_torch(lambda lib, F: misuse(lib))
+    with pytest.raises(TypeError, match="logical_not"):
+        flags - flags
+    assert (floats - 1).tolist() == [0.0, 1.0] and (1 - floats).tolist() == [0.0, -1.0]
+
+
 def test_tensors_hash_by_identity_and_stay_dict_keys():
     a, b = Tensor(np.array([1.0])), Tensor(np.array([1.0]))
     table = {a: "a", b: "b"}
