@@ -1816,6 +1816,33 @@ class Tensor:
             return self.reshape(1).gather(0, index.reshape(1)).reshape(())
         return ops.GetItem.apply(self, index=_along_dim(index, d))
 
+    def index_select(self, dim: int, index: ArrayLike) -> Tensor:
+        """The slices at `index` (0-d or 1-D integers in [0, size)) along `dim`, in index's
+        order: x.index_select(1, idx) is x[:, idx]. The gradient adds up at repeated indices."""
+        index = _index_array("index_select", index)
+        if index.ndim > 1:
+            raise InvalidIndexError(f"index_select: index must be 0-d or 1-D, got shape "
+                                    f"{index.shape}")
+        d = _dim("index_select", dim, self.ndim)
+        if self.ndim == 0:  # its one entry, as PyTorch returns it
+            return self.reshape(1).index_select(0, index).reshape(())
+        # gather's range check, with index laid along dim
+        _check_index("index_select", index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)),
+                     self.shape, d)
+        return ops.GetItem.apply(self, index=(slice(None),) * d + (index.reshape(-1),))
+
+    def take(self, index: ArrayLike) -> Tensor:
+        """Entries of the tensor read as 1-D (row-major), at `index` (integers of any shape,
+        negative ones counting from the end), in index's shape. The gradient adds up at
+        repeated indices."""
+        index = _index_array("take", index)
+        n = self.numel()
+        if index.size and (index.min() < -n or index.max() >= n):
+            raise InvalidIndexError(f"take: index entries must lie in [{-n}, {n}) for a tensor of "
+                                    f"{n} entries, got entries from {index.min()} to "
+                                    f"{index.max()}")
+        return self.reshape(-1)[index]
+
     def scatter_add(self, dim: int, index: ArrayLike, src: Tensor) -> Tensor:
         """A copy of this tensor with src's entries added at the places `index` names along
         `dim`: out[index[i][j]][j] += src[i][j] for dim 0, and so on (repeated places add

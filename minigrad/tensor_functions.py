@@ -283,7 +283,7 @@ _METHODS = (
     "sort", "argsort", "topk",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
-    "scatter_add",
+    "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
