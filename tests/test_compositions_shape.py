@@ -1,8 +1,9 @@
 """Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
-narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu, diagonal, pad, one_hot,
-cat, stack) and linear algebra (matmul, dot, outer, einsum): each against a hand-written numpy
-reference, gradient-checked in float64 on primitives alone, float32 kept, and against PyTorch
-(values and gradients) when it is installed; then the errors for bad dims and shapes.
+narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu,
+diagonal, pad, one_hot, cat, stack) and linear algebra (matmul, dot, outer, einsum): each
+against a hand-written numpy reference, gradient-checked in float64 on primitives alone,
+float32 kept, and against PyTorch (values and gradients) when it is installed; then the errors
+for bad dims and shapes.
 """
 import numpy as np
 import pytest
