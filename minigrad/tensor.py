@@ -119,6 +119,16 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     return index
 
 
+def _bool_mask(op: str, mask: ArrayLike) -> np.ndarray:
+    """A copy of `mask` (backward may read it), checked to be bool as PyTorch requires: an
+    integer or float mask is more often a mistake than a mask."""
+    mask = np.array(_as_array(mask))
+    if mask.dtype != np.bool_:
+        raise InvalidTypeError(f"{op}: the mask or condition must be a bool tensor, got dtype "
+                               f"{mask.dtype}; compare first, e.g. x != 0")
+    return mask
+
+
 def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
     """gather's and scatter_add's rules for `index`: as many dims as the tensor, no larger than
     it along the other dims, and entries in [0, size) along `dim`."""
@@ -993,7 +1003,7 @@ class Tensor:
 
     def masked_fill(self, mask: ArrayLike, value: float) -> Tensor:
         """Replace the entries where `mask` is True by `value` (their gradient is 0)."""
-        mask = np.array(_as_array(mask), dtype=bool)  # a copy: backward reads it
+        mask = _bool_mask("masked_fill", mask)
         if not engine._broadcasts_to(mask.shape, self.shape):
             raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
                                        f"broadcast to the tensor's shape {self.shape}")
@@ -1439,6 +1449,14 @@ class Tensor:
         """How many entries over `dim` (every dim by default) are nonzero: int64, without grad."""
         dims = _reduced_dims("count_nonzero", dim, None, self.ndim)
         return Tensor._make(np.asarray(np.count_nonzero(self.data, axis=dims), dtype=np.int64))
+
+    def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+        """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
+        per entry and one column per dim, or with as_tuple=True one 1-D tensor per dim (a 0-d
+        tensor counts as 1-D there), as PyTorch's; without grad."""
+        if as_tuple:
+            return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(self.data)))
+        return Tensor._make(np.argwhere(self.data))
 
     def nansum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """The sum with NaN entries counted as 0 (their gradient is 0)."""

@@ -396,6 +396,38 @@ def test_where_promotes_its_two_values_as_in_pytorch(torch):
     np.testing.assert_array_equal(mixed.data, expected.numpy())
 
 
+def test_where_and_masked_fill_take_bool_conditions_only_as_in_pytorch():
+    """Regression: an integer or float condition was silently read as `!= 0`."""
+    x = Tensor(np.array([1.0, 2.0]))
+    for misuse in (lambda lib: lib.where(lib.tensor([1, 0]), lib.ones(2), lib.zeros(2)),
+                   lambda lib: lib.where(lib.tensor([1.0, 0.0]), 1.0, 2.0),
+                   lambda lib: lib.ones(2).masked_fill(lib.tensor([1, 0]), 2.0),
+                   lambda lib: lib.ones(2).masked_fill(lib.tensor([0.5, 0.0]), 2.0)):
+        assert_raises_like_torch(lambda lib, F: misuse(lib))
+    with pytest.raises(TypeError, match="where: the mask or condition must be a bool"):
+        minigrad.where(np.array([1, 0]), x, 0.0)
+    assert minigrad.where([True, False], x, 0.0).tolist() == [1.0, 0.0]
+    with pytest.raises(TypeError, match="input and other"):
+        minigrad.where(np.array([True]), x)
+
+
+def test_nonzero_and_where_with_the_condition_alone_match_pytorch(torch):
+    data = np.array([[0, 2, 0], [3, 0, -1]])
+    assert minigrad.nonzero(Tensor(data)).tolist() == [[0, 1], [1, 0], [1, 2]]
+    rows, cols = minigrad.where(Tensor(data != 0))
+    assert rows.tolist() == [0, 1, 1] and cols.tolist() == [1, 0, 2]
+    cases = [(data, {}), (data, {"as_tuple": True}), (np.array(3.0), {}), (np.array(0.0), {}),
+             (np.array(3.0), {"as_tuple": True}), (np.zeros((2, 0)), {}), (np.array([0.5, 0]), {})]
+    for array, kwargs in cases:
+        out = Tensor(array).nonzero(**kwargs)
+        expected = torch.from_numpy(array).nonzero(**kwargs)
+        for got, want in zip(out, expected) if kwargs else [(out, expected)]:
+            assert got.dtype == np.int64 and got.shape == tuple(want.shape)
+            np.testing.assert_array_equal(got.data, want.numpy())
+    for got, want in zip(minigrad.where(Tensor(data)), torch.where(torch.from_numpy(data))):
+        np.testing.assert_array_equal(got.data, want.numpy())
+
+
 def test_masked_fill_and_relu_keep_an_integer_dtype_as_in_pytorch(torch):
     ints = np.array([[-2, 3], [0, -7]])
     mask = ints < 0
