@@ -882,6 +882,7 @@ def softmax(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = Non
     masked) gives zeros. `dtype` converts the input first (PyTorch's meaning)."""
     if dtype is not None:
         input = input.to(dtype)
+    input._require_floating("softmax")
     dim = _dim("softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return softmax(input.reshape(1), dim).reshape(())
@@ -897,6 +898,7 @@ def log_softmax(input: Tensor, dim: int = -1, *,
     """x - log(sum(exp(x))) along `dim`, computed stably; `dtype` converts the input first."""
     if dtype is not None:
         input = input.to(dtype)
+    input._require_floating("log_softmax")
     dim = _dim("log_softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return log_softmax(input.reshape(1), dim).reshape(())

@@ -1164,9 +1164,15 @@ class Tensor:
     def frac(self) -> Tensor:
         """The fractional part, x - trunc(x), with the sign of x (gradient 1); floats only, as
         in PyTorch."""
-        if not self.is_floating_point():
-            raise InvalidTypeError(f"frac: expects a floating-point tensor, got {self.dtype}")
+        self._require_floating("frac")
         return self - self.trunc()
+
+    def _require_floating(self, op: str) -> None:
+        """PyTorch's refusal of integer and bool tensors for ops defined on floats only (frac,
+        var, softmax, ...), rather than numpy's silent conversion."""
+        if not self.is_floating_point():
+            raise InvalidTypeError(f"{op}: expects a floating-point tensor, got {self.dtype}; "
+                                   "convert it with .float() first")
 
     def where(self, condition: ArrayLike, other: ArrayLike) -> Tensor:
         """This tensor where `condition` is True, else `other`: minigrad.where(condition, self,
@@ -1421,6 +1427,7 @@ class Tensor:
 
     def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
                   correction: float | None, axis: Dim) -> Tensor:
+        self._require_floating(op)
         if isinstance(dim, bool):  # PyTorch's older var(unbiased) form
             dim, unbiased = None, dim
         if unbiased is not None and correction is not None:
@@ -1496,8 +1503,8 @@ class Tensor:
     def logcumsumexp(self, dim: int) -> Tensor:
         """Running log(sum(exp(x))) along `dim`: a scan whose step is logaddexp, so every
         partial sum is computed stably, however far apart its terms are."""
-        return _scan(self._floating(), _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp,
-                     -math.inf)
+        self._require_floating("logcumsumexp")
+        return _scan(self, _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp, -math.inf)
 
     def cummax(self, dim: int) -> ValuesIndices:
         """The running maximum along `dim` and where it was reached, (values, indices), as
@@ -2011,9 +2018,7 @@ class Tensor:
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
         1-D tensor, in row-major order."""
-        mask = np.asarray(_as_array(mask))
-        if mask.dtype != bool:
-            raise InvalidTypeError(f"masked_select: mask must be bool, got dtype {mask.dtype}")
+        mask = _bool_mask("masked_select", mask)
         try:
             shape = np.broadcast_shapes(self.shape, mask.shape)
         except ValueError:

@@ -1342,6 +1342,9 @@ def test_bad_arguments_raise_clear_errors(call, error, name):
 # Bad arguments that PyTorch rejects too, written once for both libraries: `m` is minigrad or
 # torch, `F` its functional module.
 TORCH_ERRORS = [
+    lambda m, F: F.softmax(m.tensor([1, 2]), 0),  # floats only, unless dtype= converts first
+    lambda m, F: F.log_softmax(m.tensor([[1, 2]]), -1),
+    lambda m, F: m.tensor([True, False]).softmax(0),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),

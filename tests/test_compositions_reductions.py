@@ -496,6 +496,12 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4).topk(5),
     lambda m, F: m.ones(4).topk(-1),
     lambda m, F: m.ones(2, 2).norm("bad"),
+    # floats only (regression: integers were converted to float32 silently)
+    lambda m, F: m.tensor([[1, 0, 3], [2, 2, 1]]).var(),
+    lambda m, F: m.tensor([[1, 0, 3], [2, 2, 1]], dtype=m.int32).std(0),
+    lambda m, F: m.tensor([True, False]).var(),
+    lambda m, F: m.std_mean(m.tensor([1, 2, 4])),
+    lambda m, F: m.tensor([[1, 2], [3, 4]]).logcumsumexp(1),
 ]
 
 
