@@ -119,6 +119,11 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     return index
 
 
+def _nan(data: np.ndarray) -> np.ndarray:
+    """Where `data` is NaN (nowhere for integers and bools, which numpy's isnan refuses)."""
+    return np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, bool)
+
+
 def _bool_mask(op: str, mask: ArrayLike) -> np.ndarray:
     """A copy of `mask` (backward may read it), checked to be bool as PyTorch requires: an
     integer or float mask is more often a mistake than a mask."""
@@ -1107,8 +1112,7 @@ class Tensor:
     def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
         a, b = self._operands(other)
         x, y = a.data, b.data
-        nan = np.isnan(x) if x.dtype.kind == "f" else False
-        chosen = ops.Where.apply(a, b, cond=wins(x, y) | nan)  # a tie picks b
+        chosen = ops.Where.apply(a, b, cond=wins(x, y) | _nan(x))  # a tie picks b
         if chosen.dtype.kind != "f":
             return chosen  # integers and bools: exact, and no gradient to share
         # at a tie add (a - b) / 2: it is 0, so the value stays exact, and it moves half of b's
@@ -1126,12 +1130,14 @@ class Tensor:
             raise InvalidArgumentError("clamp: give min, max or both")
         dtype = _result_dtype(*map(_operand, (self, min, max)))
         x = out = self.to(dtype)
-        if min is not None:
+        if min is not None:  # a NaN bound is taken, so it propagates, as in PyTorch
             low = x._lift(min).to(dtype)
-            out = ops.Where.apply(low, out, cond=x.data < low.data)
+            out = ops.Where.apply(low, out, cond=(x.data < low.data) | _nan(low.data))
         if max is not None:
             high = x._lift(max).to(dtype)
-            out = ops.Where.apply(high, out, cond=out.data > high.data)
+            out = ops.Where.apply(high, out, cond=(out.data > high.data) | _nan(high.data))
+        if _nan(x.data).any():  # NaN stays NaN, with gradient 0 as in PyTorch (NaN is in no range)
+            out = ops.Where.apply(x._lift(math.nan), out, cond=_nan(x.data))
         return out
 
     def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:

@@ -441,6 +441,25 @@ def test_masked_fill_and_relu_keep_an_integer_dtype_as_in_pytorch(torch):
         np.testing.assert_array_equal(relu.data, torch.relu(torch.tensor(t)).numpy())
 
 
+def test_clamp_at_nan_matches_pytorch(torch):
+    """Regression: a NaN entry passed its gradient on (PyTorch's is 0: NaN is in no range), and a
+    NaN bound was ignored (PyTorch's result is NaN there)."""
+    data = np.array([1.0, np.nan, -2.0, 0.5, np.nan])
+    tensor_bounds = (np.array([0.0, 0.0, np.nan, 0.0, 0.0]),
+                     np.array([2.0, 2.0, 2.0, np.nan, 1.0]))
+    for bounds in [(0.0, 1.0), (None, 0.0), (float("nan"), None), (None, float("nan")),
+                   tensor_bounds]:
+        x, expected_x = Tensor(data.copy(), requires_grad=True), torch.tensor(data,
+                                                                              requires_grad=True)
+        out = x.clamp(*(Tensor(b) if isinstance(b, np.ndarray) else b for b in bounds))
+        expected = expected_x.clamp(*(torch.tensor(b) if isinstance(b, np.ndarray) else b
+                                      for b in bounds))
+        np.testing.assert_array_equal(out.data, expected.detach().numpy())
+        out.backward(np.arange(1.0, 6.0))
+        expected.backward(torch.arange(1.0, 6.0, dtype=torch.float64))
+        np.testing.assert_array_equal(x.grad, expected_x.grad.numpy())
+
+
 def test_clamp_needs_a_bound_and_clip_is_clamp():
     x = Tensor(np.array([-2.0, 0.0, 2.0]))
     with pytest.raises(ValueError, match="clamp"):
