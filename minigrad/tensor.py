@@ -737,7 +737,7 @@ class Tensor:
         return self.data, parts
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
-        if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \
+        if self.data.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) \
                 and exponent < 0:  # numpy's error would be a ValueError; PyTorch's is this
             raise InvalidArgumentError("pow: an integer tensor to a negative integer power "
                                        f"({exponent}) is not allowed; convert it to a float "
@@ -779,11 +779,19 @@ class Tensor:
     # PyTorch's method names for the operators
     def add(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self + alpha * other."""
-        return self + (other if alpha == 1 else self._lift(other) * alpha)
+        return self + self._scaled("add", other, alpha)
 
     def sub(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self - alpha * other."""
-        return self - (other if alpha == 1 else self._lift(other) * alpha)
+        return self - self._scaled("sub", other, alpha)
+
+    def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
+        """alpha * other, for add and sub; a float alpha with integer operands raises, as in
+        PyTorch, rather than turn the result into a float."""
+        if isinstance(alpha, float) and _result_dtype(self, _operand(other)).kind != "f":
+            raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
+                                   f"got {alpha}")
+        return other if alpha == 1 else self._lift(other) * alpha
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other
@@ -1372,11 +1380,19 @@ class Tensor:
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the largest entry is along `dim` (the first one among ties), or in the
         flattened tensor when dim is None: an int64 tensor, without grad."""
+        self._refuse_bool("argmax")
         return self._arg_extreme("argmax", np.argmax, dim, keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the smallest entry is: as argmax."""
+        self._refuse_bool("argmin")
         return self._arg_extreme("argmin", np.argmin, dim, keepdim)
+
+    def _refuse_bool(self, op: str) -> None:
+        """PyTorch's refusal of bool tensors where order or arithmetic means little (argmax,
+        ** to a negative power)."""
+        if self.dtype == np.bool_:
+            raise InvalidTypeError(f"{op}: does not take a bool tensor; convert it with .long()")
 
     def _arg_extreme(self, op: str, arg: Callable, dim: int | None, keepdim: bool) -> Tensor:
         if dim is None:
@@ -1448,15 +1464,20 @@ class Tensor:
 
     def any(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        """True where some entry over `dim` is nonzero: a bool tensor, without grad."""
+        """True where some entry over `dim` is nonzero: a bool tensor (uint8 for a uint8 one, as
+        in PyTorch), without grad."""
         dims = _reduced_dims("any", dim, axis, self.ndim)
-        return Tensor._make(np.asarray(self.data.any(axis=dims, keepdims=keepdims or keepdim)))
+        return self._truth(self.data.any(axis=dims, keepdims=keepdims or keepdim))
 
     def all(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        """True where every entry over `dim` is nonzero: a bool tensor, without grad."""
+        """True where every entry over `dim` is nonzero: as any."""
         dims = _reduced_dims("all", dim, axis, self.ndim)
-        return Tensor._make(np.asarray(self.data.all(axis=dims, keepdims=keepdims or keepdim)))
+        return self._truth(self.data.all(axis=dims, keepdims=keepdims or keepdim))
+
+    def _truth(self, flags: np.ndarray | np.bool_) -> Tensor:
+        """any's and all's result: bool, or uint8 for a uint8 tensor (PyTorch's older masks)."""
+        return Tensor._make(np.asarray(flags, dtype=np.uint8 if self.dtype == np.uint8 else bool))
 
     def count_nonzero(self, dim: Dim = None) -> Tensor:
         """How many entries over `dim` (every dim by default) are nonzero: int64, without grad."""

@@ -773,6 +773,25 @@ def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
     assert out.dtype == np.int8 and out.tolist() == [-112, 56]  # 400 and -200 modulo 256
 
 
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([True, False]) ** -1,
+    lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
+    lambda m, F: m.tensor([1, 2]).sub(3, alpha=2.0),
+    lambda m, F: m.add(m.tensor([True]), m.tensor([True]), alpha=1.5),
+])
+def test_integer_misuses_raise_as_in_pytorch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_float_alpha_is_fine_where_the_result_is_float(torch):
+    for fn in (lambda lib: lib.tensor([1, 2]).add(1.5, alpha=0.5),
+               lambda lib: lib.tensor([1.0, 2.0]).sub(lib.tensor([1, 2]), alpha=0.5),
+               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2)):
+        out, expected = fn(minigrad), fn(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
 def test_subtraction_with_bools_raises_as_in_pytorch():
     flags, floats = Tensor(np.array([True, False])), Tensor(np.array([1.0, 2.0]))
     for misuse in (lambda lib: lib.tensor([True, False]) - lib.tensor([1.0, 2.0]),

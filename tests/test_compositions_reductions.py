@@ -502,7 +502,22 @@ TORCH_ERRORS = [
     lambda m, F: m.tensor([True, False]).var(),
     lambda m, F: m.std_mean(m.tensor([1, 2, 4])),
     lambda m, F: m.tensor([[1, 2], [3, 4]]).logcumsumexp(1),
+    lambda m, F: m.tensor([True, False]).argmax(),
+    lambda m, F: m.tensor([[True, False]]).argmin(1),
 ]
+
+
+def test_any_and_all_of_uint8_are_uint8_as_in_pytorch():
+    """PyTorch's documented exception: uint8 in, uint8 out (bool for every other dtype)."""
+    torch = torch_or_skip()
+    data = np.array([[0, 3, 0], [1, 2, 0]], np.uint8)
+    for name, kwargs in [("any", {}), ("all", {}), ("any", {"dim": 1}), ("all", {"dim": 0}),
+                         ("all", {"dim": 1, "keepdim": True})]:
+        out = getattr(Tensor(data), name)(**kwargs)
+        expected = getattr(torch.from_numpy(data), name)(**kwargs)
+        assert out.dtype == np.uint8 and str(expected.dtype) == "torch.uint8"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert Tensor(data.astype(np.int32)).any(1).dtype == np.bool_
 
 
 @pytest.mark.parametrize("misuse", TORCH_ERRORS)
