@@ -1492,6 +1492,23 @@ class Tensor:
             return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(self.data)))
         return Tensor._make(np.argwhere(self.data))
 
+    def unique(self, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+        """The distinct entries in ascending order (with `dim`, the distinct slices along it),
+        then, if asked, where each entry (slice) went (int64, in the input's shape; along `dim`,
+        one per slice) and how often each distinct one occurs, as torch.unique; NaNs are kept
+        apart, as in PyTorch. Always sorted (`sorted=False` allows any order); without grad."""
+        if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
+            raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
+        axis = None if dim is None else _dim("unique", dim, self.ndim)
+        values, inverse, counts = np.unique(self.data, return_inverse=True, return_counts=True,
+                                            axis=axis, equal_nan=False)
+        inverse = inverse.reshape(self.shape if axis is None else -1)
+        found = [values, inverse.astype(np.int64), counts.astype(np.int64)]
+        out = tuple(Tensor._make(a) for a, wanted in zip(found, (True, return_inverse,
+                                                                 return_counts)) if wanted)
+        return out if len(out) > 1 else out[0]
+
     def nansum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """The sum with NaN entries counted as 0 (their gradient is 0)."""
         return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)

@@ -503,8 +503,32 @@ TORCH_ERRORS = [
     lambda m, F: m.std_mean(m.tensor([1, 2, 4])),
     lambda m, F: m.tensor([[1, 2], [3, 4]]).logcumsumexp(1),
     lambda m, F: m.tensor([True, False]).argmax(),
+    lambda m, F: m.unique(m.tensor(3), dim=0),
+    lambda m, F: m.unique(m.tensor([3]), dim=1),
     lambda m, F: m.tensor([[True, False]]).argmin(1),
 ]
+
+
+def test_unique_matches_pytorch():
+    torch = torch_or_skip()
+    assert minigrad.unique(Tensor(np.array([3, 1, 3, 2]))).tolist() == [1, 2, 3]
+    cases = [
+        (np.array([3.0, np.nan, 1.0, np.nan, 3.0]), dict(return_inverse=True, return_counts=True)),
+        (np.array([[3, 1], [1, 1]]), dict(return_inverse=True)),
+        (np.array([[1, 2], [1, 2], [0, 5]]), dict(dim=0, return_inverse=True, return_counts=True)),
+        (np.array([[1, 2, 1], [0, 5, 0]]), dict(dim=-1, return_counts=True)),
+        (np.array(3), dict(return_inverse=True)),
+        (np.zeros(0), dict(return_inverse=True, return_counts=True)),
+        (np.array([True, False, True]), {}),
+    ]
+    for data, kwargs in cases:
+        out = Tensor(data).unique(**kwargs)
+        expected = torch.unique(torch.from_numpy(data), **kwargs)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert str(want.dtype) == f"torch.{got.dtype}" and got.shape == tuple(want.shape)
+            np.testing.assert_array_equal(got.data, want.numpy())
 
 
 def test_any_and_all_of_uint8_are_uint8_as_in_pytorch():
