@@ -1345,6 +1345,10 @@ TORCH_ERRORS = [
     lambda m, F: F.softmax(m.tensor([1, 2]), 0),  # floats only, unless dtype= converts first
     lambda m, F: F.log_softmax(m.tensor([[1, 2]]), -1),
     lambda m, F: m.tensor([True, False]).softmax(0),
+    *[lambda m, F, name=name: getattr(F, name)(m.tensor([[1, -2]]))
+      for name in ("gelu", "leaky_relu", "elu", "celu", "selu", "silu", "softplus", "mish",
+                   "logsigmoid", "hardsigmoid", "hardswish")],
+    lambda m, F: F.mse_loss(m.tensor([1, 2]), m.tensor([1, 3])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),
