@@ -57,7 +57,9 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
 
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
-    returns 0 with a warning."""
+    returns 0 with a warning, and has no integer division of two bools."""
+    if divisor.dtype == np.bool_:
+        raise InvalidTypeError(f"{op}: not implemented for bool tensors; convert with .long()")
     if divisor.dtype.kind in "iu" and not divisor.data.all():
         raise InvalidArgumentError(f"{op}: ZeroDivisionError (an integer divided by zero)")
     return divisor
@@ -743,12 +745,14 @@ class Tensor:
                                        f"({exponent}) is not allowed; convert it to a float "
                                        "dtype first")
         a, b = self._operands(exponent)
+        a._refuse_bool("pow")  # both bool: PyTorch has no kernel (numpy's int8 would be a guess)
         if _negative_integer_power(a, b):  # integer tensors: PyTorch's 0, or +-1 for a base +-1
             return Tensor._make(_integer_power(a.data, b.data))
         return ops.Pow.apply(a, b)
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
         a, b = self._operands(base)
+        a._refuse_bool("pow")
         if _negative_integer_power(b, a):
             return Tensor._make(_integer_power(b.data, a.data))
         return ops.Pow.apply(b, a)
@@ -1012,6 +1016,7 @@ class Tensor:
         return self.abs()
 
     def relu(self) -> Tensor:
+        self._refuse_bool("relu")
         return self.masked_fill(self.data <= 0, 0.0)  # NaN <= 0 is False: NaN stays NaN
 
     def masked_fill(self, mask: ArrayLike, value: float) -> Tensor:
@@ -1077,27 +1082,29 @@ class Tensor:
             out = ops.Where.apply(out, tensor, cond=np.True_)
         return out
 
-    def _rounded(self, rounding: Any) -> Tensor:
-        """`rounding(data)` with gradient 0; integers are already whole and are copied."""
+    def _rounded(self, op: str, rounding: Any) -> Tensor:
+        """`rounding(data)` with gradient 0; integers are already whole and are copied (bools
+        raise, as in PyTorch)."""
+        self._refuse_bool(op)
         if self.data.dtype.kind != "f":
             return Tensor._make(self.data.copy())
         return self._step_function(rounding(self.data))
 
     def floor(self) -> Tensor:
         """Round down. Gradient 0, as in PyTorch."""
-        return self._rounded(np.floor)
+        return self._rounded("floor", np.floor)
 
     def ceil(self) -> Tensor:
         """Round up. Gradient 0."""
-        return self._rounded(np.ceil)
+        return self._rounded("ceil", np.ceil)
 
     def trunc(self) -> Tensor:
         """Round toward 0. Gradient 0."""
-        return self._rounded(np.trunc)
+        return self._rounded("trunc", np.trunc)
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
-        return self._rounded(lambda data: np.round(data, decimals))
+        return self._rounded("round", lambda data: np.round(data, decimals))
 
     def sign(self) -> Tensor:
         """-1, 0 or 1 by the sign of each entry (NaN stays NaN). Gradient 0."""
@@ -1389,8 +1396,8 @@ class Tensor:
         return self._arg_extreme("argmin", np.argmin, dim, keepdim)
 
     def _refuse_bool(self, op: str) -> None:
-        """PyTorch's refusal of bool tensors where order or arithmetic means little (argmax,
-        ** to a negative power)."""
+        """PyTorch's refusal of bool tensors where order or rounding means little (argmax,
+        relu, floor, a bool to a bool power, ...)."""
         if self.dtype == np.bool_:
             raise InvalidTypeError(f"{op}: does not take a bool tensor; convert it with .long()")
 

@@ -778,6 +778,13 @@ def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
     lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
     lambda m, F: m.tensor([1, 2]).sub(3, alpha=2.0),
     lambda m, F: m.add(m.tensor([True]), m.tensor([True]), alpha=1.5),
+    *[lambda m, F, name=name: getattr(m.tensor([True, False]), name)()
+      for name in ("floor", "ceil", "trunc", "round", "relu", "argmax")],
+    lambda m, F: F.relu(m.tensor([True, False])),
+    lambda m, F: m.tensor([True, False]) // m.tensor([True, True]),
+    lambda m, F: m.tensor([True, False]) % True,
+    lambda m, F: m.fmod(m.tensor([True, False]), m.tensor([True, True])),
+    lambda m, F: m.tensor([True, False]) ** m.tensor([True, True]),
 ])
 def test_integer_misuses_raise_as_in_pytorch(misuse):
     assert_raises_like_torch(misuse)
