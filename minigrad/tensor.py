@@ -1646,7 +1646,8 @@ class Tensor:
     def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
                 ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        return ops.Transpose.apply(self, axes=_ints(order, dims, "permute", "dims"))
+        axes = [_dim("permute", d, self.ndim) for d in _ints(order, dims, "permute", "dims")]
+        return ops.Transpose.apply(self, axes=tuple(axes))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dims (PyTorch's meaning, not numpy's axes permutation)."""

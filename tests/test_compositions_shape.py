@@ -641,6 +641,9 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(2, 3).gather(0, m.tensor([[5]])),
     lambda m, F: m.ones(2, 3).gather(0, m.ones(1, 1)),
     lambda m, F: m.ones(2, 3).index_select(1, m.tensor([3])),
+    lambda m, F: m.ones(2, 3).permute(0, 2),  # IndexError, as for every dim out of range
+    lambda m, F: m.ones(2, 3).permute(-3, 0),
+    lambda m, F: m.ones(2, 3).permute(0, 0),
     lambda m, F: m.ones(2, 3).index_select(1, m.tensor([[0]])),
     lambda m, F: m.ones(2, 3).index_select(1, m.tensor([0.0])),
     lambda m, F: m.ones(2, 3).take(m.tensor([6])),
