@@ -174,7 +174,9 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but excluding end (`arange(n)` is 0 .. n-1). int64 when
-    all three are integers, else float32; values are computed in float64 and then cast."""
+    all three are integers, else float32; values are computed in float64 and then cast. A
+    one-entry tensor counts as its number, as in PyTorch (arange(n) for an int64 n is int64)."""
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:

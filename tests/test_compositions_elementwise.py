@@ -1302,6 +1302,10 @@ def test_arange():
     assert floats.dtype == np.float32 and floats.tolist() == [0.0, 0.25, 0.5, 0.75]
     assert minigrad.arange(3.0).dtype == np.float32
     assert minigrad.arange(3, dtype=minigrad.float64).dtype == np.float64
+    # 0-d tensors count as their numbers (regression: an int64 one gave float32)
+    counted = minigrad.arange(minigrad.tensor(3))
+    assert counted.dtype == np.int64 and counted.tolist() == [0, 1, 2]
+    assert minigrad.arange(minigrad.tensor(1), minigrad.tensor(2.0), 0.5).tolist() == [1.0, 1.5]
     with pytest.raises(ValueError, match="step must be nonzero"):
         minigrad.arange(0, 3, 0)
     with pytest.raises(ValueError, match="cannot be reached"):
