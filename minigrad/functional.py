@@ -156,6 +156,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """input / max(||input||_p, eps) along `dim`: unit p-norm vectors; `eps` keeps an all-zero
     vector finite (it stays 0). p is a positive float or math.inf."""
+    input._require_floating("normalize")
     if not p > 0:
         raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
     if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):

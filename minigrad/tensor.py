@@ -1616,6 +1616,7 @@ class Tensor:
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
         'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
         as in PyTorch (the subgradient where the derivative does not exist)."""
+        self._require_floating("norm")
         if isinstance(p, str):
             if p != "fro":
                 raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
