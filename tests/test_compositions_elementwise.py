@@ -1293,6 +1293,17 @@ def test_like_forms_take_shape_and_dtype():
     assert np.all(minigrad.zeros_like(x).data == 0) and np.all(minigrad.ones_like(x).data == 1)
 
 
+def test_creation_takes_the_size_as_pytorch_does(torch):
+    """f(2, 3), f((2, 3)) and f(size=(2, 3)); regression: size= raised TypeError."""
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        for args, kwargs in [((2, 3), {}), (((2, 3),), {}), ((), {"size": (2, 3)}),
+                             ((), {"size": [4]})]:
+            out = getattr(minigrad, name)(*args, **kwargs)
+            assert out.shape == tuple(getattr(torch, name)(*args, **kwargs).shape)
+        with pytest.raises(TypeError, match="not both"):
+            getattr(minigrad, name)(2, size=(2,))
+
+
 def test_arange():
     out = minigrad.arange(5)
     assert out.dtype == np.int64 and out.tolist() == [0, 1, 2, 3, 4]
