@@ -1019,12 +1019,16 @@ class Tensor:
         self._refuse_bool("relu")
         return self.masked_fill(self.data <= 0, 0.0)  # NaN <= 0 is False: NaN stays NaN
 
-    def masked_fill(self, mask: ArrayLike, value: float) -> Tensor:
-        """Replace the entries where `mask` is True by `value` (their gradient is 0)."""
+    def masked_fill(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
+        """Replace the entries where `mask` is True by `value`, a number or a 0-d tensor (the
+        entries' gradient is 0; a tensor value gets theirs)."""
         mask = _bool_mask("masked_fill", mask)
         if not engine._broadcasts_to(mask.shape, self.shape):
             raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
                                        f"broadcast to the tensor's shape {self.shape}")
+        if np.ndim(_as_array(value)) != 0:
+            raise InvalidArgumentError(f"masked_fill: value must be a number or a 0-d tensor, "
+                                       f"got shape {np.shape(_as_array(value))}")
         # the result keeps this tensor's dtype, as in PyTorch: an integer tensor filled with 0.0
         # stays integer
         return ops.Where.apply(self._lift(value).to(self.dtype), self, cond=mask)

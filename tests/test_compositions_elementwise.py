@@ -402,7 +402,9 @@ def test_where_and_masked_fill_take_bool_conditions_only_as_in_pytorch():
     for misuse in (lambda lib: lib.where(lib.tensor([1, 0]), lib.ones(2), lib.zeros(2)),
                    lambda lib: lib.where(lib.tensor([1.0, 0.0]), 1.0, 2.0),
                    lambda lib: lib.ones(2).masked_fill(lib.tensor([1, 0]), 2.0),
-                   lambda lib: lib.ones(2).masked_fill(lib.tensor([0.5, 0.0]), 2.0)):
+                   lambda lib: lib.ones(2).masked_fill(lib.tensor([0.5, 0.0]), 2.0),
+                   lambda lib: lib.ones(2, 2).masked_fill(lib.tensor([True, False]),
+                                                          lib.tensor([5.0, 6.0]))):
         assert_raises_like_torch(lambda lib, F: misuse(lib))
     with pytest.raises(TypeError, match="where: the mask or condition must be a bool"):
         minigrad.where(np.array([1, 0]), x, 0.0)
