@@ -884,8 +884,8 @@ def hardswish(input: Tensor) -> Tensor:
 def _row_max(input: Tensor, dim: int) -> np.ndarray:
     """The max along `dim`, as a constant. Subtracting it keeps exp from overflowing and changes
     nothing else (softmax(x - c) = softmax(x)), so it carries no gradient. A row that is all -inf
-    (fully masked) is shifted by 0 instead, so it does not become NaN."""
-    m = input.data.max(axis=dim, keepdims=True)
+    (fully masked) is shifted by 0 instead, so it does not become NaN; so is an empty one."""
+    m = input.data.max(axis=dim, keepdims=True, initial=-np.inf)
     return np.where(np.isneginf(m), 0, m).astype(input.dtype)
 
 
