@@ -8,6 +8,7 @@ or from the default generator that `minigrad.manual_seed` seeds.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Union
 
 import numpy as np
@@ -75,8 +76,12 @@ def _rng(name: str, generator: Generator | np.random.Generator | None) -> np.ran
 # --------------------------------------------------------------------------------------------
 # Checking arguments
 # --------------------------------------------------------------------------------------------
-def _shape(name: str, size: tuple) -> tuple[int, ...]:
-    """`f(2, 3)` and `f((2, 3))` both mean shape (2, 3)."""
+def _shape(name: str, size: tuple, keyword: Sequence[int] | None = None) -> tuple[int, ...]:
+    """`f(2, 3)`, `f((2, 3))` and `f(size=(2, 3))` all mean shape (2, 3)."""
+    if keyword is not None:
+        if size:
+            raise TypeError(f"{name}: give the size as arguments or as size=, not both")
+        size = (keyword,)
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     if not all(_is_integer(n) for n in size):
@@ -133,20 +138,23 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tens
     return _tensor(array, requires_grad)
 
 
-def zeros(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _tensor(np.zeros(_shape("zeros", size), _dtype("zeros", dtype, get_default_dtype())),
-                   requires_grad)
+def zeros(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
+          requires_grad: bool = False) -> Tensor:
+    dtype = _dtype("zeros", dtype, get_default_dtype())
+    return _tensor(np.zeros(_shape("zeros", sizes, size), dtype), requires_grad)
 
 
-def ones(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
-    return _tensor(np.ones(_shape("ones", size), _dtype("ones", dtype, get_default_dtype())),
-                   requires_grad)
+def ones(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
+         requires_grad: bool = False) -> Tensor:
+    dtype = _dtype("ones", dtype, get_default_dtype())
+    return _tensor(np.ones(_shape("ones", sizes, size), dtype), requires_grad)
 
 
-def empty(*size: int | tuple[int, ...], dtype: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
+          requires_grad: bool = False) -> Tensor:
     """Uninitialised entries: whatever the memory held."""
-    return _tensor(np.empty(_shape("empty", size), _dtype("empty", dtype, get_default_dtype())),
-                   requires_grad)
+    dtype = _dtype("empty", dtype, get_default_dtype())
+    return _tensor(np.empty(_shape("empty", sizes, size), dtype), requires_grad)
 
 
 def full(size: int | tuple[int, ...], fill_value: Number | bool, *, dtype: Any = None,
@@ -174,7 +182,9 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
 def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but excluding end (`arange(n)` is 0 .. n-1). int64 when
-    all three are integers, else float32; values are computed in float64 and then cast."""
+    all three are integers, else float32; values are computed in float64 and then cast. A
+    one-entry tensor counts as its number, as in PyTorch (arange(n) for an int64 n is int64)."""
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -205,20 +215,22 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
 # --------------------------------------------------------------------------------------------
 # Random tensors
 # --------------------------------------------------------------------------------------------
-def rand(*size: int | tuple[int, ...], generator: Generator | np.random.Generator | None = None,
+def rand(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
+         generator: Generator | np.random.Generator | None = None,
          dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
     target = _float_dtype("rand", dtype, get_default_dtype())
-    return _tensor(_rng("rand", generator).random(_shape("rand", size), dtype=target),
+    return _tensor(_rng("rand", generator).random(_shape("rand", sizes, size), dtype=target),
                    requires_grad)
 
 
-def randn(*size: int | tuple[int, ...], generator: Generator | np.random.Generator | None = None,
+def randn(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
+          generator: Generator | np.random.Generator | None = None,
           dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal: mean 0, variance 1."""
     target = _float_dtype("randn", dtype, get_default_dtype())
-    return _tensor(_rng("randn", generator).standard_normal(_shape("randn", size), dtype=target),
-                   requires_grad)
+    shape = _shape("randn", sizes, size)
+    return _tensor(_rng("randn", generator).standard_normal(shape, dtype=target), requires_grad)
 
 
 def randint(low: int, high: int | tuple[int, ...] | None = None,

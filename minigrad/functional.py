@@ -156,6 +156,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
     """input / max(||input||_p, eps) along `dim`: unit p-norm vectors; `eps` keeps an all-zero
     vector finite (it stays 0). p is a positive float or math.inf."""
+    input._require_floating("normalize")
     if not p > 0:
         raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
     if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):
@@ -765,6 +766,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """GELU, x * Phi(x) with Phi the standard normal CDF, as in PyTorch: exactly
     0.5 x (1 + erf(x / sqrt(2))) by default, or with approximate="tanh" GPT-2's
     0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))."""
+    input._require_floating("gelu")
     if approximate == "none":
         return 0.5 * input * (1 + (input * (1 / math.sqrt(2))).erf())
     if approximate != "tanh":
@@ -778,6 +780,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """x where x > 0, else negative_slope * x."""
+    input._require_floating("leaky_relu")
     return ops.Where.apply(input, input * negative_slope, cond=input.data > 0)
 
 
@@ -792,11 +795,13 @@ def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -
 
 def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
+    input._require_floating("elu")
     return _exponential_linear(input, alpha)
 
 
 def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
+    input._require_floating("celu")
     if alpha == 0:
         raise InvalidArgumentError("celu: alpha must be nonzero")
     return _exponential_linear(input, alpha, 1 / alpha)
@@ -808,11 +813,13 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 def selu(input: Tensor) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al. (2017)."""
+    input._require_floating("selu")
     return _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE
 
 
 def silu(input: Tensor) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
+    input._require_floating("silu")
     return input * input.sigmoid()
 
 
@@ -820,6 +827,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (as in PyTorch). The
     soft branch sees 0 where the linear one is taken, so that exp cannot overflow there and
     spoil the gradient with inf * 0."""
+    input._require_floating("softplus")
     scaled = input * beta
     linear = scaled.data > threshold
     soft = scaled.masked_fill(linear, 0.0).exp().log1p() / beta
@@ -828,12 +836,14 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def mish(input: Tensor) -> Tensor:
     """x * tanh(softplus(x))."""
+    input._require_floating("mish")
     return input * softplus(input).tanh()
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """log(sigmoid(x)), computed as min(x, 0) - log(1 + exp(-|x|)), which neither overflows nor
     rounds to log(0) for large |x|."""
+    input._require_floating("logsigmoid")
     return input.minimum(0) - (-input.abs()).exp().log1p()
 
 
@@ -858,11 +868,13 @@ def relu6(input: Tensor) -> Tensor:
 
 def hardsigmoid(input: Tensor) -> Tensor:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
+    input._require_floating("hardsigmoid")
     return relu6(input + 3) / 6
 
 
 def hardswish(input: Tensor) -> Tensor:
     """x * hardsigmoid(x)."""
+    input._require_floating("hardswish")
     return input * hardsigmoid(input)
 
 
@@ -872,8 +884,8 @@ def hardswish(input: Tensor) -> Tensor:
 def _row_max(input: Tensor, dim: int) -> np.ndarray:
     """The max along `dim`, as a constant. Subtracting it keeps exp from overflowing and changes
     nothing else (softmax(x - c) = softmax(x)), so it carries no gradient. A row that is all -inf
-    (fully masked) is shifted by 0 instead, so it does not become NaN."""
-    m = input.data.max(axis=dim, keepdims=True)
+    (fully masked) is shifted by 0 instead, so it does not become NaN; so is an empty one."""
+    m = input.data.max(axis=dim, keepdims=True, initial=-np.inf)
     return np.where(np.isneginf(m), 0, m).astype(input.dtype)
 
 
@@ -882,6 +894,7 @@ def softmax(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = Non
     masked) gives zeros. `dtype` converts the input first (PyTorch's meaning)."""
     if dtype is not None:
         input = input.to(dtype)
+    input._require_floating("softmax")
     dim = _dim("softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return softmax(input.reshape(1), dim).reshape(())
@@ -897,6 +910,7 @@ def log_softmax(input: Tensor, dim: int = -1, *,
     """x - log(sum(exp(x))) along `dim`, computed stably; `dtype` converts the input first."""
     if dtype is not None:
         input = input.to(dtype)
+    input._require_floating("log_softmax")
     dim = _dim("log_softmax", dim, input.ndim)
     if input.ndim == 0:  # one entry, as a row of one (PyTorch allows dim 0 or -1)
         return log_softmax(input.reshape(1), dim).reshape(())
@@ -987,6 +1001,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: ArrayLike,
 
 def mse_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Tensor:
     """(input - target)**2, reduced."""
+    input._require_floating("mse_loss")
     _check_reduction("mse_loss", reduction)
     difference = input - _loss_target("mse_loss", input, target)
     return _reduce(difference * difference, reduction)

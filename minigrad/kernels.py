@@ -340,8 +340,8 @@ def _attend_backward(g, p, q, k, v, scale, needs, out=(None, None, None)):
 def _stable_exp(x: np.ndarray, axis: int):
     """exp(x - max) and its sum along `axis`. A row that is entirely -inf (fully masked) has
     max -inf; shifting by 0 instead keeps it at exp(-inf) = 0 rather than NaN (a row holding
-    +inf or NaN stays NaN, as in PyTorch)."""
-    m = x.max(axis=axis, keepdims=True)
+    +inf or NaN stays NaN, as in PyTorch). An empty `axis` has max -inf too (`initial`)."""
+    m = x.max(axis=axis, keepdims=True, initial=-np.inf)
     m[np.isneginf(m)] = 0
     e = np.exp(x - m)
     return m, e, e.sum(axis=axis, keepdims=True)

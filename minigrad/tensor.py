@@ -57,7 +57,9 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
 
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
-    returns 0 with a warning."""
+    returns 0 with a warning, and has no integer division of two bools."""
+    if divisor.dtype == np.bool_:
+        raise InvalidTypeError(f"{op}: not implemented for bool tensors; convert with .long()")
     if divisor.dtype.kind in "iu" and not divisor.data.all():
         raise InvalidArgumentError(f"{op}: ZeroDivisionError (an integer divided by zero)")
     return divisor
@@ -117,6 +119,21 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     if index.dtype.kind not in "iu":
         raise InvalidTypeError(f"{op}: index must hold integers, got dtype {index.dtype}")
     return index
+
+
+def _nan(data: np.ndarray) -> np.ndarray:
+    """Where `data` is NaN (nowhere for integers and bools, which numpy's isnan refuses)."""
+    return np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, bool)
+
+
+def _bool_mask(op: str, mask: ArrayLike) -> np.ndarray:
+    """A copy of `mask` (backward may read it), checked to be bool as PyTorch requires: an
+    integer or float mask is more often a mistake than a mask."""
+    mask = np.array(_as_array(mask))
+    if mask.dtype != np.bool_:
+        raise InvalidTypeError(f"{op}: the mask or condition must be a bool tensor, got dtype "
+                               f"{mask.dtype}; compare first, e.g. x != 0")
+    return mask
 
 
 def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
@@ -493,7 +510,8 @@ class Tensor:
             return other
         if isinstance(other, (int, float, np.number, np.bool_)):
             dtype = self.data.dtype if self.data.dtype.kind == "f" else _result_dtype(self, other)
-            return Tensor._make(np.asarray(other, dtype=dtype))
+            # astype wraps an int out of the dtype's range (uint8 - 3), as PyTorch's cast does
+            return Tensor._make(np.asarray(other).astype(dtype))
         return Tensor(other)
 
     def _operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
@@ -505,6 +523,14 @@ class Tensor:
             return self, other
         dtype = _result_dtype(self, other)
         return self.to(dtype), other.to(dtype)
+
+    def _promoted_arrays(self, other: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+        """The arrays of `_operands`, for ops outside the graph (comparisons, bitwise ops): a
+        float32 tensor meets a 0-d float64 one in float32, an int8 one a 0-d int64 in int8.
+        Lists keep numpy's dtype (Tensor would make Python floats float32)."""
+        other = self._lift(np.asarray(other) if isinstance(other, (list, tuple)) else other)
+        dtype = _result_dtype(self, other)
+        return self.data.astype(dtype, copy=False), other.data.astype(dtype, copy=False)
 
     def _floating(self) -> Tensor:
         """This tensor, or an integer or bool one in the default float dtype: functions with
@@ -519,11 +545,20 @@ class Tensor:
         return ops.Add.apply(b, a)
 
     def __sub__(self, other: ArrayLike) -> Tensor:
-        return ops.Sub.apply(*self._operands(other))
+        return ops.Sub.apply(*self._subtraction_operands(other))
 
     def __rsub__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
+        a, b = self._subtraction_operands(other)
         return ops.Sub.apply(b, a)
+
+    def _subtraction_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """`_operands`, refusing bools as PyTorch does: in numpy True - True fails, and a
+        mask minus something is usually a mistaken `~mask`."""
+        a, b = self._operands(other)
+        if np.bool_ in (self.dtype, _as_array(other).dtype):
+            raise InvalidTypeError("sub: subtraction with a bool tensor or a bool is not "
+                                   "supported; to invert a mask use ~ or logical_not()")
+        return a, b
 
     def __mul__(self, other: ArrayLike) -> Tensor:
         return ops.Mul.apply(*self._operands(other))
@@ -533,12 +568,19 @@ class Tensor:
         return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
-        return ops.Div.apply(a._floating(), b._floating())  # int / int is float, as in PyTorch
+        return ops.Div.apply(*self._division_operands(other))
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._operands(other)
-        return ops.Div.apply(b._floating(), a._floating())
+        a, b = self._division_operands(other)
+        return ops.Div.apply(b, a)
+
+    def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """`_operands` in a float dtype: int / int is float, as in PyTorch. A number meets an
+        integer tensor as a float, never cast to the integer dtype first (uint8 / -3 is
+        negative)."""
+        x = self._floating() if isinstance(other, (int, float, np.number, np.bool_)) else self
+        a, b = x._operands(other)
+        return a._floating(), b._floating()
 
     # x += y and the like: in place, as PyTorch's, unless the result must be recorded
     def __iadd__(self, other: ArrayLike) -> Tensor:
@@ -697,18 +739,20 @@ class Tensor:
         return self.data, parts
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
-        if self.data.dtype.kind in "iu" and isinstance(exponent, (int, np.integer)) \
+        if self.data.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) \
                 and exponent < 0:  # numpy's error would be a ValueError; PyTorch's is this
             raise InvalidArgumentError("pow: an integer tensor to a negative integer power "
                                        f"({exponent}) is not allowed; convert it to a float "
                                        "dtype first")
         a, b = self._operands(exponent)
+        a._refuse_bool("pow")  # both bool: PyTorch has no kernel (numpy's int8 would be a guess)
         if _negative_integer_power(a, b):  # integer tensors: PyTorch's 0, or +-1 for a base +-1
             return Tensor._make(_integer_power(a.data, b.data))
         return ops.Pow.apply(a, b)
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
         a, b = self._operands(base)
+        a._refuse_bool("pow")
         if _negative_integer_power(b, a):
             return Tensor._make(_integer_power(b.data, a.data))
         return ops.Pow.apply(b, a)
@@ -739,11 +783,19 @@ class Tensor:
     # PyTorch's method names for the operators
     def add(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self + alpha * other."""
-        return self + (other if alpha == 1 else self._lift(other) * alpha)
+        return self + self._scaled("add", other, alpha)
 
     def sub(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self - alpha * other."""
-        return self - (other if alpha == 1 else self._lift(other) * alpha)
+        return self - self._scaled("sub", other, alpha)
+
+    def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
+        """alpha * other, for add and sub; a float alpha with integer operands raises, as in
+        PyTorch, rather than turn the result into a float."""
+        if isinstance(alpha, float) and _result_dtype(self, _operand(other)).kind != "f":
+            raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
+                                   f"got {alpha}")
+        return other if alpha == 1 else self._lift(other) * alpha
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other
@@ -797,12 +849,10 @@ class Tensor:
 
     # ---- comparisons and logic: bool tensors outside the graph, as in PyTorch ----
     def _compare(self, other: Any, compare: np.ufunc) -> Tensor:
-        if isinstance(other, Tensor):
-            other = other.data
-        elif not isinstance(other, (int, float, np.ndarray, np.generic, list, tuple)):
+        if not isinstance(other, (Tensor, int, float, np.ndarray, np.generic, list, tuple)):
             return NotImplemented  # e.g. x == None: Python falls back to identity (False)
         try:
-            return Tensor._make(np.asarray(compare(self.data, other)))
+            return Tensor._make(np.asarray(compare(*self._promoted_arrays(other))))
         except ValueError:
             raise InvalidArgumentError(f"{compare.__name__}: shapes {self.shape} and "
                                        f"{np.shape(other)} do not broadcast together") from None
@@ -863,14 +913,14 @@ class Tensor:
         return bool(np.any(self.data == _as_array(element)))
 
     def _bitwise(self, other: Any, op: np.ufunc) -> Tensor:
-        """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~."""
-        other = other.data if isinstance(other, Tensor) else other
-        for kind in {self.data.dtype.kind, np.asarray(other).dtype.kind}:
-            if kind not in "biu":
-                raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
-                                       f"{self.dtype} and {np.asarray(other).dtype}; compare "
-                                       "first, e.g. (x > 0) & (y > 0)")
-        return Tensor._make(np.asarray(op(self.data, other)))
+        """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~, in
+        their promoted dtype."""
+        a, b = self._promoted_arrays(other)
+        if a.dtype.kind not in "biu":
+            raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
+                                   f"{self.dtype} and {self._lift(other).dtype}; compare first, "
+                                   "e.g. (x > 0) & (y > 0)")
+        return Tensor._make(np.asarray(op(a, b)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
         return self._bitwise(other, np.bitwise_and)
@@ -966,14 +1016,19 @@ class Tensor:
         return self.abs()
 
     def relu(self) -> Tensor:
+        self._refuse_bool("relu")
         return self.masked_fill(self.data <= 0, 0.0)  # NaN <= 0 is False: NaN stays NaN
 
-    def masked_fill(self, mask: ArrayLike, value: float) -> Tensor:
-        """Replace the entries where `mask` is True by `value` (their gradient is 0)."""
-        mask = np.array(_as_array(mask), dtype=bool)  # a copy: backward reads it
+    def masked_fill(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
+        """Replace the entries where `mask` is True by `value`, a number or a 0-d tensor (the
+        entries' gradient is 0; a tensor value gets theirs)."""
+        mask = _bool_mask("masked_fill", mask)
         if not engine._broadcasts_to(mask.shape, self.shape):
             raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
                                        f"broadcast to the tensor's shape {self.shape}")
+        if np.ndim(_as_array(value)) != 0:
+            raise InvalidArgumentError(f"masked_fill: value must be a number or a 0-d tensor, "
+                                       f"got shape {np.shape(_as_array(value))}")
         # the result keeps this tensor's dtype, as in PyTorch: an integer tensor filled with 0.0
         # stays integer
         return ops.Where.apply(self._lift(value).to(self.dtype), self, cond=mask)
@@ -1031,27 +1086,29 @@ class Tensor:
             out = ops.Where.apply(out, tensor, cond=np.True_)
         return out
 
-    def _rounded(self, rounding: Any) -> Tensor:
-        """`rounding(data)` with gradient 0; integers are already whole and are copied."""
+    def _rounded(self, op: str, rounding: Any) -> Tensor:
+        """`rounding(data)` with gradient 0; integers are already whole and are copied (bools
+        raise, as in PyTorch)."""
+        self._refuse_bool(op)
         if self.data.dtype.kind != "f":
             return Tensor._make(self.data.copy())
         return self._step_function(rounding(self.data))
 
     def floor(self) -> Tensor:
         """Round down. Gradient 0, as in PyTorch."""
-        return self._rounded(np.floor)
+        return self._rounded("floor", np.floor)
 
     def ceil(self) -> Tensor:
         """Round up. Gradient 0."""
-        return self._rounded(np.ceil)
+        return self._rounded("ceil", np.ceil)
 
     def trunc(self) -> Tensor:
         """Round toward 0. Gradient 0."""
-        return self._rounded(np.trunc)
+        return self._rounded("trunc", np.trunc)
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
-        return self._rounded(lambda data: np.round(data, decimals))
+        return self._rounded("round", lambda data: np.round(data, decimals))
 
     def sign(self) -> Tensor:
         """-1, 0 or 1 by the sign of each entry (NaN stays NaN). Gradient 0."""
@@ -1074,8 +1131,7 @@ class Tensor:
     def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
         a, b = self._operands(other)
         x, y = a.data, b.data
-        nan = np.isnan(x) if x.dtype.kind == "f" else False
-        chosen = ops.Where.apply(a, b, cond=wins(x, y) | nan)  # a tie picks b
+        chosen = ops.Where.apply(a, b, cond=wins(x, y) | _nan(x))  # a tie picks b
         if chosen.dtype.kind != "f":
             return chosen  # integers and bools: exact, and no gradient to share
         # at a tie add (a - b) / 2: it is 0, so the value stays exact, and it moves half of b's
@@ -1093,12 +1149,14 @@ class Tensor:
             raise InvalidArgumentError("clamp: give min, max or both")
         dtype = _result_dtype(*map(_operand, (self, min, max)))
         x = out = self.to(dtype)
-        if min is not None:
+        if min is not None:  # a NaN bound is taken, so it propagates, as in PyTorch
             low = x._lift(min).to(dtype)
-            out = ops.Where.apply(low, out, cond=x.data < low.data)
+            out = ops.Where.apply(low, out, cond=(x.data < low.data) | _nan(low.data))
         if max is not None:
             high = x._lift(max).to(dtype)
-            out = ops.Where.apply(high, out, cond=out.data > high.data)
+            out = ops.Where.apply(high, out, cond=(out.data > high.data) | _nan(high.data))
+        if _nan(x.data).any():  # NaN stays NaN, with gradient 0 as in PyTorch (NaN is in no range)
+            out = ops.Where.apply(x._lift(math.nan), out, cond=_nan(x.data))
         return out
 
     def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
@@ -1131,9 +1189,15 @@ class Tensor:
     def frac(self) -> Tensor:
         """The fractional part, x - trunc(x), with the sign of x (gradient 1); floats only, as
         in PyTorch."""
-        if not self.is_floating_point():
-            raise InvalidTypeError(f"frac: expects a floating-point tensor, got {self.dtype}")
+        self._require_floating("frac")
         return self - self.trunc()
+
+    def _require_floating(self, op: str) -> None:
+        """PyTorch's refusal of integer and bool tensors for ops defined on floats only (frac,
+        var, softmax, ...), rather than numpy's silent conversion."""
+        if not self.is_floating_point():
+            raise InvalidTypeError(f"{op}: expects a floating-point tensor, got {self.dtype}; "
+                                   "convert it with .float() first")
 
     def where(self, condition: ArrayLike, other: ArrayLike) -> Tensor:
         """This tensor where `condition` is True, else `other`: minigrad.where(condition, self,
@@ -1327,11 +1391,19 @@ class Tensor:
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the largest entry is along `dim` (the first one among ties), or in the
         flattened tensor when dim is None: an int64 tensor, without grad."""
+        self._refuse_bool("argmax")
         return self._arg_extreme("argmax", np.argmax, dim, keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the smallest entry is: as argmax."""
+        self._refuse_bool("argmin")
         return self._arg_extreme("argmin", np.argmin, dim, keepdim)
+
+    def _refuse_bool(self, op: str) -> None:
+        """PyTorch's refusal of bool tensors where order or rounding means little (argmax,
+        relu, floor, a bool to a bool power, ...)."""
+        if self.dtype == np.bool_:
+            raise InvalidTypeError(f"{op}: does not take a bool tensor; convert it with .long()")
 
     def _arg_extreme(self, op: str, arg: Callable, dim: int | None, keepdim: bool) -> Tensor:
         if dim is None:
@@ -1388,6 +1460,7 @@ class Tensor:
 
     def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
                   correction: float | None, axis: Dim) -> Tensor:
+        self._require_floating(op)
         if isinstance(dim, bool):  # PyTorch's older var(unbiased) form
             dim, unbiased = None, dim
         if unbiased is not None and correction is not None:
@@ -1402,20 +1475,50 @@ class Tensor:
 
     def any(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        """True where some entry over `dim` is nonzero: a bool tensor, without grad."""
+        """True where some entry over `dim` is nonzero: a bool tensor (uint8 for a uint8 one, as
+        in PyTorch), without grad."""
         dims = _reduced_dims("any", dim, axis, self.ndim)
-        return Tensor._make(np.asarray(self.data.any(axis=dims, keepdims=keepdims or keepdim)))
+        return self._truth(self.data.any(axis=dims, keepdims=keepdims or keepdim))
 
     def all(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
-        """True where every entry over `dim` is nonzero: a bool tensor, without grad."""
+        """True where every entry over `dim` is nonzero: as any."""
         dims = _reduced_dims("all", dim, axis, self.ndim)
-        return Tensor._make(np.asarray(self.data.all(axis=dims, keepdims=keepdims or keepdim)))
+        return self._truth(self.data.all(axis=dims, keepdims=keepdims or keepdim))
+
+    def _truth(self, flags: np.ndarray | np.bool_) -> Tensor:
+        """any's and all's result: bool, or uint8 for a uint8 tensor (PyTorch's older masks)."""
+        return Tensor._make(np.asarray(flags, dtype=np.uint8 if self.dtype == np.uint8 else bool))
 
     def count_nonzero(self, dim: Dim = None) -> Tensor:
         """How many entries over `dim` (every dim by default) are nonzero: int64, without grad."""
         dims = _reduced_dims("count_nonzero", dim, None, self.ndim)
         return Tensor._make(np.asarray(np.count_nonzero(self.data, axis=dims), dtype=np.int64))
+
+    def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
+        """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
+        per entry and one column per dim, or with as_tuple=True one 1-D tensor per dim (a 0-d
+        tensor counts as 1-D there), as PyTorch's; without grad."""
+        if as_tuple:
+            return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(self.data)))
+        return Tensor._make(np.argwhere(self.data))
+
+    def unique(self, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+        """The distinct entries in ascending order (with `dim`, the distinct slices along it),
+        then, if asked, where each entry (slice) went (int64, in the input's shape; along `dim`,
+        one per slice) and how often each distinct one occurs, as torch.unique; NaNs are kept
+        apart, as in PyTorch. Always sorted (`sorted=False` allows any order); without grad."""
+        if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
+            raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
+        axis = None if dim is None else _dim("unique", dim, self.ndim)
+        values, inverse, counts = np.unique(self.data, return_inverse=True, return_counts=True,
+                                            axis=axis, equal_nan=False)
+        inverse = inverse.reshape(self.shape if axis is None else -1)
+        found = [values, inverse.astype(np.int64), counts.astype(np.int64)]
+        out = tuple(Tensor._make(a) for a, wanted in zip(found, (True, return_inverse,
+                                                                 return_counts)) if wanted)
+        return out if len(out) > 1 else out[0]
 
     def nansum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """The sum with NaN entries counted as 0 (their gradient is 0)."""
@@ -1455,8 +1558,8 @@ class Tensor:
     def logcumsumexp(self, dim: int) -> Tensor:
         """Running log(sum(exp(x))) along `dim`: a scan whose step is logaddexp, so every
         partial sum is computed stably, however far apart its terms are."""
-        return _scan(self._floating(), _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp,
-                     -math.inf)
+        self._require_floating("logcumsumexp")
+        return _scan(self, _dim("logcumsumexp", dim, self.ndim), Tensor.logaddexp, -math.inf)
 
     def cummax(self, dim: int) -> ValuesIndices:
         """The running maximum along `dim` and where it was reached, (values, indices), as
@@ -1517,6 +1620,7 @@ class Tensor:
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
         'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
         as in PyTorch (the subgradient where the derivative does not exist)."""
+        self._require_floating("norm")
         if isinstance(p, str):
             if p != "fro":
                 raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
@@ -1547,7 +1651,8 @@ class Tensor:
     def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
                 ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        return ops.Transpose.apply(self, axes=_ints(order, dims, "permute", "dims"))
+        axes = [_dim("permute", d, self.ndim) for d in _ints(order, dims, "permute", "dims")]
+        return ops.Transpose.apply(self, axes=tuple(axes))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
         """Swap two dims (PyTorch's meaning, not numpy's axes permutation)."""
@@ -1793,6 +1898,33 @@ class Tensor:
             return self.reshape(1).gather(0, index.reshape(1)).reshape(())
         return ops.GetItem.apply(self, index=_along_dim(index, d))
 
+    def index_select(self, dim: int, index: ArrayLike) -> Tensor:
+        """The slices at `index` (0-d or 1-D integers in [0, size)) along `dim`, in index's
+        order: x.index_select(1, idx) is x[:, idx]. The gradient adds up at repeated indices."""
+        index = _index_array("index_select", index)
+        if index.ndim > 1:
+            raise InvalidIndexError(f"index_select: index must be 0-d or 1-D, got shape "
+                                    f"{index.shape}")
+        d = _dim("index_select", dim, self.ndim)
+        if self.ndim == 0:  # its one entry, as PyTorch returns it
+            return self.reshape(1).index_select(0, index).reshape(())
+        # gather's range check, with index laid along dim
+        _check_index("index_select", index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)),
+                     self.shape, d)
+        return ops.GetItem.apply(self, index=(slice(None),) * d + (index.reshape(-1),))
+
+    def take(self, index: ArrayLike) -> Tensor:
+        """Entries of the tensor read as 1-D (row-major), at `index` (integers of any shape,
+        negative ones counting from the end), in index's shape. The gradient adds up at
+        repeated indices."""
+        index = _index_array("take", index)
+        n = self.numel()
+        if index.size and (index.min() < -n or index.max() >= n):
+            raise InvalidIndexError(f"take: index entries must lie in [{-n}, {n}) for a tensor of "
+                                    f"{n} entries, got entries from {index.min()} to "
+                                    f"{index.max()}")
+        return self.reshape(-1)[index]
+
     def scatter_add(self, dim: int, index: ArrayLike, src: Tensor) -> Tensor:
         """A copy of this tensor with src's entries added at the places `index` names along
         `dim`: out[index[i][j]][j] += src[i][j] for dim 0, and so on (repeated places add
@@ -1943,9 +2075,7 @@ class Tensor:
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
         1-D tensor, in row-major order."""
-        mask = np.asarray(_as_array(mask))
-        if mask.dtype != bool:
-            raise InvalidTypeError(f"masked_select: mask must be bool, got dtype {mask.dtype}")
+        mask = _bool_mask("masked_select", mask)
         try:
             shape = np.broadcast_shapes(self.shape, mask.shape)
         except ValueError:

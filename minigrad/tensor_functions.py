@@ -15,7 +15,8 @@ from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError
 from .creation import tensor
-from .tensor import Dim, Tensor, _as_array, _dim, _dims, _operand, _result_dtype
+from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _operand,
+                     _result_dtype)
 
 __all__ = ["allclose", "as_tensor", "cat", "equal", "from_numpy", "is_tensor", "meshgrid", "stack",
            "std_mean", "var_mean", "where"]
@@ -112,15 +113,22 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
     return tuple(grids)
 
 
-def where(condition: ArrayLike, input: ArrayLike, other: ArrayLike) -> Tensor:
-    """`input` where `condition` is True, else `other` (they broadcast), in their promoted dtype
-    (PyTorch's: a Python number takes a tensor's dtype, int and float tensors meet in the
-    float's)."""
+def where(condition: ArrayLike, input: ArrayLike | None = None, other: ArrayLike | None = None
+          ) -> Tensor | tuple[Tensor, ...]:
+    """`input` where `condition` (a bool tensor) is True, else `other` (they broadcast), in
+    their promoted dtype (PyTorch's: a Python number takes a tensor's dtype, int and float
+    tensors meet in the float's). With the condition alone, nonzero(condition, as_tuple=True),
+    as PyTorch's."""
+    if input is None and other is None:
+        return Tensor._make(np.asarray(_as_array(condition))).nonzero(as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where: give both input and other, or the condition alone")
+    cond = _bool_mask("where", condition)
     input, other = _operand(input), _operand(other)
     dtype = _result_dtype(input, other)
     input, other = (x.to(dtype) if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype))
                     for x in (input, other))
-    return ops.Where.apply(input, other, cond=np.asarray(_as_array(condition), dtype=bool))
+    return ops.Where.apply(input, other, cond=cond)
 
 
 # --------------------------------------------------------------------------------------------
@@ -280,10 +288,10 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 _METHODS = (
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
-    "sort", "argsort", "topk",
+    "sort", "argsort", "topk", "unique",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
-    "scatter_add",
+    "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",

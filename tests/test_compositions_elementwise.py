@@ -396,6 +396,40 @@ def test_where_promotes_its_two_values_as_in_pytorch(torch):
     np.testing.assert_array_equal(mixed.data, expected.numpy())
 
 
+def test_where_and_masked_fill_take_bool_conditions_only_as_in_pytorch():
+    """Regression: an integer or float condition was silently read as `!= 0`."""
+    x = Tensor(np.array([1.0, 2.0]))
+    for misuse in (lambda lib: lib.where(lib.tensor([1, 0]), lib.ones(2), lib.zeros(2)),
+                   lambda lib: lib.where(lib.tensor([1.0, 0.0]), 1.0, 2.0),
+                   lambda lib: lib.ones(2).masked_fill(lib.tensor([1, 0]), 2.0),
+                   lambda lib: lib.ones(2).masked_fill(lib.tensor([0.5, 0.0]), 2.0),
+                   lambda lib: lib.ones(2, 2).masked_fill(lib.tensor([True, False]),
+                                                          lib.tensor([5.0, 6.0]))):
+        assert_raises_like_torch(lambda lib, F: misuse(lib))
+    with pytest.raises(TypeError, match="where: the mask or condition must be a bool"):
+        minigrad.where(np.array([1, 0]), x, 0.0)
+    assert minigrad.where([True, False], x, 0.0).tolist() == [1.0, 0.0]
+    with pytest.raises(TypeError, match="input and other"):
+        minigrad.where(np.array([True]), x)
+
+
+def test_nonzero_and_where_with_the_condition_alone_match_pytorch(torch):
+    data = np.array([[0, 2, 0], [3, 0, -1]])
+    assert minigrad.nonzero(Tensor(data)).tolist() == [[0, 1], [1, 0], [1, 2]]
+    rows, cols = minigrad.where(Tensor(data != 0))
+    assert rows.tolist() == [0, 1, 1] and cols.tolist() == [1, 0, 2]
+    cases = [(data, {}), (data, {"as_tuple": True}), (np.array(3.0), {}), (np.array(0.0), {}),
+             (np.array(3.0), {"as_tuple": True}), (np.zeros((2, 0)), {}), (np.array([0.5, 0]), {})]
+    for array, kwargs in cases:
+        out = Tensor(array).nonzero(**kwargs)
+        expected = torch.from_numpy(array).nonzero(**kwargs)
+        for got, want in zip(out, expected) if kwargs else [(out, expected)]:
+            assert got.dtype == np.int64 and got.shape == tuple(want.shape)
+            np.testing.assert_array_equal(got.data, want.numpy())
+    for got, want in zip(minigrad.where(Tensor(data)), torch.where(torch.from_numpy(data))):
+        np.testing.assert_array_equal(got.data, want.numpy())
+
+
 def test_masked_fill_and_relu_keep_an_integer_dtype_as_in_pytorch(torch):
     ints = np.array([[-2, 3], [0, -7]])
     mask = ints < 0
@@ -407,6 +441,25 @@ def test_masked_fill_and_relu_keep_an_integer_dtype_as_in_pytorch(torch):
         relu = Tensor(t).relu()
         assert relu.dtype == t.dtype
         np.testing.assert_array_equal(relu.data, torch.relu(torch.tensor(t)).numpy())
+
+
+def test_clamp_at_nan_matches_pytorch(torch):
+    """Regression: a NaN entry passed its gradient on (PyTorch's is 0: NaN is in no range), and a
+    NaN bound was ignored (PyTorch's result is NaN there)."""
+    data = np.array([1.0, np.nan, -2.0, 0.5, np.nan])
+    tensor_bounds = (np.array([0.0, 0.0, np.nan, 0.0, 0.0]),
+                     np.array([2.0, 2.0, 2.0, np.nan, 1.0]))
+    for bounds in [(0.0, 1.0), (None, 0.0), (float("nan"), None), (None, float("nan")),
+                   tensor_bounds]:
+        x, expected_x = Tensor(data.copy(), requires_grad=True), torch.tensor(data,
+                                                                              requires_grad=True)
+        out = x.clamp(*(Tensor(b) if isinstance(b, np.ndarray) else b for b in bounds))
+        expected = expected_x.clamp(*(torch.tensor(b) if isinstance(b, np.ndarray) else b
+                                      for b in bounds))
+        np.testing.assert_array_equal(out.data, expected.detach().numpy())
+        out.backward(np.arange(1.0, 6.0))
+        expected.backward(torch.arange(1.0, 6.0, dtype=torch.float64))
+        np.testing.assert_array_equal(x.grad, expected_x.grad.numpy())
 
 
 def test_clamp_needs_a_bound_and_clip_is_clamp():
@@ -687,6 +740,78 @@ def test_comparing_with_other_types_and_mismatched_shapes():
 def test_float32_compares_with_a_python_number_in_float32_like_pytorch():
     t = Tensor(np.array([0.1], dtype=np.float32))
     assert (t == 0.1).item()  # 0.1 rounded to float32, as PyTorch does with a Python number
+
+
+def test_comparisons_and_bitwise_ops_promote_as_in_pytorch(torch):
+    """Regression: numpy's promotion was used, so a float32 tensor met a 0-d float64 one in
+    float64 (0.1 != 0.1), int8 & a 0-d int64 gave int64, and uint8 & -3 raised OverflowError."""
+    cases = [
+        (lambda lib, t: t([0.1], lib.float32) == t(0.1, lib.float64)),
+        (lambda lib, t: t([1], lib.int8) == t(257, lib.int64)),
+        (lambda lib, t: t([7, -7, 0, 3], lib.int8) & t(3, lib.int64)),
+        (lambda lib, t: t([7, -7, 0, 3], lib.int16) | t(-2, lib.int32)),
+        (lambda lib, t: t([7, 200, 0, 3], lib.uint8) ^ t(5, lib.int8)),
+        (lambda lib, t: t([7, 200, 0, 3], lib.uint8) & -3),
+        (lambda lib, t: t([1, 3], lib.int32) << t(2, lib.int64)),
+        (lambda lib, t: t([True, False], lib.bool) & t([3, 2], lib.int64)),
+    ]
+    for case in cases:
+        out = case(minigrad, lambda data, dtype: minigrad.tensor(data, dtype=dtype))
+        expected = case(torch, lambda data, dtype: torch.tensor(data, dtype=dtype))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
+    """Regression: numpy raised OverflowError for uint8 - 3 and int8 * 200. True division
+    meets the number as a float: uint8 / -3 is negative."""
+    for fn in (lambda x: x - 3, lambda x: 3 - x, lambda x: x * -3, lambda x: x / -3,
+               lambda x: -3 / x, lambda x: x // -3, lambda x: x % -3):
+        out = fn(minigrad.tensor(np.array([7, 200, 1, 3], np.uint8)))
+        expected = fn(torch.tensor(np.array([7, 200, 1, 3], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    out = minigrad.tensor(np.array([2, -1], np.int8)) * 200
+    assert out.dtype == np.int8 and out.tolist() == [-112, 56]  # 400 and -200 modulo 256
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([True, False]) ** -1,
+    lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
+    lambda m, F: m.tensor([1, 2]).sub(3, alpha=2.0),
+    lambda m, F: m.add(m.tensor([True]), m.tensor([True]), alpha=1.5),
+    *[lambda m, F, name=name: getattr(m.tensor([True, False]), name)()
+      for name in ("floor", "ceil", "trunc", "round", "relu", "argmax")],
+    lambda m, F: F.relu(m.tensor([True, False])),
+    lambda m, F: m.tensor([True, False]) // m.tensor([True, True]),
+    lambda m, F: m.tensor([True, False]) % True,
+    lambda m, F: m.fmod(m.tensor([True, False]), m.tensor([True, True])),
+    lambda m, F: m.tensor([True, False]) ** m.tensor([True, True]),
+])
+def test_integer_misuses_raise_as_in_pytorch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_float_alpha_is_fine_where_the_result_is_float(torch):
+    for fn in (lambda lib: lib.tensor([1, 2]).add(1.5, alpha=0.5),
+               lambda lib: lib.tensor([1.0, 2.0]).sub(lib.tensor([1, 2]), alpha=0.5),
+               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2)):
+        out, expected = fn(minigrad), fn(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_subtraction_with_bools_raises_as_in_pytorch():
+    flags, floats = Tensor(np.array([True, False])), Tensor(np.array([1.0, 2.0]))
+    for misuse in (lambda lib: lib.tensor([True, False]) - lib.tensor([1.0, 2.0]),
+                   lambda lib: lib.tensor([1.0, 2.0]) - lib.tensor([True, False]),
+                   lambda lib: lib.tensor([1, 2]) - True, lambda lib: True - lib.tensor([1.0]),
+                   lambda lib: lib.tensor([True]) - 1, lambda lib: lib.tensor([1.0]).sub(
+                       lib.tensor(True))):
+        assert_raises_like_torch(lambda lib, F: misuse(lib))
+    with pytest.raises(TypeError, match="logical_not"):
+        flags - flags
+    assert (floats - 1).tolist() == [0.0, 1.0] and (1 - floats).tolist() == [0.0, -1.0]
 
 
 def test_tensors_hash_by_identity_and_stay_dict_keys():
@@ -1170,6 +1295,17 @@ def test_like_forms_take_shape_and_dtype():
     assert np.all(minigrad.zeros_like(x).data == 0) and np.all(minigrad.ones_like(x).data == 1)
 
 
+def test_creation_takes_the_size_as_pytorch_does(torch):
+    """f(2, 3), f((2, 3)) and f(size=(2, 3)); regression: size= raised TypeError."""
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        for args, kwargs in [((2, 3), {}), (((2, 3),), {}), ((), {"size": (2, 3)}),
+                             ((), {"size": [4]})]:
+            out = getattr(minigrad, name)(*args, **kwargs)
+            assert out.shape == tuple(getattr(torch, name)(*args, **kwargs).shape)
+        with pytest.raises(TypeError, match="not both"):
+            getattr(minigrad, name)(2, size=(2,))
+
+
 def test_arange():
     out = minigrad.arange(5)
     assert out.dtype == np.int64 and out.tolist() == [0, 1, 2, 3, 4]
@@ -1179,6 +1315,10 @@ def test_arange():
     assert floats.dtype == np.float32 and floats.tolist() == [0.0, 0.25, 0.5, 0.75]
     assert minigrad.arange(3.0).dtype == np.float32
     assert minigrad.arange(3, dtype=minigrad.float64).dtype == np.float64
+    # 0-d tensors count as their numbers (regression: an int64 one gave float32)
+    counted = minigrad.arange(minigrad.tensor(3))
+    assert counted.dtype == np.int64 and counted.tolist() == [0, 1, 2]
+    assert minigrad.arange(minigrad.tensor(1), minigrad.tensor(2.0), 0.5).tolist() == [1.0, 1.5]
     with pytest.raises(ValueError, match="step must be nonzero"):
         minigrad.arange(0, 3, 0)
     with pytest.raises(ValueError, match="cannot be reached"):

@@ -1006,6 +1006,19 @@ def test_max_pool_propagates_nan_as_torch(torch):
 # --------------------------------------------------------------------------------------------
 # losses: the fused kernel and the edge cases
 # --------------------------------------------------------------------------------------------
+def test_softmax_and_log_softmax_of_empty_tensors_match_torch(torch, mode):
+    """Regression: the row max of an empty dim raised numpy's ValueError."""
+    for fn in ("softmax", "log_softmax"):
+        for shape, dim in [((0, 3), 0), ((0, 3), 1), ((2, 0), 1), ((0,), 0)]:
+            x = Tensor(np.zeros(shape, np.float32), requires_grad=True)
+            with np.errstate(divide="ignore", invalid="ignore"):  # log of an empty sum, 0
+                out = getattr(F, fn)(x, dim)
+                out.sum().backward()
+            expected = getattr(torch.nn.functional, fn)(torch.zeros(shape), dim)
+            assert out.shape == tuple(expected.shape) and out.dtype == np.float32
+            assert x.grad.shape == shape
+
+
 def test_softmax_dtype_argument_and_tensor_methods_match_torch(torch, mode):
     x = rng.standard_normal((3, 4)).astype(np.float32)
     for name in ("softmax", "log_softmax", "softmin"):
@@ -1342,6 +1355,13 @@ def test_bad_arguments_raise_clear_errors(call, error, name):
 # Bad arguments that PyTorch rejects too, written once for both libraries: `m` is minigrad or
 # torch, `F` its functional module.
 TORCH_ERRORS = [
+    lambda m, F: F.softmax(m.tensor([1, 2]), 0),  # floats only, unless dtype= converts first
+    lambda m, F: F.log_softmax(m.tensor([[1, 2]]), -1),
+    lambda m, F: m.tensor([True, False]).softmax(0),
+    *[lambda m, F, name=name: getattr(F, name)(m.tensor([[1, -2]]))
+      for name in ("gelu", "leaky_relu", "elu", "celu", "selu", "silu", "softplus", "mish",
+                   "logsigmoid", "hardsigmoid", "hardswish")],
+    lambda m, F: F.mse_loss(m.tensor([1, 2]), m.tensor([1, 3])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),

@@ -496,7 +496,55 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4).topk(5),
     lambda m, F: m.ones(4).topk(-1),
     lambda m, F: m.ones(2, 2).norm("bad"),
+    # floats only (regression: integers were converted to float32 silently)
+    lambda m, F: m.tensor([[1, 0, 3], [2, 2, 1]]).var(),
+    lambda m, F: m.tensor([[1, 0, 3], [2, 2, 1]], dtype=m.int32).std(0),
+    lambda m, F: m.tensor([True, False]).var(),
+    lambda m, F: m.std_mean(m.tensor([1, 2, 4])),
+    lambda m, F: m.tensor([[1, 2], [3, 4]]).logcumsumexp(1),
+    lambda m, F: m.tensor([True, False]).argmax(),
+    lambda m, F: m.tensor([3, 4]).norm(),
+    lambda m, F: m.tensor([3, 0]).norm(0),
+    lambda m, F: F.normalize(m.tensor([[3, 4]])),
+    lambda m, F: m.unique(m.tensor(3), dim=0),
+    lambda m, F: m.unique(m.tensor([3]), dim=1),
+    lambda m, F: m.tensor([[True, False]]).argmin(1),
 ]
+
+
+def test_unique_matches_pytorch():
+    torch = torch_or_skip()
+    assert minigrad.unique(Tensor(np.array([3, 1, 3, 2]))).tolist() == [1, 2, 3]
+    cases = [
+        (np.array([3.0, np.nan, 1.0, np.nan, 3.0]), dict(return_inverse=True, return_counts=True)),
+        (np.array([[3, 1], [1, 1]]), dict(return_inverse=True)),
+        (np.array([[1, 2], [1, 2], [0, 5]]), dict(dim=0, return_inverse=True, return_counts=True)),
+        (np.array([[1, 2, 1], [0, 5, 0]]), dict(dim=-1, return_counts=True)),
+        (np.array(3), dict(return_inverse=True)),
+        (np.zeros(0), dict(return_inverse=True, return_counts=True)),
+        (np.array([True, False, True]), {}),
+    ]
+    for data, kwargs in cases:
+        out = Tensor(data).unique(**kwargs)
+        expected = torch.unique(torch.from_numpy(data), **kwargs)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert str(want.dtype) == f"torch.{got.dtype}" and got.shape == tuple(want.shape)
+            np.testing.assert_array_equal(got.data, want.numpy())
+
+
+def test_any_and_all_of_uint8_are_uint8_as_in_pytorch():
+    """PyTorch's documented exception: uint8 in, uint8 out (bool for every other dtype)."""
+    torch = torch_or_skip()
+    data = np.array([[0, 3, 0], [1, 2, 0]], np.uint8)
+    for name, kwargs in [("any", {}), ("all", {}), ("any", {"dim": 1}), ("all", {"dim": 0}),
+                         ("all", {"dim": 1, "keepdim": True})]:
+        out = getattr(Tensor(data), name)(**kwargs)
+        expected = getattr(torch.from_numpy(data), name)(**kwargs)
+        assert out.dtype == np.uint8 and str(expected.dtype) == "torch.uint8"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert Tensor(data.astype(np.int32)).any(1).dtype == np.bool_
 
 
 @pytest.mark.parametrize("misuse", TORCH_ERRORS)

@@ -1,8 +1,9 @@
 """Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
-narrow, split, chunk, gather, scatter_add, masked_select, tril, triu, diagonal, pad, one_hot,
-cat, stack) and linear algebra (matmul, dot, outer, einsum): each against a hand-written numpy
-reference, gradient-checked in float64 on primitives alone, float32 kept, and against PyTorch
-(values and gradients) when it is installed; then the errors for bad dims and shapes.
+narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu,
+diagonal, pad, one_hot, cat, stack) and linear algebra (matmul, dot, outer, einsum): each
+against a hand-written numpy reference, gradient-checked in float64 on primitives alone,
+float32 kept, and against PyTorch (values and gradients) when it is installed; then the errors
+for bad dims and shapes.
 """
 import numpy as np
 import pytest
@@ -166,6 +167,15 @@ CASES = {
     "gather_dim_0": Case(lambda x: x.gather(0, SCATTER_INDEX[:2, :3]),
                          lambda x: _gather_loops(x, 0, SCATTER_INDEX[:2, :3]), [(3, 4)],
                          torch_fn=lambda x: x.gather(0, T(SCATTER_INDEX[:2, :3]))),
+    "index_select": Case(lambda x: x.index_select(1, np.array([3, 0, 3])),
+                         lambda x: np.stack([x[:, 3], x[:, 0], x[:, 3]], axis=1), [(2, 4, 3)],
+                         torch_fn=lambda x: x.index_select(1, T(np.array([3, 0, 3])))),
+    "index_select_0d_index": Case(lambda x: minigrad.index_select(x, -1, np.array(1)),
+                                  lambda x: x[..., 1:2], [(2, 3)],
+                                  torch_fn=lambda x: x.index_select(-1, T(np.array(1)))),
+    "take": Case(lambda x: x.take(np.array([[0, 11], [-1, 5]])),
+                 lambda x: np.array([[x[0, 0, 0], x[1, 2, 1]], [x[1, 2, 1], x[0, 2, 1]]]),
+                 [(2, 3, 2)], torch_fn=lambda x: x.take(T(np.array([[0, 11], [-1, 5]])))),
     "scatter_add": Case(lambda x, s: x.scatter_add(0, SCATTER_INDEX, s),
                         lambda x, s: _scatter_add_loops(x, 0, SCATTER_INDEX, s),
                         [(3, 4), (2, 4)],
@@ -543,11 +553,18 @@ ERRORS = [
     (lambda: X.gather(1, np.array([[0, 3]])), IndexError, r"gather: index entries .* \[0, 3\)"),
     (lambda: X.gather(1, np.array([[-1]])), IndexError, "gather: index entries"),
     (lambda: X.gather(1, np.array([[0.0]])), TypeError, "gather: index must hold integers"),
+    (lambda: X.index_select(1, np.array([3])), IndexError, r"index_select: .* \[0, 3\)"),
+    (lambda: X.index_select(1, np.array([-1])), IndexError, "index_select: index entries"),
+    (lambda: X.index_select(1, np.array([[0]])), IndexError, "index_select: .* 0-d or 1-D"),
+    (lambda: X.index_select(1, np.array([0.0])), TypeError, "index_select: .* integers"),
+    (lambda: X.take(np.array([-7, 5])), IndexError, r"take: .* \[-6, 6\)"),
+    (lambda: X.take(np.array([6])), IndexError, "take: index entries"),
     (lambda: X.scatter_add(0, np.array([[0]]), Tensor(np.ones((1, 1), np.float32))),
      TypeError, "scatter_add: src has dtype float32"),
     (lambda: X.scatter_add(0, np.array([[0, 1]]), Tensor(np.ones((1, 1)))),
      ValueError, "scatter_add: src of shape"),
-    (lambda: X.masked_select(np.array([1, 0, 1])), TypeError, "masked_select: mask must be bool"),
+    (lambda: X.masked_select(np.array([1, 0, 1])), TypeError,
+     "masked_select: the mask .* must be a bool"),
     (lambda: X.masked_select(np.array([True, False])), ValueError,
      r"masked_select: mask of shape \(2,\) does not broadcast"),
     (lambda: Tensor(np.zeros(3)).tril(), ValueError, "tril: needs a tensor with at least 2 dims"),
@@ -623,6 +640,14 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4, 5, 6).gather(0, m.tensor([0])),
     lambda m, F: m.ones(2, 3).gather(0, m.tensor([[5]])),
     lambda m, F: m.ones(2, 3).gather(0, m.ones(1, 1)),
+    lambda m, F: m.ones(2, 3).index_select(1, m.tensor([3])),
+    lambda m, F: m.ones(2, 3).permute(0, 2),  # IndexError, as for every dim out of range
+    lambda m, F: m.ones(2, 3).permute(-3, 0),
+    lambda m, F: m.ones(2, 3).permute(0, 0),
+    lambda m, F: m.ones(2, 3).index_select(1, m.tensor([[0]])),
+    lambda m, F: m.ones(2, 3).index_select(1, m.tensor([0.0])),
+    lambda m, F: m.ones(2, 3).take(m.tensor([6])),
+    lambda m, F: m.ones(2, 3).take(m.tensor([0.0])),
     lambda m, F: m.ones(3).scatter_add(0, m.tensor([0]), m.ones(1, dtype=m.float64)),
     lambda m, F: m.ones(3, 3).scatter(0, m.zeros(2, 2, dtype=m.int64), m.ones(1, 1)),
     lambda m, F: m.ones(3).scatter(0, m.tensor([0]), 1.0, reduce="max"),
