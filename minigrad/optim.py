@@ -214,7 +214,7 @@ class Adam(Optimizer):
             p.data *= 1 - lr * group["weight_decay"]
         # the formulas in place through one scratch array (no temporary per operation); m
         # as PyTorch's lerp: m + (1 - b1) (g - m)
-        scratch = np.subtract(g, m)
+        scratch = np.subtract(g, m, out=np.empty_like(m))  # an array even for a 0-d parameter
         scratch *= 1 - b1
         m += scratch
         np.multiply(g, g, out=scratch)

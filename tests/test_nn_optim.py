@@ -779,6 +779,23 @@ def test_matches_torch_optim(which):
             np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6, err_msg=f"step {step + 1}")
 
 
+@pytest.mark.parametrize("which", ["sgd", "adam_l2_decay", "adamw_amsgrad",
+                                   "rmsprop_centered_momentum", "adagrad_all"])
+def test_optimizers_update_zero_dim_parameters_as_torch(which):
+    """A 0-d parameter (a learnt scale or temperature) follows torch's trajectory too."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    rng = np.random.default_rng(7)
+    p0 = [np.array(rng.standard_normal())]
+    grads = [[np.array(rng.standard_normal())] for _ in range(5)]
+    name, kwargs = TORCH_OPTIMIZERS[which]
+    ours = _run(lambda ps: getattr(optim, name)(ps, **kwargs), p0, grads)
+    theirs = _torch_trajectory(torch, lambda ps: getattr(torch.optim, name)(ps, **kwargs), p0,
+                               grads)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        assert a[0].shape == ()
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-12, err_msg=f"step {step + 1}")
+
+
 def _clip_both(torch, gs, max_norm, norm_type):
     """clip_grad_norm_ of minigrad and of torch on float64 copies of the gradients `gs`."""
     ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]
