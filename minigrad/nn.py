@@ -23,12 +23,15 @@ from .tensor_functions import cat, stack
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module owns and an optimizer updates (requires_grad=True)."""
+    """A leaf tensor that a Module owns and an optimizer updates: PyTorch's
+    `Parameter(data=None, requires_grad=True)` (no data: an empty float32 tensor)."""
 
     __slots__ = ()
 
-    def __init__(self, data: Any, dtype: Any = None) -> None:
-        super().__init__(data, requires_grad=True, dtype=dtype)
+    def __init__(self, data: Any = None, requires_grad: bool = True, *,
+                 dtype: Any = None) -> None:
+        super().__init__(np.empty(0, np.float32) if data is None else data,
+                         requires_grad=requires_grad, dtype=dtype)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -63,31 +66,29 @@ class Module:
             self._buffers[name] = value
             object.__setattr__(self, name, value)
             return
-        self._unregister(name)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
+        registry = self._parameters if isinstance(value, Parameter) else \
+            self._modules if isinstance(value, Module) else None
+        self._unregister(name, keep=registry)  # as PyTorch, a replaced one keeps its place
+        if registry is not None:
+            registry[name] = value
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         self._unregister(name)  # as in PyTorch: `del model.bias` leaves its parameters too
         object.__delattr__(self, name)
 
-    def _unregister(self, name: str) -> None:
-        """Forget `name` as a parameter, buffer or sub-module (whichever it was)."""
-        self._parameters.pop(name, None)
-        self._buffers.pop(name, None)
+    def _unregister(self, name: str, keep: dict[str, Any] | None = None) -> None:
+        """Forget `name` as a parameter, buffer or sub-module (whichever it was), except in
+        the registry `keep`."""
+        for registry in (self._parameters, self._buffers, self._modules):
+            if registry is not keep:
+                registry.pop(name, None)
         self._non_persistent_buffers.discard(name)
-        self._modules.pop(name, None)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Keep `tensor` as state of this module that is not a parameter: it is in
         `buffers()`, cast by `astype`, and (when persistent) in `state_dict()`."""
-        if "." in name or not name:
-            raise KeyError(f"buffer name must be non-empty and contain no '.', got {name!r}")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute {name!r} already exists")
+        self._check_new_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign {type(tensor).__name__!r} object to buffer "
                             f"{name!r} (Tensor or None required)")
@@ -97,6 +98,62 @@ class Module:
         else:
             self._non_persistent_buffers.add(name)
         object.__setattr__(self, name, tensor)
+
+    def _check_new_name(self, kind: str, name: str, registry: dict[str, Any]) -> None:
+        """PyTorch's checks of a name to register: a non-empty string without '.', not an
+        attribute of another kind already."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if "." in name or not name:
+            raise KeyError(f"{kind} name must be non-empty and contain no '.', got {name!r}")
+        if hasattr(self, name) and name not in registry:
+            raise KeyError(f"attribute {name!r} already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add `param` under `name`, as assigning it does; None keeps the name as a parameter
+        that is absent (what PyTorch's layers do for bias=False) and leaves it out of
+        `parameters()` and `state_dict()`."""
+        self._check_new_name("parameter", name, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign {type(param).__name__!r} object to parameter "
+                            f"{name!r} (Parameter or None required)")
+        if param is None:
+            self._unregister(name)
+            self._parameters[name] = None
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add `module` under `name`, as assigning it does (a name computed at run time)."""
+        self._check_new_name("module", name, self._modules)
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        setattr(self, name, module)
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at dotted path `target` ("" is this one), as PyTorch's: AttributeError
+        where the path leads nowhere or to something that is not a Module."""
+        module = self
+        for item in target.split(".") if target else []:
+            if not hasattr(module, item):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path `target`, as PyTorch's."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return module._parameters[name]
 
     def extra_repr(self) -> str:
         """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""
@@ -229,6 +286,14 @@ class Module:
             raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
         return self.astype(dtype)
 
+    def float(self) -> Module:
+        """`to(float32)`, as PyTorch's."""
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        """`to(float64)`, as PyTorch's."""
+        return self.to(np.float64)
+
     def _state(self) -> dict[str, Tensor]:
         """What state_dict saves: each module's parameters, then its persistent buffers; as in
         PyTorch, a shared tensor or module is saved under each of its names."""
@@ -272,25 +337,81 @@ class Module:
         return sum(p.numel() for p in self.parameters())
 
 
-class ModuleList(Module):
-    """A list of modules, registered under the names '0', '1', ..."""
+class _ModuleSequence(Module):
+    """What ModuleList and Sequential share, as PyTorch's: modules registered under '0', '1',
+    ... (a Sequential's may have names), got and replaced by position; deleting, inserting or
+    popping one numbers them '0', '1', ... again."""
 
-    def __init__(self, modules: Iterable[Module] = ()) -> None:
-        super().__init__()
+    def _key(self, index: int) -> str:
+        keys = list(self._modules)
+        if not -len(keys) <= index < len(keys):
+            raise IndexError(f"index {index} is out of range for {len(keys)} modules")
+        return keys[index]
+
+    def _renumber(self, modules: list[Module]) -> None:
+        for name in list(self._modules):
+            delattr(self, name)
         for module in modules:
             self.append(module)
 
-    def append(self, module: Module) -> None:
-        setattr(self, str(len(self._modules)), module)
+    def _sliced(self, items: list[tuple[str, Module]]) -> _ModuleSequence:
+        raise NotImplementedError
 
-    def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return self._sliced(list(self._modules.items())[index])
+        return self._modules[self._key(index)]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, self._key(index), _module(type(self).__name__, module))
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        del modules[index]
+        self._renumber(modules)
 
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def append(self, module: Module) -> _ModuleSequence:
+        setattr(self, str(len(self._modules)), _module(type(self).__name__, module))
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> _ModuleSequence:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        modules = list(self._modules.values())
+        modules.insert(index, _module(type(self).__name__, module))
+        self._renumber(modules)
+
+    def pop(self, index: int | slice) -> Any:
+        popped = self[index]
+        del self[index]
+        return popped
+
+
+def _module(container: str, module: Any) -> Module:
+    """`module`, checked to be a Module before a container registers it."""
+    if not isinstance(module, Module):
+        raise TypeError(f"{container}: {type(module).__name__} is not a Module subclass")
+    return module
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules, registered under the names '0', '1', ...; a slice is a ModuleList."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        self.extend(modules if modules is not None else ())
+
+    def _sliced(self, items: list[tuple[str, Module]]) -> ModuleList:
+        return ModuleList(module for _, module in items)
 
     def __repr__(self) -> str:
         """As PyTorch prints it: a run of modules that print alike is one line, "(0-3): 4 x
@@ -316,7 +437,7 @@ def _uniform_init(shape: tuple[int, ...], fan_in: int, rng: np.random.Generator,
     """PyTorch's default for Linear and convolutions (kaiming_uniform with a = sqrt(5)):
     uniform in +-1/sqrt(fan_in), for the weight and the bias alike."""
     bound = 1 / math.sqrt(fan_in)
-    return Parameter(rng.uniform(-bound, bound, shape), dtype)
+    return Parameter(rng.uniform(-bound, bound, shape), dtype=dtype)
 
 
 class Linear(Module):
@@ -357,7 +478,7 @@ class Embedding(Module):
         weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
         if padding_idx is not None:
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
-        self.weight = Parameter(weight, dtype)
+        self.weight = Parameter(weight, dtype=dtype)
 
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
@@ -380,12 +501,13 @@ class LayerNorm(Module):
             tuple(normalized_shape)
         self.normalized_shape, self.eps = shape, eps
         self.elementwise_affine = elementwise_affine
-        self.weight = Parameter(np.ones(shape), dtype) if elementwise_affine else None
-        self.bias = Parameter(np.zeros(shape), dtype) if elementwise_affine and bias else None
+        self.weight = Parameter(np.ones(shape), dtype=dtype) if elementwise_affine else None
+        self.bias = Parameter(np.zeros(shape), dtype=dtype) if elementwise_affine and bias \
+            else None
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
     def forward(self, x: Tensor) -> Tensor:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -393,19 +515,20 @@ class LayerNorm(Module):
 
 class _BatchNorm(Module):
     """BatchNorm1d and BatchNorm2d: F.batch_norm over the channels (dim 1), with weight (ones)
-    and bias (zeros) when affine, and the buffers running_mean (zeros), running_var (ones) and
-    num_batches_tracked when track_running_stats, as PyTorch. Training normalises by the
-    batch's statistics and updates the running ones by `momentum` (None: their cumulative
-    average); eval mode uses the running ones (the batch's without track_running_stats)."""
+    and bias (zeros, unless bias=False) when affine, and the buffers running_mean (zeros),
+    running_var (ones) and num_batches_tracked when track_running_stats, as PyTorch. Training
+    normalises by the batch's statistics and updates the running ones by `momentum` (None:
+    their cumulative average); eval mode uses the running ones (the batch's without
+    track_running_stats)."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = np.float32, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(np.ones(num_features), dtype) if affine else None
-        self.bias = Parameter(np.zeros(num_features), dtype) if affine else None
+        self.weight = Parameter(np.ones(num_features), dtype=dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_features), dtype=dtype) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
             self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
@@ -417,7 +540,8 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self._ranks:
@@ -448,21 +572,22 @@ class BatchNorm2d(_BatchNorm):
 
 class GroupNorm(Module):
     """F.group_norm with `num_groups` groups of the `num_channels` channels, and per-channel
-    weight (ones) and bias (zeros) when affine."""
+    weight (ones) and bias (zeros, unless bias=False) when affine."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, dtype: Any = np.float32) -> None:
+                 affine: bool = True, dtype: Any = np.float32, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = affine
-        self.weight = Parameter(np.ones(num_channels), dtype) if affine else None
-        self.bias = Parameter(np.zeros(num_channels), dtype) if affine else None
+        self.weight = Parameter(np.ones(num_channels), dtype=dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_channels), dtype=dtype) if affine and bias else None
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
     def forward(self, x: Tensor) -> Tensor:
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -486,35 +611,20 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, rng=self.rng)
 
 
-class Sequential(Module):
+class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
-    OrderedDict), indexable (a slice gives a Sequential) and iterable."""
+    OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""
 
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
-                setattr(self, name, module)
+                setattr(self, name, _module("Sequential", module))
         else:
-            for module in modules:
-                self.append(module)
+            self.extend(modules)  # type: ignore[arg-type]
 
-    def append(self, module: Module) -> Sequential:
-        if not isinstance(module, Module):
-            raise TypeError(f"Sequential: {type(module).__name__} is not a Module")
-        setattr(self, str(len(self._modules)), module)
-        return self
-
-    def __getitem__(self, index: int | slice) -> Module:
-        if isinstance(index, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[index]))
-        return list(self._modules.values())[index]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
+    def _sliced(self, items: list[tuple[str, Module]]) -> Sequential:
+        return Sequential(OrderedDict(items))
 
     def forward(self, x: Any) -> Any:
         for module in self._modules.values():
@@ -989,9 +1099,10 @@ class KLDivLoss(Module):
 class ModuleDict(Module):
     """Modules by name, registered under their keys (an ordered dict's methods)."""
 
-    def __init__(self, modules: dict[str, Module] | Iterable[tuple[str, Module]] = ()) -> None:
+    def __init__(self, modules: dict[str, Module] | Iterable[tuple[str, Module]] | None = None
+                 ) -> None:
         super().__init__()
-        self.update(modules)
+        self.update(modules if modules is not None else ())
 
     def update(self, modules: dict[str, Module] | Iterable[tuple[str, Module]]) -> None:
         for name, module in dict(modules).items():
@@ -1022,6 +1133,15 @@ class ModuleDict(Module):
     def __contains__(self, name: str) -> bool:
         return name in self._modules
 
+    def pop(self, name: str) -> Module:
+        module = self[name]
+        del self[name]
+        return module
+
+    def clear(self) -> None:
+        for name in list(self._modules):
+            del self[name]
+
     def keys(self) -> Iterable[str]:
         return self._modules.keys()
 
@@ -1036,9 +1156,9 @@ class ParameterList(Module):
     """A list of parameters, registered under the names '0', '1', ... (tensors given are made
     Parameters)."""
 
-    def __init__(self, values: Iterable[Tensor] = ()) -> None:
+    def __init__(self, values: Iterable[Tensor] | None = None) -> None:
         super().__init__()
-        for value in values:
+        for value in values if values is not None else ():
             self.append(value)
 
     def append(self, value: Tensor) -> ParameterList:
@@ -1084,11 +1204,11 @@ class MultiheadAttention(Module):
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         self.rng = _default_rng(rng)
         self.in_proj_weight = init.xavier_uniform_(
-            Parameter(np.empty((3 * embed_dim, embed_dim)), dtype), generator=self.rng)
-        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype) if bias else None
+            Parameter(np.empty((3 * embed_dim, embed_dim)), dtype=dtype), generator=self.rng)
+        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype=dtype) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
         if bias:
-            self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype)
+            self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype=dtype)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
                 key_padding_mask: Any = None, need_weights: bool = True, attn_mask: Any = None,

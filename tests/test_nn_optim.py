@@ -278,6 +278,123 @@ def test_shared_modules_are_visited_once_as_torch_does():
     np.testing.assert_array_equal(ours.l2.weight.data, theirs.l1.weight.detach().numpy())
 
 
+def _names(container):
+    """(kind of each module, its registered name) of a container, in minigrad or torch."""
+    return [type(m).__name__ for m in container], list(container._modules)
+
+
+def _edited_list(nn_module):
+    """A ModuleList changed by each of PyTorch's list methods, and what they returned."""
+    layers = nn_module.ModuleList(None)
+    returned = layers.append(nn_module.ReLU()) is layers
+    layers.extend([nn_module.Tanh(), nn_module.Sigmoid(), nn_module.SiLU()])
+    layers.insert(1, nn_module.GELU())
+    layers[-1] = nn_module.Identity()
+    del layers[0]
+    popped = type(layers.pop(1)).__name__
+    sliced = layers[::-1]
+    return _names(layers), returned, popped, type(sliced).__name__, _names(sliced)
+
+
+def _edited_sequential(nn_module):
+    from collections import OrderedDict
+    model = nn_module.Sequential(OrderedDict(first=nn_module.ReLU(), second=nn_module.Tanh(),
+                                             third=nn_module.SiLU()))
+    sliced = model[1:]
+    model[0] = nn_module.GELU()
+    kept_names = _names(model)
+    model.extend([nn_module.Sigmoid()])
+    del model[2]  # numbers the rest '0', '1', ...
+    model.insert(0, nn_module.Identity())
+    popped = type(model.pop(-1)).__name__
+    return _names(sliced), kept_names, _names(model), popped
+
+
+def _edited_dict(nn_module):
+    layers = nn_module.ModuleDict(None)
+    layers["a"], layers["b"] = nn_module.ReLU(), nn_module.Tanh()
+    popped = type(layers.pop("a")).__name__
+    before = list(layers.keys())
+    layers.clear()
+    return popped, before, len(layers), len(nn_module.ParameterList(None))
+
+
+@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict])
+def test_containers_edit_and_slice_as_torch(edit):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert edit(nn) == edit(torch.nn)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module: nn_module.ModuleList([nn_module.ReLU()])[1],
+    lambda nn_module: nn_module.ModuleList([nn_module.ReLU()]).append(3),
+    lambda nn_module: nn_module.Sequential(nn_module.ReLU()).append("relu"),
+])
+def test_containers_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(Exception) as expected:
+        misuse(torch.nn)
+    with pytest.raises(expected.type):
+        misuse(nn)
+
+
+def _registered(nn_module, ones):
+    """A Linear given parameters and modules by PyTorch's registering methods, and what its
+    lookups find."""
+    layer = nn_module.Linear(2, 3)
+    layer.weight = nn_module.Parameter(ones((3, 2)))  # replaced: keeps its place
+    layer.register_parameter("scale", nn_module.Parameter(ones(1)))
+    layer.register_parameter("shift", None)
+    layer.add_module("act", nn_module.ReLU())
+    layer.register_module("inner", nn_module.Linear(3, 1))
+    frozen = nn_module.Parameter(ones(2), requires_grad=False)
+    return (list(layer.state_dict()), [n for n, _ in layer.named_modules()], layer.shift,
+            type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
+            tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
+            tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
+            str(layer.float().inner.weight.dtype).split(".")[-1])
+
+
+def test_registering_methods_and_lookups_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _registered(nn, np.ones) == _registered(torch.nn, torch.ones)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("in_features", None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("a.b", None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter(1, None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("p", [1.0]),
+    lambda nn_module: nn_module.Linear(2, 3).add_module("weight", nn_module.ReLU()),
+    lambda nn_module: nn_module.Linear(2, 3).add_module("act", 3),
+    lambda nn_module: nn_module.Linear(2, 3).get_submodule("weight"),
+    lambda nn_module: nn_module.Linear(2, 3).get_submodule("nothing"),
+    lambda nn_module: nn_module.Linear(2, 3).get_parameter("in_features"),
+    lambda nn_module: nn_module.Linear(2, 3).get_parameter("nothing"),
+])
+def test_registering_methods_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(Exception) as expected:
+        misuse(torch.nn)
+    with pytest.raises(expected.type):
+        misuse(nn)
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn_module: nn_module.BatchNorm1d(3, bias=False),
+    lambda nn_module: nn_module.BatchNorm2d(3, affine=False),
+    lambda nn_module: nn_module.GroupNorm(1, 3, bias=False),
+    lambda nn_module: nn_module.GroupNorm(1, 3),
+    lambda nn_module: nn_module.LayerNorm(3, bias=False),
+    lambda nn_module: nn_module.LayerNorm(3, elementwise_affine=False),
+])
+def test_norm_layers_bias_flag_and_repr_as_torch(make):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours, theirs = make(nn), make(torch.nn)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert repr(ours) == repr(theirs)
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
