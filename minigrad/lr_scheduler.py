@@ -66,8 +66,8 @@ class LRScheduler:
         return {key: value for key, value in vars(self).items()
                 if key not in ("optimizer", "lr_lambdas")}
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        vars(self).update(state)
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        vars(self).update(state_dict)
 
 
 class LambdaLR(LRScheduler):

@@ -192,9 +192,10 @@ class Module:
             yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
                                             remove_duplicate)
 
-    def modules(self) -> Iterator[Module]:
-        """This module and every one below it, depth first, each once."""
-        return (module for _, module in self.named_modules())
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """This module and every one below it, depth first, each once (unless
+        remove_duplicate=False)."""
+        return (module for _, module in self.named_modules(remove_duplicate=remove_duplicate))
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         """(name, module) of the direct sub-modules, each once (under its first name)."""
@@ -232,18 +233,20 @@ class Module:
                 seen.add(id(tensor))
                 yield (f"{module_prefix}.{name}" if module_prefix else name), tensor
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True
-                         ) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs, of sub-modules too unless recurse=False; a parameter
-        shared by two modules is listed once."""
-        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)  # type: ignore
+        shared by two modules is listed once unless remove_duplicate=False."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,  # type: ignore
+                                   remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(recurse=recurse)]
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True
-                      ) -> Iterator[tuple[str, Tensor]]:
-        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                   remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> list[Tensor]:
         return [b for _, b in self.named_buffers(recurse=recurse)]
@@ -302,9 +305,12 @@ class Module:
             *((name, b) for name, b in m._buffers.items()
               if name not in m._non_persistent_buffers)], remove_duplicate=False))
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """Parameter and persistent buffer name -> a copy of its array."""
-        return {name: t.data.copy() for name, t in self._state().items()}
+    def state_dict(self, *, prefix: str = "", keep_vars: bool = False
+                   ) -> dict[str, Any]:
+        """`prefix` + parameter and persistent buffer name -> a copy of its array, or with
+        keep_vars=True the tensor itself, as PyTorch's."""
+        return {prefix + name: t if keep_vars else t.data.copy()
+                for name, t in self._state().items()}
 
     def load_state_dict(self, state_dict: Mapping[str, Any],
                         strict: bool = True) -> _IncompatibleKeys:

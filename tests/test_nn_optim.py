@@ -395,6 +395,21 @@ def test_norm_layers_bias_flag_and_repr_as_torch(make):
     assert repr(ours) == repr(theirs)
 
 
+def _listings(nn_module):
+    shared = nn_module.Linear(2, 2)
+    model = nn_module.Sequential(shared, shared, nn_module.BatchNorm1d(2))
+    kept = model.state_dict(keep_vars=True)
+    return (list(model.state_dict(prefix="net.")), kept["0.weight"] is shared.weight,
+            [n for n, _ in model.named_parameters(remove_duplicate=False)],
+            [n for n, _ in model.named_buffers(prefix="x", remove_duplicate=False)],
+            len(list(model.modules(remove_duplicate=False))))
+
+
+def test_state_dict_and_listings_take_torchs_options():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _listings(nn) == _listings(torch.nn)
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
@@ -911,6 +926,47 @@ def test_optimizers_update_zero_dim_parameters_as_torch(which):
     for step, (a, b) in enumerate(zip(ours, theirs)):
         assert a[0].shape == ()
         np.testing.assert_allclose(a[0], b[0], rtol=1e-12, err_msg=f"step {step + 1}")
+
+
+def _closure_steps(lib, make_opt, p0):
+    """Three steps of an optimizer given a closure (a quadratic loss), from inside no_grad as
+    PyTorch allows: the losses it returned and the parameter after."""
+    p = lib.nn.Parameter(lib.tensor(p0))
+    opt = make_opt([p])
+    target = lib.tensor(np.array([0.5, -1.0, 2.0]))
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - target) ** 2).sum()
+        loss.backward()
+        return loss
+
+    with lib.no_grad():
+        losses = [float(opt.step(closure)) for _ in range(3)]
+    return losses, p.detach().numpy() if lib.__name__ == "torch" else p.data
+
+
+def test_optimizer_step_calls_a_closure_and_returns_its_loss_as_torch():
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0 = np.array([1.0, 2.0, -3.0])
+    ours = _closure_steps(minigrad, lambda ps: optim.Adam(ps, lr=0.1), p0)
+    theirs = _closure_steps(torch, lambda ps: torch.optim.Adam(ps, lr=0.1), p0)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    assert optim.SGD([nn.Parameter(np.ones(1))], lr=0.1).step() is None
+
+
+def test_load_state_dict_argument_has_torchs_name():
+    params = [nn.Parameter(np.ones(2))]
+    opt = optim.SGD(params, lr=0.1, momentum=0.9)
+    schedule = optim.lr_scheduler.StepLR(opt, step_size=2)
+    params[0].grad = np.ones(2)
+    opt.step()
+    schedule.step()
+    opt.load_state_dict(state_dict=opt.state_dict())
+    schedule.load_state_dict(state_dict=schedule.state_dict())
+    assert schedule.last_epoch == 1
 
 
 def _clip_both(torch, gs, max_norm, norm_type):
