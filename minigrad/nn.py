@@ -870,14 +870,25 @@ class L1Loss(MSELoss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
-class CrossEntropyLoss(Module):
+class _WeightedLoss(Module):
+    """A loss module given a `weight` (and BCEWithLogitsLoss a `pos_weight`): kept as buffers,
+    as PyTorch's, so they are in its state dict (when given) and cast by `to()`."""
+
+    def __init__(self, reduction: str, **weights: Any) -> None:
+        super().__init__()
+        self.reduction = reduction
+        for name, weight in weights.items():
+            self.register_buffer(name, weight if weight is None or isinstance(weight, Tensor)
+                                 else Tensor(weight))
+
+
+class CrossEntropyLoss(_WeightedLoss):
     """F.cross_entropy(input, target) as a module (class `weight` a constant array)."""
 
     def __init__(self, weight: Any = None, *, ignore_index: int = -100,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__()
-        self.weight, self.ignore_index = weight, ignore_index
-        self.reduction, self.label_smoothing = reduction, label_smoothing
+        super().__init__(reduction, weight=weight)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
@@ -1037,37 +1048,35 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     """F.nll_loss(input, target) as a module (class `weight` a constant array)."""
 
     def __init__(self, weight: Any = None, *, ignore_index: int = -100,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        super().__init__(reduction, weight=weight)
+        self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
 
 
-class BCELoss(Module):
+class BCELoss(_WeightedLoss):
     """F.binary_cross_entropy(input, target) as a module."""
 
     def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.reduction = weight, reduction
+        super().__init__(reduction, weight=weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_WeightedLoss):
     """F.binary_cross_entropy_with_logits(input, target) as a module."""
 
     def __init__(self, weight: Any = None, *, reduction: str = "mean",
                  pos_weight: Any = None) -> None:
-        super().__init__()
-        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+        super().__init__(reduction, weight=weight, pos_weight=pos_weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.binary_cross_entropy_with_logits(input, target, self.weight,

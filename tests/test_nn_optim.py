@@ -410,6 +410,26 @@ def test_state_dict_and_listings_take_torchs_options():
     assert _listings(nn) == _listings(torch.nn)
 
 
+@pytest.mark.parametrize("make", [
+    lambda nn_module, w: nn_module.CrossEntropyLoss(w, label_smoothing=0.1),
+    lambda nn_module, w: nn_module.NLLLoss(w),
+    lambda nn_module, w: nn_module.BCELoss(w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(w, pos_weight=w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(pos_weight=w),
+    lambda nn_module, w: nn_module.CrossEntropyLoss(),
+])
+def test_loss_weights_are_buffers_as_torch(make):
+    """A PyTorch state dict of a model holding a weighted loss loads: the weights are
+    buffers."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    theirs = make(torch.nn, torch.tensor([1.0, 2.0, 0.5]))
+    ours = make(nn, np.array([1.0, 2.0, 0.5]))
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.numpy() * 3 for k, v in theirs.state_dict().items()})
+    for name, value in theirs.state_dict().items():
+        np.testing.assert_array_equal(getattr(ours, name).data, value.numpy() * 3)
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
