@@ -15,10 +15,9 @@ lr of epoch 0.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
-if TYPE_CHECKING:
-    from .optim import Optimizer
+from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
 __all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
            "MultiStepLR", "StepLR"]
@@ -29,6 +28,8 @@ class LRScheduler:
     `_lr(its lr, its base lr, epoch, group index)`, which subclasses define."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 group.setdefault("initial_lr", group["lr"])
