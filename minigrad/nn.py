@@ -1210,9 +1210,9 @@ class MultiheadAttention(Module):
                  batch_first: bool = False, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__()
-        if embed_dim % num_heads:  # PyTorch's class for it, as Embedding's padding_idx
-            raise AssertionError(f"MultiheadAttention: embed_dim {embed_dim} must be "
-                                 f"divisible by num_heads {num_heads}")
+        if embed_dim % num_heads:
+            raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "
+                                       f"divisible by num_heads {num_heads}")
         if not 0 <= dropout <= 1:
             raise ValueError(f"MultiheadAttention: dropout must be in [0, 1], got {dropout}")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
