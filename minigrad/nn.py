@@ -58,16 +58,21 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                  f"before assigning attributes")
-        if name in self._buffers and not isinstance(value, (Parameter, Module)):
-            # as in PyTorch, assigning to a buffer's name replaces the buffer
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign {type(value).__name__!r} as buffer {name!r} "
-                                f"(Tensor or None expected)")
-            self._buffers[name] = value
-            object.__setattr__(self, name, value)
-            return
         registry = self._parameters if isinstance(value, Parameter) else \
             self._modules if isinstance(value, Module) else None
+        if registry is None:
+            # as PyTorch: a name registered as a parameter, sub-module or buffer takes only
+            # that kind or None (kept registered, as an absent bias is), never a plain value
+            for kind, named, expected in (("parameter", self._parameters, Parameter),
+                                          ("child module", self._modules, Module),
+                                          ("buffer", self._buffers, Tensor)):
+                if name in named:
+                    if value is not None and not isinstance(value, expected):
+                        raise TypeError(f"cannot assign {type(value).__name__!r} as {kind} "
+                                        f"{name!r} ({expected.__name__} or None expected)")
+                    named[name] = value
+                    object.__setattr__(self, name, value)
+                    return
         self._unregister(name, keep=registry)  # as PyTorch, a replaced one keeps its place
         if registry is not None:
             registry[name] = value
@@ -189,8 +194,9 @@ class Module:
             memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
-            yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
-                                            remove_duplicate)
+            if module is not None:  # a sub-module set to None is skipped, as in PyTorch
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                                remove_duplicate)
 
     def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
         """This module and every one below it, depth first, each once (unless
@@ -201,7 +207,7 @@ class Module:
         """(name, module) of the direct sub-modules, each once (under its first name)."""
         seen: set[Module] = set()
         for name, module in list(self._modules.items()):
-            if module not in seen:
+            if module is not None and module not in seen:
                 seen.add(module)
                 yield name, module
 

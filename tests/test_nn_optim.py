@@ -61,6 +61,39 @@ def test_reassigning_an_attribute_unregisters_it():
     assert [n for n, _ in m.named_parameters()] == ["b.w", "b.b"]
 
 
+def _assigned_none(nn_module, ones):
+    layer = nn_module.Linear(2, 3)
+    layer.bias = None  # stays registered, as an absent parameter
+    without = list(layer.state_dict()), repr(layer)
+    layer.bias = nn_module.Parameter(ones(3))  # back in its place
+    model = nn_module.Sequential(nn_module.ReLU(), nn_module.Tanh())
+    model[0] = nn_module.Sigmoid()
+    setattr(model, "1", None)
+    return (without, list(layer.state_dict()), [n for n, _ in model.named_modules()],
+            len(list(model.children())))
+
+
+def test_assigning_none_keeps_the_registration_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _assigned_none(nn, np.ones) == _assigned_none(torch.nn, torch.ones)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module, ones: setattr(nn_module.Linear(2, 3), "bias", ones(3) * 2),
+    lambda nn_module, ones: setattr(nn_module.Linear(2, 3), "weight", 1.0),
+    lambda nn_module, ones: setattr(nn_module.Sequential(nn_module.ReLU()), "0", "relu"),
+    lambda nn_module, ones: setattr(nn_module.BatchNorm1d(3), "running_mean", [0.0] * 3),
+])
+def test_assigning_another_kind_to_a_registered_name_raises_as_torch(misuse):
+    """A plain value (a Tensor that is not a Parameter, say) assigned to a parameter's name
+    is refused, not silently taken out of the parameters the optimizer sees."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(TypeError):
+        misuse(torch.nn, torch.ones)
+    with pytest.raises(TypeError):
+        misuse(nn, lambda n: Tensor(np.ones(n)))
+
+
 def test_module_list_append_registers():
     ml = nn.ModuleList()
     ml.append(nn.Linear(2, 3, rng=np.random.default_rng(0)))
