@@ -1,6 +1,7 @@
 """Layers: `Module` (parameters, buffers and sub-modules register themselves), `Linear`,
 `Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, the containers
-`ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d`, `Conv2d`, pooling,
+`ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d` to `Conv3d` and
+`ConvTranspose1d` to `ConvTranspose3d`, pooling,
 activations and losses, with PyTorch's constructors and attribute names (a PyTorch state dict
 loads as it is). Initialisation is explicit: every layer that draws random weights takes a numpy
 `rng` (np.random.Generator) so a model is reproducible from one seed; `nn.init` re-initialises
@@ -645,18 +646,26 @@ class Sequential(_ModuleSequence):
 
 
 class _ConvNd(Module):
-    """Conv1d and Conv2d: weight (out_channels, in_channels / groups, *kernel_size), bias
-    (out_channels,), initialised like PyTorch."""
+    """The convolutions, as PyTorch's: weight (out_channels, in_channels / groups, *kernel_size)
+    ((in_channels, out_channels / groups, *kernel_size) for the transposed ones), bias
+    (out_channels,), both uniform in +-1/sqrt(fan_in) with fan_in = weight.shape[1] *
+    prod(kernel_size); the settings kept as tuples."""
+
+    _function: Callable[..., Tensor]
+    _transposed = False
 
     def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
                  kernel_size: int | Sequence[int], stride: int | Sequence[int],
                  padding: int | Sequence[int] | str, dilation: int | Sequence[int], groups: int,
-                 bias: bool, rng: np.random.Generator | None, dtype: Any) -> None:
+                 bias: bool, rng: np.random.Generator | None, dtype: Any,
+                 output_padding: int | Sequence[int] = 0) -> None:
         super().__init__()
         name = type(self).__name__
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
+        if isinstance(padding, str) and self._transposed:
+            raise ValueError(f"{name}: padding {padding!r} is only for convolutions")
         kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
         # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
@@ -664,11 +673,14 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else \
             F._ints(name, "padding", padding, spatial_dims, minimum=0)
         self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
-        self.groups = groups
-        fan_in = in_channels // groups * math.prod(kernel)
+        self.output_padding = F._ints(name, "output_padding", output_padding, spatial_dims,
+                                      minimum=0)
+        self.groups, self.transposed = groups, self._transposed
+        channels = (in_channels, out_channels // groups) if self._transposed else \
+            (out_channels, in_channels // groups)
+        fan_in = channels[1] * math.prod(kernel)
         rng = _default_rng(rng)
-        self.weight = _uniform_init((out_channels, in_channels // groups, *kernel), fan_in, rng,
-                                    dtype)
+        self.weight = _uniform_init((*channels, *kernel), fan_in, rng, dtype)
         self.bias = _uniform_init((out_channels,), fan_in, rng, dtype) if bias else None
 
     def extra_repr(self) -> str:
@@ -678,28 +690,21 @@ class _ConvNd(Module):
             settings += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.kernel_size):
             settings += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.kernel_size):
+            settings += f", output_padding={self.output_padding}"
         if self.groups != 1:
             settings += f", groups={self.groups}"
         return settings + (", bias=False" if self.bias is None else "")
 
-
-class Conv2d(_ConvNd):
-    """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
-                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
-
     def forward(self, x: Tensor) -> Tensor:
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+                                    self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
     """1-D convolution (F.conv1d) of (N, in_channels, L) to (N, out_channels, L')."""
+
+    _function = staticmethod(F.conv1d)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
@@ -708,9 +713,116 @@ class Conv1d(_ConvNd):
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+
+class Conv2d(_ConvNd):
+    """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
+
+    _function = staticmethod(F.conv2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution (F.conv3d) of (N, in_channels, D, H, W) to (N, out_channels, ...)."""
+
+    _function = staticmethod(F.conv3d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d, 2d and 3d: PyTorch's arguments (output_padding before groups, dilation
+    after bias); forward(input, output_size=None) picks output_padding from output_size (the
+    spatial sizes, or the whole shape) when given, as PyTorch."""
+
+    _transposed = True
+
+    def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
+                 kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
+                 padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0,
+                 groups: int = 1, bias: bool = True, dilation: int | Sequence[int] = 1,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, rng, dtype, output_padding)
+
+    def forward(self, x: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        output_padding = self.output_padding if output_size is None else \
+            self._output_padding(x, list(output_size))
+        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+                                    output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, x: Tensor, output_size: list[int]) -> tuple[int, ...]:
+        """The output_padding that gives output_size, which must lie within a stride of the
+        smallest output."""
+        dims = len(self.kernel_size)
+        if len(output_size) == x.ndim:
+            output_size = output_size[x.ndim - dims:]
+        if len(output_size) != dims:
+            raise ValueError(f"{type(self).__name__}: for {x.ndim}D input, output_size must "
+                             f"have {dims} or {x.ndim} elements (got {len(output_size)})")
+        smallest = [(size - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1
+                    for size, stride, padding, dilation, kernel in zip(
+                        x.shape[x.ndim - dims:], self.stride, self.padding, self.dilation,
+                        self.kernel_size)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        if not all(low <= size <= high for low, size, high in zip(smallest, output_size,
+                                                                   largest)):
+            raise ValueError(f"{type(self).__name__}: requested an output size of "
+                             f"{output_size}, but valid sizes range from {smallest} to "
+                             f"{largest} (for an input of {x.shape[x.ndim - dims:]})")
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """F.conv_transpose1d as a layer: (N, in_channels, L) to (N, out_channels, L')."""
+
+    _function = staticmethod(F.conv_transpose1d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """F.conv_transpose2d as a layer: (N, in_channels, H, W) to (N, out_channels, H', W')."""
+
+    _function = staticmethod(F.conv_transpose2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """F.conv_transpose3d as a layer: (N, in_channels, D, H, W) to (N, out_channels, ...)."""
+
+    _function = staticmethod(F.conv_transpose3d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
 
 
 class MaxPool2d(Module):

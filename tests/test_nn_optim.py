@@ -616,6 +616,45 @@ def test_layer_attributes_and_keywords_have_pytorch_names():
     assert ln.normalized_shape == (5,) and ln.eps == 1e-6
 
 
+@pytest.mark.parametrize("name, args, kwargs, shape, output_size", [
+    ("Conv3d", (4, 6, (3, 2, 2)), dict(stride=2, padding=1, groups=2, bias=False),
+     (2, 4, 5, 6, 5), None),
+    ("ConvTranspose1d", (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2,
+                                        dilation=2), (2, 4, 7), None),
+    ("ConvTranspose2d", (4, 3, (3, 2)), dict(stride=(2, 3), padding=(1, 0)), (2, 4, 5, 6), None),
+    ("ConvTranspose2d", (4, 3, 3), dict(stride=2, padding=1), (2, 4, 5, 6), [10, 12]),
+    ("ConvTranspose2d", (4, 3, 3), dict(stride=3, bias=False), (4, 5, 6), [3, 15, 19]),
+    ("ConvTranspose3d", (2, 3, 2), dict(stride=2), (1, 2, 3, 4, 3), None),
+])
+def test_conv3d_and_transposed_convolutions_match_torch(name, args, kwargs, shape, output_size):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    theirs = getattr(torch.nn, name)(*args, **kwargs).double()
+    ours = getattr(nn, name)(*args, **kwargs, rng=np.random.default_rng(0))
+    assert repr(ours) == repr(theirs)
+    bound = 1 / math.sqrt(theirs.weight.shape[1] * math.prod(theirs.kernel_size))  # fan_in
+    assert np.abs(ours.weight.data).max() <= bound
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    ours.astype(np.float64)
+    x = np.random.default_rng(1).standard_normal(shape)
+    x_ours, x_theirs = Tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y_ours = ours(x_ours, output_size) if output_size else ours(x_ours)
+    y_theirs = theirs(x_theirs, output_size) if output_size else theirs(x_theirs)
+    np.testing.assert_allclose(y_ours.data, y_theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    (y_ours * y_ours).sum().backward()
+    (y_theirs * y_theirs).sum().backward()
+    np.testing.assert_allclose(x_ours.grad, x_theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.weight.grad, theirs.weight.grad.numpy(), rtol=1e-10)
+
+
+def test_transposed_convolution_refuses_an_output_size_it_cannot_make_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for size in ([11, 11], [9]):  # past a stride beyond the smallest; too few dims
+        with pytest.raises(ValueError):
+            torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.zeros(1, 2, 4, 4), size)
+        with pytest.raises(ValueError):
+            nn.ConvTranspose2d(2, 3, 3, stride=2)(Tensor(np.zeros((1, 2, 4, 4))), size)
+
+
 def test_dropout_forward():
     x = np.random.default_rng(0).uniform(1, 2, (200, 50))
     drop = nn.Dropout(0.3, rng=np.random.default_rng(5))
