@@ -493,6 +493,20 @@ class Embedding(Module):
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
         self.weight = Parameter(weight, dtype=dtype)
 
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True,
+                        padding_idx: int | None = None) -> Embedding:
+        """An Embedding whose weight is `embeddings` (num_embeddings, embedding_dim), as
+        PyTorch's: it shares their memory, is frozen (requires_grad=False) unless freeze=False,
+        and its padding row is kept as given (it gets no gradient)."""
+        weight = Parameter(embeddings, requires_grad=not freeze)
+        if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
+            raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
+                                 f"got shape {weight.shape}")
+        embedding = cls(*weight.shape, padding_idx=padding_idx)
+        embedding.weight = weight
+        return embedding
+
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
         return f"{self.num_embeddings}, {self.embedding_dim}{padding}"

@@ -655,6 +655,28 @@ def test_transposed_convolution_refuses_an_output_size_it_cannot_make_as_torch()
             nn.ConvTranspose2d(2, 3, 3, stride=2)(Tensor(np.zeros((1, 2, 4, 4))), size)
 
 
+def _pretrained(lib, make, freeze):
+    table = make(np.arange(12.0).reshape(4, 3))
+    layer = lib.nn.Embedding.from_pretrained(table, freeze=freeze, padding_idx=1)
+    out = layer(make(np.array([1, 2, 2])))
+    if not freeze:
+        out.sum().backward()
+    table[0, 0] = 100.0  # shares the table's memory
+    grad = layer.weight.grad
+    return (repr(layer), layer.weight.requires_grad, float(out.detach().sum()),
+            float(layer.weight.detach()[0, 0]),
+            None if grad is None else np.asarray(grad).tolist())
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_embedding_from_pretrained_as_torch(freeze):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _pretrained(minigrad, Tensor, freeze) == _pretrained(torch, torch.tensor, freeze)
+    with pytest.raises(AssertionError):  # PyTorch's class
+        nn.Embedding.from_pretrained(Tensor(np.ones(3)))
+
+
 def test_dropout_forward():
     x = np.random.default_rng(0).uniform(1, 2, (200, 50))
     drop = nn.Dropout(0.3, rng=np.random.default_rng(5))
