@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
-           "MultiStepLR", "StepLR"]
+__all__ = ["ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
+           "LinearLR", "MultiStepLR", "PolynomialLR", "StepLR"]
 
 
 class LRScheduler:
@@ -167,3 +167,35 @@ class LinearLR(LRScheduler):
             return lr
         change = self.end_factor - self.start_factor  # the factor's ratio to the previous one
         return lr * (1 + change / (self.total_iters * self.start_factor + (epoch - 1) * change))
+
+
+class ConstantLR(LRScheduler):
+    """lr scaled by `factor` from epoch 0 until epoch total_iters, then back to what it was."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if not 0 <= factor <= 1:
+            raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0:
+            return lr * self.factor
+        return lr / self.factor if epoch == self.total_iters else lr
+
+
+class PolynomialLR(LRScheduler):
+    """Alone, lr = base_lr (1 - epoch / total_iters) ** power, down to 0 at total_iters and
+    staying there; each step scales lr by the ratio of two consecutive such factors."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0 or epoch > self.total_iters or self._resuming(epoch):
+            return lr
+        return lr * ((1 - epoch / self.total_iters)
+                     / (1 - (epoch - 1) / self.total_iters)) ** self.power

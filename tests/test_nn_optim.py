@@ -1143,6 +1143,7 @@ def _leaf(m):
     lambda m: m.optim.SGD([_leaf(m), 2.0], lr=0.1),
     lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
     lambda m: m.optim.lr_scheduler.StepLR([_leaf(m)], step_size=2),  # not an optimizer
+    lambda m: m.optim.lr_scheduler.ConstantLR(m.optim.SGD([_leaf(m)], lr=0.1), factor=1.5),
 ])
 def test_optimizer_misuse_raises_pytorchs_class(misuse):
     assert_raises_like_torch(lambda lib, F: misuse(lib))
@@ -1350,6 +1351,10 @@ SCHEDULERS = {
     "linear_warmup": ("LinearLR", lambda lib: dict(start_factor=0.1, total_iters=4)),
     "linear_decay": ("LinearLR", lambda lib: dict(start_factor=1.0, end_factor=0.2,
                                                    total_iters=6)),
+    "constant": ("ConstantLR", lambda lib: dict(factor=0.25, total_iters=4)),
+    "constant_defaults": ("ConstantLR", lambda lib: {}),
+    "polynomial": ("PolynomialLR", lambda lib: dict(total_iters=6, power=2.0)),
+    "polynomial_defaults": ("PolynomialLR", lambda lib: {}),
 }
 
 
