@@ -1308,6 +1308,39 @@ def test_init_draws_in_place_with_the_papers_spread(init, kwargs, std):
     np.testing.assert_array_equal(weight.data, again.data)
 
 
+@pytest.mark.parametrize("shape", [(30, 50), (50, 30), (8, 4, 3, 3)])
+def test_orthogonal_init_is_semi_orthogonal_times_gain_as_torch(shape):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.orthogonal_(nn.Parameter(np.zeros(shape, np.float32)), gain=2.0,
+                               generator=np.random.default_rng(0))
+    theirs = torch.nn.init.orthogonal_(torch.zeros(shape), gain=2.0).numpy()
+    assert ours.dtype == np.float32 and ours.requires_grad
+    for matrix in (ours.data.reshape(shape[0], -1), theirs.reshape(shape[0], -1)):
+        gram = matrix @ matrix.T if matrix.shape[0] <= matrix.shape[1] else matrix.T @ matrix
+        np.testing.assert_allclose(gram, 4 * np.eye(len(gram)), atol=1e-5)
+
+
+def test_orthogonal_init_draws_uniformly_over_rotations():
+    """The sign of each column follows R's diagonal (as PyTorch's): without it a QR
+    decomposition's Q leans to one sign, and Q[0, 0] would not average 0."""
+    rng = np.random.default_rng(0)
+    corners = [nn.init.orthogonal_(Tensor(np.zeros((3, 3))), generator=rng).data[0, 0]
+               for _ in range(3000)]
+    assert abs(np.mean(corners)) < 4 * np.std(corners) / np.sqrt(3000)
+
+
+def test_eye_init_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for shape in [(2, 3), (3, 2)]:
+        np.testing.assert_array_equal(nn.init.eye_(Tensor(np.zeros(shape))).data,
+                                      torch.nn.init.eye_(torch.zeros(shape)).numpy())
+    for init in ("eye_", "orthogonal_"):
+        with pytest.raises(ValueError):
+            getattr(torch.nn.init, init)(torch.zeros(3))
+        with pytest.raises(ValueError):
+            getattr(nn.init, init)(Tensor(np.zeros(3)))
+
+
 def test_init_bounds_and_constants():
     w = nn.Parameter(np.zeros((100, 50)))
     nn.init.xavier_uniform_(w)
