@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Sequence
 
+from .errors import InvalidArgumentError
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
 __all__ = ["ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
-           "LinearLR", "MultiStepLR", "PolynomialLR", "StepLR"]
+           "LinearLR", "MultiStepLR", "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
 
 
 class LRScheduler:
@@ -28,8 +29,7 @@ class LRScheduler:
     `_lr(its lr, its base lr, epoch, group index)`, which subclasses define."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        _check_optimizer(optimizer)
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 group.setdefault("initial_lr", group["lr"])
@@ -56,6 +56,9 @@ class LRScheduler:
         self.last_epoch += 1
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
             group["lr"] = self._lr(group["lr"], base_lr, self.last_epoch, index)
+        self._keep_last_lr()
+
+    def _keep_last_lr(self) -> None:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
@@ -69,6 +72,11 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         vars(self).update(state_dict)
+
+
+def _check_optimizer(optimizer: Any) -> None:
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
 class LambdaLR(LRScheduler):
@@ -199,3 +207,73 @@ class PolynomialLR(LRScheduler):
             return lr
         return lr * ((1 - epoch / self.total_iters)
                      / (1 - (epoch - 1) / self.total_iters)) ** self.power
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """lr *= factor (not below min_lr, one per group or one for all) once the metric given to
+    `step(metrics)` has not improved for more than `patience` steps, and then not again for
+    `cooldown` steps. Improving is beating the best so far by `threshold`: relatively
+    ('rel': below best (1 - threshold) in mode 'min', above best (1 + threshold) in mode
+    'max') or absolutely ('abs'). A change of lr smaller than `eps` is not made."""
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr: float | Sequence[float] = 0,
+                 eps: float = 1e-8) -> None:
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1.0, got {factor}")
+        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max' and "
+                             f"threshold_mode 'rel' or 'abs', got {mode!r} and "
+                             f"{threshold_mode!r}")
+        _check_optimizer(optimizer)
+        groups = len(optimizer.param_groups)
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != groups:
+                raise ValueError(f"ReduceLROnPlateau: expected {groups} min_lrs, got "
+                                 f"{len(min_lr)}")
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
+        else:
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * groups
+        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.last_epoch = self.cooldown_counter = self.num_bad_epochs = 0
+        self.best = math.inf if mode == "min" else -math.inf
+        self._keep_last_lr()
+
+    def _is_better(self, value: float) -> bool:
+        """PyTorch's test; 'rel' scales best itself, so for a negative best the bound moves
+        the other way, as there."""
+        sign = 1 if self.mode == "min" else -1
+        bound = self.best * (1 - sign * self.threshold) if self.threshold_mode == "rel" \
+            else self.best - sign * self.threshold
+        return value < bound if self.mode == "min" else value > bound
+
+    def step(self, metrics: Any) -> None:  # type: ignore[override]
+        current = float(metrics)
+        self.last_epoch += 1
+        if self._is_better(current):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:  # bad steps in the cooldown do not count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._keep_last_lr()
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):  # a group was added since
+            if self.default_min_lr is None:
+                raise InvalidArgumentError(
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} parameter groups but "
+                    f"min_lrs {len(self.min_lrs)}; set min_lrs to match")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            lr = max(group["lr"] * self.factor, min_lr)
+            if group["lr"] - lr > self.eps:
+                group["lr"] = lr

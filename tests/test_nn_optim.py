@@ -1425,6 +1425,63 @@ def test_lr_schedulers_match_torch(which, last_epoch):
                                rtol=1e-12, atol=1e-15)
 
 
+def _plateau(lib, settings, metrics, add_group_at=None):
+    """get_last_lr() after each step(metric) of ReduceLROnPlateau over two parameter groups
+    (a third added at step add_group_at), and its counters at the end."""
+    import minigrad
+    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+               lib.zeros(2, requires_grad=True) for _ in range(3)]
+    opt = lib.optim.SGD([{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.5}], lr=1.0)
+    schedule = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, **settings)
+    seen = []
+    for step, metric in enumerate(metrics):
+        if step == add_group_at:
+            opt.add_param_group({"params": [tensors[2]], "lr": 0.7})
+        schedule.step(metric)
+        seen.append(schedule.get_last_lr())
+    return seen, (schedule.num_bad_epochs, schedule.cooldown_counter, schedule.best,
+                  schedule.last_epoch)
+
+
+_METRICS = np.random.default_rng(3).standard_normal((3, 30))
+
+
+@pytest.mark.parametrize("settings", [
+    {}, dict(patience=2), dict(patience=1, cooldown=2, factor=0.5),
+    dict(mode="max", patience=1, threshold=0.1),
+    dict(mode="max", threshold_mode="abs", threshold=0.3, patience=0),
+    dict(threshold_mode="abs", threshold=0.5, patience=1, min_lr=[0.1, 0.2]),
+    dict(patience=0, min_lr=0.3, eps=0.05), dict(patience=0, factor=0.9, eps=0.2),
+])
+@pytest.mark.parametrize("metrics", [_METRICS[0], np.linspace(5, -5, 30) + _METRICS[1],
+                                     np.ones(25), -np.abs(_METRICS[2])],
+                         ids=["noise", "falling", "flat", "negative"])
+def test_reduce_lr_on_plateau_matches_torch(settings, metrics):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    add_at = None if isinstance(settings.get("min_lr"), list) else 5
+    ours = _plateau(minigrad, settings, list(metrics), add_at)
+    theirs = _plateau(torch, settings, list(metrics), add_at)
+    assert ours[1] == theirs[1]
+    for step, (a, b) in enumerate(zip(ours[0], theirs[0])):
+        np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=f"step {step + 1}")
+
+
+@pytest.mark.parametrize("settings", [dict(factor=1.0), dict(mode="least"),
+                                      dict(threshold_mode="relative"), dict(min_lr=[0.1])])
+def test_reduce_lr_on_plateau_refuses_what_torch_refuses(settings):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(ValueError):
+        _plateau(torch, settings, [1.0])
+    with pytest.raises(ValueError):
+        _plateau(minigrad, settings, [1.0])
+    with pytest.raises(RuntimeError):  # a group added, and min_lr given per group
+        _plateau(torch, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
+    with pytest.raises(RuntimeError):
+        _plateau(minigrad, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
+
+
 def test_lr_scheduler_resumes_from_its_state_dict():
     params = [nn.Parameter(np.zeros(2))]
     opt = optim.SGD(params, lr=0.1)
