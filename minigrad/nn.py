@@ -1351,7 +1351,7 @@ class MultiheadAttention(Module):
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         self.rng = _default_rng(rng)
         self.in_proj_weight = init.xavier_uniform_(
-            Parameter(np.empty((3 * embed_dim, embed_dim)), dtype=dtype), generator=self.rng)
+            Parameter(np.empty((3 * embed_dim, embed_dim), dtype)), generator=self.rng)
         self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype=dtype) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
         if bias:

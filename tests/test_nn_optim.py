@@ -677,6 +677,18 @@ def test_embedding_from_pretrained_as_torch(freeze):
         nn.Embedding.from_pretrained(Tensor(np.ones(3)))
 
 
+def test_multihead_attention_is_made_without_casting_garbage(monkeypatch):
+    """Its in_proj_weight is allocated in its own dtype before being filled: a float64 buffer
+    of leftover memory (here made to hold huge values) cast to float32 overflows, a
+    RuntimeWarning (an error under -W error)."""
+    import warnings
+    monkeypatch.setattr(np, "empty", lambda shape, dtype=np.float64: np.full(
+        shape, 1e300 if np.dtype(dtype) == np.float64 else 0, dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nn.MultiheadAttention(8, 4)
+
+
 def test_dropout_forward():
     x = np.random.default_rng(0).uniform(1, 2, (200, 50))
     drop = nn.Dropout(0.3, rng=np.random.default_rng(5))
