@@ -1013,6 +1013,12 @@ class _WeightedLoss(Module):
             self.register_buffer(name, weight if weight is None or isinstance(weight, Tensor)
                                  else Tensor(weight))
 
+    @staticmethod
+    def _given(weight: Tensor | None) -> Any:
+        """A weight as the functional should take it: its array (which takes the input's
+        dtype, as PyTorch's result does) unless it requires grad."""
+        return weight if weight is None or weight.requires_grad else weight.data
+
 
 class CrossEntropyLoss(_WeightedLoss):
     """F.cross_entropy(input, target) as a module (class `weight` a constant array)."""
@@ -1023,7 +1029,8 @@ class CrossEntropyLoss(_WeightedLoss):
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+        return F.cross_entropy(input, target, self._given(self.weight),
+                               ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
@@ -1189,8 +1196,8 @@ class NLLLoss(_WeightedLoss):
         self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(input, target, self._given(self.weight),
+                          ignore_index=self.ignore_index, reduction=self.reduction)
 
 
 class BCELoss(_WeightedLoss):
@@ -1200,7 +1207,8 @@ class BCELoss(_WeightedLoss):
         super().__init__(reduction, weight=weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, self._given(self.weight),
+                                      reduction=self.reduction)
 
 
 class BCEWithLogitsLoss(_WeightedLoss):
@@ -1211,9 +1219,9 @@ class BCEWithLogitsLoss(_WeightedLoss):
         super().__init__(reduction, weight=weight, pos_weight=pos_weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+        return F.binary_cross_entropy_with_logits(input, target, self._given(self.weight),
                                                   reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+                                                  pos_weight=self._given(self.pos_weight))
 
 
 class SmoothL1Loss(Module):

@@ -463,6 +463,27 @@ def test_loss_weights_are_buffers_as_torch(make):
         np.testing.assert_array_equal(getattr(ours, name).data, value.numpy() * 3)
 
 
+@pytest.mark.parametrize("make", [
+    lambda nn_module, w: nn_module.CrossEntropyLoss(w),
+    lambda nn_module, w: nn_module.BCELoss(w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(w, pos_weight=w),
+])
+def test_weighted_losses_keep_the_inputs_dtype_as_torch(make):
+    """float64 weights (a numpy array's default) with a float32 input give a float32 loss, as
+    torch's float32 weights do (its BCE losses also with float64 ones)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    weight = np.array([0.5, 1.0, 2.0])
+    x = np.random.default_rng(0).uniform(0.1, 0.9, (4, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 1]) if "CrossEntropy" in repr(make(nn, None)) else \
+        np.ones((4, 3), np.float32)
+    theirs = make(torch.nn, torch.tensor(weight, dtype=torch.float32))(torch.tensor(x),
+                                                                       torch.tensor(target))
+    for given in (weight, Tensor(weight)):
+        ours = make(nn, given)(Tensor(x), target)
+        assert str(ours.dtype) == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-6)
+
+
 def test_apply_initialises_weights():
     model = _tree(nn)
     model.apply(lambda m: m.bias.data.fill(0.5) if isinstance(m, nn.Linear) else None)
