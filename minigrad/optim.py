@@ -122,11 +122,10 @@ class Optimizer:
             raise ValueError(f"{type(self).__name__}.load_state_dict: {key} names no parameter "
                              f"group (there are {len(self.param_groups)})")
         current = self.param_groups[int(index)].get(name)
-        if isinstance(current, tuple):
-            return int(index), name, tuple(value.tolist())
-        if isinstance(current, bool):
-            return int(index), name, bool(value)
-        return int(index), name, value.item()
+        setting = np.asarray(value).tolist()  # Python numbers, bools and strings
+        if isinstance(current, (tuple, list)):  # betas, as a tuple or a list
+            setting = type(current)(setting)
+        return int(index), name, setting
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient (a parameter without one is skipped, and

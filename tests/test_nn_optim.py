@@ -950,6 +950,17 @@ def test_optimizer_state_dict_keeps_group_settings_as_torch():
         fresh.load_state_dict({"step": np.array(0), "param_groups.2.lr": np.array(0.1)})
 
 
+def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
+    """PyTorch takes betas as any sequence and keeps what it was given."""
+    params = [nn.Parameter(np.ones(2))]
+    opt = optim.Adam(params, betas=[0.8, 0.9])
+    params[0].grad = np.ones(2)
+    opt.step()
+    restored = optim.Adam([nn.Parameter(np.ones(2))], betas=[0.5, 0.5])
+    restored.load_state_dict(opt.state_dict())
+    assert restored.param_groups[0]["betas"] == [0.8, 0.9]
+
+
 def test_optimizer_load_state_dict_rejects_bad_state():
     p = nn.Parameter(np.ones(3), dtype=np.float64)
     opt = AdamW([p])
