@@ -326,6 +326,8 @@ class Module:
         missing on either side raises RuntimeError; with strict=False the names both sides
         have are loaded. A shape that differs raises either way. Nothing is copied unless all
         that is to be loaded fits."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         targets = self._state()
         missing = [name for name in targets if name not in state_dict]
         unexpected = [name for name in state_dict if name not in targets]

@@ -238,6 +238,14 @@ def test_load_state_dict_strict_and_its_result_as_torch():
         m.load_state_dict({"bias": np.zeros(4)}, strict=False)
 
 
+def test_load_state_dict_refuses_what_is_not_a_mapping_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(TypeError):
+        torch.nn.Linear(2, 3).load_state_dict([("weight", torch.ones(3, 2))])
+    with pytest.raises(TypeError):
+        nn.Linear(2, 3).load_state_dict([("weight", np.ones((3, 2)))])
+
+
 def test_load_state_dict_errors_name_the_key():
     m = Outer()
     state = m.state_dict()
