@@ -238,12 +238,28 @@ def test_load_state_dict_strict_and_its_result_as_torch():
         m.load_state_dict({"bias": np.zeros(4)}, strict=False)
 
 
+class _Lookup:
+    """Looks like a dict (in, [], iteration) without being a Mapping."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def __contains__(self, key):
+        return key in self.entries
+
+    def __getitem__(self, key):
+        return self.entries[key]
+
+    def __iter__(self):
+        return iter(self.entries)
+
+
 def test_load_state_dict_refuses_what_is_not_a_mapping_as_torch():
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     with pytest.raises(TypeError):
-        torch.nn.Linear(2, 3).load_state_dict([("weight", torch.ones(3, 2))])
+        torch.nn.Linear(2, 3).load_state_dict(_Lookup(torch.nn.Linear(2, 3).state_dict()))
     with pytest.raises(TypeError):
-        nn.Linear(2, 3).load_state_dict([("weight", np.ones((3, 2)))])
+        nn.Linear(2, 3).load_state_dict(_Lookup(nn.Linear(2, 3).state_dict()))
 
 
 def test_load_state_dict_errors_name_the_key():
