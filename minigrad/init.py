@@ -150,7 +150,10 @@ def _kaiming_std(name: str, tensor: Tensor, a: float, mode: str, nonlinearity: s
     if mode not in ("fan_in", "fan_out"):
         raise InvalidArgumentError(f"{name}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan_in, fan_out = _fans(name, tensor)
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    fan = fan_in if mode == "fan_in" else fan_out
+    if not fan:  # an empty tensor, with nothing to draw: PyTorch returns it as it is
+        return 0.0
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",

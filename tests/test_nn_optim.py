@@ -1397,6 +1397,16 @@ def test_orthogonal_init_draws_uniformly_over_rotations():
     assert abs(np.mean(corners)) < 4 * np.std(corners) / np.sqrt(3000)
 
 
+@pytest.mark.parametrize("init", ["kaiming_uniform_", "kaiming_normal_"])
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2)])
+def test_kaiming_init_of_an_empty_tensor_returns_it_as_torch(init, shape):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for mode in ("fan_in", "fan_out"):
+        with pytest.warns(UserWarning):  # PyTorch: "Initializing zero-element tensors is a no-op"
+            assert getattr(torch.nn.init, init)(torch.zeros(shape), mode=mode).shape == shape
+        assert getattr(nn.init, init)(Tensor(np.zeros(shape)), mode=mode).shape == shape
+
+
 def test_eye_init_as_torch():
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     for shape in [(2, 3), (3, 2)]:
