@@ -450,8 +450,9 @@ def _default_rng(rng: np.random.Generator | None) -> np.random.Generator:
 def _uniform_init(shape: tuple[int, ...], fan_in: int, rng: np.random.Generator,
                   dtype: Any) -> Parameter:
     """PyTorch's default for Linear and convolutions (kaiming_uniform with a = sqrt(5)):
-    uniform in +-1/sqrt(fan_in), for the weight and the bias alike."""
-    bound = 1 / math.sqrt(fan_in)
+    uniform in +-1/sqrt(fan_in), for the weight and the bias alike (zeros when there are no
+    inputs, as PyTorch's bias then)."""
+    bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
     return Parameter(rng.uniform(-bound, bound, shape), dtype=dtype)
 
 

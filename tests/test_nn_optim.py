@@ -1407,6 +1407,17 @@ def test_kaiming_init_of_an_empty_tensor_returns_it_as_torch(init, shape):
         assert getattr(nn.init, init)(Tensor(np.zeros(shape)), mode=mode).shape == shape
 
 
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")  # PyTorch's
+def test_layers_without_inputs_are_made_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for make in (lambda n: n.Linear(0, 3), lambda n: n.Conv1d(0, 2, 3), lambda n: n.Linear(3, 0)):
+        ours, theirs = make(nn), make(torch.nn)
+        for name, value in theirs.state_dict().items():
+            assert ours.state_dict()[name].shape == tuple(value.shape)
+            if value.numel() and not value.any():  # a bias of a layer without inputs: zeros
+                assert not ours.state_dict()[name].any()
+
+
 def test_eye_init_as_torch():
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     for shape in [(2, 3), (3, 2)]:
