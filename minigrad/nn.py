@@ -357,12 +357,6 @@ class _ModuleSequence(Module):
     ... (a Sequential's may have names), got and replaced by position; deleting, inserting or
     popping one numbers them '0', '1', ... again."""
 
-    def _key(self, index: int) -> str:
-        keys = list(self._modules)
-        if not -len(keys) <= index < len(keys):
-            raise IndexError(f"index {index} is out of range for {len(keys)} modules")
-        return keys[index]
-
     def _renumber(self, modules: list[Module]) -> None:
         for name in list(self._modules):
             delattr(self, name)
@@ -375,10 +369,11 @@ class _ModuleSequence(Module):
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return self._sliced(list(self._modules.items())[index])
-        return self._modules[self._key(index)]
+        return self._modules[_name_at(list(self._modules), index, "modules")]
 
     def __setitem__(self, index: int, module: Module) -> None:
-        setattr(self, self._key(index), _module(type(self).__name__, module))
+        setattr(self, _name_at(list(self._modules), index, "modules"),
+                _module(type(self).__name__, module))
 
     def __delitem__(self, index: int | slice) -> None:
         modules = list(self._modules.values())
@@ -409,6 +404,13 @@ class _ModuleSequence(Module):
         popped = self[index]
         del self[index]
         return popped
+
+
+def _name_at(names: list[str], index: int, kind: str) -> str:
+    """The name at position `index` (negative: from the end) of a container's entries."""
+    if not -len(names) <= index < len(names):
+        raise IndexError(f"index {index} is out of range for {len(names)} {kind}")
+    return names[index]
 
 
 def _module(container: str, module: Any) -> Module:
@@ -1316,22 +1318,35 @@ class ParameterList(Module):
 
     def __init__(self, values: Iterable[Tensor] | None = None) -> None:
         super().__init__()
-        for value in values if values is not None else ():
-            self.append(value)
+        self.extend(values if values is not None else ())
 
     def append(self, value: Tensor) -> ParameterList:
-        setattr(self, str(len(self._parameters)),
-                value if isinstance(value, Parameter) else Parameter(_as_array(value)))
+        setattr(self, str(len(self._parameters)), _parameter(value))
         return self
 
-    def __getitem__(self, i: int) -> Parameter:
-        return list(self._parameters.values())[i]
+    def extend(self, values: Iterable[Tensor]) -> ParameterList:
+        for value in values:
+            self.append(value)
+        return self
+
+    def __getitem__(self, index: int | slice) -> Any:
+        """A parameter, or a ParameterList of a slice, as PyTorch's."""
+        values = list(self._parameters.values())
+        return ParameterList(values[index]) if isinstance(index, slice) else values[index]
+
+    def __setitem__(self, index: int, value: Tensor) -> None:
+        setattr(self, _name_at(list(self._parameters), index, "parameters"), _parameter(value))
 
     def __len__(self) -> int:
         return len(self._parameters)
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(self._parameters.values())
+
+
+def _parameter(value: Any) -> Parameter:
+    """`value` as a Parameter (a tensor or array given to a ParameterList becomes one)."""
+    return value if isinstance(value, Parameter) else Parameter(_as_array(value))
 
 
 class MultiheadAttention(Module):

@@ -376,6 +376,24 @@ def _edited_dict(nn_module):
     return popped, before, len(layers), len(nn_module.ParameterList(None))
 
 
+def _edited_parameters(nn_module, make):
+    """A ParameterList extended, assigned to and sliced."""
+    values = nn_module.ParameterList([make(2)])
+    returned = values.extend([make(3), make(4)]) is values
+    values[-1] = make(5)  # a plain tensor, made a Parameter
+    sliced = values[1:]
+    return (returned, type(sliced).__name__, [tuple(p.shape) for p in sliced],
+            [n for n, _ in values.named_parameters()], type(values[2]).__name__)
+
+
+def test_parameter_list_edits_and_slices_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert (_edited_parameters(nn, lambda n: Tensor(np.ones(n)))
+            == _edited_parameters(torch.nn, torch.ones))
+    with pytest.raises(IndexError):
+        nn.ParameterList([Tensor(np.ones(1))])[1] = Tensor(np.ones(1))
+
+
 @pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict])
 def test_containers_edit_and_slice_as_torch(edit):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
