@@ -990,9 +990,10 @@ class Sigmoid(Module):
 
 
 class MSELoss(Module):
-    """F.mse_loss(input, target) as a module."""
+    """F.mse_loss(input, target) as a module (reduction keyword-only: PyTorch's first
+    positional argument is the deprecated size_average)."""
 
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(self, *, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
@@ -1239,7 +1240,10 @@ class SmoothL1Loss(Module):
 
 
 class HuberLoss(Module):
-    def __init__(self, *, reduction: str = "mean", delta: float = 1.0) -> None:
+    """F.huber_loss as a module; it never had size_average, so reduction is positional, as in
+    PyTorch."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__()
         self.reduction, self.delta = reduction, delta
 

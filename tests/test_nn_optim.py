@@ -505,6 +505,19 @@ def test_loss_weights_are_buffers_as_torch(make):
         np.testing.assert_array_equal(getattr(ours, name).data, value.numpy() * 3)
 
 
+def test_loss_modules_take_positionally_only_what_torch_does():
+    """HuberLoss(reduction, delta) as PyTorch's; MSELoss's first positional argument in
+    PyTorch is the deprecated size_average, so minigrad takes reduction by name only."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    x, t = np.array([0.0, 3.0]), np.array([1.0, 0.0])
+    theirs = torch.nn.HuberLoss("sum", 0.5)(torch.tensor(x), torch.tensor(t))
+    assert nn.HuberLoss("sum", 0.5)(Tensor(x), t).item() == pytest.approx(theirs.item())
+    with pytest.raises(TypeError):
+        nn.MSELoss("sum")
+    with pytest.raises(TypeError):
+        nn.L1Loss("sum")
+
+
 @pytest.mark.parametrize("make", [
     lambda nn_module, w: nn_module.CrossEntropyLoss(w),
     lambda nn_module, w: nn_module.BCELoss(w),
