@@ -1369,8 +1369,9 @@ class MultiheadAttention(Module):
     Dropout (of the weights, while training) draws from `rng`."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 batch_first: bool = False, rng: np.random.Generator | None = None,
+                 *, batch_first: bool = False, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
+        # batch_first by name only: PyTorch's fifth positional argument is add_bias_kv
         super().__init__()
         if embed_dim % num_heads:
             raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "

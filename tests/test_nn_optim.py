@@ -753,6 +753,14 @@ def test_embedding_from_pretrained_as_torch(freeze):
         nn.Embedding.from_pretrained(Tensor(np.ones(3)))
 
 
+def test_multihead_attention_takes_batch_first_by_name_only():
+    """PyTorch's fifth positional argument is add_bias_kv, which minigrad does not have: a
+    fifth positional argument is refused rather than taken as batch_first."""
+    with pytest.raises(TypeError):
+        nn.MultiheadAttention(8, 2, 0.0, True, True)
+    assert nn.MultiheadAttention(8, 2, batch_first=True).batch_first
+
+
 def test_multihead_attention_is_made_without_casting_garbage(monkeypatch):
     """Its in_proj_weight is allocated in its own dtype before being filled: a float64 buffer
     of leftover memory (here made to hold huge values) cast to float32 overflows, a
