@@ -21,7 +21,8 @@ from .errors import InvalidArgumentError
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
 __all__ = ["ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
-           "LinearLR", "MultiStepLR", "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
+           "LinearLR", "MultiStepLR", "MultiplicativeLR", "PolynomialLR", "ReduceLROnPlateau",
+           "StepLR"]
 
 
 class LRScheduler:
@@ -79,9 +80,9 @@ def _check_optimizer(optimizer: Any) -> None:
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (PyTorch's
-    one schedule that does not chain)."""
+class _PerGroupLambdas(LRScheduler):
+    """LambdaLR and MultiplicativeLR: `lr_lambda` is one function of the epoch, or one per
+    parameter group."""
 
     def __init__(self, optimizer: Optimizer,
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
@@ -92,12 +93,26 @@ class LambdaLR(LRScheduler):
         else:
             self.lr_lambdas = list(lr_lambda)
             if len(self.lr_lambdas) != groups:
-                raise ValueError(f"LambdaLR: expected {groups} lr_lambdas, got "
+                raise ValueError(f"{type(self).__name__}: expected {groups} lr_lambdas, got "
                                  f"{len(self.lr_lambdas)}")
         super().__init__(optimizer, last_epoch)
 
+
+class LambdaLR(_PerGroupLambdas):
+    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (PyTorch's
+    one schedule that does not chain)."""
+
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         return base_lr * self.lr_lambdas[group](epoch)
+
+
+class MultiplicativeLR(_PerGroupLambdas):
+    """lr *= lr_lambda(epoch) at every step after epoch 0 (one function, or one per group)."""
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0 or self._resuming(epoch):
+            return lr
+        return lr * self.lr_lambdas[group](epoch)
 
 
 class StepLR(LRScheduler):

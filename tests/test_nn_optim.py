@@ -1518,6 +1518,9 @@ SCHEDULERS = {
     "linear_warmup": ("LinearLR", lambda lib: dict(start_factor=0.1, total_iters=4)),
     "linear_decay": ("LinearLR", lambda lib: dict(start_factor=1.0, end_factor=0.2,
                                                    total_iters=6)),
+    "multiplicative": ("MultiplicativeLR", lambda lib: dict(lr_lambda=lambda e: 0.9 + 0.01 * e)),
+    "multiplicative_per_group": ("MultiplicativeLR", lambda lib: dict(
+        lr_lambda=[lambda epoch: 0.5, lambda epoch: 1 + 0.1 * epoch])),
     "constant": ("ConstantLR", lambda lib: dict(factor=0.25, total_iters=4)),
     "constant_defaults": ("ConstantLR", lambda lib: {}),
     "polynomial": ("PolynomialLR", lambda lib: dict(total_iters=6, power=2.0)),
