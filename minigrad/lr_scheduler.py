@@ -20,9 +20,9 @@ from typing import Any, Callable, Sequence
 from .errors import InvalidArgumentError
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
-__all__ = ["ConstantLR", "CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR",
-           "LinearLR", "MultiStepLR", "MultiplicativeLR", "PolynomialLR", "ReduceLROnPlateau",
-           "StepLR"]
+__all__ = ["ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
+           "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR",
+           "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
 
 
 class LRScheduler:
@@ -168,6 +168,48 @@ class CosineAnnealingLR(LRScheduler):
         return self.eta_min + (lr - self.eta_min) * (
             (1 + math.cos(math.pi * epoch / self.T_max))
             / (1 + math.cos(math.pi * (epoch - 1) / self.T_max)))
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Loshchilov & Hutter's SGDR: lr = eta_min + (base_lr - eta_min) (1 + cos(pi T_cur / T_i))
+    / 2, with T_cur the epochs since the last restart and a restart every T_i epochs (T_0 at
+    first, T_mult times longer after each). As PyTorch's, step(epoch) may name the epoch, a
+    fraction of one too (steps within an epoch); the lr is set from base_lr, not chained."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(T_0, int) or T_0 <= 0 or not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"CosineAnnealingWarmRestarts: T_0 must be a positive int and "
+                             f"T_mult an int >= 1, got {T_0!r} and {T_mult!r}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        return self.eta_min + (base_lr - self.eta_min) * (
+            1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch: float | None = None) -> None:
+        if epoch is None and self.last_epoch >= 0:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:  # a restart
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+        else:
+            epoch = 0 if epoch is None else epoch
+            if epoch < 0:
+                raise ValueError(f"CosineAnnealingWarmRestarts: expected a non-negative "
+                                 f"epoch, got {epoch}")
+            if epoch < self.T_0:
+                self.T_i, self.T_cur = self.T_0, epoch
+            elif self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:  # n restarts so far: T_0 (T_mult^n - 1) / (T_mult - 1) <= epoch
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        self.last_epoch = math.floor(epoch) - 1  # the base step counts it on by one
+        super().step()
 
 
 class LinearLR(LRScheduler):

@@ -1521,6 +1521,9 @@ SCHEDULERS = {
     "multiplicative": ("MultiplicativeLR", lambda lib: dict(lr_lambda=lambda e: 0.9 + 0.01 * e)),
     "multiplicative_per_group": ("MultiplicativeLR", lambda lib: dict(
         lr_lambda=[lambda epoch: 0.5, lambda epoch: 1 + 0.1 * epoch])),
+    "warm_restarts": ("CosineAnnealingWarmRestarts", lambda lib: dict(T_0=3)),
+    "warm_restarts_longer": ("CosineAnnealingWarmRestarts", lambda lib: dict(
+        T_0=2, T_mult=2, eta_min=0.01)),
     "constant": ("ConstantLR", lambda lib: dict(factor=0.25, total_iters=4)),
     "constant_defaults": ("ConstantLR", lambda lib: {}),
     "polynomial": ("PolynomialLR", lambda lib: dict(total_iters=6, power=2.0)),
@@ -1617,6 +1620,29 @@ def test_reduce_lr_on_plateau_refuses_what_torch_refuses(settings):
         _plateau(torch, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
     with pytest.raises(RuntimeError):
         _plateau(minigrad, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
+
+
+def _restarts_by_fraction(lib, settings):
+    """CosineAnnealingWarmRestarts stepped three times an epoch with the fractional epoch."""
+    tensor = nn.Parameter(np.zeros(2)) if lib.__name__ == "minigrad" else \
+        lib.zeros(2, requires_grad=True)
+    schedule = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        lib.optim.SGD([tensor], lr=0.1), **settings)
+    seen = []
+    for epoch in range(12):
+        for i in range(3):
+            schedule.step(epoch + i / 3)
+            seen.append([*schedule.get_last_lr(), schedule.last_epoch, schedule.T_cur])
+    return seen
+
+
+@pytest.mark.parametrize("settings", [dict(T_0=3), dict(T_0=2, T_mult=2, eta_min=0.01),
+                                      dict(T_0=5, T_mult=3)])
+def test_warm_restarts_take_fractional_epochs_as_torch(settings):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    np.testing.assert_allclose(_restarts_by_fraction(minigrad, settings),
+                               _restarts_by_fraction(torch, settings), rtol=1e-12)
 
 
 def test_lr_scheduler_resumes_from_its_state_dict():
