@@ -10,8 +10,8 @@ Each `step()` moves every parameter group's "lr" on from its current value, by P
 recursive form of the schedule (so schedulers chain, and an lr changed by hand carries on), using
 the lr the group had when the scheduler was made where the schedule needs it (`base_lrs`, kept
 in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
-lr of epoch 0. Two are otherwise, as in PyTorch: CosineAnnealingWarmRestarts sets the lr from
-base_lr, and ReduceLROnPlateau is stepped with a metric.
+lr of epoch 0. As in PyTorch, LambdaLR and CosineAnnealingWarmRestarts set the lr from base_lr
+instead (they do not chain), and ReduceLROnPlateau is stepped with a metric.
 """
 from __future__ import annotations
 
@@ -100,8 +100,8 @@ class _PerGroupLambdas(LRScheduler):
 
 
 class LambdaLR(_PerGroupLambdas):
-    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (PyTorch's
-    one schedule that does not chain)."""
+    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (it does not
+    chain, as PyTorch's)."""
 
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         return base_lr * self.lr_lambdas[group](epoch)
