@@ -123,8 +123,7 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign {type(param).__name__!r} object to parameter "
                             f"{name!r} (Parameter or None required)")
-        if param is None:
-            self._unregister(name)
+        if param is None:  # a new name, or a parameter's, which keeps its place
             self._parameters[name] = None
             object.__setattr__(self, name, None)
         else:
