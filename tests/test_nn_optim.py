@@ -433,6 +433,11 @@ def _registered(nn_module, ones):
 def test_registering_methods_and_lookups_as_torch():
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     assert _registered(nn, np.ones) == _registered(torch.nn, torch.ones)
+    ours, theirs = nn.Linear(2, 3), torch.nn.Linear(2, 3)
+    for layer in (ours, theirs):
+        layer.register_parameter("weight", None)  # emptied, in its place
+        layer.weight = type(layer.bias)(layer.bias.data)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias"]
 
 
 @pytest.mark.parametrize("misuse", [
