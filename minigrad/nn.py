@@ -359,8 +359,7 @@ class _ModuleSequence(Module):
     def _renumber(self, modules: list[Module]) -> None:
         for name in list(self._modules):
             delattr(self, name)
-        for module in modules:
-            self.append(module)
+        self.extend(modules)
 
     def _sliced(self, items: list[tuple[str, Module]]) -> _ModuleSequence:
         raise NotImplementedError
