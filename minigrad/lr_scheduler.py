@@ -23,7 +23,7 @@ from .optim import Optimizer  # optim imports this module last, once Optimizer i
 
 __all__ = ["ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
            "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR",
-           "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
+           "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
 
 
 class LRScheduler:
@@ -79,6 +79,18 @@ class LRScheduler:
 def _check_optimizer(optimizer: Any) -> None:
     if not isinstance(optimizer, Optimizer):
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
+def _per_group(scheduler: str, name: str, optimizer: Optimizer,
+               value: float | Sequence[float]) -> list[float]:
+    """A setting given once for every parameter group, or as a list of one per group."""
+    groups = len(optimizer.param_groups)
+    if not isinstance(value, (list, tuple)):
+        return [value] * groups
+    if len(value) != groups:
+        raise ValueError(f"{scheduler}: expected {groups} values of {name} (one per parameter "
+                         f"group), got {len(value)}")
+    return list(value)
 
 
 class _PerGroupLambdas(LRScheduler):
@@ -285,14 +297,8 @@ class ReduceLROnPlateau(LRScheduler):
                              f"threshold_mode 'rel' or 'abs', got {mode!r} and "
                              f"{threshold_mode!r}")
         _check_optimizer(optimizer)
-        groups = len(optimizer.param_groups)
-        if isinstance(min_lr, (list, tuple)):
-            if len(min_lr) != groups:
-                raise ValueError(f"ReduceLROnPlateau: expected {groups} min_lrs, got "
-                                 f"{len(min_lr)}")
-            self.default_min_lr, self.min_lrs = None, list(min_lr)
-        else:
-            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * groups
+        self.min_lrs = _per_group("ReduceLROnPlateau", "min_lr", optimizer, min_lr)
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
         self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
         self.threshold, self.threshold_mode = threshold, threshold_mode
         self.cooldown, self.eps = cooldown, eps
@@ -335,3 +341,89 @@ class ReduceLROnPlateau(LRScheduler):
             lr = max(group["lr"] * self.factor, min_lr)
             if group["lr"] - lr > self.eps:
                 group["lr"] = lr
+
+
+class OneCycleLR(LRScheduler):
+    """Smith's 1cycle policy, stepped once per batch for `total_steps` (or epochs *
+    steps_per_epoch) steps: lr anneals ('cos' or 'linear') from max_lr / div_factor up to
+    max_lr over the first pct_start of the steps, then down to that / final_div_factor (with
+    three_phase, back to the start first, then down). With cycle_momentum the momentum (or
+    Adam's beta1) runs the other way, from max_momentum to base_momentum and back. The lrs and
+    momenta are kept in each group ("initial_lr", "max_lr", "min_lr", "max_momentum",
+    "base_momentum"), as PyTorch keeps them."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | Sequence[float],
+                 total_steps: int | None = None, epochs: int | None = None,
+                 steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True,
+                 base_momentum: float | Sequence[float] = 0.85,
+                 max_momentum: float | Sequence[float] = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        name = "OneCycleLR"
+        _check_optimizer(optimizer)
+        if total_steps is None and (epochs is None or steps_per_epoch is None):
+            raise ValueError(f"{name}: give total_steps, or epochs and steps_per_epoch")
+        for setting, value in (("total_steps", total_steps), ("epochs", epochs),
+                               ("steps_per_epoch", steps_per_epoch)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ValueError(f"{name}: {setting} must be a positive int, got {value!r}")
+        self.total_steps = total_steps if total_steps is not None else epochs * steps_per_epoch
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"{name}: pct_start must be a float in [0, 1], got {pct_start!r}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"{name}: anneal_strategy must be 'cos' or 'linear', got "
+                             f"{anneal_strategy!r}")
+        self.anneal_strategy, self.cycle_momentum = anneal_strategy, cycle_momentum
+        # each phase: (last step, the group's lr and momentum keys it goes from and to)
+        rise = float(pct_start * self.total_steps) - 1
+        self._phases = [(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum")]
+        if three_phase:
+            self._phases.append((2 * rise, "max_lr", "initial_lr", "base_momentum",
+                                 "max_momentum"))
+        self._phases.append((self.total_steps - 1, self._phases[-1][2], "min_lr",
+                             self._phases[-1][4], "max_momentum"))
+        max_lrs = _per_group(name, "max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for group, peak in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"], group["max_lr"] = peak / div_factor, peak
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(f"{name}: cycle_momentum needs an optimizer with momentum or "
+                                 f"betas")
+            self.use_beta1 = "betas" in optimizer.defaults
+            highs = _per_group(name, "max_momentum", optimizer, max_momentum)
+            lows = _per_group(name, "base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for group, high, low in zip(optimizer.param_groups, highs, lows):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch > self.total_steps:
+            raise ValueError(f"OneCycleLR: tried to step {epoch} times, past total_steps "
+                             f"{self.total_steps}")
+        settings = self.optimizer.param_groups[group]
+        start = 0.0
+        for index, (end, lr_from, lr_to, momentum_from, momentum_to) in enumerate(self._phases):
+            if epoch <= end or index == len(self._phases) - 1:
+                break
+            start = end
+        pct = (epoch - start) / (end - start)
+        if self.cycle_momentum:
+            self._set_momentum(settings, self._anneal(settings[momentum_from],
+                                                      settings[momentum_to], pct))
+        return self._anneal(settings[lr_from], settings[lr_to], pct)

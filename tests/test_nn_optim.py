@@ -1650,6 +1650,60 @@ def test_warm_restarts_take_fractional_epochs_as_torch(settings):
                                _restarts_by_fraction(torch, settings), rtol=1e-12)
 
 
+def _one_cycle(lib, optimizer, settings, steps):
+    """lr and momentum (SGD's, or Adam's beta1) of two groups at each of `steps` steps of
+    OneCycleLR, and the settings left in the first group."""
+    import minigrad
+    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+               lib.zeros(2, requires_grad=True) for _ in range(2)]
+    opt = getattr(lib.optim, optimizer)(
+        [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}], lr=0.1,
+        **({"momentum": 0.9} if optimizer == "SGD" else {}))
+    schedule = lib.optim.lr_scheduler.OneCycleLR(opt, **settings)
+    seen = []
+    for _ in range(steps):
+        seen.append([*schedule.get_last_lr(), *(group["momentum"] if optimizer == "SGD" else
+                                                group["betas"][0] for group in opt.param_groups)])
+        opt.step()
+        schedule.step()
+    kept = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+    return seen, [opt.param_groups[0].get(key) for key in kept]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+@pytest.mark.parametrize("settings, steps", [
+    (dict(max_lr=1.0, total_steps=20), 20),
+    (dict(max_lr=[1.0, 2.0], epochs=4, steps_per_epoch=5, pct_start=0.25,
+          anneal_strategy="linear"), 20),
+    (dict(max_lr=0.5, total_steps=30, three_phase=True, div_factor=10.0, final_div_factor=100.0,
+          base_momentum=0.8, max_momentum=[0.9, 0.99]), 30),
+    (dict(max_lr=0.5, total_steps=10, cycle_momentum=False), 10),
+])
+def test_one_cycle_matches_torch(optimizer, settings, steps):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = _one_cycle(minigrad, optimizer, settings, steps)
+    theirs = _one_cycle(torch, optimizer, settings, steps)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert ours[1] == pytest.approx(theirs[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("settings, steps", [
+    (dict(max_lr=1.0), 1), (dict(max_lr=1.0, total_steps=0), 1),
+    (dict(max_lr=1.0, total_steps=5, pct_start=1), 1),  # an int: PyTorch wants a float
+    (dict(max_lr=1.0, total_steps=5, anneal_strategy="exp"), 1),
+    (dict(max_lr=[1.0], total_steps=5), 1),  # one per group of two
+    (dict(max_lr=1.0, total_steps=5), 8),  # stepped past total_steps
+])
+def test_one_cycle_refuses_what_torch_refuses(settings, steps):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(ValueError):
+        _one_cycle(torch, "SGD", settings, steps)
+    with pytest.raises(ValueError):
+        _one_cycle(minigrad, "SGD", settings, steps)
+
+
 def test_lr_scheduler_resumes_from_its_state_dict():
     params = [nn.Parameter(np.zeros(2))]
     opt = optim.SGD(params, lr=0.1)
