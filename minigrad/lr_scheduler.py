@@ -10,8 +10,9 @@ Each `step()` moves every parameter group's "lr" on from its current value, by P
 recursive form of the schedule (so schedulers chain, and an lr changed by hand carries on), using
 the lr the group had when the scheduler was made where the schedule needs it (`base_lrs`, kept
 in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
-lr of epoch 0. As in PyTorch, LambdaLR and CosineAnnealingWarmRestarts set the lr from base_lr
-instead (they do not chain), and ReduceLROnPlateau is stepped with a metric.
+lr of epoch 0. As in PyTorch, LambdaLR, CosineAnnealingWarmRestarts and OneCycleLR set the lr
+from their fixed points instead (they do not chain), and ReduceLROnPlateau is stepped with a
+metric.
 """
 from __future__ import annotations
 
