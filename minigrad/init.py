@@ -14,12 +14,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from .engine import no_grad
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 
-__all__ = ["calculate_gain", "constant_", "kaiming_normal_", "kaiming_uniform_", "normal_",
-           "ones_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
+__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
+           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+           "xavier_uniform_", "zeros_"]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -101,6 +104,34 @@ def ones_(tensor: Tensor) -> Tensor:
     return constant_(tensor, 1.0)
 
 
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix: ones on the diagonal of a 2-D tensor (as many as fit), zeros
+    elsewhere."""
+    if tensor.ndim != 2:
+        raise InvalidArgumentError(f"eye_: only 2-D tensors are supported, got shape "
+                                   f"{tensor.shape}")
+    with no_grad():
+        return tensor.copy_(Tensor(np.eye(*tensor.shape, dtype=tensor.dtype)))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Saxe et al. (2013): the tensor, seen as (shape[0], the rest), a (semi-)orthogonal matrix
+    times `gain`: the Q of the QR decomposition of a standard normal draw, each column's sign
+    set by R's diagonal so that Q is uniform over such matrices, as PyTorch draws it."""
+    if tensor.ndim < 2:
+        raise InvalidArgumentError(f"orthogonal_: only tensors with 2 or more dimensions are "
+                                   f"supported, got shape {tensor.shape}")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    draw = Tensor(np.empty((max(rows, cols), min(rows, cols)), tensor.dtype))
+    q, r = np.linalg.qr(draw.normal_(generator=generator).data)
+    q *= np.sign(np.diagonal(r))
+    with no_grad():
+        return tensor.copy_(Tensor(gain * (q if rows >= cols else q.T).reshape(tensor.shape)))
+
+
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
     """Glorot & Bengio (2010): uniform on [-bound, bound], bound = gain sqrt(6 / (fan_in +
     fan_out))."""
@@ -119,7 +150,10 @@ def _kaiming_std(name: str, tensor: Tensor, a: float, mode: str, nonlinearity: s
     if mode not in ("fan_in", "fan_out"):
         raise InvalidArgumentError(f"{name}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan_in, fan_out = _fans(name, tensor)
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan_in if mode == "fan_in" else fan_out)
+    fan = fan_in if mode == "fan_in" else fan_out
+    if not fan:  # an empty tensor, with nothing to draw: PyTorch returns it as it is
+        return 0.0
+    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",

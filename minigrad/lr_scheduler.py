@@ -10,18 +10,21 @@ Each `step()` moves every parameter group's "lr" on from its current value, by P
 recursive form of the schedule (so schedulers chain, and an lr changed by hand carries on), using
 the lr the group had when the scheduler was made where the schedule needs it (`base_lrs`, kept
 in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
-lr of epoch 0.
+lr of epoch 0. As in PyTorch, LambdaLR, CosineAnnealingWarmRestarts and OneCycleLR set the lr
+from their fixed points instead (they do not chain), and ReduceLROnPlateau is stepped with a
+metric.
 """
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Sequence
 
-if TYPE_CHECKING:
-    from .optim import Optimizer
+from .errors import InvalidArgumentError
+from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
 
-__all__ = ["CosineAnnealingLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
-           "MultiStepLR", "StepLR"]
+__all__ = ["ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
+           "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR",
+           "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
 
 
 class LRScheduler:
@@ -29,6 +32,7 @@ class LRScheduler:
     `_lr(its lr, its base lr, epoch, group index)`, which subclasses define."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        _check_optimizer(optimizer)
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 group.setdefault("initial_lr", group["lr"])
@@ -55,6 +59,9 @@ class LRScheduler:
         self.last_epoch += 1
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
             group["lr"] = self._lr(group["lr"], base_lr, self.last_epoch, index)
+        self._keep_last_lr()
+
+    def _keep_last_lr(self) -> None:
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
@@ -66,13 +73,30 @@ class LRScheduler:
         return {key: value for key, value in vars(self).items()
                 if key not in ("optimizer", "lr_lambdas")}
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        vars(self).update(state)
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        vars(self).update(state_dict)
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (PyTorch's
-    one schedule that does not chain)."""
+def _check_optimizer(optimizer: Any) -> None:
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+
+
+def _per_group(scheduler: str, name: str, optimizer: Optimizer,
+               value: float | Sequence[float]) -> list[float]:
+    """A setting given once for every parameter group, or as a list of one per group."""
+    groups = len(optimizer.param_groups)
+    if not isinstance(value, (list, tuple)):
+        return [value] * groups
+    if len(value) != groups:
+        raise ValueError(f"{scheduler}: expected {groups} values of {name} (one per parameter "
+                         f"group), got {len(value)}")
+    return list(value)
+
+
+class _PerGroupLambdas(LRScheduler):
+    """LambdaLR and MultiplicativeLR: `lr_lambda` is one function of the epoch, or one per
+    parameter group."""
 
     def __init__(self, optimizer: Optimizer,
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
@@ -83,12 +107,26 @@ class LambdaLR(LRScheduler):
         else:
             self.lr_lambdas = list(lr_lambda)
             if len(self.lr_lambdas) != groups:
-                raise ValueError(f"LambdaLR: expected {groups} lr_lambdas, got "
+                raise ValueError(f"{type(self).__name__}: expected {groups} lr_lambdas, got "
                                  f"{len(self.lr_lambdas)}")
         super().__init__(optimizer, last_epoch)
 
+
+class LambdaLR(_PerGroupLambdas):
+    """lr = base_lr * lr_lambda(epoch): one function, or one per parameter group (it does not
+    chain, as PyTorch's)."""
+
     def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
         return base_lr * self.lr_lambdas[group](epoch)
+
+
+class MultiplicativeLR(_PerGroupLambdas):
+    """lr *= lr_lambda(epoch) at every step after epoch 0 (one function, or one per group)."""
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0 or self._resuming(epoch):
+            return lr
+        return lr * self.lr_lambdas[group](epoch)
 
 
 class StepLR(LRScheduler):
@@ -146,6 +184,48 @@ class CosineAnnealingLR(LRScheduler):
             / (1 + math.cos(math.pi * (epoch - 1) / self.T_max)))
 
 
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Loshchilov & Hutter's SGDR: lr = eta_min + (base_lr - eta_min) (1 + cos(pi T_cur / T_i))
+    / 2, with T_cur the epochs since the last restart and a restart every T_i epochs (T_0 at
+    first, T_mult times longer after each). As PyTorch's, step(epoch) may name the epoch, a
+    fraction of one too (steps within an epoch); the lr is set from base_lr, not chained."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if not isinstance(T_0, int) or T_0 <= 0 or not isinstance(T_mult, int) or T_mult < 1:
+            raise ValueError(f"CosineAnnealingWarmRestarts: T_0 must be a positive int and "
+                             f"T_mult an int >= 1, got {T_0!r} and {T_mult!r}")
+        self.T_0, self.T_i, self.T_mult, self.eta_min = T_0, T_0, T_mult, eta_min
+        self.T_cur: float = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        return self.eta_min + (base_lr - self.eta_min) * (
+            1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch: float | None = None) -> None:
+        if epoch is None and self.last_epoch >= 0:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:  # a restart
+                self.T_cur, self.T_i = self.T_cur % self.T_i, self.T_i * self.T_mult
+        else:
+            epoch = 0 if epoch is None else epoch
+            if epoch < 0:
+                raise ValueError(f"CosineAnnealingWarmRestarts: expected a non-negative "
+                                 f"epoch, got {epoch}")
+            if epoch < self.T_0:
+                self.T_i, self.T_cur = self.T_0, epoch
+            elif self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:  # n restarts so far: T_0 (T_mult^n - 1) / (T_mult - 1) <= epoch
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        self.last_epoch = math.floor(epoch) - 1  # the base step counts it on by one
+        super().step()
+
+
 class LinearLR(LRScheduler):
     """lr scaled by a factor going linearly from start_factor at epoch 0 to end_factor at epoch
     total_iters, and staying there (a warm-up, by default)."""
@@ -166,3 +246,185 @@ class LinearLR(LRScheduler):
             return lr
         change = self.end_factor - self.start_factor  # the factor's ratio to the previous one
         return lr * (1 + change / (self.total_iters * self.start_factor + (epoch - 1) * change))
+
+
+class ConstantLR(LRScheduler):
+    """lr scaled by `factor` from epoch 0 until epoch total_iters, then back to what it was."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if not 0 <= factor <= 1:
+            raise ValueError(f"ConstantLR: factor must be in [0, 1], got {factor}")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0:
+            return lr * self.factor
+        return lr / self.factor if epoch == self.total_iters else lr
+
+
+class PolynomialLR(LRScheduler):
+    """Alone, lr = base_lr (1 - epoch / total_iters) ** power, down to 0 at total_iters and
+    staying there; each step scales lr by the ratio of two consecutive such factors."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch == 0 or epoch > self.total_iters or self._resuming(epoch):
+            return lr
+        return lr * ((1 - epoch / self.total_iters)
+                     / (1 - (epoch - 1) / self.total_iters)) ** self.power
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """lr *= factor (not below min_lr, one per group or one for all) once the metric given to
+    `step(metrics)` has not improved for more than `patience` steps, and then not again for
+    `cooldown` steps. Improving is beating the best so far by `threshold`: relatively
+    ('rel': below best (1 - threshold) in mode 'min', above best (1 + threshold) in mode
+    'max') or absolutely ('abs'). A change of lr smaller than `eps` is not made."""
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr: float | Sequence[float] = 0,
+                 eps: float = 1e-8) -> None:
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau: factor must be < 1.0, got {factor}")
+        if mode not in ("min", "max") or threshold_mode not in ("rel", "abs"):
+            raise ValueError(f"ReduceLROnPlateau: mode must be 'min' or 'max' and "
+                             f"threshold_mode 'rel' or 'abs', got {mode!r} and "
+                             f"{threshold_mode!r}")
+        _check_optimizer(optimizer)
+        self.min_lrs = _per_group("ReduceLROnPlateau", "min_lr", optimizer, min_lr)
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else min_lr
+        self.optimizer, self.mode, self.factor, self.patience = optimizer, mode, factor, patience
+        self.threshold, self.threshold_mode = threshold, threshold_mode
+        self.cooldown, self.eps = cooldown, eps
+        self.last_epoch = self.cooldown_counter = self.num_bad_epochs = 0
+        self.best = math.inf if mode == "min" else -math.inf
+        self._keep_last_lr()
+
+    def _is_better(self, value: float) -> bool:
+        """PyTorch's test; 'rel' scales best itself, so for a negative best the bound moves
+        the other way, as there."""
+        sign = 1 if self.mode == "min" else -1
+        bound = self.best * (1 - sign * self.threshold) if self.threshold_mode == "rel" \
+            else self.best - sign * self.threshold
+        return value < bound if self.mode == "min" else value > bound
+
+    def step(self, metrics: Any) -> None:  # type: ignore[override]
+        current = float(metrics)
+        self.last_epoch += 1
+        if self._is_better(current):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.cooldown_counter > 0:  # bad steps in the cooldown do not count
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._keep_last_lr()
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):  # a group was added since
+            if self.default_min_lr is None:
+                raise InvalidArgumentError(
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} parameter groups but "
+                    f"min_lrs {len(self.min_lrs)}; set min_lrs to match")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            lr = max(group["lr"] * self.factor, min_lr)
+            if group["lr"] - lr > self.eps:
+                group["lr"] = lr
+
+
+class OneCycleLR(LRScheduler):
+    """Smith's 1cycle policy, stepped once per batch for `total_steps` (or epochs *
+    steps_per_epoch) steps: lr anneals ('cos' or 'linear') from max_lr / div_factor up to
+    max_lr over the first pct_start of the steps, then down to that / final_div_factor (with
+    three_phase, back to the start first, then down). With cycle_momentum the momentum (or
+    Adam's beta1) runs the other way, from max_momentum to base_momentum and back. The lrs and
+    momenta are kept in each group ("initial_lr", "max_lr", "min_lr", "max_momentum",
+    "base_momentum"), as PyTorch keeps them."""
+
+    def __init__(self, optimizer: Optimizer, max_lr: float | Sequence[float],
+                 total_steps: int | None = None, epochs: int | None = None,
+                 steps_per_epoch: int | None = None, pct_start: float = 0.3,
+                 anneal_strategy: str = "cos", cycle_momentum: bool = True,
+                 base_momentum: float | Sequence[float] = 0.85,
+                 max_momentum: float | Sequence[float] = 0.95, div_factor: float = 25.0,
+                 final_div_factor: float = 1e4, three_phase: bool = False,
+                 last_epoch: int = -1) -> None:
+        name = "OneCycleLR"
+        _check_optimizer(optimizer)
+        if total_steps is None and (epochs is None or steps_per_epoch is None):
+            raise ValueError(f"{name}: give total_steps, or epochs and steps_per_epoch")
+        for setting, value in (("total_steps", total_steps), ("epochs", epochs),
+                               ("steps_per_epoch", steps_per_epoch)):
+            if value is not None and (not isinstance(value, int) or value <= 0):
+                raise ValueError(f"{name}: {setting} must be a positive int, got {value!r}")
+        self.total_steps = total_steps if total_steps is not None else epochs * steps_per_epoch
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
+            raise ValueError(f"{name}: pct_start must be a float in [0, 1], got {pct_start!r}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError(f"{name}: anneal_strategy must be 'cos' or 'linear', got "
+                             f"{anneal_strategy!r}")
+        self.anneal_strategy, self.cycle_momentum = anneal_strategy, cycle_momentum
+        # each phase: (last step, the group's lr and momentum keys it goes from and to)
+        rise = float(pct_start * self.total_steps) - 1
+        self._phases = [(rise, "initial_lr", "max_lr", "max_momentum", "base_momentum")]
+        if three_phase:
+            self._phases.append((2 * rise, "max_lr", "initial_lr", "base_momentum",
+                                 "max_momentum"))
+        self._phases.append((self.total_steps - 1, self._phases[-1][2], "min_lr",
+                             self._phases[-1][4], "max_momentum"))
+        max_lrs = _per_group(name, "max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for group, peak in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"], group["max_lr"] = peak / div_factor, peak
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError(f"{name}: cycle_momentum needs an optimizer with momentum or "
+                                 f"betas")
+            self.use_beta1 = "betas" in optimizer.defaults
+            highs = _per_group(name, "max_momentum", optimizer, max_momentum)
+            lows = _per_group(name, "base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for group, high, low in zip(optimizer.param_groups, highs, lows):
+                    self._set_momentum(group, high)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+
+    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _anneal(self, start: float, end: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        if epoch > self.total_steps:
+            raise ValueError(f"OneCycleLR: tried to step {epoch} times, past total_steps "
+                             f"{self.total_steps}")
+        settings = self.optimizer.param_groups[group]
+        start = 0.0
+        for index, (end, lr_from, lr_to, momentum_from, momentum_to) in enumerate(self._phases):
+            if epoch <= end or index == len(self._phases) - 1:
+                break
+            start = end
+        pct = (epoch - start) / (end - start)
+        if self.cycle_momentum:
+            self._set_momentum(settings, self._anneal(settings[momentum_from],
+                                                      settings[momentum_to], pct))
+        return self._anneal(settings[lr_from], settings[lr_to], pct)

@@ -1,6 +1,7 @@
 """Layers: `Module` (parameters, buffers and sub-modules register themselves), `Linear`,
 `Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, the containers
-`ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d`, `Conv2d`, pooling,
+`ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d` to `Conv3d` and
+`ConvTranspose1d` to `ConvTranspose3d`, pooling,
 activations and losses, with PyTorch's constructors and attribute names (a PyTorch state dict
 loads as it is). Initialisation is explicit: every layer that draws random weights takes a numpy
 `rng` (np.random.Generator) so a model is reproducible from one seed; `nn.init` re-initialises
@@ -23,12 +24,15 @@ from .tensor_functions import cat, stack
 
 
 class Parameter(Tensor):
-    """A leaf tensor that a Module owns and an optimizer updates (requires_grad=True)."""
+    """A leaf tensor that a Module owns and an optimizer updates: PyTorch's
+    `Parameter(data=None, requires_grad=True)` (no data: an empty float32 tensor)."""
 
     __slots__ = ()
 
-    def __init__(self, data: Any, dtype: Any = None) -> None:
-        super().__init__(data, requires_grad=True, dtype=dtype)
+    def __init__(self, data: Any = None, requires_grad: bool = True, *,
+                 dtype: Any = None) -> None:
+        super().__init__(np.empty(0, np.float32) if data is None else data,
+                         requires_grad=requires_grad, dtype=dtype)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -55,39 +59,42 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__}.__init__ must call super().__init__() "
                                  f"before assigning attributes")
-        if name in self._buffers and not isinstance(value, (Parameter, Module)):
-            # as in PyTorch, assigning to a buffer's name replaces the buffer
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign {type(value).__name__!r} as buffer {name!r} "
-                                f"(Tensor or None expected)")
-            self._buffers[name] = value
-            object.__setattr__(self, name, value)
-            return
-        self._unregister(name)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
+        registry = self._parameters if isinstance(value, Parameter) else \
+            self._modules if isinstance(value, Module) else None
+        if registry is None:
+            # as PyTorch: a name registered as a parameter, sub-module or buffer takes only
+            # that kind or None (kept registered, as an absent bias is), never a plain value
+            for kind, named, expected in (("parameter", self._parameters, Parameter),
+                                          ("child module", self._modules, Module),
+                                          ("buffer", self._buffers, Tensor)):
+                if name in named:
+                    if value is not None and not isinstance(value, expected):
+                        raise TypeError(f"cannot assign {type(value).__name__!r} as {kind} "
+                                        f"{name!r} ({expected.__name__} or None expected)")
+                    named[name] = value
+                    object.__setattr__(self, name, value)
+                    return
+        self._unregister(name, keep=registry)  # as PyTorch, a replaced one keeps its place
+        if registry is not None:
+            registry[name] = value
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
         self._unregister(name)  # as in PyTorch: `del model.bias` leaves its parameters too
         object.__delattr__(self, name)
 
-    def _unregister(self, name: str) -> None:
-        """Forget `name` as a parameter, buffer or sub-module (whichever it was)."""
-        self._parameters.pop(name, None)
-        self._buffers.pop(name, None)
+    def _unregister(self, name: str, keep: dict[str, Any] | None = None) -> None:
+        """Forget `name` as a parameter, buffer or sub-module (whichever it was), except in
+        the registry `keep`."""
+        for registry in (self._parameters, self._buffers, self._modules):
+            if registry is not keep:
+                registry.pop(name, None)
         self._non_persistent_buffers.discard(name)
-        self._modules.pop(name, None)
 
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Keep `tensor` as state of this module that is not a parameter: it is in
         `buffers()`, cast by `astype`, and (when persistent) in `state_dict()`."""
-        if "." in name or not name:
-            raise KeyError(f"buffer name must be non-empty and contain no '.', got {name!r}")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute {name!r} already exists")
+        self._check_new_name("buffer", name, self._buffers)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign {type(tensor).__name__!r} object to buffer "
                             f"{name!r} (Tensor or None required)")
@@ -97,6 +104,61 @@ class Module:
         else:
             self._non_persistent_buffers.add(name)
         object.__setattr__(self, name, tensor)
+
+    def _check_new_name(self, kind: str, name: str, registry: dict[str, Any]) -> None:
+        """PyTorch's checks of a name to register: a non-empty string without '.', not an
+        attribute of another kind already."""
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string, got {type(name).__name__}")
+        if "." in name or not name:
+            raise KeyError(f"{kind} name must be non-empty and contain no '.', got {name!r}")
+        if hasattr(self, name) and name not in registry:
+            raise KeyError(f"attribute {name!r} already exists")
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add `param` under `name`, as assigning it does; None keeps the name as a parameter
+        that is absent (what PyTorch's layers do for bias=False) and leaves it out of
+        `parameters()` and `state_dict()`."""
+        self._check_new_name("parameter", name, self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign {type(param).__name__!r} object to parameter "
+                            f"{name!r} (Parameter or None required)")
+        if param is None:  # a new name, or a parameter's, which keeps its place
+            self._parameters[name] = None
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, param)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add `module` under `name`, as assigning it does (a name computed at run time)."""
+        self._check_new_name("module", name, self._modules)
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        setattr(self, name, module)
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The module at dotted path `target` ("" is this one), as PyTorch's: AttributeError
+        where the path leads nowhere or to something that is not a Module."""
+        module = self
+        for item in target.split(".") if target else []:
+            if not hasattr(module, item):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path `target`, as PyTorch's."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        if name not in module._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return module._parameters[name]
 
     def extra_repr(self) -> str:
         """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""
@@ -132,18 +194,20 @@ class Module:
             memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
-            yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
-                                            remove_duplicate)
+            if module is not None:  # a sub-module set to None is skipped, as in PyTorch
+                yield from module.named_modules(memo, f"{prefix}.{name}" if prefix else name,
+                                                remove_duplicate)
 
-    def modules(self) -> Iterator[Module]:
-        """This module and every one below it, depth first, each once."""
-        return (module for _, module in self.named_modules())
+    def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """This module and every one below it, depth first, each once (unless
+        remove_duplicate=False)."""
+        return (module for _, module in self.named_modules(remove_duplicate=remove_duplicate))
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         """(name, module) of the direct sub-modules, each once (under its first name)."""
         seen: set[Module] = set()
         for name, module in list(self._modules.items()):
-            if module not in seen:
+            if module is not None and module not in seen:
                 seen.add(module)
                 yield name, module
 
@@ -175,18 +239,20 @@ class Module:
                 seen.add(id(tensor))
                 yield (f"{module_prefix}.{name}" if module_prefix else name), tensor
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True
-                         ) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
         """(dotted name, parameter) pairs, of sub-modules too unless recurse=False; a parameter
-        shared by two modules is listed once."""
-        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)  # type: ignore
+        shared by two modules is listed once unless remove_duplicate=False."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse,  # type: ignore
+                                   remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> list[Parameter]:
         return [p for _, p in self.named_parameters(recurse=recurse)]
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True
-                      ) -> Iterator[tuple[str, Tensor]]:
-        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                   remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> list[Tensor]:
         return [b for _, b in self.named_buffers(recurse=recurse)]
@@ -229,6 +295,14 @@ class Module:
             raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
         return self.astype(dtype)
 
+    def float(self) -> Module:
+        """`to(float32)`, as PyTorch's."""
+        return self.to(np.float32)
+
+    def double(self) -> Module:
+        """`to(float64)`, as PyTorch's."""
+        return self.to(np.float64)
+
     def _state(self) -> dict[str, Tensor]:
         """What state_dict saves: each module's parameters, then its persistent buffers; as in
         PyTorch, a shared tensor or module is saved under each of its names."""
@@ -237,9 +311,12 @@ class Module:
             *((name, b) for name, b in m._buffers.items()
               if name not in m._non_persistent_buffers)], remove_duplicate=False))
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """Parameter and persistent buffer name -> a copy of its array."""
-        return {name: t.data.copy() for name, t in self._state().items()}
+    def state_dict(self, *, prefix: str = "", keep_vars: bool = False
+                   ) -> dict[str, Any]:
+        """`prefix` + parameter and persistent buffer name -> a copy of its array, or with
+        keep_vars=True the tensor itself, as PyTorch's."""
+        return {prefix + name: t if keep_vars else t.data.copy()
+                for name, t in self._state().items()}
 
     def load_state_dict(self, state_dict: Mapping[str, Any],
                         strict: bool = True) -> _IncompatibleKeys:
@@ -248,6 +325,8 @@ class Module:
         missing on either side raises RuntimeError; with strict=False the names both sides
         have are loaded. A shape that differs raises either way. Nothing is copied unless all
         that is to be loaded fits."""
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         targets = self._state()
         missing = [name for name in targets if name not in state_dict]
         unexpected = [name for name in state_dict if name not in targets]
@@ -272,25 +351,82 @@ class Module:
         return sum(p.numel() for p in self.parameters())
 
 
-class ModuleList(Module):
-    """A list of modules, registered under the names '0', '1', ..."""
+class _ModuleSequence(Module):
+    """What ModuleList and Sequential share, as PyTorch's: modules registered under '0', '1',
+    ... (a Sequential's may have names), got and replaced by position; deleting, inserting or
+    popping one numbers them '0', '1', ... again."""
 
-    def __init__(self, modules: Iterable[Module] = ()) -> None:
-        super().__init__()
-        for module in modules:
-            self.append(module)
+    def _renumber(self, modules: list[Module]) -> None:
+        for name in list(self._modules):
+            delattr(self, name)
+        self.extend(modules)
 
-    def append(self, module: Module) -> None:
-        setattr(self, str(len(self._modules)), module)
+    def _sliced(self, items: list[tuple[str, Module]]) -> _ModuleSequence:
+        raise NotImplementedError
 
-    def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return self._sliced(list(self._modules.items())[index])
+        return self._modules[_name_at(list(self._modules), index, "modules")]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        setattr(self, _name_at(list(self._modules), index, "modules"),
+                _module(type(self).__name__, module))
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        del modules[index]
+        self._renumber(modules)
 
     def __len__(self) -> int:
         return len(self._modules)
 
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
+
+    def append(self, module: Module) -> _ModuleSequence:
+        setattr(self, str(len(self._modules)), _module(type(self).__name__, module))
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> _ModuleSequence:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        modules = list(self._modules.values())
+        modules.insert(index, _module(type(self).__name__, module))
+        self._renumber(modules)
+
+    def pop(self, index: int | slice) -> Any:
+        popped = self[index]
+        del self[index]
+        return popped
+
+
+def _name_at(names: list[str], index: int, kind: str) -> str:
+    """The name at position `index` (negative: from the end) of a container's entries."""
+    if not -len(names) <= index < len(names):
+        raise IndexError(f"index {index} is out of range for {len(names)} {kind}")
+    return names[index]
+
+
+def _module(container: str, module: Any) -> Module:
+    """`module`, checked to be a Module before a container registers it."""
+    if not isinstance(module, Module):
+        raise TypeError(f"{container}: {type(module).__name__} is not a Module subclass")
+    return module
+
+
+class ModuleList(_ModuleSequence):
+    """A list of modules, registered under the names '0', '1', ...; a slice is a ModuleList."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        self.extend(modules if modules is not None else ())
+
+    def _sliced(self, items: list[tuple[str, Module]]) -> ModuleList:
+        return ModuleList(module for _, module in items)
 
     def __repr__(self) -> str:
         """As PyTorch prints it: a run of modules that print alike is one line, "(0-3): 4 x
@@ -314,9 +450,10 @@ def _default_rng(rng: np.random.Generator | None) -> np.random.Generator:
 def _uniform_init(shape: tuple[int, ...], fan_in: int, rng: np.random.Generator,
                   dtype: Any) -> Parameter:
     """PyTorch's default for Linear and convolutions (kaiming_uniform with a = sqrt(5)):
-    uniform in +-1/sqrt(fan_in), for the weight and the bias alike."""
-    bound = 1 / math.sqrt(fan_in)
-    return Parameter(rng.uniform(-bound, bound, shape), dtype)
+    uniform in +-1/sqrt(fan_in), for the weight and the bias alike (zeros when there are no
+    inputs, as PyTorch's bias then)."""
+    bound = 1 / math.sqrt(fan_in) if fan_in else 0.0
+    return Parameter(rng.uniform(-bound, bound, shape), dtype=dtype)
 
 
 class Linear(Module):
@@ -357,7 +494,21 @@ class Embedding(Module):
         weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
         if padding_idx is not None:
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
-        self.weight = Parameter(weight, dtype)
+        self.weight = Parameter(weight, dtype=dtype)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True,
+                        padding_idx: int | None = None) -> Embedding:
+        """An Embedding whose weight is `embeddings` (num_embeddings, embedding_dim), as
+        PyTorch's: it shares their memory, is frozen (requires_grad=False) unless freeze=False,
+        and its padding row is kept as given (it gets no gradient)."""
+        weight = Parameter(embeddings, requires_grad=not freeze)
+        if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
+            raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
+                                 f"got shape {weight.shape}")
+        embedding = cls(*weight.shape, padding_idx=padding_idx)
+        embedding.weight = weight
+        return embedding
 
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
@@ -380,12 +531,13 @@ class LayerNorm(Module):
             tuple(normalized_shape)
         self.normalized_shape, self.eps = shape, eps
         self.elementwise_affine = elementwise_affine
-        self.weight = Parameter(np.ones(shape), dtype) if elementwise_affine else None
-        self.bias = Parameter(np.zeros(shape), dtype) if elementwise_affine and bias else None
+        self.weight = Parameter(np.ones(shape), dtype=dtype) if elementwise_affine else None
+        self.bias = Parameter(np.zeros(shape), dtype=dtype) if elementwise_affine and bias \
+            else None
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
     def forward(self, x: Tensor) -> Tensor:
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -393,19 +545,20 @@ class LayerNorm(Module):
 
 class _BatchNorm(Module):
     """BatchNorm1d and BatchNorm2d: F.batch_norm over the channels (dim 1), with weight (ones)
-    and bias (zeros) when affine, and the buffers running_mean (zeros), running_var (ones) and
-    num_batches_tracked when track_running_stats, as PyTorch. Training normalises by the
-    batch's statistics and updates the running ones by `momentum` (None: their cumulative
-    average); eval mode uses the running ones (the batch's without track_running_stats)."""
+    and bias (zeros, unless bias=False) when affine, and the buffers running_mean (zeros),
+    running_var (ones) and num_batches_tracked when track_running_stats, as PyTorch. Training
+    normalises by the batch's statistics and updates the running ones by `momentum` (None:
+    their cumulative average); eval mode uses the running ones (the batch's without
+    track_running_stats)."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = np.float32, *, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(np.ones(num_features), dtype) if affine else None
-        self.bias = Parameter(np.zeros(num_features), dtype) if affine else None
+        self.weight = Parameter(np.ones(num_features), dtype=dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_features), dtype=dtype) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
             self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
@@ -417,7 +570,8 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self._ranks:
@@ -448,21 +602,22 @@ class BatchNorm2d(_BatchNorm):
 
 class GroupNorm(Module):
     """F.group_norm with `num_groups` groups of the `num_channels` channels, and per-channel
-    weight (ones) and bias (zeros) when affine."""
+    weight (ones) and bias (zeros, unless bias=False) when affine."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, dtype: Any = np.float32) -> None:
+                 affine: bool = True, dtype: Any = np.float32, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps = num_groups, num_channels, eps
         self.affine = affine
-        self.weight = Parameter(np.ones(num_channels), dtype) if affine else None
-        self.bias = Parameter(np.zeros(num_channels), dtype) if affine else None
+        self.weight = Parameter(np.ones(num_channels), dtype=dtype) if affine else None
+        self.bias = Parameter(np.zeros(num_channels), dtype=dtype) if affine and bias else None
 
     def extra_repr(self) -> str:
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
     def forward(self, x: Tensor) -> Tensor:
         return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
@@ -486,35 +641,20 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, rng=self.rng)
 
 
-class Sequential(Module):
+class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
-    OrderedDict), indexable (a slice gives a Sequential) and iterable."""
+    OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""
 
     def __init__(self, *modules: Module | OrderedDict[str, Module]) -> None:
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
-                setattr(self, name, module)
+                setattr(self, name, _module("Sequential", module))
         else:
-            for module in modules:
-                self.append(module)
+            self.extend(modules)  # type: ignore[arg-type]
 
-    def append(self, module: Module) -> Sequential:
-        if not isinstance(module, Module):
-            raise TypeError(f"Sequential: {type(module).__name__} is not a Module")
-        setattr(self, str(len(self._modules)), module)
-        return self
-
-    def __getitem__(self, index: int | slice) -> Module:
-        if isinstance(index, slice):
-            return Sequential(OrderedDict(list(self._modules.items())[index]))
-        return list(self._modules.values())[index]
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
+    def _sliced(self, items: list[tuple[str, Module]]) -> Sequential:
+        return Sequential(OrderedDict(items))
 
     def forward(self, x: Any) -> Any:
         for module in self._modules.values():
@@ -523,18 +663,26 @@ class Sequential(Module):
 
 
 class _ConvNd(Module):
-    """Conv1d and Conv2d: weight (out_channels, in_channels / groups, *kernel_size), bias
-    (out_channels,), initialised like PyTorch."""
+    """The convolutions, as PyTorch's: weight (out_channels, in_channels / groups, *kernel_size)
+    ((in_channels, out_channels / groups, *kernel_size) for the transposed ones), bias
+    (out_channels,), both uniform in +-1/sqrt(fan_in) with fan_in = weight.shape[1] *
+    prod(kernel_size); the settings kept as tuples."""
+
+    _function: Callable[..., Tensor]
+    _transposed = False
 
     def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
                  kernel_size: int | Sequence[int], stride: int | Sequence[int],
                  padding: int | Sequence[int] | str, dilation: int | Sequence[int], groups: int,
-                 bias: bool, rng: np.random.Generator | None, dtype: Any) -> None:
+                 bias: bool, rng: np.random.Generator | None, dtype: Any,
+                 output_padding: int | Sequence[int] = 0) -> None:
         super().__init__()
         name = type(self).__name__
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{name}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
+        if isinstance(padding, str) and self._transposed:
+            raise ValueError(f"{name}: padding {padding!r} is only for convolutions")
         kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
         # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
@@ -542,11 +690,14 @@ class _ConvNd(Module):
         self.padding = padding if isinstance(padding, str) else \
             F._ints(name, "padding", padding, spatial_dims, minimum=0)
         self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
-        self.groups = groups
-        fan_in = in_channels // groups * math.prod(kernel)
+        self.output_padding = F._ints(name, "output_padding", output_padding, spatial_dims,
+                                      minimum=0)
+        self.groups, self.transposed = groups, self._transposed
+        channels = (in_channels, out_channels // groups) if self._transposed else \
+            (out_channels, in_channels // groups)
+        fan_in = channels[1] * math.prod(kernel)
         rng = _default_rng(rng)
-        self.weight = _uniform_init((out_channels, in_channels // groups, *kernel), fan_in, rng,
-                                    dtype)
+        self.weight = _uniform_init((*channels, *kernel), fan_in, rng, dtype)
         self.bias = _uniform_init((out_channels,), fan_in, rng, dtype) if bias else None
 
     def extra_repr(self) -> str:
@@ -556,28 +707,21 @@ class _ConvNd(Module):
             settings += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.kernel_size):
             settings += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.kernel_size):
+            settings += f", output_padding={self.output_padding}"
         if self.groups != 1:
             settings += f", groups={self.groups}"
         return settings + (", bias=False" if self.bias is None else "")
 
-
-class Conv2d(_ConvNd):
-    """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
-                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
-
     def forward(self, x: Tensor) -> Tensor:
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+                                    self.dilation, self.groups)
 
 
 class Conv1d(_ConvNd):
     """1-D convolution (F.conv1d) of (N, in_channels, L) to (N, out_channels, L')."""
+
+    _function = staticmethod(F.conv1d)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
@@ -586,9 +730,116 @@ class Conv1d(_ConvNd):
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.conv1d(x, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                        self.groups)
+
+class Conv2d(_ConvNd):
+    """2-D convolution (F.conv2d) of (N, in_channels, H, W) to (N, out_channels, H', W')."""
+
+    _function = staticmethod(F.conv2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution (F.conv3d) of (N, in_channels, D, H, W) to (N, out_channels, ...)."""
+
+    _function = staticmethod(F.conv3d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, rng, dtype)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """ConvTranspose1d, 2d and 3d: PyTorch's arguments (output_padding before groups, dilation
+    after bias); forward(input, output_size=None) picks output_padding from output_size (the
+    spatial sizes, or the whole shape) when given, as PyTorch."""
+
+    _transposed = True
+
+    def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
+                 kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
+                 padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0,
+                 groups: int = 1, bias: bool = True, dilation: int | Sequence[int] = 1,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, rng, dtype, output_padding)
+
+    def forward(self, x: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        output_padding = self.output_padding if output_size is None else \
+            self._output_padding(x, list(output_size))
+        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+                                    output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, x: Tensor, output_size: list[int]) -> tuple[int, ...]:
+        """The output_padding that gives output_size, which must lie within a stride of the
+        smallest output."""
+        dims = len(self.kernel_size)
+        if len(output_size) == x.ndim:
+            output_size = output_size[x.ndim - dims:]
+        if len(output_size) != dims:
+            raise ValueError(f"{type(self).__name__}: for {x.ndim}D input, output_size must "
+                             f"have {dims} or {x.ndim} elements (got {len(output_size)})")
+        smallest = [(size - 1) * stride - 2 * padding + dilation * (kernel - 1) + 1
+                    for size, stride, padding, dilation, kernel in zip(
+                        x.shape[x.ndim - dims:], self.stride, self.padding, self.dilation,
+                        self.kernel_size)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        if not all(low <= size <= high for low, size, high in zip(smallest, output_size,
+                                                                   largest)):
+            raise ValueError(f"{type(self).__name__}: requested an output size of "
+                             f"{output_size}, but valid sizes range from {smallest} to "
+                             f"{largest} (for an input of {x.shape[x.ndim - dims:]})")
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """F.conv_transpose1d as a layer: (N, in_channels, L) to (N, out_channels, L')."""
+
+    _function = staticmethod(F.conv_transpose1d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """F.conv_transpose2d as a layer: (N, in_channels, H, W) to (N, out_channels, H', W')."""
+
+    _function = staticmethod(F.conv_transpose2d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """F.conv_transpose3d as a layer: (N, in_channels, D, H, W) to (N, out_channels, ...)."""
+
+    _function = staticmethod(F.conv_transpose3d)
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, bias, dilation, rng, dtype)
 
 
 class MaxPool2d(Module):
@@ -737,9 +988,10 @@ class Sigmoid(Module):
 
 
 class MSELoss(Module):
-    """F.mse_loss(input, target) as a module."""
+    """F.mse_loss(input, target) as a module (reduction keyword-only: PyTorch's first
+    positional argument is the deprecated size_average)."""
 
-    def __init__(self, reduction: str = "mean") -> None:
+    def __init__(self, *, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
@@ -754,17 +1006,35 @@ class L1Loss(MSELoss):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
-class CrossEntropyLoss(Module):
+class _WeightedLoss(Module):
+    """A loss module given a `weight` (and BCEWithLogitsLoss a `pos_weight`): kept as buffers,
+    as PyTorch's, so they are in its state dict (when given) and cast by `to()`."""
+
+    def __init__(self, reduction: str, **weights: Any) -> None:
+        super().__init__()
+        self.reduction = reduction
+        for name, weight in weights.items():
+            self.register_buffer(name, weight if weight is None or isinstance(weight, Tensor)
+                                 else Tensor(weight))
+
+    @staticmethod
+    def _given(weight: Tensor | None) -> Any:
+        """A weight as the functional should take it: its array (which takes the input's
+        dtype, as PyTorch's result does) unless it requires grad."""
+        return weight if weight is None or weight.requires_grad else weight.data
+
+
+class CrossEntropyLoss(_WeightedLoss):
     """F.cross_entropy(input, target) as a module (class `weight` a constant array)."""
 
     def __init__(self, weight: Any = None, *, ignore_index: int = -100,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
-        super().__init__()
-        self.weight, self.ignore_index = weight, ignore_index
-        self.reduction, self.label_smoothing = reduction, label_smoothing
+        super().__init__(reduction, weight=weight)
+        self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+        return F.cross_entropy(input, target, self._given(self.weight),
+                               ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
@@ -921,42 +1191,41 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
-class NLLLoss(Module):
+class NLLLoss(_WeightedLoss):
     """F.nll_loss(input, target) as a module (class `weight` a constant array)."""
 
     def __init__(self, weight: Any = None, *, ignore_index: int = -100,
                  reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        super().__init__(reduction, weight=weight)
+        self.ignore_index = ignore_index
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.nll_loss(input, target, self.weight, ignore_index=self.ignore_index,
-                          reduction=self.reduction)
+        return F.nll_loss(input, target, self._given(self.weight),
+                          ignore_index=self.ignore_index, reduction=self.reduction)
 
 
-class BCELoss(Module):
+class BCELoss(_WeightedLoss):
     """F.binary_cross_entropy(input, target) as a module."""
 
     def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
-        super().__init__()
-        self.weight, self.reduction = weight, reduction
+        super().__init__(reduction, weight=weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
+        return F.binary_cross_entropy(input, target, self._given(self.weight),
+                                      reduction=self.reduction)
 
 
-class BCEWithLogitsLoss(Module):
+class BCEWithLogitsLoss(_WeightedLoss):
     """F.binary_cross_entropy_with_logits(input, target) as a module."""
 
     def __init__(self, weight: Any = None, *, reduction: str = "mean",
                  pos_weight: Any = None) -> None:
-        super().__init__()
-        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+        super().__init__(reduction, weight=weight, pos_weight=pos_weight)
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.binary_cross_entropy_with_logits(input, target, self.weight,
+        return F.binary_cross_entropy_with_logits(input, target, self._given(self.weight),
                                                   reduction=self.reduction,
-                                                  pos_weight=self.pos_weight)
+                                                  pos_weight=self._given(self.pos_weight))
 
 
 class SmoothL1Loss(Module):
@@ -969,7 +1238,10 @@ class SmoothL1Loss(Module):
 
 
 class HuberLoss(Module):
-    def __init__(self, *, reduction: str = "mean", delta: float = 1.0) -> None:
+    """F.huber_loss as a module; it never had size_average, so reduction is positional, as in
+    PyTorch."""
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
         super().__init__()
         self.reduction, self.delta = reduction, delta
 
@@ -989,9 +1261,10 @@ class KLDivLoss(Module):
 class ModuleDict(Module):
     """Modules by name, registered under their keys (an ordered dict's methods)."""
 
-    def __init__(self, modules: dict[str, Module] | Iterable[tuple[str, Module]] = ()) -> None:
+    def __init__(self, modules: dict[str, Module] | Iterable[tuple[str, Module]] | None = None
+                 ) -> None:
         super().__init__()
-        self.update(modules)
+        self.update(modules if modules is not None else ())
 
     def update(self, modules: dict[str, Module] | Iterable[tuple[str, Module]]) -> None:
         for name, module in dict(modules).items():
@@ -1022,6 +1295,15 @@ class ModuleDict(Module):
     def __contains__(self, name: str) -> bool:
         return name in self._modules
 
+    def pop(self, name: str) -> Module:
+        module = self[name]
+        del self[name]
+        return module
+
+    def clear(self) -> None:
+        for name in list(self._modules):
+            del self[name]
+
     def keys(self) -> Iterable[str]:
         return self._modules.keys()
 
@@ -1036,24 +1318,37 @@ class ParameterList(Module):
     """A list of parameters, registered under the names '0', '1', ... (tensors given are made
     Parameters)."""
 
-    def __init__(self, values: Iterable[Tensor] = ()) -> None:
+    def __init__(self, values: Iterable[Tensor] | None = None) -> None:
         super().__init__()
-        for value in values:
-            self.append(value)
+        self.extend(values if values is not None else ())
 
     def append(self, value: Tensor) -> ParameterList:
-        setattr(self, str(len(self._parameters)),
-                value if isinstance(value, Parameter) else Parameter(_as_array(value)))
+        setattr(self, str(len(self._parameters)), _parameter(value))
         return self
 
-    def __getitem__(self, i: int) -> Parameter:
-        return list(self._parameters.values())[i]
+    def extend(self, values: Iterable[Tensor]) -> ParameterList:
+        for value in values:
+            self.append(value)
+        return self
+
+    def __getitem__(self, index: int | slice) -> Any:
+        """A parameter, or a ParameterList of a slice, as PyTorch's."""
+        values = list(self._parameters.values())
+        return ParameterList(values[index]) if isinstance(index, slice) else values[index]
+
+    def __setitem__(self, index: int, value: Tensor) -> None:
+        setattr(self, _name_at(list(self._parameters), index, "parameters"), _parameter(value))
 
     def __len__(self) -> int:
         return len(self._parameters)
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(self._parameters.values())
+
+
+def _parameter(value: Any) -> Parameter:
+    """`value` as a Parameter (a tensor or array given to a ParameterList becomes one)."""
+    return value if isinstance(value, Parameter) else Parameter(_as_array(value))
 
 
 class MultiheadAttention(Module):
@@ -1072,8 +1367,9 @@ class MultiheadAttention(Module):
     Dropout (of the weights, while training) draws from `rng`."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 batch_first: bool = False, rng: np.random.Generator | None = None,
+                 *, batch_first: bool = False, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
+        # batch_first by name only: PyTorch's fifth positional argument is add_bias_kv
         super().__init__()
         if embed_dim % num_heads:
             raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "
@@ -1084,11 +1380,11 @@ class MultiheadAttention(Module):
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         self.rng = _default_rng(rng)
         self.in_proj_weight = init.xavier_uniform_(
-            Parameter(np.empty((3 * embed_dim, embed_dim)), dtype), generator=self.rng)
-        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype) if bias else None
+            Parameter(np.empty((3 * embed_dim, embed_dim), dtype)), generator=self.rng)
+        self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype=dtype) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
         if bias:
-            self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype)
+            self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype=dtype)
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
                 key_padding_mask: Any = None, need_weights: bool = True, attn_mask: Any = None,

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .engine import enable_grad
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 
@@ -91,10 +92,10 @@ class Optimizer:
         return {"step": np.array(self.step_count), **settings,
                 **{k: v.copy() for k, v in self.state.items()}}
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+    def load_state_dict(self, state_dict: dict[str, np.ndarray]) -> None:
         """Restore what `state_dict` returned: the step count, the state buffers (checked
         against the parameters' shapes) and, where given, the groups' settings."""
-        state = dict(state)
+        state = dict(state_dict)
         if "step" not in state:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
         settings = {key: state.pop(key) for key in list(state) if key.startswith("param_groups.")}
@@ -121,15 +122,19 @@ class Optimizer:
             raise ValueError(f"{type(self).__name__}.load_state_dict: {key} names no parameter "
                              f"group (there are {len(self.param_groups)})")
         current = self.param_groups[int(index)].get(name)
-        if isinstance(current, tuple):
-            return int(index), name, tuple(value.tolist())
-        if isinstance(current, bool):
-            return int(index), name, bool(value)
-        return int(index), name, value.item()
+        setting = np.asarray(value).tolist()  # Python numbers, bools and strings
+        if isinstance(current, (tuple, list)):  # betas, as a tuple or a list
+            setting = type(current)(setting)
+        return int(index), name, setting
 
-    def step(self) -> None:
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Update every parameter that has a gradient (a parameter without one is skipped, and
-        its update count stays as it is)."""
+        its update count stays as it is). As PyTorch's, `closure` (recomputing the loss and
+        its gradients) is called first, in grad mode, and its loss returned."""
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
         self.step_count += 1
         for index, group, p in self._params():
             if p.grad is None:
@@ -139,6 +144,7 @@ class Optimizer:
                 g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
             self._update(index, group, p, g)
             p._version += 1  # changed in place: backward refuses a graph that saved it
+        return loss
 
     def _update(self, index: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         """Update parameter `p` (number `index` over all groups) from its gradient `g`, already
@@ -214,7 +220,7 @@ class Adam(Optimizer):
             p.data *= 1 - lr * group["weight_decay"]
         # the formulas in place through one scratch array (no temporary per operation); m
         # as PyTorch's lerp: m + (1 - b1) (g - m)
-        scratch = np.subtract(g, m)
+        scratch = np.subtract(g, m, out=np.empty_like(m))  # an array even for a 0-d parameter
         scratch *= 1 - b1
         m += scratch
         np.multiply(g, g, out=scratch)

@@ -77,6 +77,7 @@ def _multi_head_self_attention(num_heads, mask=None):
     def run(x, *weights_and_biases):
         mha = MultiHeadAttention(x.shape[-1], num_heads)
         for i, linear in enumerate((mha.W_q, mha.W_k, mha.W_v, mha.W_o)):
+            del linear.weight, linear.bias  # as in PyTorch: a parameter's name takes no Tensor
             linear.weight, linear.bias = weights_and_biases[2 * i:2 * i + 2]
         return mha(x, x, x, mask)
     return run

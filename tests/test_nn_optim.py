@@ -61,6 +61,39 @@ def test_reassigning_an_attribute_unregisters_it():
     assert [n for n, _ in m.named_parameters()] == ["b.w", "b.b"]
 
 
+def _assigned_none(nn_module, ones):
+    layer = nn_module.Linear(2, 3)
+    layer.bias = None  # stays registered, as an absent parameter
+    without = list(layer.state_dict()), repr(layer)
+    layer.bias = nn_module.Parameter(ones(3))  # back in its place
+    model = nn_module.Sequential(nn_module.ReLU(), nn_module.Tanh())
+    model[0] = nn_module.Sigmoid()
+    setattr(model, "1", None)
+    return (without, list(layer.state_dict()), [n for n, _ in model.named_modules()],
+            len(list(model.children())))
+
+
+def test_assigning_none_keeps_the_registration_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _assigned_none(nn, np.ones) == _assigned_none(torch.nn, torch.ones)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module, ones: setattr(nn_module.Linear(2, 3), "bias", ones(3) * 2),
+    lambda nn_module, ones: setattr(nn_module.Linear(2, 3), "weight", 1.0),
+    lambda nn_module, ones: setattr(nn_module.Sequential(nn_module.ReLU()), "0", "relu"),
+    lambda nn_module, ones: setattr(nn_module.BatchNorm1d(3), "running_mean", [0.0] * 3),
+])
+def test_assigning_another_kind_to_a_registered_name_raises_as_torch(misuse):
+    """A plain value (a Tensor that is not a Parameter, say) assigned to a parameter's name
+    is refused, not silently taken out of the parameters the optimizer sees."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(TypeError):
+        misuse(torch.nn, torch.ones)
+    with pytest.raises(TypeError):
+        misuse(nn, lambda n: Tensor(np.ones(n)))
+
+
 def test_module_list_append_registers():
     ml = nn.ModuleList()
     ml.append(nn.Linear(2, 3, rng=np.random.default_rng(0)))
@@ -205,6 +238,30 @@ def test_load_state_dict_strict_and_its_result_as_torch():
         m.load_state_dict({"bias": np.zeros(4)}, strict=False)
 
 
+class _Lookup:
+    """Looks like a dict (in, [], iteration) without being a Mapping."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def __contains__(self, key):
+        return key in self.entries
+
+    def __getitem__(self, key):
+        return self.entries[key]
+
+    def __iter__(self):
+        return iter(self.entries)
+
+
+def test_load_state_dict_refuses_what_is_not_a_mapping_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(TypeError):
+        torch.nn.Linear(2, 3).load_state_dict(_Lookup(torch.nn.Linear(2, 3).state_dict()))
+    with pytest.raises(TypeError):
+        nn.Linear(2, 3).load_state_dict(_Lookup(nn.Linear(2, 3).state_dict()))
+
+
 def test_load_state_dict_errors_name_the_key():
     m = Outer()
     state = m.state_dict()
@@ -276,6 +333,215 @@ def test_shared_modules_are_visited_once_as_torch_does():
     assert list(ours.state_dict()) == list(theirs.state_dict())
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     np.testing.assert_array_equal(ours.l2.weight.data, theirs.l1.weight.detach().numpy())
+
+
+def _names(container):
+    """(kind of each module, its registered name) of a container, in minigrad or torch."""
+    return [type(m).__name__ for m in container], list(container._modules)
+
+
+def _edited_list(nn_module):
+    """A ModuleList changed by each of PyTorch's list methods, and what they returned."""
+    layers = nn_module.ModuleList(None)
+    returned = layers.append(nn_module.ReLU()) is layers
+    layers.extend([nn_module.Tanh(), nn_module.Sigmoid(), nn_module.SiLU()])
+    layers.insert(1, nn_module.GELU())
+    layers[-1] = nn_module.Identity()
+    del layers[0]
+    popped = type(layers.pop(1)).__name__
+    sliced = layers[::-1]
+    return _names(layers), returned, popped, type(sliced).__name__, _names(sliced)
+
+
+def _edited_sequential(nn_module):
+    from collections import OrderedDict
+    model = nn_module.Sequential(OrderedDict(first=nn_module.ReLU(), second=nn_module.Tanh(),
+                                             third=nn_module.SiLU()))
+    sliced = model[1:]
+    model[0] = nn_module.GELU()
+    kept_names = _names(model)
+    model.extend([nn_module.Sigmoid()])
+    del model[2]  # numbers the rest '0', '1', ...
+    model.insert(0, nn_module.Identity())
+    popped = type(model.pop(-1)).__name__
+    return _names(sliced), kept_names, _names(model), popped
+
+
+def _edited_dict(nn_module):
+    layers = nn_module.ModuleDict(None)
+    layers["a"], layers["b"] = nn_module.ReLU(), nn_module.Tanh()
+    popped = type(layers.pop("a")).__name__
+    before = list(layers.keys())
+    layers.clear()
+    return popped, before, len(layers), len(nn_module.ParameterList(None))
+
+
+def _edited_parameters(nn_module, make):
+    """A ParameterList extended, assigned to and sliced."""
+    values = nn_module.ParameterList([make(2)])
+    returned = values.extend([make(3), make(4)]) is values
+    values[-1] = make(5)  # a plain tensor, made a Parameter
+    sliced = values[1:]
+    return (returned, type(sliced).__name__, [tuple(p.shape) for p in sliced],
+            [n for n, _ in values.named_parameters()], type(values[2]).__name__)
+
+
+def test_parameter_list_edits_and_slices_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert (_edited_parameters(nn, lambda n: Tensor(np.ones(n)))
+            == _edited_parameters(torch.nn, torch.ones))
+    with pytest.raises(IndexError):
+        nn.ParameterList([Tensor(np.ones(1))])[1] = Tensor(np.ones(1))
+
+
+@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict])
+def test_containers_edit_and_slice_as_torch(edit):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert edit(nn) == edit(torch.nn)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module: nn_module.ModuleList([nn_module.ReLU()])[1],
+    lambda nn_module: nn_module.ModuleList([nn_module.ReLU()]).append(3),
+    lambda nn_module: nn_module.Sequential(nn_module.ReLU()).append("relu"),
+])
+def test_containers_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(Exception) as expected:
+        misuse(torch.nn)
+    with pytest.raises(expected.type):
+        misuse(nn)
+
+
+def _registered(nn_module, ones):
+    """A Linear given parameters and modules by PyTorch's registering methods, and what its
+    lookups find."""
+    layer = nn_module.Linear(2, 3)
+    layer.weight = nn_module.Parameter(ones((3, 2)))  # replaced: keeps its place
+    layer.register_parameter("scale", nn_module.Parameter(ones(1)))
+    layer.register_parameter("shift", None)
+    layer.add_module("act", nn_module.ReLU())
+    layer.register_module("inner", nn_module.Linear(3, 1))
+    frozen = nn_module.Parameter(ones(2), requires_grad=False)
+    return (list(layer.state_dict()), [n for n, _ in layer.named_modules()], layer.shift,
+            type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
+            tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
+            tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
+            str(layer.float().inner.weight.dtype).split(".")[-1])
+
+
+def test_registering_methods_and_lookups_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _registered(nn, np.ones) == _registered(torch.nn, torch.ones)
+    ours, theirs = nn.Linear(2, 3), torch.nn.Linear(2, 3)
+    for layer in (ours, theirs):
+        layer.register_parameter("weight", None)  # emptied, in its place
+        layer.weight = type(layer.bias)(layer.bias.data)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias"]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("in_features", None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("a.b", None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter(1, None),
+    lambda nn_module: nn_module.Linear(2, 3).register_parameter("p", [1.0]),
+    lambda nn_module: nn_module.Linear(2, 3).add_module("weight", nn_module.ReLU()),
+    lambda nn_module: nn_module.Linear(2, 3).add_module("act", 3),
+    lambda nn_module: nn_module.Linear(2, 3).get_submodule("weight"),
+    lambda nn_module: nn_module.Linear(2, 3).get_submodule("nothing"),
+    lambda nn_module: nn_module.Linear(2, 3).get_parameter("in_features"),
+    lambda nn_module: nn_module.Linear(2, 3).get_parameter("nothing"),
+])
+def test_registering_methods_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(Exception) as expected:
+        misuse(torch.nn)
+    with pytest.raises(expected.type):
+        misuse(nn)
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn_module: nn_module.BatchNorm1d(3, bias=False),
+    lambda nn_module: nn_module.BatchNorm2d(3, affine=False),
+    lambda nn_module: nn_module.GroupNorm(1, 3, bias=False),
+    lambda nn_module: nn_module.GroupNorm(1, 3),
+    lambda nn_module: nn_module.LayerNorm(3, bias=False),
+    lambda nn_module: nn_module.LayerNorm(3, elementwise_affine=False),
+])
+def test_norm_layers_bias_flag_and_repr_as_torch(make):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours, theirs = make(nn), make(torch.nn)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert repr(ours) == repr(theirs)
+
+
+def _listings(nn_module):
+    shared = nn_module.Linear(2, 2)
+    model = nn_module.Sequential(shared, shared, nn_module.BatchNorm1d(2))
+    kept = model.state_dict(keep_vars=True)
+    return (list(model.state_dict(prefix="net.")), kept["0.weight"] is shared.weight,
+            [n for n, _ in model.named_parameters(remove_duplicate=False)],
+            [n for n, _ in model.named_buffers(prefix="x", remove_duplicate=False)],
+            len(list(model.modules(remove_duplicate=False))))
+
+
+def test_state_dict_and_listings_take_torchs_options():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _listings(nn) == _listings(torch.nn)
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn_module, w: nn_module.CrossEntropyLoss(w, label_smoothing=0.1),
+    lambda nn_module, w: nn_module.NLLLoss(w),
+    lambda nn_module, w: nn_module.BCELoss(w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(w, pos_weight=w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(pos_weight=w),
+    lambda nn_module, w: nn_module.CrossEntropyLoss(),
+])
+def test_loss_weights_are_buffers_as_torch(make):
+    """A PyTorch state dict of a model holding a weighted loss loads: the weights are
+    buffers."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    theirs = make(torch.nn, torch.tensor([1.0, 2.0, 0.5]))
+    ours = make(nn, np.array([1.0, 2.0, 0.5]))
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.numpy() * 3 for k, v in theirs.state_dict().items()})
+    for name, value in theirs.state_dict().items():
+        np.testing.assert_array_equal(getattr(ours, name).data, value.numpy() * 3)
+
+
+def test_loss_modules_take_positionally_only_what_torch_does():
+    """HuberLoss(reduction, delta) as PyTorch's; MSELoss's first positional argument in
+    PyTorch is the deprecated size_average, so minigrad takes reduction by name only."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    x, t = np.array([0.0, 3.0]), np.array([1.0, 0.0])
+    theirs = torch.nn.HuberLoss("sum", 0.5)(torch.tensor(x), torch.tensor(t))
+    assert nn.HuberLoss("sum", 0.5)(Tensor(x), t).item() == pytest.approx(theirs.item())
+    with pytest.raises(TypeError):
+        nn.MSELoss("sum")
+    with pytest.raises(TypeError):
+        nn.L1Loss("sum")
+
+
+@pytest.mark.parametrize("make", [
+    lambda nn_module, w: nn_module.CrossEntropyLoss(w),
+    lambda nn_module, w: nn_module.BCELoss(w),
+    lambda nn_module, w: nn_module.BCEWithLogitsLoss(w, pos_weight=w),
+])
+def test_weighted_losses_keep_the_inputs_dtype_as_torch(make):
+    """float64 weights (a numpy array's default) with a float32 input give a float32 loss, as
+    torch's float32 weights do (its BCE losses also with float64 ones)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    weight = np.array([0.5, 1.0, 2.0])
+    x = np.random.default_rng(0).uniform(0.1, 0.9, (4, 3)).astype(np.float32)
+    target = np.array([0, 2, 1, 1]) if "CrossEntropy" in repr(make(nn, None)) else \
+        np.ones((4, 3), np.float32)
+    theirs = make(torch.nn, torch.tensor(weight, dtype=torch.float32))(torch.tensor(x),
+                                                                       torch.tensor(target))
+    for given in (weight, Tensor(weight)):
+        ours = make(nn, given)(Tensor(x), target)
+        assert str(ours.dtype) == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_allclose(ours.item(), theirs.item(), rtol=1e-6)
 
 
 def test_apply_initialises_weights():
@@ -429,6 +695,87 @@ def test_layer_attributes_and_keywords_have_pytorch_names():
     assert (emb.num_embeddings, emb.embedding_dim) == (6, 4) and emb.weight.shape == (6, 4)
     ln = nn.LayerNorm(normalized_shape=5, eps=1e-6)
     assert ln.normalized_shape == (5,) and ln.eps == 1e-6
+
+
+@pytest.mark.parametrize("name, args, kwargs, shape, output_size", [
+    ("Conv3d", (4, 6, (3, 2, 2)), dict(stride=2, padding=1, groups=2, bias=False),
+     (2, 4, 5, 6, 5), None),
+    ("ConvTranspose1d", (4, 6, 3), dict(stride=2, padding=1, output_padding=1, groups=2,
+                                        dilation=2), (2, 4, 7), None),
+    ("ConvTranspose2d", (4, 3, (3, 2)), dict(stride=(2, 3), padding=(1, 0)), (2, 4, 5, 6), None),
+    ("ConvTranspose2d", (4, 3, 3), dict(stride=2, padding=1), (2, 4, 5, 6), [10, 12]),
+    ("ConvTranspose2d", (4, 3, 3), dict(stride=3, bias=False), (4, 5, 6), [3, 15, 19]),
+    ("ConvTranspose3d", (2, 3, 2), dict(stride=2), (1, 2, 3, 4, 3), None),
+])
+def test_conv3d_and_transposed_convolutions_match_torch(name, args, kwargs, shape, output_size):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    theirs = getattr(torch.nn, name)(*args, **kwargs).double()
+    ours = getattr(nn, name)(*args, **kwargs, rng=np.random.default_rng(0))
+    assert repr(ours) == repr(theirs)
+    bound = 1 / math.sqrt(theirs.weight.shape[1] * math.prod(theirs.kernel_size))  # fan_in
+    assert np.abs(ours.weight.data).max() <= bound
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    ours.astype(np.float64)
+    x = np.random.default_rng(1).standard_normal(shape)
+    x_ours, x_theirs = Tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y_ours = ours(x_ours, output_size) if output_size else ours(x_ours)
+    y_theirs = theirs(x_theirs, output_size) if output_size else theirs(x_theirs)
+    np.testing.assert_allclose(y_ours.data, y_theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    (y_ours * y_ours).sum().backward()
+    (y_theirs * y_theirs).sum().backward()
+    np.testing.assert_allclose(x_ours.grad, x_theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ours.weight.grad, theirs.weight.grad.numpy(), rtol=1e-10)
+
+
+def test_transposed_convolution_refuses_an_output_size_it_cannot_make_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for size in ([11, 11], [9]):  # past a stride beyond the smallest; too few dims
+        with pytest.raises(ValueError):
+            torch.nn.ConvTranspose2d(2, 3, 3, stride=2)(torch.zeros(1, 2, 4, 4), size)
+        with pytest.raises(ValueError):
+            nn.ConvTranspose2d(2, 3, 3, stride=2)(Tensor(np.zeros((1, 2, 4, 4))), size)
+
+
+def _pretrained(lib, make, freeze):
+    table = make(np.arange(12.0).reshape(4, 3))
+    layer = lib.nn.Embedding.from_pretrained(table, freeze=freeze, padding_idx=1)
+    out = layer(make(np.array([1, 2, 2])))
+    if not freeze:
+        out.sum().backward()
+    table[0, 0] = 100.0  # shares the table's memory
+    grad = layer.weight.grad
+    return (repr(layer), layer.weight.requires_grad, float(out.detach().sum()),
+            float(layer.weight.detach()[0, 0]),
+            None if grad is None else np.asarray(grad).tolist())
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+def test_embedding_from_pretrained_as_torch(freeze):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    assert _pretrained(minigrad, Tensor, freeze) == _pretrained(torch, torch.tensor, freeze)
+    with pytest.raises(AssertionError):  # PyTorch's class
+        nn.Embedding.from_pretrained(Tensor(np.ones(3)))
+
+
+def test_multihead_attention_takes_batch_first_by_name_only():
+    """PyTorch's fifth positional argument is add_bias_kv, which minigrad does not have: a
+    fifth positional argument is refused rather than taken as batch_first."""
+    with pytest.raises(TypeError):
+        nn.MultiheadAttention(8, 2, 0.0, True, True)
+    assert nn.MultiheadAttention(8, 2, batch_first=True).batch_first
+
+
+def test_multihead_attention_is_made_without_casting_garbage(monkeypatch):
+    """Its in_proj_weight is allocated in its own dtype before being filled: a float64 buffer
+    of leftover memory (here made to hold huge values) cast to float32 overflows, a
+    RuntimeWarning (an error under -W error)."""
+    import warnings
+    monkeypatch.setattr(np, "empty", lambda shape, dtype=np.float64: np.full(
+        shape, 1e300 if np.dtype(dtype) == np.float64 else 0, dtype))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nn.MultiheadAttention(8, 4)
 
 
 def test_dropout_forward():
@@ -671,6 +1018,17 @@ def test_optimizer_state_dict_keeps_group_settings_as_torch():
         fresh.load_state_dict({"step": np.array(0), "param_groups.2.lr": np.array(0.1)})
 
 
+def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
+    """PyTorch takes betas as any sequence and keeps what it was given."""
+    params = [nn.Parameter(np.ones(2))]
+    opt = optim.Adam(params, betas=[0.8, 0.9])
+    params[0].grad = np.ones(2)
+    opt.step()
+    restored = optim.Adam([nn.Parameter(np.ones(2))], betas=[0.5, 0.5])
+    restored.load_state_dict(opt.state_dict())
+    assert restored.param_groups[0]["betas"] == [0.8, 0.9]
+
+
 def test_optimizer_load_state_dict_rejects_bad_state():
     p = nn.Parameter(np.ones(3), dtype=np.float64)
     opt = AdamW([p])
@@ -763,20 +1121,84 @@ TORCH_OPTIMIZERS = {
     "adagrad_defaults": ("Adagrad", {}),
     "adagrad_all": ("Adagrad", dict(lr=0.1, lr_decay=0.05, weight_decay=0.1,
                                     initial_accumulator_value=0.3, eps=1e-6, maximize=True)),
+    "adam_betas_eps": ("Adam", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-4)),
+    "adamw_all": ("AdamW", dict(lr=0.01, betas=(0.5, 0.7), eps=1e-3, weight_decay=0.3,
+                                amsgrad=True, maximize=True)),
+    "rmsprop_centered": ("RMSprop", dict(lr=0.01, alpha=0.8, eps=1e-4, centered=True)),
+    "sgd_nesterov_maximize": ("SGD", dict(lr=0.05, momentum=0.5, nesterov=True, maximize=True,
+                                          weight_decay=0.2)),
 }
 
 
 @pytest.mark.parametrize("which", list(TORCH_OPTIMIZERS))
 def test_matches_torch_optim(which):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
-    p0, grads = _problem(6, steps=10)
+    p0, grads = _problem(6, steps=20)
     name, kwargs = TORCH_OPTIMIZERS[which]
     ours = lambda ps: getattr(optim, name)(ps, **kwargs)
     theirs = lambda ps: getattr(torch.optim, name)(ps, **kwargs)
     for step, (a, b) in enumerate(zip(_run(ours, p0, grads),
                                       _torch_trajectory(torch, theirs, p0, grads))):
-        for x, y in zip(a, b):
-            np.testing.assert_allclose(x, y, rtol=1e-6, atol=1e-6, err_msg=f"step {step + 1}")
+        for x, y in zip(a, b):  # float64 both: equal to rounding
+            np.testing.assert_allclose(x, y, rtol=1e-11, atol=1e-13, err_msg=f"step {step + 1}")
+
+
+@pytest.mark.parametrize("which", ["sgd", "adam_l2_decay", "adamw_amsgrad",
+                                   "rmsprop_centered_momentum", "adagrad_all"])
+def test_optimizers_update_zero_dim_parameters_as_torch(which):
+    """A 0-d parameter (a learnt scale or temperature) follows torch's trajectory too."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    rng = np.random.default_rng(7)
+    p0 = [np.array(rng.standard_normal())]
+    grads = [[np.array(rng.standard_normal())] for _ in range(5)]
+    name, kwargs = TORCH_OPTIMIZERS[which]
+    ours = _run(lambda ps: getattr(optim, name)(ps, **kwargs), p0, grads)
+    theirs = _torch_trajectory(torch, lambda ps: getattr(torch.optim, name)(ps, **kwargs), p0,
+                               grads)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        assert a[0].shape == ()
+        np.testing.assert_allclose(a[0], b[0], rtol=1e-12, err_msg=f"step {step + 1}")
+
+
+def _closure_steps(lib, make_opt, p0):
+    """Three steps of an optimizer given a closure (a quadratic loss), from inside no_grad as
+    PyTorch allows: the losses it returned and the parameter after."""
+    p = lib.nn.Parameter(lib.tensor(p0))
+    opt = make_opt([p])
+    target = lib.tensor(np.array([0.5, -1.0, 2.0]))
+
+    def closure():
+        opt.zero_grad()
+        loss = ((p - target) ** 2).sum()
+        loss.backward()
+        return loss
+
+    with lib.no_grad():
+        losses = [float(opt.step(closure)) for _ in range(3)]
+    return losses, p.detach().numpy() if lib.__name__ == "torch" else p.data
+
+
+def test_optimizer_step_calls_a_closure_and_returns_its_loss_as_torch():
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0 = np.array([1.0, 2.0, -3.0])
+    ours = _closure_steps(minigrad, lambda ps: optim.Adam(ps, lr=0.1), p0)
+    theirs = _closure_steps(torch, lambda ps: torch.optim.Adam(ps, lr=0.1), p0)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    assert optim.SGD([nn.Parameter(np.ones(1))], lr=0.1).step() is None
+
+
+def test_load_state_dict_argument_has_torchs_name():
+    params = [nn.Parameter(np.ones(2))]
+    opt = optim.SGD(params, lr=0.1, momentum=0.9)
+    schedule = optim.lr_scheduler.StepLR(opt, step_size=2)
+    params[0].grad = np.ones(2)
+    opt.step()
+    schedule.step()
+    opt.load_state_dict(state_dict=opt.state_dict())
+    schedule.load_state_dict(state_dict=schedule.state_dict())
+    assert schedule.last_epoch == 1
 
 
 def _clip_both(torch, gs, max_norm, norm_type):
@@ -838,6 +1260,8 @@ def _leaf(m):
     lambda m: m.optim.SGD([_leaf(m) * 2], lr=0.1),  # not a leaf
     lambda m: m.optim.SGD([_leaf(m), 2.0], lr=0.1),
     lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
+    lambda m: m.optim.lr_scheduler.StepLR([_leaf(m)], step_size=2),  # not an optimizer
+    lambda m: m.optim.lr_scheduler.ConstantLR(m.optim.SGD([_leaf(m)], lr=0.1), factor=1.5),
 ])
 def test_optimizer_misuse_raises_pytorchs_class(misuse):
     assert_raises_like_torch(lambda lib, F: misuse(lib))
@@ -1002,6 +1426,60 @@ def test_init_draws_in_place_with_the_papers_spread(init, kwargs, std):
     np.testing.assert_array_equal(weight.data, again.data)
 
 
+@pytest.mark.parametrize("shape", [(30, 50), (50, 30), (8, 4, 3, 3)])
+def test_orthogonal_init_is_semi_orthogonal_times_gain_as_torch(shape):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.orthogonal_(nn.Parameter(np.zeros(shape, np.float32)), gain=2.0,
+                               generator=np.random.default_rng(0))
+    theirs = torch.nn.init.orthogonal_(torch.zeros(shape), gain=2.0).numpy()
+    assert ours.dtype == np.float32 and ours.requires_grad
+    for matrix in (ours.data.reshape(shape[0], -1), theirs.reshape(shape[0], -1)):
+        gram = matrix @ matrix.T if matrix.shape[0] <= matrix.shape[1] else matrix.T @ matrix
+        np.testing.assert_allclose(gram, 4 * np.eye(len(gram)), atol=1e-5)
+
+
+def test_orthogonal_init_draws_uniformly_over_rotations():
+    """The sign of each column follows R's diagonal (as PyTorch's): without it a QR
+    decomposition's Q leans to one sign, and Q[0, 0] would not average 0."""
+    rng = np.random.default_rng(0)
+    corners = [nn.init.orthogonal_(Tensor(np.zeros((3, 3))), generator=rng).data[0, 0]
+               for _ in range(3000)]
+    assert abs(np.mean(corners)) < 4 * np.std(corners) / np.sqrt(3000)
+
+
+@pytest.mark.parametrize("init", ["kaiming_uniform_", "kaiming_normal_"])
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2)])
+def test_kaiming_init_of_an_empty_tensor_returns_it_as_torch(init, shape):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for mode in ("fan_in", "fan_out"):
+        with pytest.warns(UserWarning):  # PyTorch: "Initializing zero-element tensors is a no-op"
+            assert getattr(torch.nn.init, init)(torch.zeros(shape), mode=mode).shape == shape
+        assert getattr(nn.init, init)(Tensor(np.zeros(shape)), mode=mode).shape == shape
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")  # PyTorch's
+def test_layers_without_inputs_are_made_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for make in (lambda n: n.Linear(0, 3), lambda n: n.Conv1d(0, 2, 3), lambda n: n.Linear(3, 0)):
+        ours, theirs = make(nn), make(torch.nn)
+        for name, value in theirs.state_dict().items():
+            assert ours.state_dict()[name].shape == tuple(value.shape)
+            if value.numel() and not value.any():  # a bias of a layer without inputs: zeros
+                assert not ours.state_dict()[name].any()
+
+
+def test_eye_init_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    for shape in [(2, 3), (3, 2)]:
+        np.testing.assert_array_equal(nn.init.eye_(Tensor(np.zeros(shape))).data,
+                                      torch.nn.init.eye_(torch.zeros(shape)).numpy())
+    for init in ("eye_", "orthogonal_"):
+        with pytest.raises(ValueError):
+            getattr(torch.nn.init, init)(torch.zeros(3))
+        with pytest.raises(ValueError):
+            getattr(nn.init, init)(Tensor(np.zeros(3)))
+
+
 def test_init_bounds_and_constants():
     w = nn.Parameter(np.zeros((100, 50)))
     nn.init.xavier_uniform_(w)
@@ -1045,6 +1523,16 @@ SCHEDULERS = {
     "linear_warmup": ("LinearLR", lambda lib: dict(start_factor=0.1, total_iters=4)),
     "linear_decay": ("LinearLR", lambda lib: dict(start_factor=1.0, end_factor=0.2,
                                                    total_iters=6)),
+    "multiplicative": ("MultiplicativeLR", lambda lib: dict(lr_lambda=lambda e: 0.9 + 0.01 * e)),
+    "multiplicative_per_group": ("MultiplicativeLR", lambda lib: dict(
+        lr_lambda=[lambda epoch: 0.5, lambda epoch: 1 + 0.1 * epoch])),
+    "warm_restarts": ("CosineAnnealingWarmRestarts", lambda lib: dict(T_0=3)),
+    "warm_restarts_longer": ("CosineAnnealingWarmRestarts", lambda lib: dict(
+        T_0=2, T_mult=2, eta_min=0.01)),
+    "constant": ("ConstantLR", lambda lib: dict(factor=0.25, total_iters=4)),
+    "constant_defaults": ("ConstantLR", lambda lib: {}),
+    "polynomial": ("PolynomialLR", lambda lib: dict(total_iters=6, power=2.0)),
+    "polynomial_defaults": ("PolynomialLR", lambda lib: {}),
 }
 
 
@@ -1080,6 +1568,140 @@ def test_lr_schedulers_match_torch(which, last_epoch):
     np.testing.assert_allclose(_scheduled_lrs(minigrad, which, last_epoch, 20),
                                _scheduled_lrs(torch, which, last_epoch, 20),
                                rtol=1e-12, atol=1e-15)
+
+
+def _plateau(lib, settings, metrics, add_group_at=None):
+    """get_last_lr() after each step(metric) of ReduceLROnPlateau over two parameter groups
+    (a third added at step add_group_at), and its counters at the end."""
+    import minigrad
+    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+               lib.zeros(2, requires_grad=True) for _ in range(3)]
+    opt = lib.optim.SGD([{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.5}], lr=1.0)
+    schedule = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, **settings)
+    seen = []
+    for step, metric in enumerate(metrics):
+        if step == add_group_at:
+            opt.add_param_group({"params": [tensors[2]], "lr": 0.7})
+        schedule.step(metric)
+        seen.append(schedule.get_last_lr())
+    return seen, (schedule.num_bad_epochs, schedule.cooldown_counter, schedule.best,
+                  schedule.last_epoch)
+
+
+_METRICS = np.random.default_rng(3).standard_normal((3, 30))
+
+
+@pytest.mark.parametrize("settings", [
+    {}, dict(patience=2), dict(patience=1, cooldown=2, factor=0.5),
+    dict(mode="max", patience=1, threshold=0.1),
+    dict(mode="max", threshold_mode="abs", threshold=0.3, patience=0),
+    dict(threshold_mode="abs", threshold=0.5, patience=1, min_lr=[0.1, 0.2]),
+    dict(patience=0, min_lr=0.3, eps=0.05), dict(patience=0, factor=0.9, eps=0.2),
+])
+@pytest.mark.parametrize("metrics", [_METRICS[0], np.linspace(5, -5, 30) + _METRICS[1],
+                                     np.ones(25), -np.abs(_METRICS[2])],
+                         ids=["noise", "falling", "flat", "negative"])
+def test_reduce_lr_on_plateau_matches_torch(settings, metrics):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    add_at = None if isinstance(settings.get("min_lr"), list) else 5
+    ours = _plateau(minigrad, settings, list(metrics), add_at)
+    theirs = _plateau(torch, settings, list(metrics), add_at)
+    assert ours[1] == theirs[1]
+    for step, (a, b) in enumerate(zip(ours[0], theirs[0])):
+        np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=f"step {step + 1}")
+
+
+@pytest.mark.parametrize("settings", [dict(factor=1.0), dict(mode="least"),
+                                      dict(threshold_mode="relative"), dict(min_lr=[0.1])])
+def test_reduce_lr_on_plateau_refuses_what_torch_refuses(settings):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(ValueError):
+        _plateau(torch, settings, [1.0])
+    with pytest.raises(ValueError):
+        _plateau(minigrad, settings, [1.0])
+    with pytest.raises(RuntimeError):  # a group added, and min_lr given per group
+        _plateau(torch, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
+    with pytest.raises(RuntimeError):
+        _plateau(minigrad, dict(min_lr=[0.1, 0.1], patience=0), [1.0] * 3, add_group_at=1)
+
+
+def _restarts_by_fraction(lib, settings):
+    """CosineAnnealingWarmRestarts stepped three times an epoch with the fractional epoch."""
+    tensor = nn.Parameter(np.zeros(2)) if lib.__name__ == "minigrad" else \
+        lib.zeros(2, requires_grad=True)
+    schedule = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(
+        lib.optim.SGD([tensor], lr=0.1), **settings)
+    seen = []
+    for epoch in range(12):
+        for i in range(3):
+            schedule.step(epoch + i / 3)
+            seen.append([*schedule.get_last_lr(), schedule.last_epoch, schedule.T_cur])
+    return seen
+
+
+@pytest.mark.parametrize("settings", [dict(T_0=3), dict(T_0=2, T_mult=2, eta_min=0.01),
+                                      dict(T_0=5, T_mult=3)])
+def test_warm_restarts_take_fractional_epochs_as_torch(settings):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    np.testing.assert_allclose(_restarts_by_fraction(minigrad, settings),
+                               _restarts_by_fraction(torch, settings), rtol=1e-12)
+
+
+def _one_cycle(lib, optimizer, settings, steps):
+    """lr and momentum (SGD's, or Adam's beta1) of two groups at each of `steps` steps of
+    OneCycleLR, and the settings left in the first group."""
+    import minigrad
+    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+               lib.zeros(2, requires_grad=True) for _ in range(2)]
+    opt = getattr(lib.optim, optimizer)(
+        [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}], lr=0.1,
+        **({"momentum": 0.9} if optimizer == "SGD" else {}))
+    schedule = lib.optim.lr_scheduler.OneCycleLR(opt, **settings)
+    seen = []
+    for _ in range(steps):
+        seen.append([*schedule.get_last_lr(), *(group["momentum"] if optimizer == "SGD" else
+                                                group["betas"][0] for group in opt.param_groups)])
+        opt.step()
+        schedule.step()
+    kept = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
+    return seen, [opt.param_groups[0].get(key) for key in kept]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+@pytest.mark.parametrize("settings, steps", [
+    (dict(max_lr=1.0, total_steps=20), 20),
+    (dict(max_lr=[1.0, 2.0], epochs=4, steps_per_epoch=5, pct_start=0.25,
+          anneal_strategy="linear"), 20),
+    (dict(max_lr=0.5, total_steps=30, three_phase=True, div_factor=10.0, final_div_factor=100.0,
+          base_momentum=0.8, max_momentum=[0.9, 0.99]), 30),
+    (dict(max_lr=0.5, total_steps=10, cycle_momentum=False), 10),
+])
+def test_one_cycle_matches_torch(optimizer, settings, steps):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = _one_cycle(minigrad, optimizer, settings, steps)
+    theirs = _one_cycle(torch, optimizer, settings, steps)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert ours[1] == pytest.approx(theirs[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("settings, steps", [
+    (dict(max_lr=1.0), 1), (dict(max_lr=1.0, total_steps=0), 1),
+    (dict(max_lr=1.0, total_steps=5, pct_start=1), 1),  # an int: PyTorch wants a float
+    (dict(max_lr=1.0, total_steps=5, anneal_strategy="exp"), 1),
+    (dict(max_lr=[1.0], total_steps=5), 1),  # one per group of two
+    (dict(max_lr=1.0, total_steps=5), 8),  # stepped past total_steps
+])
+def test_one_cycle_refuses_what_torch_refuses(settings, steps):
+    import minigrad
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    with pytest.raises(ValueError):
+        _one_cycle(torch, "SGD", settings, steps)
+    with pytest.raises(ValueError):
+        _one_cycle(minigrad, "SGD", settings, steps)
 
 
 def test_lr_scheduler_resumes_from_its_state_dict():
