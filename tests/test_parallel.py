@@ -193,7 +193,9 @@ def test_train_cli_threads_follows_the_single_thread_run(tmp_path):
 
 
 def test_train_cli_threads_with_dropout_repeats_and_resumes_bit_for_bit(tmp_path):
-    flags = ("--threads", "2", "--dropout", "0.2")
+    # a learning-rate schedule fixed by flags, so that the run cut short at step 6 follows the
+    # same one as the unbroken run (by default it would follow --steps)
+    flags = ("--threads", "2", "--dropout", "0.2", "--warmup", "2", "--lr-decay-steps", "12")
     first, out1 = run_train(tmp_path, "first", *flags)
     second, out2 = run_train(tmp_path, "second", *flags)
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
