@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a source checkout
 
+from benchmarks.cli import add_json_option, at_least  # noqa: E402
 from benchmarks.train_step import busy_processes  # noqa: E402
 
 WORKER = r"""
@@ -70,8 +71,12 @@ for line in sys.stdin:
 
 
 def checkout(rev: str, into: Path) -> Path:
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(into), rev],
-                   check=True, capture_output=True)
+    done = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f",
+                           str(into), rev], capture_output=True, text=True)
+    if done.returncode:
+        print(f"error: cannot check out {rev!r} ({done.stderr.strip().splitlines()[-1]}); "
+              f"give a commit of this repository, e.g. HEAD~3", file=sys.stderr)
+        sys.exit(2)
     return into
 
 
@@ -79,13 +84,14 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("base", help="the commit to compare against (e.g. HEAD~3)")
     p.add_argument("head", nargs="?", default="HEAD", help="the commit to measure (default HEAD)")
-    p.add_argument("--steps", type=int, default=40, help="timed steps per commit")
-    p.add_argument("--block", type=int, default=5, help="timed steps in a row per commit")
-    p.add_argument("--threads", type=int, default=1,
+    p.add_argument("--steps", type=at_least(1), default=40, help="timed steps per commit")
+    p.add_argument("--block", type=at_least(1), default=5,
+                   help="timed steps in a row per commit")
+    p.add_argument("--threads", type=at_least(1), default=1,
                    help="data-parallel threads per step (default 1: the plain one-thread step)")
-    p.add_argument("--load", type=int, default=0, metavar="N",
+    p.add_argument("--load", type=at_least(0), default=0, metavar="N",
                    help="time while N busy processes compete for the cores")
-    p.add_argument("--json", help="also write the results to this JSON file")
+    add_json_option(p)
     args = p.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="minigrad-compare-") as tmp:

@@ -18,6 +18,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 
 import minigrad  # noqa: E402
+from benchmarks.cli import add_json_option, at_least  # noqa: E402
 from benchmarks.machine import describe, machine_info  # noqa: E402
 from models import GPT, GPTConfig  # noqa: E402
 
@@ -25,9 +26,10 @@ from models import GPT, GPTConfig  # noqa: E402
 def main() -> int:
     minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--tokens", type=int, default=500, help="new tokens to generate")
-    p.add_argument("--repeat", type=int, default=3, help="runs of each mode; the best counts")
-    p.add_argument("--json", help="also write the results to this JSON file")
+    p.add_argument("--tokens", type=at_least(1), default=500, help="new tokens to generate")
+    p.add_argument("--repeat", type=at_least(1), default=3,
+                   help="runs of each mode; the best counts")
+    add_json_option(p)
     args = p.parse_args()
     model = GPT(GPTConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128), seed=0)
     results = {}

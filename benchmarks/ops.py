@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 import minigrad  # noqa: E402
 import minigrad.functional as F  # noqa: E402
+from benchmarks.cli import add_json_option, at_least  # noqa: E402
 from benchmarks.machine import describe, machine_info  # noqa: E402
 
 
@@ -49,8 +50,8 @@ def cases(lib: str, grad: bool):
 def main() -> int:
     minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--repeat", type=int, default=2000, help="calls per measurement")
-    p.add_argument("--json", help="also write the results to this JSON file")
+    p.add_argument("--repeat", type=at_least(1), default=2000, help="calls per measurement")
+    add_json_option(p)
     args = p.parse_args()
     try:
         import torch

@@ -37,6 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source checkout
 
 import minigrad  # noqa: E402
+from benchmarks.cli import add_json_option, at_least  # noqa: E402
 from benchmarks.machine import describe, machine_info  # noqa: E402
 from benchmarks.numpy_floor import numpy_floor_step  # noqa: E402
 from minigrad import optim  # noqa: E402
@@ -58,7 +59,7 @@ def batches(seed: int = 0):
 # ---- minigrad ----
 def minigrad_step(threads: int) -> Callable[[], float]:
     model = GPT(CONFIG, seed=0)
-    params = model.parameters()
+    params = list(model.parameters())
     opt = optim.AdamW(params, lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1)
     data = batches()
     parallel = DataParallel(model, threads) if threads > 1 else None
@@ -284,25 +285,19 @@ def ratio(value: float | None) -> str:
 def main() -> int:
     minigrad.keep_freed_memory()  # as `python -m train` does: measure what users run
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=30, help="timed steps per mode")
-    p.add_argument("--warmup", type=int, default=5, help="untimed steps per mode first")
-    p.add_argument("--block", type=int, default=5, help="timed steps in a row per mode")
-    p.add_argument("--load", type=int, default=0, metavar="N",
+    p.add_argument("--steps", type=at_least(1), default=30, help="timed steps per mode")
+    p.add_argument("--warmup", type=at_least(0), default=5, help="untimed steps per mode first")
+    p.add_argument("--block", type=at_least(1), default=5, help="timed steps in a row per mode")
+    p.add_argument("--load", type=at_least(0), default=0, metavar="N",
                    help="then time every mode again while N busy processes compete for the "
                         "cores, and report each mode's slowdown")
-    p.add_argument("--json", help="also write the results to this JSON file")
+    add_json_option(p)
     p.add_argument("--profile", action="store_true",
                    help="also print a cProfile of minigrad steps (the hottest functions)")
     p.add_argument("--no-torch", action="store_true", help="skip PyTorch even if installed")
     p.add_argument("--rss-only", choices=["minigrad", "minigrad-threads2", "floor", "torch"],
                    help=argparse.SUPPRESS)
     args = p.parse_args()
-    for name in ("steps", "block"):
-        if getattr(args, name) < 1:
-            p.error(f"--{name} must be at least 1, got {getattr(args, name)}")
-    for name in ("warmup", "load"):
-        if getattr(args, name) < 0:
-            p.error(f"--{name} must be 0 or more, got {getattr(args, name)}")
 
     if args.rss_only:
         step = {"minigrad": lambda: minigrad_step(1), "minigrad-threads2": lambda: minigrad_step(2),

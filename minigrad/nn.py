@@ -246,16 +246,18 @@ class Module:
         return self._named_members(lambda m: m._parameters.items(), prefix, recurse,  # type: ignore
                                    remove_duplicate)
 
-    def parameters(self, recurse: bool = True) -> list[Parameter]:
-        return [p for _, p in self.named_parameters(recurse=recurse)]
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """The parameters, as a generator (PyTorch's: `next(model.parameters())` works; take
+        list() of it to go over them twice)."""
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
     def named_buffers(self, prefix: str = "", recurse: bool = True,
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                    remove_duplicate)
 
-    def buffers(self, recurse: bool = True) -> list[Tensor]:
-        return [b for _, b in self.named_buffers(recurse=recurse)]
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset every parameter's gradient: to None, or to zeros in place (Tensor.zero_grad)."""

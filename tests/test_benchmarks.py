@@ -101,3 +101,22 @@ def test_compare_commits_times_two_commits_data_parallel_under_load(tmp_path):
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["threads"] == 2 and result["load"] == 1
     assert set(result["ms_per_step"]) == {"base", "head"}
+
+
+@pytest.mark.parametrize("script, flags, says", [
+    ("generate.py", ["--tokens", "0"], "--tokens: must be at least 1, got 0"),
+    ("generate.py", ["--repeat", "x"], "--repeat: expected a whole number"),
+    ("ops.py", ["--json", "{tmp}"], "is a directory"),
+    ("train_step.py", ["--load", "-1"], "--load: must be at least 0, got -1"),
+    ("train_step.py", ["--json", "{tmp}/missing/r.json"], "does not exist"),
+    ("compare_commits.py", ["no-such-commit"], "cannot check out 'no-such-commit'"),
+])
+def test_bad_input_is_one_error_line_and_exit_2(tmp_path, script, flags, says):
+    # checked before anything is measured (a bad --json used to fail only after the run)
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / script),
+                          *[f.format(tmp=tmp_path) for f in flags]],
+                         capture_output=True, text=True, timeout=120)
+    errors = [line for line in out.stderr.splitlines() if "error:" in line]
+    assert out.returncode == 2 and len(errors) == 1 and says in errors[0], out.stderr
+    assert "Traceback" not in out.stderr

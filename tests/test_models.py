@@ -324,7 +324,7 @@ def test_mha_shapes_and_values():
     assert out.shape == (3, 2, 8) and mha.attention_weights.shape == (3, 2, 2, 6)
     np.testing.assert_allclose(mha.attention_weights.sum(-1), 1.0, rtol=1e-12)
     np.testing.assert_allclose(out.data, np_mha(mha, x[:, :2], mem)[0], rtol=1e-10, atol=1e-12)
-    assert len(mha.parameters()) == 8 and mha.num_parameters() == 4 * (8 * 8 + 8)
+    assert len(list(mha.parameters())) == 8 and mha.num_parameters() == 4 * (8 * 8 + 8)
 
 
 @pytest.mark.parametrize("dim,heads", [(10, 3), (4, 8), (6, 0)])
@@ -358,7 +358,7 @@ def test_block_gradcheck():
 def test_gpt_loss_gradcheck():
     model = GPT(tiny_config(), seed=0, dtype=np.float64)
     randomize(model, np.random.default_rng(3))
-    params = model.parameters()
+    params = list(model.parameters())
     # wte, wpe; per block ln_1 (2), 4 attention linears (8), ln_2 (2), 2 MLP linears (4); ln_f
     assert len(params) == 2 + 16 + 2 and all(p.dtype == np.float64 for p in params)
     rng = np.random.default_rng(4)

@@ -3,6 +3,7 @@
 Every expected value is computed here, independently, in plain numpy float64 from the formulas
 (or, when torch is installed, by torch.optim on the same data)."""
 import math
+import types
 
 import numpy as np
 import pytest
@@ -45,12 +46,20 @@ def test_parameters_and_submodules_register():
     names = [n for n, _ in m.named_parameters()]
     assert names == ["scale", "first.w", "first.b", "layers.0.w", "layers.0.b",
                      "layers.1.w", "layers.1.b"]
-    assert len(m.parameters()) == 7
+    assert len(list(m.parameters())) == 7
     assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in m.parameters())
     assert m.num_parameters() == 1 + 3 * (6 + 3)
     module_names = [n for n, _ in m.named_modules()]
     assert module_names == ["", "first", "layers", "layers.0", "layers.1", "drop"]
     assert len(m.layers) == 2 and m.layers[1] is list(m.layers)[1]
+
+
+def test_parameters_and_buffers_are_generators_as_torch():
+    # PyTorch's idiom `next(model.parameters())` (the first parameter, e.g. for its dtype)
+    m = Outer()
+    assert next(m.parameters()) is m.scale
+    assert isinstance(m.parameters(), types.GeneratorType)
+    assert isinstance(m.buffers(), types.GeneratorType)
 
 
 def test_reassigning_an_attribute_unregisters_it():
@@ -123,7 +132,7 @@ def test_shared_parameter_listed_once():
             super().__init__()
             self.a, self.b = a, b
 
-    params = Two().parameters()
+    params = list(Two().parameters())
     assert len(params) == 3
     assert sum(p is a.weight for p in params) == 1
     assert Two().num_parameters() == 9 + 3 + 3
@@ -143,7 +152,7 @@ def test_zero_grad():
 ])
 def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
     m = Outer()
-    params = m.parameters()
+    params = list(m.parameters())
     grads = [np.ones_like(p.data) for p in params[1:]]
     for p, g in zip(params[1:], grads):
         p.grad = g
@@ -157,12 +166,12 @@ def test_named_members_take_prefix_and_recurse_as_torch():
     m = WithBuffers()
     assert [n for n, _ in m.named_parameters(prefix="model")] == ["model.lin.weight",
                                                                   "model.lin.bias"]
-    assert list(m.named_parameters(recurse=False)) == [] and m.parameters(recurse=False) == []
+    assert list(m.named_parameters(recurse=False)) == [] and list(m.parameters(recurse=False)) == []
     assert [n for n, _ in m.lin.named_parameters("lin", recurse=False)] == ["lin.weight",
                                                                           "lin.bias"]
     own = [n for n, _ in m.named_buffers(recurse=False)]
     assert own == [n for n, _ in m.named_buffers()] == ["mean", "steps", "scratch"]
-    assert m.buffers(recurse=False) == [m.mean, m.steps, m.scratch]
+    assert list(m.buffers(recurse=False)) == [m.mean, m.steps, m.scratch]
     assert [n for n, _ in m.named_buffers(prefix="p")][0] == "p.mean"
 
 
@@ -172,7 +181,7 @@ def test_deleting_an_attribute_unregisters_it_as_torch():
     assert [n for n, _ in m.named_parameters()] == ["lin.weight"]
     assert "mean" not in m.state_dict() and "lin.bias" not in m.state_dict()
     del m.lin
-    assert m.parameters() == [] and not hasattr(m, "lin")
+    assert list(m.parameters()) == [] and not hasattr(m, "lin")
     with pytest.raises(AttributeError):
         del m.lin
 
@@ -574,9 +583,9 @@ class WithBuffers(nn.Module):
 def test_buffers_are_listed_and_persistent_ones_saved_as_torch_does():
     m = WithBuffers()
     assert [n for n, _ in m.named_buffers()] == ["mean", "steps", "scratch"]
-    assert m.buffers()[0] is m.mean
+    assert next(m.buffers()) is m.mean
     assert list(m.state_dict()) == ["mean", "steps", "lin.weight", "lin.bias"]
-    assert m.parameters() == [m.lin.weight, m.lin.bias]  # buffers are not trained
+    assert list(m.parameters()) == [m.lin.weight, m.lin.bias]  # buffers are not trained
     torch = pytest.importorskip("torch", reason="PyTorch not installed: its order is not checked")
 
     class Theirs(torch.nn.Module):
@@ -619,7 +628,7 @@ def test_register_buffer_rejects_what_torch_rejects():
 
 def test_to_casts_parameters_and_float_buffers_like_astype():
     m = WithBuffers().to(np.float32)
-    assert {t.dtype for t in m.parameters() + [m.mean, m.scratch]} == {np.dtype(np.float32)}
+    assert {t.dtype for t in [*m.parameters(), m.mean, m.scratch]} == {np.dtype(np.float32)}
     assert m.steps.dtype == np.int64
     with pytest.raises(TypeError, match="floating point"):
         m.to(np.int64)
@@ -646,7 +655,7 @@ def test_linear_forward():
     expected = np.einsum("bti,oi->bto", x, layer.weight.data) + layer.bias.data
     np.testing.assert_allclose(layer(Tensor(x)).data, expected, rtol=1e-12, atol=1e-12)
     nobias = nn.Linear(4, 3, bias=False, rng=np.random.default_rng(0))
-    assert nobias.bias is None and len(nobias.parameters()) == 1
+    assert nobias.bias is None and len(list(nobias.parameters())) == 1
     np.testing.assert_allclose(nobias(Tensor(x, dtype=np.float32)).data,
                                x @ nobias.weight.data.T.astype(np.float64), rtol=1e-5, atol=1e-6)
 

@@ -98,7 +98,7 @@ class TrainConfig:
 
     def build_optimizer(self, model: GPT) -> optim.AdamW:
         """AdamW; like nanoGPT, only matrices (ndim >= 2) decay, not biases or LayerNorm gains."""
-        params = model.parameters()
+        params = list(model.parameters())
         groups = [{"params": [p for p in params if p.ndim >= 2],
                    "weight_decay": self.weight_decay},
                   {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]

@@ -299,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(vocab)} characters; {len(train_data):,} training characters.")
     splits = {"train": train_data, "val": val_data}
     tokens_per_step = config.batch_size * config.model.block_size
-    params = model.parameters()
+    params = list(model.parameters())
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
     with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
