@@ -1390,18 +1390,17 @@ class Tensor:
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the largest entry is along `dim` (the first one among ties), or in the
-        flattened tensor when dim is None: an int64 tensor, without grad."""
-        self._refuse_bool("argmax")
+        flattened tensor when dim is None: an int64 tensor, without grad. Bools count as 0 and
+        1 (PyTorch has no bool kernel for it)."""
         return self._arg_extreme("argmax", np.argmax, dim, keepdim)
 
     def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Where the smallest entry is: as argmax."""
-        self._refuse_bool("argmin")
         return self._arg_extreme("argmin", np.argmin, dim, keepdim)
 
     def _refuse_bool(self, op: str) -> None:
-        """PyTorch's refusal of bool tensors where order or rounding means little (argmax,
-        relu, floor, a bool to a bool power, ...)."""
+        """PyTorch's refusal of bool tensors where rounding or arithmetic means little (relu,
+        floor, a bool to a bool power, ...)."""
         if self.dtype == np.bool_:
             raise InvalidTypeError(f"{op}: does not take a bool tensor; convert it with .long()")
 
