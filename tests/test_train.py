@@ -1264,6 +1264,22 @@ def test_the_learning_rate_decays_to_a_tenth_of_lr_by_default(text_file, tmp_pat
     assert metrics(out)[-1]["lr"] < 1e-5
 
 
+def test_a_checkpoint_whose_min_lr_is_above_its_lr_still_resumes(text_file, tmp_path):
+    """Runs from before --min-lr was checked against --lr (--lr 1e-5 with the fixed --min-lr
+    1e-4) continue with their own schedule; a new --lr below its --min-lr is refused."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2", "--eval-every",
+                            "2") == 0
+    ckpt = train.checkpoint.load(out / "ckpt.npz")
+    ckpt.config.lr, ckpt.config.min_lr = 1e-5, 1e-4
+    train.checkpoint.save(out / "ckpt.npz", ckpt)
+    assert train_in_process("--out", out, "--resume", "--steps", "4") == 0
+    resumed = train.checkpoint.load(out / "ckpt.npz")
+    assert (resumed.step, resumed.config.lr, resumed.config.min_lr) == (4, 1e-5, 1e-4)
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "6", "--min-lr", "2e-5"),
+                       "--min-lr 2e-05 is above --lr 1e-05")
+
+
 def test_a_short_run_warms_up_over_a_tenth_of_it_then_decays(text_file, tmp_path):
     """With a fixed 100 warm-up steps, a 20-step run never reached --lr nor decayed."""
     out = tmp_path / "out"

@@ -132,7 +132,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
     config = TrainConfig(model=replace(base.model, **model), **values)
     config.validate()
-    if config.min_lr > config.lr:
+    # a checkpoint from before this check may hold such a schedule: it resumes with it unchanged
+    if config.min_lr > config.lr and (not saved or {"lr", "min_lr"} & given.keys()):
         raise UsageError(f"--min-lr {config.min_lr} is above --lr {config.lr}, so the cosine "
                          f"decay would raise the learning rate; give a --min-lr of at most --lr")
     if args.preset and config.data is None:
