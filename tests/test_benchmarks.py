@@ -107,6 +107,7 @@ def test_compare_commits_times_two_commits_data_parallel_under_load(tmp_path):
     ("generate.py", ["--tokens", "0"], "--tokens: must be at least 1, got 0"),
     ("generate.py", ["--repeat", "x"], "--repeat: expected a whole number"),
     ("ops.py", ["--json", "{tmp}"], "is a directory"),
+    ("ops.py", ["--json", ""], "--json: the path is empty"),
     ("train_step.py", ["--load", "-1"], "--load: must be at least 0, got -1"),
     ("train_step.py", ["--json", "{tmp}/missing/r.json"], "does not exist"),
     ("compare_commits.py", ["no-such-commit"], "cannot check out 'no-such-commit'"),
