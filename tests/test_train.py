@@ -22,6 +22,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -65,11 +66,23 @@ def train_in_process(*args: object) -> int:
     return run_cli(train.train.main, list(map(str, args)))
 
 
-def started(args: list[object], stdout: Path, stderr: Path, **kwds) -> subprocess.Popen:
+def as_in_a_terminal(ignored: tuple[int, ...] = ()) -> Callable[[], None]:
+    """A preexec_fn: the stop signals handled as by a command typed in a terminal, whatever this
+    test run inherited (a script's `pytest &` ignores SIGINT, `nohup pytest` SIGHUP), but for
+    those `ignored` (as by `nohup`)."""
+    def reset() -> None:
+        for signum in train.errors.STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    return reset
+
+
+def started(args: list[object], stdout: Path, stderr: Path,
+            ignored: tuple[int, ...] = ()) -> subprocess.Popen:
     """`python -m train ARGS` in the background, its output going to two files."""
     with stdout.open("w") as out_f, stderr.open("w") as err_f:
         return subprocess.Popen([sys.executable, "-m", "train", *map(str, args)], cwd=ROOT,
-                                stdout=out_f, stderr=err_f, **kwds)
+                                stdout=out_f, stderr=err_f, preexec_fn=as_in_a_terminal(ignored))
 
 
 def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: float = 60) -> None:
@@ -481,7 +494,7 @@ def test_a_run_started_under_nohup_keeps_training_when_its_terminal_closes(text_
     out = tmp_path / "out"
     process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
                        "20"], tmp_path / "stdout.txt", tmp_path / "stderr.txt",
-                      preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+                      ignored=(signal.SIGHUP,))
     try:
         wait_for_rows(process, out, 1)
         process.send_signal(signal.SIGHUP)
@@ -503,7 +516,7 @@ def test_sighup_saves_and_exits_129_when_the_reader_of_its_pipe_is_gone(text_fil
         process = subprocess.Popen(
             [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
              "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr,
-            text=True)
+            text=True, preexec_fn=as_in_a_terminal())
     try:
         for line in process.stdout:  # until the loop runs; nothing more is printed before a stop
             if line.startswith("step 0:"):
