@@ -411,8 +411,26 @@ def test_a_failed_first_write_does_not_say_to_resume(text_file, tmp_path):
     result = run("train", text_file, "--out", out, *TINY, "--steps", "2", "--overwrite")
     assert result.returncode == 2
     error = result.stderr.strip().splitlines()[-1]
-    assert "no checkpoint was written" in error and "run again" in error, error
+    assert "no checkpoint was written" in error and "run the command again" in error, error
     assert "--resume" not in error
+
+
+def test_the_advice_after_a_failed_first_checkpoint_works(text_file, tmp_path, monkeypatch,
+                                                          capsys):
+    """Step 0's metrics row is written before its checkpoint: after that checkpoint fails, the
+    same command is refused ("already holds a run"), so the advice must say --overwrite."""
+    def full_disk(file, arrays):
+        raise OSError(28, "No space left on device")
+
+    command = [text_file, "--out", tmp_path / "out", *TINY, "--steps", "2"]
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", full_disk)
+    assert train_in_process(*command) == 2
+    monkeypatch.undo()
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "no checkpoint was written" in error, error
+    assert "run the command again with --overwrite" in error, error
+    assert train_in_process(*command) == 2  # as it was: "already holds a run"
+    assert train_in_process(*command, "--overwrite") == 0
 
 
 # ---- Ctrl-C, SIGTERM, SIGHUP -----------------------------------------------------------------
