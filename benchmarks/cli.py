@@ -24,6 +24,8 @@ def at_least(minimum: int) -> Callable[[str], int]:
 
 def json_path(text: str) -> str:
     """An argparse type: a file path that the results can be written to."""
+    if not text:  # an unset shell variable, say: Path("") would be the current directory
+        raise argparse.ArgumentTypeError("the path is empty; give a file name")
     path = Path(text)
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name in it")

@@ -96,8 +96,10 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="minigrad-compare-") as tmp:
         revs = {"base": args.base, "head": args.head}
-        trees = {name: checkout(rev, Path(tmp) / name) for name, rev in revs.items()}
-        try:
+        trees: dict[str, Path] = {}
+        try:  # the finally removes what was checked out, also when the second checkout fails
+            for name, rev in revs.items():
+                trees[name] = checkout(rev, Path(tmp) / name)
             workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(tree),
                                                str(args.threads)],
                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,

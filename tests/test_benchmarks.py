@@ -107,6 +107,7 @@ def test_compare_commits_times_two_commits_data_parallel_under_load(tmp_path):
     ("generate.py", ["--tokens", "0"], "--tokens: must be at least 1, got 0"),
     ("generate.py", ["--repeat", "x"], "--repeat: expected a whole number"),
     ("ops.py", ["--json", "{tmp}"], "is a directory"),
+    ("ops.py", ["--json", ""], "--json: the path is empty"),
     ("train_step.py", ["--load", "-1"], "--load: must be at least 0, got -1"),
     ("train_step.py", ["--json", "{tmp}/missing/r.json"], "does not exist"),
     ("compare_commits.py", ["no-such-commit"], "cannot check out 'no-such-commit'"),
@@ -120,3 +121,17 @@ def test_bad_input_is_one_error_line_and_exit_2(tmp_path, script, flags, says):
     errors = [line for line in out.stderr.splitlines() if "error:" in line]
     assert out.returncode == 2 and len(errors) == 1 and says in errors[0], out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parent.parent / ".git").exists(),
+                    reason="compare_commits checks commits out of this repository's git history")
+def test_compare_commits_with_a_bad_head_leaves_no_worktree_behind(tmp_path):
+    # the base is checked out first; a head that cannot be must not leave it registered in git
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "compare_commits.py"),
+                          "HEAD", "no-such-commit"], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
+    assert out.returncode == 2 and "cannot check out 'no-such-commit'" in out.stderr, out.stderr
+    listed = subprocess.run(["git", "-C", str(root), "worktree", "list", "--porcelain"],
+                            capture_output=True, text=True, check=True).stdout
+    assert str(tmp_path) not in listed

@@ -22,6 +22,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -65,11 +66,23 @@ def train_in_process(*args: object) -> int:
     return run_cli(train.train.main, list(map(str, args)))
 
 
-def started(args: list[object], stdout: Path, stderr: Path, **kwds) -> subprocess.Popen:
+def as_in_a_terminal(ignored: tuple[int, ...] = ()) -> Callable[[], None]:
+    """A preexec_fn: the stop signals handled as by a command typed in a terminal, whatever this
+    test run inherited (a script's `pytest &` ignores SIGINT, `nohup pytest` SIGHUP), but for
+    those `ignored` (as by `nohup`)."""
+    def reset() -> None:
+        for signum in train.errors.STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN if signum in ignored else signal.SIG_DFL)
+
+    return reset
+
+
+def started(args: list[object], stdout: Path, stderr: Path,
+            ignored: tuple[int, ...] = ()) -> subprocess.Popen:
     """`python -m train ARGS` in the background, its output going to two files."""
     with stdout.open("w") as out_f, stderr.open("w") as err_f:
         return subprocess.Popen([sys.executable, "-m", "train", *map(str, args)], cwd=ROOT,
-                                stdout=out_f, stderr=err_f, **kwds)
+                                stdout=out_f, stderr=err_f, preexec_fn=as_in_a_terminal(ignored))
 
 
 def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: float = 60) -> None:
@@ -398,8 +411,26 @@ def test_a_failed_first_write_does_not_say_to_resume(text_file, tmp_path):
     result = run("train", text_file, "--out", out, *TINY, "--steps", "2", "--overwrite")
     assert result.returncode == 2
     error = result.stderr.strip().splitlines()[-1]
-    assert "no checkpoint was written" in error and "run again" in error, error
+    assert "no checkpoint was written" in error and "run the command again" in error, error
     assert "--resume" not in error
+
+
+def test_the_advice_after_a_failed_first_checkpoint_works(text_file, tmp_path, monkeypatch,
+                                                          capsys):
+    """Step 0's metrics row is written before its checkpoint: after that checkpoint fails, the
+    same command is refused ("already holds a run"), so the advice must say --overwrite."""
+    def full_disk(file, arrays):
+        raise OSError(28, "No space left on device")
+
+    command = [text_file, "--out", tmp_path / "out", *TINY, "--steps", "2"]
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", full_disk)
+    assert train_in_process(*command) == 2
+    monkeypatch.undo()
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "no checkpoint was written" in error, error
+    assert "run the command again with --overwrite" in error, error
+    assert train_in_process(*command) == 2  # as it was: "already holds a run"
+    assert train_in_process(*command, "--overwrite") == 0
 
 
 # ---- Ctrl-C, SIGTERM, SIGHUP -----------------------------------------------------------------
@@ -481,7 +512,7 @@ def test_a_run_started_under_nohup_keeps_training_when_its_terminal_closes(text_
     out = tmp_path / "out"
     process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
                        "20"], tmp_path / "stdout.txt", tmp_path / "stderr.txt",
-                      preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+                      ignored=(signal.SIGHUP,))
     try:
         wait_for_rows(process, out, 1)
         process.send_signal(signal.SIGHUP)
@@ -503,7 +534,7 @@ def test_sighup_saves_and_exits_129_when_the_reader_of_its_pipe_is_gone(text_fil
         process = subprocess.Popen(
             [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
              "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr,
-            text=True)
+            text=True, preexec_fn=as_in_a_terminal())
     try:
         for line in process.stdout:  # until the loop runs; nothing more is printed before a stop
             if line.startswith("step 0:"):
@@ -1262,6 +1293,22 @@ def test_the_learning_rate_decays_to_a_tenth_of_lr_by_default(text_file, tmp_pat
                             "--lr", "1e-5", "--warmup", "0") == 0
     assert train.checkpoint.load(out / "ckpt.npz").config.min_lr == pytest.approx(1e-6)
     assert metrics(out)[-1]["lr"] < 1e-5
+
+
+def test_a_checkpoint_whose_min_lr_is_above_its_lr_still_resumes(text_file, tmp_path):
+    """Runs from before --min-lr was checked against --lr (--lr 1e-5 with the fixed --min-lr
+    1e-4) continue with their own schedule; a new --lr below its --min-lr is refused."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2", "--eval-every",
+                            "2") == 0
+    ckpt = train.checkpoint.load(out / "ckpt.npz")
+    ckpt.config.lr, ckpt.config.min_lr = 1e-5, 1e-4
+    train.checkpoint.save(out / "ckpt.npz", ckpt)
+    assert train_in_process("--out", out, "--resume", "--steps", "4") == 0
+    resumed = train.checkpoint.load(out / "ckpt.npz")
+    assert (resumed.step, resumed.config.lr, resumed.config.min_lr) == (4, 1e-5, 1e-4)
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "6", "--min-lr", "2e-5"),
+                       "--min-lr 2e-05 is above --lr 1e-05")
 
 
 def test_a_short_run_warms_up_over_a_tenth_of_it_then_decays(text_file, tmp_path):

@@ -290,8 +290,10 @@ class Saver:
             what = f"the checkpoint {self.path}"
             save(self.path, ckpt)
         except OSError as err:
-            # --resume needs this OUT's checkpoint: no other --out, and none if none was written
-            then = "continue with --resume" if self.last_step is not None else "run again"
+            # --resume needs this OUT's checkpoint: no other --out; with none written, the
+            # metrics row already in OUT would stop the same command ("already holds a run")
+            then = ("continue with --resume" if self.last_step is not None else
+                    "run the command again with --overwrite")
             raise UsageError(f"cannot write {what} ({err.strerror or err}); {self.kept()}: free "
                              f"some space (or remove what stops the write), then {then}") from None
         self.last_step = ckpt.step

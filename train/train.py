@@ -106,7 +106,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     base = saved or TrainConfig()
     values = {**{f.name: getattr(base, f.name) for f in fields(TrainConfig) if f.name != "model"},
               **{name: getattr(base.model, name) for name in MODEL_OPTIONS}}
-    values.update(PRESETS.get(args.preset, {}))
+    preset = PRESETS.get(args.preset, {})
+    values.update(preset)
     given = {name: getattr(args, name) for name in values
              if getattr(args, name, None) is not None}
     changed = [k for k in ARCHITECTURE if saved and k in given and given[k] != values[k]]
@@ -120,7 +121,7 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     if values["eval_every"] is None:
         values["eval_every"] = auto_eval_every(values["steps"])
     if not saved:  # a new run's defaults that follow other settings
-        chosen = {**PRESETS.get(args.preset, {}), **given}
+        chosen = {**preset, **given}
         if "threads" not in chosen:
             values["threads"] = default_threads(values["batch_size"])
         if "min_lr" not in chosen:
@@ -132,7 +133,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
     config = TrainConfig(model=replace(base.model, **model), **values)
     config.validate()
-    if config.min_lr > config.lr:
+    # a checkpoint from before this check may hold such a schedule: it resumes with it unchanged
+    if config.min_lr > config.lr and (not saved or {"lr", "min_lr"} & given.keys()):
         raise UsageError(f"--min-lr {config.min_lr} is above --lr {config.lr}, so the cosine "
                          f"decay would raise the learning rate; give a --min-lr of at most --lr")
     if args.preset and config.data is None:
