@@ -1149,14 +1149,18 @@ class Tensor:
             raise InvalidArgumentError("clamp: give min, max or both")
         dtype = _result_dtype(*map(_operand, (self, min, max)))
         x = out = self.to(dtype)
-        if min is not None:  # a NaN bound is taken, so it propagates, as in PyTorch
+        nan = _nan(x.data)
+        if min is not None:
             low = x._lift(min).to(dtype)
-            out = ops.Where.apply(low, out, cond=(x.data < low.data) | _nan(low.data))
+            out = ops.Where.apply(low, out, cond=x.data < low.data)
+            nan = nan | _nan(low.data)
         if max is not None:
             high = x._lift(max).to(dtype)
-            out = ops.Where.apply(high, out, cond=(out.data > high.data) | _nan(high.data))
-        if _nan(x.data).any():  # NaN stays NaN, with gradient 0 as in PyTorch (NaN is in no range)
-            out = ops.Where.apply(x._lift(math.nan), out, cond=_nan(x.data))
+            out = ops.Where.apply(high, out, cond=out.data > high.data)
+            nan = nan | _nan(high.data)
+        if nan.any():  # a NaN entry or bound gives NaN, with gradient 0 to all three, as in
+            # PyTorch (its comparisons with NaN are False, so NaN is in no range)
+            out = ops.Where.apply(x._lift(math.nan), out, cond=nan)
         return out
 
     def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:

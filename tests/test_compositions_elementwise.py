@@ -742,6 +742,21 @@ def test_float32_compares_with_a_python_number_in_float32_like_pytorch():
     assert (t == 0.1).item()  # 0.1 rounded to float32, as PyTorch does with a Python number
 
 
+def test_clamp_gives_a_nan_bound_no_gradient_as_pytorch(torch):
+    """Regression: a bound that requires grad got the gradient where it was NaN (PyTorch's is 0
+    there: its comparisons with NaN are False), and where x was NaN min got it."""
+    data = np.array([-1.0, np.nan, 1.5, 0.5, np.nan])  # (x > max with min NaN: see docs/api.md)
+    low, high = np.array([0.0, 0.0, np.nan, np.nan, 0.0]), np.array([2.0, 2.0, 2.0, 1.0, np.nan])
+    ours = [Tensor(a.copy(), requires_grad=True) for a in (data, low, high)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (data, low, high)]
+    out, expected = ours[0].clamp(*ours[1:]), theirs[0].clamp(*theirs[1:])
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    out.backward(np.arange(1.0, 6.0))
+    expected.backward(torch.arange(1.0, 6.0, dtype=torch.float64))
+    for mine, reference in zip(ours, theirs):
+        np.testing.assert_array_equal(mine.grad, reference.grad.numpy())
+
+
 def test_comparisons_and_bitwise_ops_promote_as_in_pytorch(torch):
     """Regression: numpy's promotion was used, so a float32 tensor met a 0-d float64 one in
     float64 (0.1 != 0.1), int8 & a 0-d int64 gave int64, and uint8 & -3 raised OverflowError."""
