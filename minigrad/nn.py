@@ -156,9 +156,10 @@ class Module:
         module = self.get_submodule(path)
         if not hasattr(module, name):
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
-        if name not in module._parameters:
+        param = module._parameters.get(name)
+        if param is None:  # not a parameter, or one registered as absent (None)
             raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return module._parameters[name]
+        return param
 
     def extra_repr(self) -> str:
         """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""

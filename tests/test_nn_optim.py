@@ -449,6 +449,12 @@ def test_registering_methods_and_lookups_as_torch():
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias"]
 
 
+def _with_absent_bias(nn_module):
+    layer = nn_module.Linear(2, 3)
+    layer.bias = None  # still registered, as a parameter that is absent
+    return layer
+
+
 @pytest.mark.parametrize("misuse", [
     lambda nn_module: nn_module.Linear(2, 3).register_parameter("in_features", None),
     lambda nn_module: nn_module.Linear(2, 3).register_parameter("a.b", None),
@@ -460,6 +466,7 @@ def test_registering_methods_and_lookups_as_torch():
     lambda nn_module: nn_module.Linear(2, 3).get_submodule("nothing"),
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("in_features"),
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("nothing"),
+    lambda nn_module: _with_absent_bias(nn_module).get_parameter("bias"),
 ])
 def test_registering_methods_refuse_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
