@@ -575,12 +575,18 @@ class Tensor:
         return ops.Div.apply(b, a)
 
     def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
-        """`_operands` in a float dtype: int / int is float, as in PyTorch. A number meets an
-        integer tensor as a float, never cast to the integer dtype first (uint8 / -3 is
-        negative)."""
-        x = self._floating() if isinstance(other, (int, float, np.number, np.bool_)) else self
-        a, b = x._operands(other)
-        return a._floating(), b._floating()
+        """Both operands converted straight to the quotient's dtype: `_result_dtype`'s, or the
+        default float for integers and bools (int / int is float, as in PyTorch). Never through
+        the integer dtype `_operands` would give: uint8 / -3 and uint8 / tensor(300) keep their
+        divisors' values."""
+        if not isinstance(other, (int, float, np.number, np.bool_)):
+            other = self._lift(other)
+        dtype = _result_dtype(self, other)
+        if dtype.kind != "f":
+            dtype = np.dtype(get_default_dtype())
+        other = other.to(dtype) if isinstance(other, Tensor) else \
+            Tensor._make(np.asarray(other, dtype))
+        return self.to(dtype), other
 
     # x += y and the like: in place, as PyTorch's, unless the result must be recorded
     def __iadd__(self, other: ArrayLike) -> Tensor:

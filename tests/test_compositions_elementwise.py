@@ -790,6 +790,20 @@ def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
     assert out.dtype == np.int8 and out.tolist() == [-112, 56]  # 400 and -200 modulo 256
 
 
+def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torch):
+    """Regression: the 0-d divisor (or dividend) was cast to the other's integer dtype before
+    the division, so uint8 / tensor(-3) divided by 253 and int8 / tensor(300) by 44."""
+    for fn in (lambda lib, x: x / lib.tensor(-3), lambda lib, x: lib.tensor(-3) / x,
+               lambda lib, x: x / lib.tensor(300),
+               lambda lib, x: x.div(lib.tensor(300, dtype=lib.int16)),
+               lambda lib, x: x.to(lib.int8) / lib.tensor(1.5, dtype=lib.float64),
+               lambda lib, x: x.to(lib.float16) / lib.tensor([3, 4])):
+        out = fn(minigrad, minigrad.tensor(np.array([7, 200], np.uint8)))
+        expected = fn(torch, torch.tensor(np.array([7, 200], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-3)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.tensor([True, False]) ** -1,
     lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
