@@ -485,7 +485,8 @@ class Embedding(Module):
     rows. Initialised N(0, 1), like PyTorch."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
+                 _weight: Parameter | None = None) -> None:
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
@@ -494,6 +495,9 @@ class Embedding(Module):
             padding_idx %= num_embeddings  # PyTorch keeps it non-negative
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
+        if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
+            self.weight = _weight
+            return
         weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
         if padding_idx is not None:
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
@@ -509,9 +513,7 @@ class Embedding(Module):
         if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
             raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
                                  f"got shape {weight.shape}")
-        embedding = cls(*weight.shape, padding_idx=padding_idx)
-        embedding.weight = weight
-        return embedding
+        return cls(*weight.shape, padding_idx=padding_idx, _weight=weight)
 
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"

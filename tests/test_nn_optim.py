@@ -774,6 +774,17 @@ def test_embedding_from_pretrained_as_torch(freeze):
         nn.Embedding.from_pretrained(Tensor(np.ones(3)))
 
 
+def test_embedding_from_pretrained_draws_no_table_of_its_own(monkeypatch):
+    """Regression: it made a random N(0, 1) table (float64, then cast) the size of the one
+    given, only to replace it: a transient of 12 bytes an entry for a pretrained vocabulary."""
+    def no_drawing(rng):
+        raise AssertionError("from_pretrained drew a random table")
+    monkeypatch.setattr(nn, "_default_rng", no_drawing)
+    table = Tensor(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    layer = nn.Embedding.from_pretrained(table, padding_idx=-1)
+    assert layer.weight.data is table.data and layer.padding_idx == 2
+
+
 def test_multihead_attention_takes_batch_first_by_name_only():
     """PyTorch's fifth positional argument is add_bias_kv, which minigrad does not have: a
     fifth positional argument is refused rather than taken as batch_first."""
