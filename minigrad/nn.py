@@ -123,20 +123,26 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign {type(param).__name__!r} object to parameter "
                             f"{name!r} (Parameter or None required)")
-        if param is None:  # a new name, or a parameter's, which keeps its place
-            self._parameters[name] = None
-            object.__setattr__(self, name, None)
-        else:
-            setattr(self, name, param)
+        self._register(self._parameters, name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add `module` under `name`, as assigning it does (a name computed at run time)."""
         self._check_new_name("module", name, self._modules)
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        setattr(self, name, module)
+        self._register(self._modules, name, module)
 
     register_module = add_module
+
+    def _register(self, registry: dict[str, Any], name: str, value: Any) -> None:
+        """register_parameter's and add_module's last step: assign `value`, or for None keep
+        `name` registered as absent (a new name, or one of that kind, which keeps its place);
+        assigning None alone would make a new name a plain attribute."""
+        if value is not None:
+            setattr(self, name, value)
+        else:
+            registry[name] = None
+            object.__setattr__(self, name, None)
 
     def get_submodule(self, target: str) -> Module:
         """The module at dotted path `target` ("" is this one), as PyTorch's: AttributeError

@@ -431,8 +431,10 @@ def _registered(nn_module, ones):
     layer.register_parameter("shift", None)
     layer.add_module("act", nn_module.ReLU())
     layer.register_module("inner", nn_module.Linear(3, 1))
+    layer.add_module("later", None)  # registered, as a module that is absent
     frozen = nn_module.Parameter(ones(2), requires_grad=False)
     return (list(layer.state_dict()), [n for n, _ in layer.named_modules()], layer.shift,
+            list(layer._modules), repr(layer),
             type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
             tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
             tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
@@ -447,6 +449,12 @@ def test_registering_methods_and_lookups_as_torch():
         layer.register_parameter("weight", None)  # emptied, in its place
         layer.weight = type(layer.bias)(layer.bias.data)
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias"]
+
+
+def _with_absent_module(nn_module):
+    layer = nn_module.Linear(2, 3)
+    layer.add_module("later", None)
+    return layer
 
 
 def _with_absent_bias(nn_module):
@@ -467,6 +475,7 @@ def _with_absent_bias(nn_module):
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("in_features"),
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("nothing"),
     lambda nn_module: _with_absent_bias(nn_module).get_parameter("bias"),
+    lambda nn_module: setattr(_with_absent_module(nn_module), "later", 3),
 ])
 def test_registering_methods_refuse_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
