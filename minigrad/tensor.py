@@ -58,8 +58,7 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
     returns 0 with a warning, and has no integer division of two bools."""
-    if divisor.dtype == np.bool_:
-        raise InvalidTypeError(f"{op}: not implemented for bool tensors; convert with .long()")
+    divisor._refuse_bool(op)
     if divisor.dtype.kind in "iu" and not divisor.data.all():
         raise InvalidArgumentError(f"{op}: ZeroDivisionError (an integer divided by zero)")
     return divisor
