@@ -796,11 +796,16 @@ class Tensor:
 
     def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
         """alpha * other, for add and sub; a float alpha with integer operands raises, as in
-        PyTorch, rather than turn the result into a float."""
-        if isinstance(alpha, float) and _result_dtype(self, _operand(other)).kind != "f":
+        PyTorch, rather than turn the result into a float. For bools it stays bool (alpha * True
+        is True for any alpha but 0), as PyTorch's sum of bools."""
+        dtype = _result_dtype(self, _operand(other))
+        if isinstance(alpha, float) and dtype.kind != "f":
             raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
                                    f"got {alpha}")
-        return other if alpha == 1 else self._lift(other) * alpha
+        if alpha == 1:
+            return other
+        scaled = self._lift(other) * alpha
+        return scaled.to(dtype) if dtype == np.bool_ else scaled
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other

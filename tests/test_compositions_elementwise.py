@@ -824,7 +824,10 @@ def test_integer_misuses_raise_as_in_pytorch(misuse):
 def test_float_alpha_is_fine_where_the_result_is_float(torch):
     for fn in (lambda lib: lib.tensor([1, 2]).add(1.5, alpha=0.5),
                lambda lib: lib.tensor([1.0, 2.0]).sub(lib.tensor([1, 2]), alpha=0.5),
-               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2)):
+               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2),
+               # bools stay bool (regression: alpha * other was int64, so True + 2 True was 3)
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=2),
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0)):
         out, expected = fn(minigrad), fn(torch)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())
