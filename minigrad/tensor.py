@@ -1525,6 +1525,10 @@ class Tensor:
         if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
             raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
         axis = None if dim is None else _dim("unique", dim, self.ndim)
+        if axis is not None and 0 in self.shape[:axis] + self.shape[axis + 1:]:
+            # PyTorch's refusal: empty slices would all be equal (numpy keeps one of them)
+            raise InvalidArgumentError(f"unique: there are 0-sized dims other than dim {dim} "
+                                       f"(shape {self.shape}), so unique cannot be applied")
         values, inverse, counts = np.unique(self.data, return_inverse=True, return_counts=True,
                                             axis=axis, equal_nan=False)
         inverse = inverse.reshape(self.shape if axis is None else -1)
