@@ -660,7 +660,7 @@ class Sequential(_ModuleSequence):
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
-                setattr(self, name, _module("Sequential", module))
+                self.add_module(name, _module("Sequential", module))
         else:
             self.extend(modules)  # type: ignore[arg-type]
 
@@ -1285,12 +1285,7 @@ class ModuleDict(Module):
         return self._modules[name]
 
     def __setitem__(self, name: str, module: Module) -> None:
-        if not isinstance(module, Module):
-            raise TypeError(f"ModuleDict: {name!r} must be a Module, got "
-                            f"{type(module).__name__}")
-        if name not in self._modules and hasattr(self, name):
-            raise KeyError(f"ModuleDict: attribute {name!r} already exists")
-        setattr(self, name, module)
+        self.add_module(name, module)
 
     def __delitem__(self, name: str) -> None:
         if name not in self._modules:

@@ -4,6 +4,7 @@ Every expected value is computed here, independently, in plain numpy float64 fro
 (or, when torch is installed, by torch.optim on the same data)."""
 import math
 import types
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -363,7 +364,6 @@ def _edited_list(nn_module):
 
 
 def _edited_sequential(nn_module):
-    from collections import OrderedDict
     model = nn_module.Sequential(OrderedDict(first=nn_module.ReLU(), second=nn_module.Tanh(),
                                              third=nn_module.SiLU()))
     sliced = model[1:]
@@ -410,6 +410,13 @@ def test_containers_edit_and_slice_as_torch(edit):
 
 
 @pytest.mark.parametrize("misuse", [
+    # names add_module refuses (regression: 'train' replaced the method, 'a.b' broke state_dict)
+    lambda nn_module: nn_module.Sequential(OrderedDict([("train", nn_module.ReLU())])),
+    lambda nn_module: nn_module.Sequential(OrderedDict([("a.b", nn_module.ReLU())])),
+    lambda nn_module: nn_module.ModuleDict({"a.b": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"forward": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"relu": 3}),
     lambda nn_module: nn_module.ModuleList([nn_module.ReLU()])[1],
     lambda nn_module: nn_module.ModuleList([nn_module.ReLU()]).append(3),
     lambda nn_module: nn_module.Sequential(nn_module.ReLU()).append("relu"),
