@@ -955,6 +955,7 @@ def nll_loss(input: Tensor, target: ArrayLike, weight: ArrayLike | None = None, 
     """Negative log-likelihood: -input[n, target[n]] for log-probabilities `input` (N, C),
     (N, C, d1, ...) or (C,) and integer class indices `target` (N,), (N, d1, ...) or ();
     `weight`, `ignore_index` and `reduction` as in cross_entropy."""
+    input._require_floating("nll_loss")
     _check_reduction("nll_loss", reduction)
     classes = input.shape[_class_dim("nll_loss", input)]
     weight = _class_weights("nll_loss", weight, classes, input.dtype)
@@ -988,6 +989,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: ArrayLike,
     (1 - t) x + (1 + (pos_weight - 1) t) log(1 + exp(-x)). `pos_weight` (broadcast over the last
     dim, one per class) weighs the positive term; `weight` each entry."""
     name = "binary_cross_entropy_with_logits"
+    input._require_floating(name)
     _check_reduction(name, reduction)
     target = _loss_target(name, input, target, same_shape=True)
     softplus_neg = _softplus(-input)  # log(1 + exp(-x))
@@ -1019,6 +1021,7 @@ def smooth_l1_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
     beta = 0 gives l1_loss. It is huber_loss divided by beta."""
     if beta < 0:
         raise RuntimeError(f"smooth_l1_loss: beta must not be negative, got {beta}")
+    input._require_floating("smooth_l1_loss")
     _check_reduction("smooth_l1_loss", reduction)
     difference = input - _loss_target("smooth_l1_loss", input, target)
     if beta == 0:
@@ -1032,6 +1035,7 @@ def huber_loss(input: Tensor, target: ArrayLike, reduction: str = "mean",
     reduced."""
     if not delta > 0:
         raise RuntimeError(f"huber_loss: delta must be positive, got {delta}")
+    input._require_floating("huber_loss")
     _check_reduction("huber_loss", reduction)
     return _reduce(_huber(input - _loss_target("huber_loss", input, target), delta), reduction)
 
@@ -1054,6 +1058,7 @@ def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
     if reduction not in _REDUCTIONS + ("batchmean",):
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
                          f"got {reduction!r}")
+    input._require_floating("kl_div")
     target = _loss_target("kl_div", input, target)
     if log_target:
         losses = target.exp() * (target - input)

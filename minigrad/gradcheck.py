@@ -1,7 +1,7 @@
 """Check analytic gradients against central finite differences: the way to trust a new op."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -14,7 +14,7 @@ class GradcheckError(AssertionError):
     (an input, the output, a gradient) is NaN or inf, where no comparison can be trusted."""
 
 
-def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 1e-6,
+def gradcheck(fn: Callable[..., Tensor], inputs: Iterable[Tensor], eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0) -> bool:
     """Check `fn(*inputs)`'s backward against central differences, for every entry of every input
     that requires grad.
@@ -32,6 +32,7 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Sequence[Tensor], eps: float = 
     or which values are not finite: NaN and inf compare false to everything, so with them in the
     inputs, the output or a gradient a wrong backward could otherwise pass.
     """
+    inputs = tuple(inputs)  # read more than once: a generator (model.parameters()) would run dry
     checked = [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not checked:
         raise ValueError("gradcheck: no input requires grad; create them with requires_grad=True")

@@ -307,8 +307,8 @@ def _attend(q, k, v, mask, scale, out=None):
     scores *= scores.dtype.type(scale)
     if mask is not None:
         np.copyto(scores, -np.inf, where=~mask)
-    # softmax in place over the keys (last axis)
-    m = scores.max(axis=-1, keepdims=True)
+    # softmax in place over the keys (last axis); no keys: max -inf (`initial`), output zeros
+    m = scores.max(axis=-1, keepdims=True, initial=-np.inf)
     if mask is not None:
         m[np.isneginf(m)] = 0  # a fully masked row: exp(-inf - 0) = 0, not NaN
     scores -= m

@@ -82,9 +82,9 @@ def _check_optimizer(optimizer: Any) -> None:
         raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
 
 
-def _per_group(scheduler: str, name: str, optimizer: Optimizer,
-               value: float | Sequence[float]) -> list[float]:
-    """A setting given once for every parameter group, or as a list of one per group."""
+def _per_group(scheduler: str, name: str, optimizer: Optimizer, value: Any) -> list[Any]:
+    """A setting (a number, or LambdaLR's function) given once for every parameter group, or
+    as a list or tuple of one per group, as PyTorch reads it."""
     groups = len(optimizer.param_groups)
     if not isinstance(value, (list, tuple)):
         return [value] * groups
@@ -101,14 +101,7 @@ class _PerGroupLambdas(LRScheduler):
     def __init__(self, optimizer: Optimizer,
                  lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]],
                  last_epoch: int = -1) -> None:
-        groups = len(optimizer.param_groups)
-        if callable(lr_lambda):
-            self.lr_lambdas = [lr_lambda] * groups
-        else:
-            self.lr_lambdas = list(lr_lambda)
-            if len(self.lr_lambdas) != groups:
-                raise ValueError(f"{type(self).__name__}: expected {groups} lr_lambdas, got "
-                                 f"{len(self.lr_lambdas)}")
+        self.lr_lambdas = _per_group(type(self).__name__, "lr_lambda", optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
 

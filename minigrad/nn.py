@@ -123,20 +123,26 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign {type(param).__name__!r} object to parameter "
                             f"{name!r} (Parameter or None required)")
-        if param is None:  # a new name, or a parameter's, which keeps its place
-            self._parameters[name] = None
-            object.__setattr__(self, name, None)
-        else:
-            setattr(self, name, param)
+        self._register(self._parameters, name, param)
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add `module` under `name`, as assigning it does (a name computed at run time)."""
         self._check_new_name("module", name, self._modules)
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        setattr(self, name, module)
+        self._register(self._modules, name, module)
 
     register_module = add_module
+
+    def _register(self, registry: dict[str, Any], name: str, value: Any) -> None:
+        """register_parameter's and add_module's last step: assign `value`, or for None keep
+        `name` registered as absent (a new name, or one of that kind, which keeps its place);
+        assigning None alone would make a new name a plain attribute."""
+        if value is not None:
+            setattr(self, name, value)
+        else:
+            registry[name] = None
+            object.__setattr__(self, name, None)
 
     def get_submodule(self, target: str) -> Module:
         """The module at dotted path `target` ("" is this one), as PyTorch's: AttributeError
@@ -156,9 +162,10 @@ class Module:
         module = self.get_submodule(path)
         if not hasattr(module, name):
             raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
-        if name not in module._parameters:
+        param = module._parameters.get(name)
+        if param is None:  # not a parameter, or one registered as absent (None)
             raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return module._parameters[name]
+        return param
 
     def extra_repr(self) -> str:
         """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""
@@ -484,7 +491,8 @@ class Embedding(Module):
     rows. Initialised N(0, 1), like PyTorch."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
+                 _weight: Parameter | None = None) -> None:
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
@@ -493,6 +501,9 @@ class Embedding(Module):
             padding_idx %= num_embeddings  # PyTorch keeps it non-negative
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = padding_idx
+        if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
+            self.weight = _weight
+            return
         weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
         if padding_idx is not None:
             weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
@@ -508,9 +519,7 @@ class Embedding(Module):
         if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
             raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
                                  f"got shape {weight.shape}")
-        embedding = cls(*weight.shape, padding_idx=padding_idx)
-        embedding.weight = weight
-        return embedding
+        return cls(*weight.shape, padding_idx=padding_idx, _weight=weight)
 
     def extra_repr(self) -> str:
         padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
@@ -651,7 +660,7 @@ class Sequential(_ModuleSequence):
         super().__init__()
         if len(modules) == 1 and isinstance(modules[0], OrderedDict):
             for name, module in modules[0].items():
-                setattr(self, name, _module("Sequential", module))
+                self.add_module(name, _module("Sequential", module))
         else:
             self.extend(modules)  # type: ignore[arg-type]
 
@@ -1276,12 +1285,7 @@ class ModuleDict(Module):
         return self._modules[name]
 
     def __setitem__(self, name: str, module: Module) -> None:
-        if not isinstance(module, Module):
-            raise TypeError(f"ModuleDict: {name!r} must be a Module, got "
-                            f"{type(module).__name__}")
-        if name not in self._modules and hasattr(self, name):
-            raise KeyError(f"ModuleDict: attribute {name!r} already exists")
-        setattr(self, name, module)
+        self.add_module(name, module)
 
     def __delitem__(self, name: str) -> None:
         if name not in self._modules:

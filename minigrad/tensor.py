@@ -58,8 +58,7 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
     returns 0 with a warning, and has no integer division of two bools."""
-    if divisor.dtype == np.bool_:
-        raise InvalidTypeError(f"{op}: not implemented for bool tensors; convert with .long()")
+    divisor._refuse_bool(op)
     if divisor.dtype.kind in "iu" and not divisor.data.all():
         raise InvalidArgumentError(f"{op}: ZeroDivisionError (an integer divided by zero)")
     return divisor
@@ -575,12 +574,18 @@ class Tensor:
         return ops.Div.apply(b, a)
 
     def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
-        """`_operands` in a float dtype: int / int is float, as in PyTorch. A number meets an
-        integer tensor as a float, never cast to the integer dtype first (uint8 / -3 is
-        negative)."""
-        x = self._floating() if isinstance(other, (int, float, np.number, np.bool_)) else self
-        a, b = x._operands(other)
-        return a._floating(), b._floating()
+        """Both operands converted straight to the quotient's dtype: `_result_dtype`'s, or the
+        default float for integers and bools (int / int is float, as in PyTorch). Never through
+        the integer dtype `_operands` would give: uint8 / -3 and uint8 / tensor(300) keep their
+        divisors' values."""
+        if not isinstance(other, (int, float, np.number, np.bool_)):
+            other = self._lift(other)
+        dtype = _result_dtype(self, other)
+        if dtype.kind != "f":
+            dtype = np.dtype(get_default_dtype())
+        other = other.to(dtype) if isinstance(other, Tensor) else \
+            Tensor._make(np.asarray(other, dtype))
+        return self.to(dtype), other
 
     # x += y and the like: in place, as PyTorch's, unless the result must be recorded
     def __iadd__(self, other: ArrayLike) -> Tensor:
@@ -791,11 +796,16 @@ class Tensor:
 
     def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
         """alpha * other, for add and sub; a float alpha with integer operands raises, as in
-        PyTorch, rather than turn the result into a float."""
-        if isinstance(alpha, float) and _result_dtype(self, _operand(other)).kind != "f":
+        PyTorch, rather than turn the result into a float. For bools it stays bool (alpha * True
+        is True for any alpha but 0), as PyTorch's sum of bools."""
+        dtype = _result_dtype(self, _operand(other))
+        if isinstance(alpha, float) and dtype.kind != "f":
             raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
                                    f"got {alpha}")
-        return other if alpha == 1 else self._lift(other) * alpha
+        if alpha == 1:
+            return other
+        scaled = self._lift(other) * alpha
+        return scaled.to(dtype) if dtype == np.bool_ else scaled
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other
@@ -1149,14 +1159,18 @@ class Tensor:
             raise InvalidArgumentError("clamp: give min, max or both")
         dtype = _result_dtype(*map(_operand, (self, min, max)))
         x = out = self.to(dtype)
-        if min is not None:  # a NaN bound is taken, so it propagates, as in PyTorch
+        nan = _nan(x.data)
+        if min is not None:
             low = x._lift(min).to(dtype)
-            out = ops.Where.apply(low, out, cond=(x.data < low.data) | _nan(low.data))
+            out = ops.Where.apply(low, out, cond=x.data < low.data)
+            nan = nan | _nan(low.data)
         if max is not None:
             high = x._lift(max).to(dtype)
-            out = ops.Where.apply(high, out, cond=(out.data > high.data) | _nan(high.data))
-        if _nan(x.data).any():  # NaN stays NaN, with gradient 0 as in PyTorch (NaN is in no range)
-            out = ops.Where.apply(x._lift(math.nan), out, cond=_nan(x.data))
+            out = ops.Where.apply(high, out, cond=out.data > high.data)
+            nan = nan | _nan(high.data)
+        if nan.any():  # a NaN entry or bound gives NaN, with gradient 0 to all three, as in
+            # PyTorch (its comparisons with NaN are False, so NaN is in no range)
+            out = ops.Where.apply(x._lift(math.nan), out, cond=nan)
         return out
 
     def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
@@ -1511,6 +1525,10 @@ class Tensor:
         if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
             raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
         axis = None if dim is None else _dim("unique", dim, self.ndim)
+        if axis is not None and 0 in self.shape[:axis] + self.shape[axis + 1:]:
+            # PyTorch's refusal: empty slices would all be equal (numpy keeps one of them)
+            raise InvalidArgumentError(f"unique: there are 0-sized dims other than dim {dim} "
+                                       f"(shape {self.shape}), so unique cannot be applied")
         values, inverse, counts = np.unique(self.data, return_inverse=True, return_counts=True,
                                             axis=axis, equal_nan=False)
         inverse = inverse.reshape(self.shape if axis is None else -1)

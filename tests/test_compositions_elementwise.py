@@ -742,6 +742,21 @@ def test_float32_compares_with_a_python_number_in_float32_like_pytorch():
     assert (t == 0.1).item()  # 0.1 rounded to float32, as PyTorch does with a Python number
 
 
+def test_clamp_gives_a_nan_bound_no_gradient_as_pytorch(torch):
+    """Regression: a bound that requires grad got the gradient where it was NaN (PyTorch's is 0
+    there: its comparisons with NaN are False), and where x was NaN min got it."""
+    data = np.array([-1.0, np.nan, 1.5, 0.5, np.nan])  # (x > max with min NaN: see docs/api.md)
+    low, high = np.array([0.0, 0.0, np.nan, np.nan, 0.0]), np.array([2.0, 2.0, 2.0, 1.0, np.nan])
+    ours = [Tensor(a.copy(), requires_grad=True) for a in (data, low, high)]
+    theirs = [torch.tensor(a, requires_grad=True) for a in (data, low, high)]
+    out, expected = ours[0].clamp(*ours[1:]), theirs[0].clamp(*theirs[1:])
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    out.backward(np.arange(1.0, 6.0))
+    expected.backward(torch.arange(1.0, 6.0, dtype=torch.float64))
+    for mine, reference in zip(ours, theirs):
+        np.testing.assert_array_equal(mine.grad, reference.grad.numpy())
+
+
 def test_comparisons_and_bitwise_ops_promote_as_in_pytorch(torch):
     """Regression: numpy's promotion was used, so a float32 tensor met a 0-d float64 one in
     float64 (0.1 != 0.1), int8 & a 0-d int64 gave int64, and uint8 & -3 raised OverflowError."""
@@ -775,13 +790,27 @@ def test_python_ints_out_of_an_integer_dtypes_range_wrap_as_in_pytorch(torch):
     assert out.dtype == np.int8 and out.tolist() == [-112, 56]  # 400 and -200 modulo 256
 
 
+def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torch):
+    """Regression: the 0-d divisor (or dividend) was cast to the other's integer dtype before
+    the division, so uint8 / tensor(-3) divided by 253 and int8 / tensor(300) by 44."""
+    for fn in (lambda lib, x: x / lib.tensor(-3), lambda lib, x: lib.tensor(-3) / x,
+               lambda lib, x: x / lib.tensor(300),
+               lambda lib, x: x.div(lib.tensor(300, dtype=lib.int16)),
+               lambda lib, x: x.to(lib.int8) / lib.tensor(1.5, dtype=lib.float64),
+               lambda lib, x: x.to(lib.float16) / lib.tensor([3, 4])):
+        out = fn(minigrad, minigrad.tensor(np.array([7, 200], np.uint8)))
+        expected = fn(torch, torch.tensor(np.array([7, 200], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-3)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.tensor([True, False]) ** -1,
     lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
     lambda m, F: m.tensor([1, 2]).sub(3, alpha=2.0),
     lambda m, F: m.add(m.tensor([True]), m.tensor([True]), alpha=1.5),
     *[lambda m, F, name=name: getattr(m.tensor([True, False]), name)()
-      for name in ("floor", "ceil", "trunc", "round", "relu", "argmax")],
+      for name in ("floor", "ceil", "trunc", "round", "relu")],
     lambda m, F: F.relu(m.tensor([True, False])),
     lambda m, F: m.tensor([True, False]) // m.tensor([True, True]),
     lambda m, F: m.tensor([True, False]) % True,
@@ -795,7 +824,10 @@ def test_integer_misuses_raise_as_in_pytorch(misuse):
 def test_float_alpha_is_fine_where_the_result_is_float(torch):
     for fn in (lambda lib: lib.tensor([1, 2]).add(1.5, alpha=0.5),
                lambda lib: lib.tensor([1.0, 2.0]).sub(lib.tensor([1, 2]), alpha=0.5),
-               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2)):
+               lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2),
+               # bools stay bool (regression: alpha * other was int64, so True + 2 True was 3)
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=2),
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0)):
         out, expected = fn(minigrad), fn(torch)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())

@@ -1361,7 +1361,10 @@ TORCH_ERRORS = [
     *[lambda m, F, name=name: getattr(F, name)(m.tensor([[1, -2]]))
       for name in ("gelu", "leaky_relu", "elu", "celu", "selu", "silu", "softplus", "mish",
                    "logsigmoid", "hardsigmoid", "hardswish")],
-    lambda m, F: F.mse_loss(m.tensor([1, 2]), m.tensor([1, 3])),
+    *[lambda m, F, name=name: getattr(F, name)(m.tensor([1, 2]), m.tensor([1, 3]))
+      for name in ("mse_loss", "smooth_l1_loss", "huber_loss", "kl_div")],
+    lambda m, F: F.nll_loss(m.tensor([[1, 2]]), m.tensor([1])),
+    lambda m, F: F.binary_cross_entropy_with_logits(m.tensor([1, 2]), m.tensor([1.0, 0.0])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),

@@ -514,6 +514,8 @@ TORCH_ERRORS = [
     lambda m, F: F.normalize(m.tensor([[3, 4]])),
     lambda m, F: m.unique(m.tensor(3), dim=0),
     lambda m, F: m.unique(m.tensor([3]), dim=1),
+    lambda m, F: m.unique(m.zeros(2, 0), dim=0),  # empty slices (regression: one was kept)
+    lambda m, F: m.zeros(0, 2).unique(dim=-1),
 ]
 
 

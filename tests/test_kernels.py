@@ -207,3 +207,20 @@ def test_self_attention_multiplies_by_the_packed_projections_while_they_are_view
                 composed = mha(x, x, x, CAUSAL[:3, :3]).data
         np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
         mha.astype(np.float32).astype(np.float64)  # new arrays, the same values
+
+
+def test_attention_over_no_keys_gives_zeros_as_torch():
+    """Regression: the fused kernel's row max of an empty key axis raised numpy's ValueError
+    (the composition, through softmax, already gave PyTorch's zeros)."""
+    torch = pytest.importorskip("torch")
+    shapes = [(1, 2, 4), (1, 0, 4), (1, 0, 4)]
+    ours = [Tensor(np.ones(s), requires_grad=True) for s in shapes]
+    theirs = [torch.ones(s, dtype=torch.float64, requires_grad=True) for s in shapes]
+    out = F.scaled_dot_product_attention(*ours)
+    expected = torch.nn.functional.scaled_dot_product_attention(*theirs)
+    assert kernels.Attention in op_types(out)  # the kernel, not the composition
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    out.sum().backward()
+    expected.sum().backward()
+    for mine, reference in zip(ours, theirs):
+        np.testing.assert_array_equal(mine.grad, reference.grad.numpy())

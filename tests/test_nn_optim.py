@@ -4,6 +4,7 @@ Every expected value is computed here, independently, in plain numpy float64 fro
 (or, when torch is installed, by torch.optim on the same data)."""
 import math
 import types
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -363,7 +364,6 @@ def _edited_list(nn_module):
 
 
 def _edited_sequential(nn_module):
-    from collections import OrderedDict
     model = nn_module.Sequential(OrderedDict(first=nn_module.ReLU(), second=nn_module.Tanh(),
                                              third=nn_module.SiLU()))
     sliced = model[1:]
@@ -410,6 +410,13 @@ def test_containers_edit_and_slice_as_torch(edit):
 
 
 @pytest.mark.parametrize("misuse", [
+    # names add_module refuses (regression: 'train' replaced the method, 'a.b' broke state_dict)
+    lambda nn_module: nn_module.Sequential(OrderedDict([("train", nn_module.ReLU())])),
+    lambda nn_module: nn_module.Sequential(OrderedDict([("a.b", nn_module.ReLU())])),
+    lambda nn_module: nn_module.ModuleDict({"a.b": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"forward": nn_module.ReLU()}),
+    lambda nn_module: nn_module.ModuleDict({"relu": 3}),
     lambda nn_module: nn_module.ModuleList([nn_module.ReLU()])[1],
     lambda nn_module: nn_module.ModuleList([nn_module.ReLU()]).append(3),
     lambda nn_module: nn_module.Sequential(nn_module.ReLU()).append("relu"),
@@ -431,8 +438,10 @@ def _registered(nn_module, ones):
     layer.register_parameter("shift", None)
     layer.add_module("act", nn_module.ReLU())
     layer.register_module("inner", nn_module.Linear(3, 1))
+    layer.add_module("later", None)  # registered, as a module that is absent
     frozen = nn_module.Parameter(ones(2), requires_grad=False)
     return (list(layer.state_dict()), [n for n, _ in layer.named_modules()], layer.shift,
+            list(layer._modules), repr(layer),
             type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
             tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
             tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
@@ -449,6 +458,18 @@ def test_registering_methods_and_lookups_as_torch():
     assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight", "bias"]
 
 
+def _with_absent_module(nn_module):
+    layer = nn_module.Linear(2, 3)
+    layer.add_module("later", None)
+    return layer
+
+
+def _with_absent_bias(nn_module):
+    layer = nn_module.Linear(2, 3)
+    layer.bias = None  # still registered, as a parameter that is absent
+    return layer
+
+
 @pytest.mark.parametrize("misuse", [
     lambda nn_module: nn_module.Linear(2, 3).register_parameter("in_features", None),
     lambda nn_module: nn_module.Linear(2, 3).register_parameter("a.b", None),
@@ -460,6 +481,8 @@ def test_registering_methods_and_lookups_as_torch():
     lambda nn_module: nn_module.Linear(2, 3).get_submodule("nothing"),
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("in_features"),
     lambda nn_module: nn_module.Linear(2, 3).get_parameter("nothing"),
+    lambda nn_module: _with_absent_bias(nn_module).get_parameter("bias"),
+    lambda nn_module: setattr(_with_absent_module(nn_module), "later", 3),
 ])
 def test_registering_methods_refuse_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
@@ -765,6 +788,17 @@ def test_embedding_from_pretrained_as_torch(freeze):
     assert _pretrained(minigrad, Tensor, freeze) == _pretrained(torch, torch.tensor, freeze)
     with pytest.raises(AssertionError):  # PyTorch's class
         nn.Embedding.from_pretrained(Tensor(np.ones(3)))
+
+
+def test_embedding_from_pretrained_draws_no_table_of_its_own(monkeypatch):
+    """Regression: it made a random N(0, 1) table (float64, then cast) the size of the one
+    given, only to replace it: a transient of 12 bytes an entry for a pretrained vocabulary."""
+    def no_drawing(rng):
+        raise AssertionError("from_pretrained drew a random table")
+    monkeypatch.setattr(nn, "_default_rng", no_drawing)
+    table = Tensor(np.arange(6.0, dtype=np.float32).reshape(3, 2))
+    layer = nn.Embedding.from_pretrained(table, padding_idx=-1)
+    assert layer.weight.data is table.data and layer.padding_idx == 2
 
 
 def test_multihead_attention_takes_batch_first_by_name_only():

@@ -231,6 +231,13 @@ def test_gradcheck_accepts_a_non_leaf_input():
     b = a * 2.0  # not a leaf: its gradient never lands in .grad
     assert gradcheck(lambda b: b.exp(), [b])
 
+def test_gradcheck_takes_a_generator_of_inputs():
+    """Regression: gradcheck read its inputs twice, so a generator (model.parameters() is one
+    now) was empty by the time fn was called."""
+    module = minigrad.nn.Linear(3, 2).astype(np.float64)
+    assert gradcheck(lambda w, b: (w * w).sum() + b.exp().sum(), module.parameters())
+
+
 @pytest.mark.parametrize("where", ["input", "output"])
 def test_gradcheck_refuses_non_finite_values(where):
     """NaN and inf compare false to everything: with one in an input or the output, a wrong
