@@ -22,7 +22,7 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 import pytest
@@ -83,6 +83,17 @@ def started(args: list[object], stdout: Path, stderr: Path,
     with stdout.open("w") as out_f, stderr.open("w") as err_f:
         return subprocess.Popen([sys.executable, "-m", "train", *map(str, args)], cwd=ROOT,
                                 stdout=out_f, stderr=err_f, preexec_fn=as_in_a_terminal(ignored))
+
+
+@contextlib.contextmanager
+def reaped(process: subprocess.Popen) -> Iterator[subprocess.Popen]:
+    """The block's process, killed at its end if the test left it running (a failed assert)."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
 
 
 def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: float = 60) -> None:
@@ -445,14 +456,10 @@ def test_a_stop_signal_saves_says_how_to_resume_and_resume_continues(text_file, 
     stdout, stderr = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
     process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
                        "50"], stdout, stderr)
-    try:
+    with reaped(process):
         wait_for_rows(process, out, 2)  # the evaluations at steps 0 and 50: the loop is running
         process.send_signal(signum)
         returncode = process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     printed, errors = stdout.read_text(), stderr.read_text()
     assert returncode == 128 + signum, (printed, errors)
     assert "Traceback" not in errors
@@ -485,17 +492,13 @@ def test_a_long_evaluation_shows_progress_and_a_stop_signal_does_not_wait_for_it
     stdout, stderr = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
     process = started([text_file, "--out", out, *flags, "--eval-iters", "100000000"], stdout,
                       stderr)
-    try:
+    with reaped(process):
         deadline = time.monotonic() + 60
         while "evaluating" not in stderr.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)
         assert "evaluating" in stderr.read_text(), "no progress shown while evaluating"
         process.send_signal(signal.SIGTERM)
         returncode = process.wait(timeout=20)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert returncode == 128 + signal.SIGTERM, stderr.read_text()
     assert "Interrupted (SIGTERM) at step 0" in stdout.read_text()
     assert train.checkpoint.load(out / "ckpt.npz").step == 0
@@ -513,16 +516,12 @@ def test_a_run_started_under_nohup_keeps_training_when_its_terminal_closes(text_
     process = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every",
                        "20"], tmp_path / "stdout.txt", tmp_path / "stderr.txt",
                       ignored=(signal.SIGHUP,))
-    try:
+    with reaped(process):
         wait_for_rows(process, out, 1)
         process.send_signal(signal.SIGHUP)
         wait_for_rows(process, out, 3)  # still training
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 128 + signal.SIGTERM
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert "Interrupted (SIGTERM)" in (tmp_path / "stdout.txt").read_text()
 
 
@@ -535,17 +534,13 @@ def test_sighup_saves_and_exits_129_when_the_reader_of_its_pipe_is_gone(text_fil
             [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
              "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr,
             text=True, preexec_fn=as_in_a_terminal())
-    try:
+    with reaped(process):
         for line in process.stdout:  # until the loop runs; nothing more is printed before a stop
             if line.startswith("step 0:"):
                 break
         process.stdout.close()  # tee is gone
         process.send_signal(signal.SIGHUP)
         assert process.wait(timeout=30) == 128 + signal.SIGHUP
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
     assert train.checkpoint.load(out / "ckpt.npz").step >= 0  # saved
 
