@@ -14,7 +14,7 @@ class GradcheckError(AssertionError):
     (an input, the output, a gradient) is NaN or inf, where no comparison can be trusted."""
 
 
-def gradcheck(fn: Callable[..., Tensor], inputs: Iterable[Tensor], eps: float = 1e-6,
+def gradcheck(fn: Callable[..., Tensor], inputs: Tensor | Iterable[Tensor], eps: float = 1e-6,
               atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0) -> bool:
     """Check `fn(*inputs)`'s backward against central differences, for every entry of every input
     that requires grad.
@@ -32,7 +32,9 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Iterable[Tensor], eps: float = 
     or which values are not finite: NaN and inf compare false to everything, so with them in the
     inputs, the output or a gradient a wrong backward could otherwise pass.
     """
-    inputs = tuple(inputs)  # read more than once: a generator (model.parameters()) would run dry
+    # one tensor is the one input, as in PyTorch (iterating it would split it into its rows);
+    # a tuple, since inputs are read more than once and a generator would run dry
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     if not checked:
         raise ValueError("gradcheck: no input requires grad; create them with requires_grad=True")

@@ -221,6 +221,15 @@ def test_gradcheck_catches_a_transposed_gradient():
         gradcheck(lambda a: WrongTranspose.apply(a), [x])
 
 
+def test_gradcheck_takes_one_tensor_as_the_one_input_as_torch():
+    """torch.autograd.gradcheck wraps a lone tensor; iterating it would pass its rows instead."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    values = rng.standard_normal((3, 2))
+    theirs = torch.autograd.gradcheck(lambda a: (a * a).sum(0),
+                                      torch.tensor(values, requires_grad=True))
+    assert gradcheck(lambda a: (a * a).sum(0), Tensor(values, requires_grad=True)) == theirs
+
+
 def test_gradcheck_rejects_float32_inputs():
     with pytest.raises(TypeError, match="float64"):
         gradcheck(lambda a: a * 2, [Tensor(np.ones(3, dtype=np.float32), requires_grad=True)])
