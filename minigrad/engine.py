@@ -335,16 +335,21 @@ def _topological_order(root: Tensor) -> list[Tensor]:
 def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
                   wanted: Sequence[Tensor] | None) -> Iterator[tuple[Tensor, np.ndarray]]:
     """Run every op's backward once, in reverse topological order, yielding (tensor, gradient) for
-    each leaf (and each tensor that retains grad), or only for `wanted` when given.
+    each leaf and each tensor that retains grad; with `wanted`, only the ops on a path to a
+    wanted tensor run, and it yields for those tensors and the ones that retain grad among them.
 
     Gradients arriving at a tensor from several uses are summed out of place (an op may hand its
     upstream gradient on as is, so no gradient array is ever written to); each yielded gradient
     is a copy, so what the caller keeps aliases nothing.
     """
-    wanted_ids = None if wanted is None else {id(t) for t in wanted}
+    order = _topological_order(root)
+    wanted_ids = None
+    if wanted is not None:
+        wanted_ids = {id(t) for t in wanted}
+        order = _leading_to(order, wanted_ids)
     grads: dict[int, np.ndarray] = {id(root): seed}
     hooks = _switches.backward_hooks
-    for tensor in reversed(_topological_order(root)):
+    for tensor in reversed(order):
         g = grads.pop(id(tensor), None)
         if g is None:
             continue  # no path from root reaches this tensor's gradient (e.g. an unused input)
@@ -352,7 +357,7 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             g = _run_tensor_hooks(tensor, g)
         fn = tensor.grad_fn
         if wanted_ids is not None:
-            report = id(tensor) in wanted_ids
+            report = id(tensor) in wanted_ids or tensor._retains_grad
         else:
             report = fn is None or tensor._retains_grad
         if report:
@@ -374,6 +379,32 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         if not retain_graph:
             fn.__dict__.clear()  # saved arrays, inputs: the graph below is released
             fn.inputs = None
+
+
+def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> list[Tensor]:
+    """The tensors of `order` (inputs first) whose gradient reaches a wanted tensor: as in
+    PyTorch, grad() runs no other op's backward, and no other tensor's hooks or retained grad."""
+    reaching = set(wanted_ids)
+    kept = []
+    for tensor in order:
+        fn = tensor.grad_fn
+        if id(tensor) in reaching or (
+                fn is not None and any(id(parent) in reaching for parent in fn.inputs)):
+            reaching.add(id(tensor))
+            kept.append(tensor)
+    return kept
+
+
+def accumulate_grad(tensor: Tensor, g: np.ndarray) -> None:
+    """Add `g` into `tensor.grad`: a leaf's in place (PyTorch's AccumulateGrad), a retained
+    non-leaf's into a new array, as PyTorch's retain_grad (an earlier `.grad` keeps its values)."""
+    if tensor.grad is None:
+        tensor.grad = g
+    elif tensor.grad_fn is None:
+        tensor.grad += g
+    else:
+        g += tensor.grad  # g is the caller's own array; `grad + g` would make a 0-d one a scalar
+        tensor.grad = g
 
 
 def _share_version_counter(view: Tensor, inputs: list[Tensor]) -> None:
@@ -481,6 +512,7 @@ def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
 
     Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
     unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
+    Only the ops on a path to an input run; a tensor there that retains grad gets it in `.grad`.
     """
     if isinstance(grad_outputs, (list, tuple)) and len(grad_outputs) == 1 \
             and isinstance(grad_outputs[0], Tensor):
@@ -491,7 +523,13 @@ def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
     if not all(t.requires_grad for t in inputs):
         raise RuntimeError("grad: one of the differentiated tensors does not require grad")
     seed = seed_gradient(output, grad_outputs)
-    found = {id(t): g for t, g in backpropagate(output, seed, retain_graph, wanted=inputs)}
+    wanted_ids = {id(t) for t in inputs}
+    found = {}
+    for t, g in backpropagate(output, seed, retain_graph, wanted=inputs):
+        if id(t) in wanted_ids:
+            found[id(t)] = g
+        if t._retains_grad:  # as in PyTorch, retain_grad() keeps what grad() computed there too
+            accumulate_grad(t, g.copy() if id(t) in wanted_ids else g)
     grads, handed_out = [], set()
     for i, t in enumerate(inputs):
         g = found.get(id(t))

@@ -2207,10 +2207,7 @@ class Tensor:
         """
         seed = engine.seed_gradient(self, gradient)
         for tensor, g in engine.backpropagate(self, seed, retain_graph, wanted=None):
-            if tensor.grad is None:
-                tensor.grad = g
-            else:
-                tensor.grad += g
+            engine.accumulate_grad(tensor, g)
 
     # ---- conversions and copies (last in the class: `float`, `int` and `bool` name methods) ----
     def __float__(self) -> float:

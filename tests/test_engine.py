@@ -774,6 +774,42 @@ def test_grad_errors_are_of_pytorchs_class(misuse):
     assert_raises_like_torch(misuse)
 
 
+def test_grad_runs_only_the_ops_on_a_path_to_its_inputs_as_torch():
+    """torch.autograd.grad runs the backward of the ops between the output and the inputs alone:
+    their tensors' hooks run and retained grads accumulate (a retained non-leaf's into a new
+    array), the others' do not, and an input changed in place off that path is not checked."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    results = []
+    for lib, grad in ((minigrad, minigrad.grad), (torch, torch.autograd.grad)):
+        x, w, off = (lib.tensor([1.0, 2.0, 3.0], requires_grad=True) for _ in range(3))
+        y, u = x * 2, w * 2
+        hooked = []
+        for name, t in (("y", y), ("u", u)):
+            t.retain_grad()
+            t.register_hook(lambda g, name=name: hooked.append(name))
+        out = (y * 3 + u).sum() + off.sin().sum()
+        out.retain_grad()
+        with lib.no_grad():
+            off.add_(1)  # saved by sin, whose backward grad() need not run
+        seen = [grad(out, x, retain_graph=True)[0], sorted(hooked), y.grad, u.grad]
+        first_y_grad = y.grad
+        seen += [grad(out, [y, w], retain_graph=True), sorted(hooked), y.grad, u.grad, out.grad]
+        seen += [first_y_grad, x.grad, w.grad]
+        results.append(seen)
+    ours, theirs = results
+    assert len(ours) == len(theirs)
+    for mine, expected in zip(ours, theirs):
+        if isinstance(mine, tuple):
+            assert len(mine) == len(expected)
+            for m, e in zip(mine, expected):
+                np.testing.assert_array_equal(m, e.numpy())
+        elif isinstance(expected, torch.Tensor):
+            assert isinstance(mine, np.ndarray) and mine.shape == tuple(expected.shape)
+            np.testing.assert_array_equal(mine, expected.numpy())
+        else:
+            assert mine == expected
+
+
 def test_grad_of_an_input_listed_twice_gives_two_arrays():
     x = Tensor(np.ones(3), requires_grad=True)
     first, second = minigrad.grad((x * 2.0).sum(), [x, x])
