@@ -9,13 +9,15 @@ from .engine import grad
 from .tensor import Tensor
 
 
-class GradcheckError(AssertionError):
+class GradcheckError(RuntimeError, AssertionError):
     """An analytic gradient disagreed with the finite-difference estimate, or a value it needs
-    (an input, the output, a gradient) is NaN or inf, where no comparison can be trusted."""
+    (an input, the output, a gradient) is NaN or inf, where no comparison can be trusted. A
+    RuntimeError as PyTorch's, and the AssertionError it was before."""
 
 
 def gradcheck(fn: Callable[..., Tensor], inputs: Tensor | Iterable[Tensor], eps: float = 1e-6,
-              atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0) -> bool:
+              atol: float = 1e-5, rtol: float = 1e-3, seed: int = 0, *,
+              raise_exception: bool = True) -> bool:
     """Check `fn(*inputs)`'s backward against central differences, for every entry of every input
     that requires grad.
 
@@ -30,8 +32,19 @@ def gradcheck(fn: Callable[..., Tensor], inputs: Tensor | Iterable[Tensor], eps:
 
     Returns True, or raises GradcheckError naming the input, the worst entry, and both values,
     or which values are not finite: NaN and inf compare false to everything, so with them in the
-    inputs, the output or a gradient a wrong backward could otherwise pass.
+    inputs, the output or a gradient a wrong backward could otherwise pass. With
+    `raise_exception=False` it returns False instead, as PyTorch's.
     """
+    try:
+        return _check(fn, inputs, eps, atol, rtol, seed)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _check(fn: Callable[..., Tensor], inputs: Tensor | Iterable[Tensor], eps: float,
+           atol: float, rtol: float, seed: int) -> bool:
     # one tensor is the one input, as in PyTorch (iterating it would split it into its rows);
     # a tuple, since inputs are read more than once and a generator would run dry
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)

@@ -230,6 +230,37 @@ def test_gradcheck_takes_one_tensor_as_the_one_input_as_torch():
     assert gradcheck(lambda a: (a * a).sum(0), Tensor(values, requires_grad=True)) == theirs
 
 
+def test_gradcheck_failure_is_a_runtime_error_or_false_as_torch():
+    """torch's GradcheckError is a RuntimeError; raise_exception=False returns False instead."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+
+    class TorchWrongSquare(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.saved_tensors[0]  # should be 2 g a
+
+    class WrongSquare(minigrad.Function):
+        def forward(self, a):
+            self.a = a
+            return a * a
+
+        def backward(self, g):
+            return g * self.a
+
+    values = rng.standard_normal(3) + 2
+    for check, wrong, x in ((torch.autograd.gradcheck, TorchWrongSquare.apply,
+                             torch.tensor(values, requires_grad=True)),
+                            (gradcheck, WrongSquare.apply, Tensor(values, requires_grad=True))):
+        with pytest.raises(RuntimeError):
+            check(wrong, (x,))
+        assert check(wrong, (x,), raise_exception=False) is False
+
+
 def test_gradcheck_rejects_float32_inputs():
     with pytest.raises(TypeError, match="float64"):
         gradcheck(lambda a: a * 2, [Tensor(np.ones(3, dtype=np.float32), requires_grad=True)])
