@@ -503,8 +503,9 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
         return False
 
 
-def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
-         grad_outputs: ArrayLike | None = None, retain_graph: bool = False,
+def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: ArrayLike | Sequence[Tensor | None] | None = None,
+         retain_graph: bool = False,
          allow_unused: bool = False) -> tuple[np.ndarray | None, ...]:
     """Gradients of `output` with respect to `inputs`, returned instead of accumulated into
     `.grad` (so threads can backpropagate through shared parameters at the same time), as
@@ -513,10 +514,17 @@ def grad(output: Tensor, inputs: Tensor | Sequence[Tensor],
     Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
     unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
     Only the ops on a path to an input run; a tensor there that retains grad gets it in `.grad`.
+    PyTorch's sequence forms are taken for the one output: `[output]`, and `grad_outputs` as
+    `[tensor]` or `[None]`.
     """
+    if isinstance(output, (list, tuple)):
+        if len(output) != 1:
+            raise InvalidArgumentError(f"grad: takes one output, got {len(output)}; call it once "
+                                       f"per output, or differentiate their sum")
+        output = output[0]
     if isinstance(grad_outputs, (list, tuple)) and len(grad_outputs) == 1 \
-            and isinstance(grad_outputs[0], Tensor):
-        grad_outputs = grad_outputs[0]  # PyTorch's form: a tensor per output, and there is one
+            and (grad_outputs[0] is None or isinstance(grad_outputs[0], Tensor)):
+        grad_outputs = grad_outputs[0]  # PyTorch's form: one entry per output, and there is one
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     if not inputs:
         raise RuntimeError("grad: inputs cannot be empty")

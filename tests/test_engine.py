@@ -1279,10 +1279,27 @@ def test_numpy_of_a_tensor_that_requires_grad_is_given_under_no_grad_as_torch():
         assert x.numpy() is x.data and np.asarray(x) is x.data
 
 
-def test_grad_takes_grad_outputs_as_a_one_element_list_as_torch():
+@pytest.mark.parametrize("outputs, grad_outputs", [
+    (lambda y: y, lambda lib: [lib.tensor(2.0)]),
+    (lambda y: y, lambda lib: [None]),
+    (lambda y: [y], lambda lib: None),
+    (lambda y: (y,), lambda lib: (lib.tensor(2.0),)),
+])
+def test_grad_takes_one_output_in_torchs_sequence_forms(outputs, grad_outputs):
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    results = []
+    for lib, grad in ((minigrad, minigrad.grad), (torch, torch.autograd.grad)):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        (gx,) = grad(outputs((x * x).sum()), [x], grad_outputs=grad_outputs(lib))
+        results.append(np.asarray(gx))
+    np.testing.assert_array_equal(*results)
+
+
+def test_grad_of_several_outputs_is_refused_with_the_way_out():
+    """torch.autograd.grad sums over several outputs; minigrad.grad takes one, and says so."""
     x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
-    (gx,) = minigrad.grad((x * 3.0).sum(), [x], grad_outputs=[Tensor(np.array(2.0))])
-    np.testing.assert_array_equal(gx, [6.0, 6.0])
+    with pytest.raises(RuntimeError, match="one output, got 2"):
+        minigrad.grad([x.sum(), (x * x).sum()], [x])
 
 
 # --------------------------------------------------------------------------------------------
