@@ -1353,6 +1353,15 @@ def test_a_hook_returning_the_wrong_shape_is_a_clear_error():
         (x * 2).sum().backward()
 
 
+def test_a_hook_returning_another_dtype_is_cast_to_the_gradients():
+    """PyTorch refuses it; minigrad casts (docs/api.md, where minigrad differs on purpose)."""
+    x = Tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    x.register_hook(lambda g: [0.5, 1.5, 2.5])  # a Python list: float64 as an array
+    (x * 2).sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, [0.5, 1.5, 2.5])
+
+
 def test_inference_mode_records_nothing_as_torch():
     torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
     for lib in (minigrad, torch):
