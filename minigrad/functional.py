@@ -251,8 +251,9 @@ def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The max of each (kH, kW) window of (N, C, H, W) or (C, H, W); `stride` defaults to the
     kernel size, padding counts as -inf. As in PyTorch the gradient goes to one entry per window,
-    its first maximum; `return_indices=True` also returns where that is, as the flat index
-    h * W + w in its input plane (int64)."""
+    its first maximum (its last NaN if it has any; never the padding, even where the entries
+    are -inf); `return_indices=True` also returns where that is, as the flat index h * W + w in
+    its input plane (int64)."""
     x, batched = _batched("max_pool2d", input, 2, "(N, C, H, W) or (C, H, W)", floating=False)
     geometry = _pool_geometry("max_pool2d", x.shape[2:], kernel_size, stride, padding, dilation,
                               ceil_mode)
@@ -260,18 +261,26 @@ def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     windows = ops.Unfold.apply(x, **geometry, pad_value=lowest)
     n, c, kh, kw, out_h, out_w = windows.shape
     windows = windows.reshape(n, c, kh * kw, out_h, out_w)
-    first_max = windows.data.argmax(axis=2)  # NaN counts as the max, as in PyTorch
-    losers = np.arange(kh * kw)[:, None, None] != first_max[:, :, None]
+    values = windows.data
+    winner = values.argmax(axis=2)  # the first maximum, or the first NaN
+    if x.dtype.kind == "f":  # PyTorch's scan lets a later NaN replace a NaN: the last one wins
+        nans = np.isnan(values)
+        winner = np.where(nans.any(axis=2), kh * kw - 1 - nans[:, :, ::-1].argmax(axis=2), winner)
+    (top, _), (left, _) = geometry["padding"]
+    (sh, sw), (dh, dw) = geometry["stride"], geometry["dilation"]
+    first_row, first_col = np.arange(out_h)[:, None] * sh - top, np.arange(out_w) * sw - left
+    i, j = np.divmod(winner, kw)  # the winner's offset in its window
+    # where the window's entries all equal the padding value the padding ties with them, but
+    # PyTorch's scan starts at the window's first entry inside the input: that one wins
+    padding_won = (first_row + i * dh < 0) | (first_col + j * dw < 0)
+    i = np.where(padding_won, np.maximum(0, -(first_row // dh)), i)
+    j = np.where(padding_won, np.maximum(0, -(first_col // dw)), j)
+    losers = np.arange(kh * kw)[:, None, None] != (i * kw + j)[:, :, None]
     out = windows.masked_fill(losers, 0).sum(2, dtype=x.dtype)
     out = out if batched else out.reshape(out.shape[1:])
     if not return_indices:
         return out
-    (top, _), (left, _) = geometry["padding"]
-    (sh, sw), (dh, dw) = geometry["stride"], geometry["dilation"]
-    i, j = np.divmod(first_max, kw)  # the winner's offset in its window
-    rows = np.arange(out_h)[:, None] * sh - top + i * dh
-    cols = np.arange(out_w) * sw - left + j * dw
-    indices = (rows * x.shape[3] + cols).astype(np.int64)
+    indices = ((first_row + i * dh) * x.shape[3] + first_col + j * dw).astype(np.int64)
     return out, Tensor(indices if batched else indices[0])
 
 
@@ -662,13 +671,13 @@ def _convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
     dilation = _ints(name, "dilation", dilation, spatial_dims, minimum=1)
     padding = _conv_padding(name, padding, tuple(kernel), stride, dilation)
     if spatial_dims == 1:  # (N, C, L) -> (N, C, 1, L)
-        x, weight = x.reshape(*x.shape[:2], 1, -1), weight.reshape(*weight.shape[:2], 1, -1)
+        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
         kernel, stride, dilation = [1, *kernel], (1, *stride), (1, *dilation)
         padding = ((0, 0), *padding)
     geometry = _window_geometry(name, x.shape[2:], tuple(kernel), dilation, padding, stride)
     out = _conv2d(x, weight, bias, groups, geometry)
     if spatial_dims == 1:
-        out = out.reshape(*out.shape[:2], -1)
+        out = out.squeeze(2)
     return out if batched else out.reshape(out.shape[1:])
 
 

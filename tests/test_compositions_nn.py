@@ -909,6 +909,20 @@ def test_unfold_matches_torch_unbatched(torch):
                                                              stride=(1, 2)).numpy())
 
 
+@pytest.mark.parametrize("name", ["conv1d", "conv2d", "conv3d", "conv_transpose1d"])
+def test_convolutions_of_an_empty_batch_are_empty_as_torch(torch, name):
+    """Regression: conv1d (and conv_transpose1d, built on it) reshaped an empty batch with
+    -1, which has no single answer for 0 entries."""
+    dims = int(name[-2])
+    x = Tensor(np.zeros((0, 2) + (5,) * dims), requires_grad=True)
+    w = Tensor(np.ones((2, 2) + (3,) * dims))
+    out = getattr(F, name)(x, w)
+    out.sum().backward()
+    expected = getattr(torch.nn.functional, name)(torch.zeros(x.shape, dtype=torch.float64),
+                                                  torch.tensor(w.data))
+    assert out.shape == tuple(expected.shape) and x.grad.shape == x.shape
+
+
 def test_conv2d_is_unfold_then_matmul():
     """The composition: unfold, one matrix product with the reshaped weight, reshape."""
     x = Tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
@@ -1001,6 +1015,35 @@ def test_max_pool_propagates_nan_as_torch(torch):
     x[0, 0, 1, 2] = np.nan
     np.testing.assert_array_equal(F.max_pool2d(Tensor(x), 2).data,
                                   torch.nn.functional.max_pool2d(torch.tensor(x), 2).numpy())
+
+
+def _max_pool_against_torch(torch, x, **kw):
+    ours = Tensor(x, requires_grad=True)
+    out, indices = F.max_pool2d(ours, return_indices=True, **kw)
+    out.backward(np.ones(out.shape))
+    theirs = torch.tensor(x, requires_grad=True)
+    t_out, t_indices = torch.nn.functional.max_pool2d(theirs, return_indices=True, **kw)
+    t_out.backward(torch.ones_like(t_out))
+    np.testing.assert_array_equal(out.data, t_out.detach().numpy())
+    np.testing.assert_array_equal(indices.data, t_indices.numpy())
+    np.testing.assert_array_equal(ours.grad, theirs.grad.numpy())
+
+
+def test_max_pool_gives_a_window_of_minus_inf_to_its_first_entry_inside_as_torch(torch):
+    """Regression: the -inf padding tied with the -inf entries and won, so the index pointed
+    into the padding (negative) and the gradient was lost."""
+    _max_pool_against_torch(torch, np.full((1, 1, 5, 4), -np.inf), kernel_size=3, stride=1,
+                            padding=1)
+    _max_pool_against_torch(torch, np.full((1, 1, 6, 6), -np.inf), kernel_size=(3, 2),
+                            stride=2, padding=1, dilation=(2, 1), ceil_mode=True)
+
+
+def test_max_pool_gives_a_window_of_nans_its_last_nan_as_torch(torch):
+    """PyTorch's scan replaces its maximum by any later NaN: the last NaN wins."""
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    x[0, 0, 0, :2] = x[0, 0, 1, 0] = x[0, 0, 2, 3] = np.nan
+    _max_pool_against_torch(torch, x, kernel_size=2)
+    _max_pool_against_torch(torch, x, kernel_size=3, stride=1, padding=1)
 
 
 # --------------------------------------------------------------------------------------------
