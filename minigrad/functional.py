@@ -46,6 +46,9 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     ids = np.array(_as_array(input))  # a copy: backward reads it, the caller may change theirs
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
+    if weight.ndim != 2:
+        raise InvalidArgumentError(f"embedding: weight must be 2-D (num_embeddings, "
+                                   f"embedding_dim), got shape {weight.shape}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
@@ -183,7 +186,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if dtype.kind != "f":
         raise InvalidTypeError(f"cosine_similarity: expected a floating point common dtype, "
                                f"got {dtype}")
-    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"cosine_similarity: shapes {x1.shape} and {x2.shape} do not "
+                                   f"broadcast together") from None
 
     def unit(x: Tensor) -> Tensor:
         norm = x.norm(2, dim, keepdim=True)

@@ -1411,6 +1411,8 @@ TORCH_ERRORS = [
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),
+    lambda m, F: F.embedding(m.tensor([1]), m.ones(5)),  # a 1-D weight was taken
+    lambda m, F: F.cosine_similarity(m.ones(3, 4), m.ones(3, 5)),  # raised numpy's ValueError
     lambda m, F: F.layer_norm(m.ones(2, 3), (4,)),
     lambda m, F: F.normalize(m.ones(2, 3), dim=5),
     lambda m, F: F.dropout(m.ones(2), p=1.5),
