@@ -76,6 +76,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and p.shape != shape:
             raise InvalidArgumentError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
+    input._require_floating("layer_norm")
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
@@ -210,7 +211,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
     if not training or p == 0:
         return input
     if p == 1:
-        return input * 0.0
+        return input * 0
+    # the kept entries are scaled by 1/(1-p): PyTorch refuses integers here, and only here
+    input._require_floating("dropout")
     rng = rng if rng is not None else np.random.default_rng()
     keep = rng.random(input.shape) >= p
     return input * (keep / input.dtype.type(1 - p)).astype(input.dtype)

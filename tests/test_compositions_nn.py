@@ -1247,6 +1247,20 @@ def test_sdpa_grouped_query_attention_matches_torch(torch):
                                                         is_causal=True), rtol=1e-12)
 
 
+def test_dropout_of_integers_as_torch(torch):
+    """Regression: integers were scaled by 1/(1-p) cast to their dtype (1/0.7 to 1, 1/0.5 to 2,
+    and p=0.3 gave int64's minimum); PyTorch refuses them where it scales, and where it does
+    not (eval, p=0, p=1) returns integers."""
+    data = np.arange(1, 7)
+    for p, training in ((0.0, True), (0.5, False), (1.0, True)):
+        out = F.dropout(Tensor(data), p, training)
+        expected = torch.nn.functional.dropout(torch.from_numpy(data), p, training)
+        assert out.dtype == np.int64
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    for p in (0.3, 0.5):
+        assert_raises_like_torch(lambda m, F: F.dropout(m.tensor([1, 2, 3]), p))
+
+
 def test_sdpa_dropout_is_seeded_and_unbiased():
     q, k, v = (Tensor(rng.standard_normal(s)) for s in [(3, 4), (5, 4), (5, 2)])
     plain = F.scaled_dot_product_attention(q, k, v).data
@@ -1414,6 +1428,7 @@ TORCH_ERRORS = [
     lambda m, F: F.embedding(m.tensor([1]), m.ones(5)),  # a 1-D weight was taken
     lambda m, F: F.cosine_similarity(m.ones(3, 4), m.ones(3, 5)),  # raised numpy's ValueError
     lambda m, F: F.layer_norm(m.ones(2, 3), (4,)),
+    lambda m, F: F.layer_norm(m.tensor([[1, 2, 3]]), (3,)),  # raised numpy's UFuncTypeError
     lambda m, F: F.normalize(m.ones(2, 3), dim=5),
     lambda m, F: F.dropout(m.ones(2), p=1.5),
     lambda m, F: F.conv2d(m.ones(4, 4), m.ones(1, 1, 3, 3)),
