@@ -533,7 +533,8 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     """max_pool2d's partial inverse: each entry of (N, C, H, W) (or (C, H, W)) put back at the
     flat position `indices` names (h * W_out + w, as max_pool2d's return_indices gives them) in
     zeros of (H - 1) stride - 2 padding + kernel_size per spatial dim, or of `output_size`'s
-    last two entries. Where a position is named twice the last entry wins."""
+    last two entries (each less than a stride away from that). Where a position is named twice
+    the last entry wins."""
     name = "max_unpool2d"
     x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
     index = np.asarray(_as_array(indices))
@@ -543,10 +544,15 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
     stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
     padding = _ints(name, "padding", padding, 2, minimum=0)
-    if output_size is None:
-        size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding,
-                                                              kernel)]
-    else:
+    size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel)]
+    if output_size is not None:
+        # PyTorch's rule: within a stride of the default, the sizes a max_pool2d input of that
+        # output could have had
+        if len(output_size) not in (2, 4) or not all(
+                d - s < o < d + s for o, d, s in zip(list(output_size)[-2:], size, stride)):
+            raise InvalidArgumentError(
+                f"{name}: output_size must be 2 (or 4, with N and C) sizes, each within the "
+                f"stride {stride} of {tuple(size)} (exclusive), got {tuple(output_size)}")
         size = list(output_size)[-2:]
     n, c = x.shape[:2]
     positions = index.reshape(n, c, -1)

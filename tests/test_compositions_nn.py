@@ -1444,6 +1444,9 @@ TORCH_ERRORS = [
     lambda m, F: F.avg_pool2d(m.ones(1, 1, 4, 4), 2, divisor_override=0),
     lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 3, dtype=m.int64), 2),
     lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2), m.full((1, 1, 2, 2), 99), 2),
+    *[lambda m, F, size=size: F.max_unpool2d(m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.int64),
+                                             2, output_size=size)
+      for size in ((6, 4), (4, 2), (1, 1, 4), (1, 1, 1, 4, 4))],  # all were taken
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), mode="typo"),
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), mode="linear"),
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), scale_factor=2),
