@@ -16,7 +16,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .tensor import Tensor, _as_array, _dim, _promote_types
+from .tensor import Tensor, _as_array, _dim, _existing_dim, _promote_types
 from .tensor_functions import cat, where
 
 
@@ -901,6 +901,18 @@ def hardswish(input: Tensor) -> Tensor:
     """x * hardsigmoid(x)."""
     input._require_floating("hardswish")
     return input * hardsigmoid(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: a * sigmoid(b), for a and b the first and second half of `input`
+    along `dim`, whose size must be even."""
+    input._require_floating("glu")
+    size = input.shape[_existing_dim("glu", dim, input.ndim)]
+    if size % 2:
+        raise InvalidArgumentError(f"glu: the dim to halve must have an even size, dim {dim} of "
+                                   f"shape {input.shape} has {size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
 
 
 # --------------------------------------------------------------------------------------------

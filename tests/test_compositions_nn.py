@@ -1777,6 +1777,28 @@ def test_activation_and_shape_modules_match_torch(torch, name, args):
     _compare_modules(torch, getattr(nn, name)(*args), getattr(torch.nn, name)(*args), x)
 
 
+@pytest.mark.parametrize("shape, dim", [((3, 4), -1), ((4, 3), 0), ((2, 6, 3), 1), ((2,), 0)])
+def test_glu_matches_its_formula_and_torch(torch, shape, dim):
+    x = rng.standard_normal(shape)
+    ours = Tensor(x, requires_grad=True)
+    out = F.glu(ours, dim)
+    a, b = np.split(x, 2, axis=dim)
+    np.testing.assert_allclose(out.data, a / (1 + np.exp(-b)), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.glu(theirs, dim).backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.glu(m.ones(3, 5)), lambda m, F: F.glu(m.ones(4, 3), 0 + 1),
+    lambda m, F: F.glu(m.tensor(1.0)), lambda m, F: F.glu(m.ones(2, 4), 2),
+])
+def test_glu_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 @pytest.mark.parametrize("name, args", [("MaxPool1d", (2, 1, 1, 2)),
                                         ("AvgPool1d", (3, 2, 1, True, False))])
 def test_pool1d_modules_match_torch(torch, name, args):
