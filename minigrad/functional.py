@@ -201,6 +201,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             ).sum(dim)
 
 
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p along the last dim, after broadcasting x1 and x2 against each other;
+    eps keeps the gradient finite where x1 = x2."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
             rng: np.random.Generator | None = None) -> Tensor:
     """Zero each entry with probability `p` and scale the rest by 1/(1-p); identity when not

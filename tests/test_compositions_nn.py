@@ -1162,6 +1162,32 @@ def test_cosine_similarity_clamps_a_small_norm_in_value_only_as_torch(torch):
         np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, math.inf, -math.inf, 0.5])
+@pytest.mark.parametrize("shapes, keepdim", [(((3, 4), (3, 4)), False), (((2, 3, 4), (4,)), True),
+                                             (((4,), (4,)), False), (((), ()), False)])
+def test_pairwise_distance_matches_its_formula_and_torch(torch, p, shapes, keepdim):
+    a, b = (rng.standard_normal(shape) for shape in shapes)
+    a.flat[0] = b.flat[0] if b.ndim == a.ndim else a.flat[0]  # a zero difference, eps keeps it
+    ours = [Tensor(a, requires_grad=True), Tensor(b, requires_grad=True)]
+    out = F.pairwise_distance(*ours, p, keepdim=keepdim)
+    diff = np.abs(np.atleast_1d(a - b + 1e-6))
+    expected = (diff.max(-1, keepdims=keepdim) if p == math.inf
+                else diff.min(-1, keepdims=keepdim) if p == -math.inf
+                else (diff ** p).sum(-1, keepdims=keepdim) ** (1 / p))
+    np.testing.assert_allclose(out.data, expected.reshape(out.shape), rtol=1e-12)
+    theirs = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    t_out = torch.nn.functional.pairwise_distance(*theirs, p, keepdim=keepdim)
+    assert out.shape == tuple(t_out.shape)
+    out.sum().backward()
+    t_out.sum().backward()
+    for x, t in zip(ours, theirs):
+        np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_pairwise_distance_refuses_shapes_that_do_not_broadcast_as_torch():
+    assert_raises_like_torch(lambda m, F: F.pairwise_distance(m.ones(3, 4), m.ones(3, 5)))
+
+
 def test_cosine_similarity_rejects_integer_inputs_as_torch():
     for a, b in (([[1, 2]], [[3, 4]]), ([[True]], [[False]])):
         assert_raises_like_torch(lambda m, F: F.cosine_similarity(m.tensor(a), m.tensor(b)))
