@@ -114,7 +114,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     along = (1, channels) + (1,) * (input.ndim - 2)  # broadcasts a (C,) vector over dim 1
     dims = (0, *range(2, input.ndim))
     if training:
-        count = input.numel() // channels
+        count = math.prod(input.shape[d] for d in dims)
         if count <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {input.shape}")
@@ -138,6 +138,33 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         out = out * weight.reshape(along)
     return out if bias is None else out + bias.reshape(along)
 
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample of (N, C, ...) over its spatial dims to mean 0 and
+    variance 1 (biased), then `* weight + bias` per channel. The running statistics, when
+    given, move towards the samples' average statistics as in batch_norm; with
+    use_input_stats=False they are used instead, as batch_norm's eval."""
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"instance_norm: expected input (N, C, ...) with spatial "
+                                   f"dims, got shape {input.shape}")
+    n, channels = input.shape[:2]
+    # as PyTorch: batch_norm of one sample whose channels are every (sample, channel) pair
+    per_instance = [None if t is None else Tensor(np.tile(t.data, n))
+                    for t in (running_mean, running_var)]
+    out = batch_norm(input.reshape(1, n * channels, *input.shape[2:]), *per_instance,
+                     training=True, momentum=momentum, eps=eps).reshape(input.shape)
+    for running, moved in zip((running_mean, running_var), per_instance):
+        if running is not None:
+            running.data[...] = moved.data.reshape(n, channels).mean(0)
+    along = (1, channels) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(along)
+    return out if bias is None else out + bias.reshape(along)
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:

@@ -1718,6 +1718,45 @@ def test_batch_norm_modules_match_torch_in_training_and_eval(torch, name, shape,
     assert all(np.array_equal(ours.state_dict()[key], value) for key, value in state.items())
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 2), (1, 3, 2, 2, 2)])
+@pytest.mark.parametrize("stats, use_input_stats", [(False, True), (True, True), (True, False)])
+def test_instance_norm_matches_torch(torch, shape, stats, use_input_stats):
+    """Values, gradients, and the running statistics moved towards the samples' average
+    (unbiased variance), or used in their place."""
+    x, weight, bias = rng.standard_normal(shape), rng.standard_normal(3), rng.standard_normal(3)
+    start = [rng.standard_normal(3), rng.uniform(0.5, 2, 3)]
+    upstream = rng.standard_normal(shape)
+    results = []
+    for lib, functional in ((minigrad, F), (torch, torch.nn.functional)):
+        inputs = [lib.tensor(a, requires_grad=True) for a in (x, weight, bias)]
+        running = [lib.tensor(a.copy()) for a in start] if stats else [None, None]
+        out = functional.instance_norm(inputs[0], *running, *inputs[1:],
+                                       use_input_stats=use_input_stats, momentum=0.3, eps=1e-3)
+        out.backward(lib.tensor(upstream))
+        results.append([out.detach().numpy() if lib is torch else out.data,
+                        *[np.asarray(t.grad) for t in inputs],
+                        *[np.asarray(r.numpy() if lib is torch else r.data)
+                          for r in running if r is not None]])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.instance_norm(m.ones(2, 3)), lambda m, F: F.instance_norm(m.ones(2, 3, 1)),
+    lambda m, F: F.instance_norm(m.ones(2, 3, 4), weight=m.ones(4)),
+    lambda m, F: F.instance_norm(m.ones(2, 3, 4), m.zeros(3), None),
+])
+def test_instance_norm_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_batch_norm_of_no_channels_is_empty_as_torch(torch):
+    """Regression: the count per channel divided the size by the number of channels, 0."""
+    out = F.batch_norm(Tensor(np.zeros((2, 0, 3))), None, None, training=True)
+    assert out.shape == tuple(torch.nn.functional.batch_norm(
+        torch.zeros(2, 0, 3), None, None, training=True).shape)
+
+
 def test_batch_norm_without_affine_or_running_stats_matches_torch(torch):
     ours = nn.BatchNorm1d(3, affine=False, track_running_stats=False, dtype=np.float64)
     theirs = torch.nn.BatchNorm1d(3, affine=False, track_running_stats=False,
