@@ -1011,6 +1011,9 @@ def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = N
     classes = input.shape[class_dim]
     weight = _class_weights("cross_entropy", weight, classes, input.dtype)
     if _is_float(target):
+        if ignore_index >= 0:  # PyTorch's check: a class to ignore means nothing for probabilities
+            raise InvalidArgumentError("cross_entropy: ignore_index is not supported for class "
+                                       "probabilities (a float target)")
         return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
     target = _class_targets("cross_entropy", input, target, ignore_index)
     if (is_fused_enabled() and input.ndim == 2 and reduction == "mean" and weight is None

@@ -1485,6 +1485,8 @@ TORCH_ERRORS = [
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 5])),
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 1]), weight=m.ones(4)),
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 1]), reduction="bad"),
+    *[lambda m, F, i=i: F.cross_entropy(m.ones(2, 3), m.ones(2, 3) / 3, ignore_index=i)
+      for i in (0, 2, 7)],  # was ignored for probabilities
     lambda m, F: F.nll_loss(m.ones(2, 3), m.ones(2)),
     lambda m, F: F.nll_loss(m.ones(4, 10), m.zeros(3, dtype=m.int64)),
     lambda m, F: F.binary_cross_entropy(m.ones(2) * 2, m.ones(2)),
