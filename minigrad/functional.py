@@ -16,7 +16,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .tensor import Tensor, _as_array, _dim, _existing_dim, _promote_types
+from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
 from .tensor_functions import cat, where
 
 
@@ -184,15 +184,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if bias is None else out + bias.reshape(along)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-    """input / max(||input||_p, eps) along `dim`: unit p-norm vectors; `eps` keeps an all-zero
-    vector finite (it stays 0). p is a positive float or math.inf."""
+def normalize(input: Tensor, p: float = 2.0, dim: int | Sequence[int] = 1,
+              eps: float = 1e-12) -> Tensor:
+    """input / max(||input||_p, eps) along `dim` (an int or a tuple of them): unit p-norm
+    vectors; `eps` keeps an all-zero vector finite (it stays 0). p is a positive float or
+    math.inf."""
     input._require_floating("normalize")
     if not p > 0:
         raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
-    if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):
-        raise IndexError(f"normalize: dim {dim} is out of range for a tensor of shape "
-                         f"{input.shape}")
+    _dim_list("normalize", dim, input.ndim)  # an int or a tuple of ints, as PyTorch's
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
         small = norm.data < eps
@@ -1443,8 +1443,9 @@ def _pad_by_index(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
         if mode == "circular" and min(before, after) < 0:
             raise NotImplementedError(f"pad: circular padding does not crop (got {tuple(pad)}); "
                                       f"PyTorch's result there reads uninitialised memory")
-        limit = {"reflect": n - 1, "circular": n}.get(mode)
-        if limit is not None and max(before, after) > limit or n + before + after < 0:
+        # replicate has no limit, but an empty dim has no entry to repeat
+        limit = {"reflect": n - 1, "circular": n}.get(mode, math.inf if n else 0)
+        if max(before, after) > limit or n + before + after < 0:
             raise InvalidArgumentError(f"pad: {mode} padding of {(before, after)} does not fit "
                                        f"dim {dim} of size {n} (at most {limit} on each side)")
         positions = np.arange(-before, n + after)

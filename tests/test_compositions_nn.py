@@ -1136,6 +1136,49 @@ def test_bce_with_logits_is_stable_and_exact_at_zero(torch):
     np.testing.assert_allclose(ours.grad[2:4], [-1.0, 0.5], rtol=1e-15)
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, math.inf])
+@pytest.mark.parametrize("dim", [(0, 2), (-1,), [1, 0]])
+def test_normalize_over_several_dims_matches_torch(torch, p, dim):
+    """Regression: a tuple dim raised a TypeError comparing it with an int."""
+    x = rng.standard_normal((2, 3, 4))
+    ours = Tensor(x, requires_grad=True)
+    out = F.normalize(ours, p, dim)
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = torch.nn.functional.normalize(theirs, p, dim)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(x.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [lambda m, F: F.normalize(m.ones(2, 3), dim=(0, 2)),
+                                    lambda m, F: F.normalize(m.ones(2, 3), dim=(1, 1))])
+def test_normalize_refuses_dims_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_linear_with_no_input_features_is_its_bias_as_torch(torch, mode):
+    """Regression: the fused kernel reshaped (..., 0) with -1, ambiguous for 0 entries."""
+    x = Tensor(np.zeros((2, 3, 0)), requires_grad=True)
+    w = Tensor(np.zeros((4, 0)), requires_grad=True)
+    b = Tensor(np.arange(4.0), requires_grad=True)
+    out = F.linear(x, w, b)
+    np.testing.assert_array_equal(out.data, torch.nn.functional.linear(
+        torch.zeros(2, 3, 0), torch.zeros(4, 0), torch.arange(4.0)).numpy())
+    out.sum().backward()
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+    np.testing.assert_array_equal(b.grad, [6.0] * 4)
+    no_outputs = F.linear(Tensor(np.ones((2, 3)), requires_grad=True), Tensor(np.ones((0, 3))))
+    no_outputs.sum().backward()
+    assert no_outputs.shape == (2, 0)
+
+
+def test_replicate_padding_of_an_empty_dim_raises_as_torch():
+    """Regression: it raised numpy's IndexError, reading the edge entry of nothing."""
+    assert_raises_like_torch(lambda m, F: F.pad(m.ones(2, 0), (1, 1), mode="replicate"))
+
+
 def test_normalize_leaves_a_zero_vector_zero_with_a_finite_gradient(torch):
     x = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
     ours = Tensor(x, requires_grad=True)
