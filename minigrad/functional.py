@@ -636,6 +636,9 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             raise InvalidArgumentError(f"{name}: scale_factor must be positive, one or {spatial} "
                                        f"of them, got {scale_factor!r}")
         sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
+        if min(sizes) < 1:
+            raise InvalidArgumentError(f"{name}: scale_factor {scale_factor!r} leaves no entry "
+                                       f"of the input's spatial size {in_sizes}")
         scales = [1 / f for f in factors]
     out = input
     for dim, n_in, n_out, scale in zip(range(2, input.ndim), in_sizes, sizes, scales):
@@ -676,9 +679,15 @@ def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
 def _ints(name: str, arg: str, value: int | Sequence[int], n: int,
           minimum: int) -> tuple[int, ...]:
     """An argument given as one int or as n ints (`kernel_size=3` or `(3, 5)`), as n ints."""
-    values = (value,) * n if isinstance(value, (int, np.integer)) else tuple(value)
-    if len(values) != n or not all(isinstance(v, (int, np.integer)) and v >= minimum
-                                   for v in values):
+    if isinstance(value, (int, np.integer)):
+        values = (value,) * n
+    elif np.iterable(value) and not isinstance(value, str):
+        values = tuple(value)
+    else:
+        values = (value,)  # refused just below
+    if not all(isinstance(v, (int, np.integer)) for v in values):  # PyTorch's class: TypeError
+        raise InvalidTypeError(f"{name}: {arg} must be an int or {n} ints, got {value!r}")
+    if len(values) != n or any(v < minimum for v in values):
         raise InvalidArgumentError(f"{name}: {arg} must be an int or {n} ints, each >= {minimum}, "
                                    f"got {value!r}")
     return tuple(int(v) for v in values)

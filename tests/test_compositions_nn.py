@@ -1505,6 +1505,13 @@ TORCH_ERRORS = [
     lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), stride=0),
     lambda m, F: F.conv2d(m.ones(1, 1, 6, 7), m.ones(1, 1, 3, 3), dilation=3),
     lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), padding="same", stride=2),
+    # a size that is not an int: PyTorch's TypeError (a str was a ValueError)
+    lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), stride="2"),
+    lambda m, F: F.conv_transpose2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), padding="same"),
+    lambda m, F: F.avg_pool2d(m.ones(1, 1, 4, 4), "2"),
+    lambda m, F: F.max_pool2d(m.ones(1, 1, 4, 4), 2.0),
+    lambda m, F: F.unfold(m.ones(1, 1, 4, 4), (2, 2.0)),
+    lambda m, F: F.interpolate(m.ones(1, 1, 5), scale_factor=0.1),  # no entry left: was empty
     lambda m, F: F.conv_transpose2d(m.ones(2, 16, 2, 2), m.ones(16, 32, 3, 3), padding=(1, 1, 1)),
     lambda m, F: F.conv_transpose2d(m.ones(1, 2, 4, 4), m.ones(2, 3, 3, 3), output_padding=1),
     lambda m, F: F.conv3d(m.ones(1, 2, 2, 4, 4), m.ones(3, 2, 3, 3, 3)),
