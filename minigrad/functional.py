@@ -431,6 +431,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     return x if batched else x.reshape(x.shape[1:])
 
 
+def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
+    """Average (N, C, L) or (C, L) down to `output_size` entries along L, binned as in
+    adaptive_avg_pool2d: adaptive_avg_pool2d over a height of 1."""
+    _batched("adaptive_avg_pool1d", input, 1, "(N, C, L) or (C, L)")
+    size = _ints("adaptive_avg_pool1d", "output_size", output_size, 1, minimum=0)[0]
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
              count_include_pad: bool, divisor_override: int | None) -> Tensor:
     """The windows' sums (N, C, *out) divided by their sizes as PyTorch counts them, or by

@@ -1010,6 +1010,33 @@ def test_interpolate_nearest_picks_pytorchs_source_where_in_over_out_rounds(torc
         torch.from_numpy(ints), (3, 4)).numpy())
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 7), (3, 7), (0, 2, 5)])
+@pytest.mark.parametrize("output_size", [1, 3, 7, 9, (4,)])
+def test_adaptive_avg_pool1d_matches_its_bins_and_torch(torch, shape, output_size):
+    x = rng.standard_normal(shape)
+    ours = Tensor(x, requires_grad=True)
+    out = F.adaptive_avg_pool1d(ours, output_size)
+    size, length = _pair(output_size)[0], shape[-1]
+    bins = [x[..., i * length // size:-(-(i + 1) * length // size)].mean(-1)
+            for i in range(size)]
+    np.testing.assert_allclose(out.data, np.stack(bins, -1), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.adaptive_avg_pool1d(theirs, output_size).backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 3, 4), 2),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 4), (2, 2)),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 4), -1),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 0), 2),
+])
+def test_adaptive_avg_pool1d_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 def test_max_pool_propagates_nan_as_torch(torch):
     x = rng.standard_normal((1, 1, 4, 4))
     x[0, 0, 1, 2] = np.nan
