@@ -16,7 +16,7 @@ import numpy as np
 from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .tensor import Tensor, _as_array, _dim, _promote_types
+from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
 from .tensor_functions import cat, where
 
 
@@ -46,6 +46,9 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     ids = np.array(_as_array(input))  # a copy: backward reads it, the caller may change theirs
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
+    if weight.ndim != 2:
+        raise InvalidArgumentError(f"embedding: weight must be 2-D (num_embeddings, "
+                                   f"embedding_dim), got shape {weight.shape}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
@@ -73,6 +76,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     for name, p in (("weight", weight), ("bias", bias)):
         if p is not None and p.shape != shape:
             raise InvalidArgumentError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
+    input._require_floating("layer_norm")
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
@@ -110,7 +114,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     along = (1, channels) + (1,) * (input.ndim - 2)  # broadcasts a (C,) vector over dim 1
     dims = (0, *range(2, input.ndim))
     if training:
-        count = input.numel() // channels
+        count = math.prod(input.shape[d] for d in dims)
         if count <= 1:
             raise ValueError(f"batch_norm: expected more than 1 value per channel when "
                              f"training, got input of shape {input.shape}")
@@ -135,6 +139,33 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return out if bias is None else out + bias.reshape(along)
 
 
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample of (N, C, ...) over its spatial dims to mean 0 and
+    variance 1 (biased), then `* weight + bias` per channel. The running statistics, when
+    given, move towards the samples' average statistics as in batch_norm; with
+    use_input_stats=False they are used instead, as batch_norm's eval."""
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"instance_norm: expected input (N, C, ...) with spatial "
+                                   f"dims, got shape {input.shape}")
+    n, channels = input.shape[:2]
+    # as PyTorch: batch_norm of one sample whose channels are every (sample, channel) pair
+    per_instance = [None if t is None else Tensor(np.tile(t.data, n))
+                    for t in (running_mean, running_var)]
+    out = batch_norm(input.reshape(1, n * channels, *input.shape[2:]), *per_instance,
+                     training=True, momentum=momentum, eps=eps).reshape(input.shape)
+    for running, moved in zip((running_mean, running_var), per_instance):
+        if running is not None:
+            running.data[...] = moved.data.reshape(n, channels).mean(0)
+    along = (1, channels) + (1,) * (input.ndim - 2)
+    if weight is not None:
+        out = out * weight.reshape(along)
+    return out if bias is None else out + bias.reshape(along)
+
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the channels (dim 1 of (N, C, ...)) into `num_groups` groups and normalise each
@@ -153,15 +184,15 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if bias is None else out + bias.reshape(along)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
-    """input / max(||input||_p, eps) along `dim`: unit p-norm vectors; `eps` keeps an all-zero
-    vector finite (it stays 0). p is a positive float or math.inf."""
+def normalize(input: Tensor, p: float = 2.0, dim: int | Sequence[int] = 1,
+              eps: float = 1e-12) -> Tensor:
+    """input / max(||input||_p, eps) along `dim` (an int or a tuple of them): unit p-norm
+    vectors; `eps` keeps an all-zero vector finite (it stays 0). p is a positive float or
+    math.inf."""
     input._require_floating("normalize")
     if not p > 0:
         raise ValueError(f"normalize: p must be positive (or math.inf), got {p}")
-    if not -max(input.ndim, 1) <= dim < max(input.ndim, 1):
-        raise IndexError(f"normalize: dim {dim} is out of range for a tensor of shape "
-                         f"{input.shape}")
+    _dim_list("normalize", dim, input.ndim)  # an int or a tuple of ints, as PyTorch's
     if p == math.inf:
         norm = input.abs().amax(dim, keepdim=True)
         small = norm.data < eps
@@ -183,7 +214,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     if dtype.kind != "f":
         raise InvalidTypeError(f"cosine_similarity: expected a floating point common dtype, "
                                f"got {dtype}")
-    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"cosine_similarity: shapes {x1.shape} and {x2.shape} do not "
+                                   f"broadcast together") from None
 
     def unit(x: Tensor) -> Tensor:
         norm = x.norm(2, dim, keepdim=True)
@@ -192,6 +227,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return (unit(x1.to(dtype).broadcast_to(shape)) * unit(x2.to(dtype).broadcast_to(shape))
             ).sum(dim)
 
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p along the last dim, after broadcasting x1 and x2 against each other;
+    eps keeps the gradient finite where x1 = x2."""
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
             rng: np.random.Generator | None = None) -> Tensor:
@@ -203,7 +244,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
     if not training or p == 0:
         return input
     if p == 1:
-        return input * 0.0
+        return input * 0
+    # the kept entries are scaled by 1/(1-p): PyTorch refuses integers here, and only here
+    input._require_floating("dropout")
     rng = rng if rng is not None else np.random.default_rng()
     keep = rng.random(input.shape) >= p
     return input * (keep / input.dtype.type(1 - p)).astype(input.dtype)
@@ -251,8 +294,9 @@ def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """The max of each (kH, kW) window of (N, C, H, W) or (C, H, W); `stride` defaults to the
     kernel size, padding counts as -inf. As in PyTorch the gradient goes to one entry per window,
-    its first maximum; `return_indices=True` also returns where that is, as the flat index
-    h * W + w in its input plane (int64)."""
+    its first maximum (its last NaN if it has any; never the padding, even where the entries
+    are -inf); `return_indices=True` also returns where that is, as the flat index h * W + w in
+    its input plane (int64)."""
     x, batched = _batched("max_pool2d", input, 2, "(N, C, H, W) or (C, H, W)", floating=False)
     geometry = _pool_geometry("max_pool2d", x.shape[2:], kernel_size, stride, padding, dilation,
                               ceil_mode)
@@ -260,18 +304,26 @@ def max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
     windows = ops.Unfold.apply(x, **geometry, pad_value=lowest)
     n, c, kh, kw, out_h, out_w = windows.shape
     windows = windows.reshape(n, c, kh * kw, out_h, out_w)
-    first_max = windows.data.argmax(axis=2)  # NaN counts as the max, as in PyTorch
-    losers = np.arange(kh * kw)[:, None, None] != first_max[:, :, None]
+    values = windows.data
+    winner = values.argmax(axis=2)  # the first maximum, or the first NaN
+    if x.dtype.kind == "f":  # PyTorch's scan lets a later NaN replace a NaN: the last one wins
+        nans = np.isnan(values)
+        winner = np.where(nans.any(axis=2), kh * kw - 1 - nans[:, :, ::-1].argmax(axis=2), winner)
+    (top, _), (left, _) = geometry["padding"]
+    (sh, sw), (dh, dw) = geometry["stride"], geometry["dilation"]
+    first_row, first_col = np.arange(out_h)[:, None] * sh - top, np.arange(out_w) * sw - left
+    i, j = np.divmod(winner, kw)  # the winner's offset in its window
+    # where the window's entries all equal the padding value the padding ties with them, but
+    # PyTorch's scan starts at the window's first entry inside the input: that one wins
+    padding_won = (first_row + i * dh < 0) | (first_col + j * dw < 0)
+    i = np.where(padding_won, np.maximum(0, -(first_row // dh)), i)
+    j = np.where(padding_won, np.maximum(0, -(first_col // dw)), j)
+    losers = np.arange(kh * kw)[:, None, None] != (i * kw + j)[:, :, None]
     out = windows.masked_fill(losers, 0).sum(2, dtype=x.dtype)
     out = out if batched else out.reshape(out.shape[1:])
     if not return_indices:
         return out
-    (top, _), (left, _) = geometry["padding"]
-    (sh, sw), (dh, dw) = geometry["stride"], geometry["dilation"]
-    i, j = np.divmod(first_max, kw)  # the winner's offset in its window
-    rows = np.arange(out_h)[:, None] * sh - top + i * dh
-    cols = np.arange(out_w) * sw - left + j * dw
-    indices = (rows * x.shape[3] + cols).astype(np.int64)
+    indices = ((first_row + i * dh) * x.shape[3] + first_col + j * dw).astype(np.int64)
     return out, Tensor(indices if batched else indices[0])
 
 
@@ -378,6 +430,13 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
         x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
     return x if batched else x.reshape(x.shape[1:])
 
+
+def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
+    """Average (N, C, L) or (C, L) down to `output_size` entries along L, binned as in
+    adaptive_avg_pool2d: adaptive_avg_pool2d over a height of 1."""
+    _batched("adaptive_avg_pool1d", input, 1, "(N, C, L) or (C, L)")
+    size = _ints("adaptive_avg_pool1d", "output_size", output_size, 1, minimum=0)[0]
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
              count_include_pad: bool, divisor_override: int | None) -> Tensor:
@@ -514,7 +573,8 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     """max_pool2d's partial inverse: each entry of (N, C, H, W) (or (C, H, W)) put back at the
     flat position `indices` names (h * W_out + w, as max_pool2d's return_indices gives them) in
     zeros of (H - 1) stride - 2 padding + kernel_size per spatial dim, or of `output_size`'s
-    last two entries. Where a position is named twice the last entry wins."""
+    last two entries (each less than a stride away from that). Where a position is named twice
+    the last entry wins."""
     name = "max_unpool2d"
     x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
     index = np.asarray(_as_array(indices))
@@ -524,10 +584,15 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
     stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
     padding = _ints(name, "padding", padding, 2, minimum=0)
-    if output_size is None:
-        size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding,
-                                                              kernel)]
-    else:
+    size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel)]
+    if output_size is not None:
+        # PyTorch's rule: within a stride of the default, the sizes a max_pool2d input of that
+        # output could have had
+        if len(output_size) not in (2, 4) or not all(
+                d - s < o < d + s for o, d, s in zip(list(output_size)[-2:], size, stride)):
+            raise InvalidArgumentError(
+                f"{name}: output_size must be 2 (or 4, with N and C) sizes, each within the "
+                f"stride {stride} of {tuple(size)} (exclusive), got {tuple(output_size)}")
         size = list(output_size)[-2:]
     n, c = x.shape[:2]
     positions = index.reshape(n, c, -1)
@@ -578,6 +643,9 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             raise InvalidArgumentError(f"{name}: scale_factor must be positive, one or {spatial} "
                                        f"of them, got {scale_factor!r}")
         sizes = [math.floor(n * f) for n, f in zip(in_sizes, factors)]
+        if min(sizes) < 1:
+            raise InvalidArgumentError(f"{name}: scale_factor {scale_factor!r} leaves no entry "
+                                       f"of the input's spatial size {in_sizes}")
         scales = [1 / f for f in factors]
     out = input
     for dim, n_in, n_out, scale in zip(range(2, input.ndim), in_sizes, sizes, scales):
@@ -618,9 +686,15 @@ def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
 def _ints(name: str, arg: str, value: int | Sequence[int], n: int,
           minimum: int) -> tuple[int, ...]:
     """An argument given as one int or as n ints (`kernel_size=3` or `(3, 5)`), as n ints."""
-    values = (value,) * n if isinstance(value, (int, np.integer)) else tuple(value)
-    if len(values) != n or not all(isinstance(v, (int, np.integer)) and v >= minimum
-                                   for v in values):
+    if isinstance(value, (int, np.integer)):
+        values = (value,) * n
+    elif np.iterable(value) and not isinstance(value, str):
+        values = tuple(value)
+    else:
+        values = (value,)  # refused just below
+    if not all(isinstance(v, (int, np.integer)) for v in values):  # PyTorch's class: TypeError
+        raise InvalidTypeError(f"{name}: {arg} must be an int or {n} ints, got {value!r}")
+    if len(values) != n or any(v < minimum for v in values):
         raise InvalidArgumentError(f"{name}: {arg} must be an int or {n} ints, each >= {minimum}, "
                                    f"got {value!r}")
     return tuple(int(v) for v in values)
@@ -662,13 +736,13 @@ def _convolution(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, 
     dilation = _ints(name, "dilation", dilation, spatial_dims, minimum=1)
     padding = _conv_padding(name, padding, tuple(kernel), stride, dilation)
     if spatial_dims == 1:  # (N, C, L) -> (N, C, 1, L)
-        x, weight = x.reshape(*x.shape[:2], 1, -1), weight.reshape(*weight.shape[:2], 1, -1)
+        x, weight = x.unsqueeze(2), weight.unsqueeze(2)
         kernel, stride, dilation = [1, *kernel], (1, *stride), (1, *dilation)
         padding = ((0, 0), *padding)
     geometry = _window_geometry(name, x.shape[2:], tuple(kernel), dilation, padding, stride)
     out = _conv2d(x, weight, bias, groups, geometry)
     if spatial_dims == 1:
-        out = out.reshape(*out.shape[:2], -1)
+        out = out.squeeze(2)
     return out if batched else out.reshape(out.shape[1:])
 
 
@@ -878,6 +952,18 @@ def hardswish(input: Tensor) -> Tensor:
     return input * hardsigmoid(input)
 
 
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: a * sigmoid(b), for a and b the first and second half of `input`
+    along `dim`, whose size must be even."""
+    input._require_floating("glu")
+    size = input.shape[_existing_dim("glu", dim, input.ndim)]
+    if size % 2:
+        raise InvalidArgumentError(f"glu: the dim to halve must have an even size, dim {dim} of "
+                                   f"shape {input.shape} has {size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
 # --------------------------------------------------------------------------------------------
 # Softmax and losses
 # --------------------------------------------------------------------------------------------
@@ -941,6 +1027,9 @@ def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = N
     classes = input.shape[class_dim]
     weight = _class_weights("cross_entropy", weight, classes, input.dtype)
     if _is_float(target):
+        if ignore_index >= 0:  # PyTorch's check: a class to ignore means nothing for probabilities
+            raise InvalidArgumentError("cross_entropy: ignore_index is not supported for class "
+                                       "probabilities (a float target)")
         return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
     target = _class_targets("cross_entropy", input, target, ignore_index)
     if (is_fused_enabled() and input.ndim == 2 and reduction == "mean" and weight is None
@@ -1370,8 +1459,9 @@ def _pad_by_index(input: Tensor, pad: Sequence[int], mode: str) -> Tensor:
         if mode == "circular" and min(before, after) < 0:
             raise NotImplementedError(f"pad: circular padding does not crop (got {tuple(pad)}); "
                                       f"PyTorch's result there reads uninitialised memory")
-        limit = {"reflect": n - 1, "circular": n}.get(mode)
-        if limit is not None and max(before, after) > limit or n + before + after < 0:
+        # replicate has no limit, but an empty dim has no entry to repeat
+        limit = {"reflect": n - 1, "circular": n}.get(mode, math.inf if n else 0)
+        if max(before, after) > limit or n + before + after < 0:
             raise InvalidArgumentError(f"pad: {mode} padding of {(before, after)} does not fit "
                                        f"dim {dim} of size {n} (at most {limit} on each side)")
         positions = np.arange(-before, n + after)

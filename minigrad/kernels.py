@@ -168,7 +168,7 @@ class Affine(Function):
     reads_inputs_for_the_others = True  # x for dW, W for dx; the bias for nothing
 
     def forward(self, x, weight, bias=None):
-        rows = x.reshape(-1, x.shape[-1])
+        rows = _as_rows(x)
         out = rows @ weight.T
         if bias is not None:
             out += bias
@@ -176,7 +176,7 @@ class Affine(Function):
         return out.reshape(*x.shape[:-1], weight.shape[0])
 
     def backward(self, g):
-        g = g.reshape(-1, g.shape[-1])
+        g = _as_rows(g)
         dx = (g @ self.weight).reshape(self.shape) if self.needs_input_grad[0] else None
         dw = g.T @ self.rows if self.needs_input_grad[1] else None
         if len(self.needs_input_grad) == 2:  # no bias
@@ -184,6 +184,12 @@ class Affine(Function):
         db = _column_sums(g) if self.needs_input_grad[2] else None
         return dx, dw, db
 
+
+
+def _as_rows(a: np.ndarray) -> np.ndarray:
+    """`a` as a matrix whose rows are its last dim's vectors; with the row count spelled out,
+    as -1 is ambiguous for a last dim of size 0."""
+    return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
 
 class Embedding(Function):
     """Rows of a table picked by integer ids:  out = weight[ids]   (ids of any shape).

@@ -909,6 +909,20 @@ def test_unfold_matches_torch_unbatched(torch):
                                                              stride=(1, 2)).numpy())
 
 
+@pytest.mark.parametrize("name", ["conv1d", "conv2d", "conv3d", "conv_transpose1d"])
+def test_convolutions_of_an_empty_batch_are_empty_as_torch(torch, name):
+    """Regression: conv1d (and conv_transpose1d, built on it) reshaped an empty batch with
+    -1, which has no single answer for 0 entries."""
+    dims = int(name[-2])
+    x = Tensor(np.zeros((0, 2) + (5,) * dims), requires_grad=True)
+    w = Tensor(np.ones((2, 2) + (3,) * dims))
+    out = getattr(F, name)(x, w)
+    out.sum().backward()
+    expected = getattr(torch.nn.functional, name)(torch.zeros(x.shape, dtype=torch.float64),
+                                                  torch.tensor(w.data))
+    assert out.shape == tuple(expected.shape) and x.grad.shape == x.shape
+
+
 def test_conv2d_is_unfold_then_matmul():
     """The composition: unfold, one matrix product with the reshaped weight, reshape."""
     x = Tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
@@ -996,11 +1010,67 @@ def test_interpolate_nearest_picks_pytorchs_source_where_in_over_out_rounds(torc
         torch.from_numpy(ints), (3, 4)).numpy())
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 7), (3, 7), (0, 2, 5)])
+@pytest.mark.parametrize("output_size", [1, 3, 7, 9, (4,)])
+def test_adaptive_avg_pool1d_matches_its_bins_and_torch(torch, shape, output_size):
+    x = rng.standard_normal(shape)
+    ours = Tensor(x, requires_grad=True)
+    out = F.adaptive_avg_pool1d(ours, output_size)
+    size, length = _pair(output_size)[0], shape[-1]
+    bins = [x[..., i * length // size:-(-(i + 1) * length // size)].mean(-1)
+            for i in range(size)]
+    np.testing.assert_allclose(out.data, np.stack(bins, -1), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.adaptive_avg_pool1d(theirs, output_size).backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 3, 4), 2),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 4), (2, 2)),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 4), -1),
+    lambda m, F: F.adaptive_avg_pool1d(m.ones(1, 2, 0), 2),
+])
+def test_adaptive_avg_pool1d_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 def test_max_pool_propagates_nan_as_torch(torch):
     x = rng.standard_normal((1, 1, 4, 4))
     x[0, 0, 1, 2] = np.nan
     np.testing.assert_array_equal(F.max_pool2d(Tensor(x), 2).data,
                                   torch.nn.functional.max_pool2d(torch.tensor(x), 2).numpy())
+
+
+def _max_pool_against_torch(torch, x, **kw):
+    ours = Tensor(x, requires_grad=True)
+    out, indices = F.max_pool2d(ours, return_indices=True, **kw)
+    out.backward(np.ones(out.shape))
+    theirs = torch.tensor(x, requires_grad=True)
+    t_out, t_indices = torch.nn.functional.max_pool2d(theirs, return_indices=True, **kw)
+    t_out.backward(torch.ones_like(t_out))
+    np.testing.assert_array_equal(out.data, t_out.detach().numpy())
+    np.testing.assert_array_equal(indices.data, t_indices.numpy())
+    np.testing.assert_array_equal(ours.grad, theirs.grad.numpy())
+
+
+def test_max_pool_gives_a_window_of_minus_inf_to_its_first_entry_inside_as_torch(torch):
+    """Regression: the -inf padding tied with the -inf entries and won, so the index pointed
+    into the padding (negative) and the gradient was lost."""
+    _max_pool_against_torch(torch, np.full((1, 1, 5, 4), -np.inf), kernel_size=3, stride=1,
+                            padding=1)
+    _max_pool_against_torch(torch, np.full((1, 1, 6, 6), -np.inf), kernel_size=(3, 2),
+                            stride=2, padding=1, dilation=(2, 1), ceil_mode=True)
+
+
+def test_max_pool_gives_a_window_of_nans_its_last_nan_as_torch(torch):
+    """PyTorch's scan replaces its maximum by any later NaN: the last NaN wins."""
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    x[0, 0, 0, :2] = x[0, 0, 1, 0] = x[0, 0, 2, 3] = np.nan
+    _max_pool_against_torch(torch, x, kernel_size=2)
+    _max_pool_against_torch(torch, x, kernel_size=3, stride=1, padding=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1093,6 +1163,49 @@ def test_bce_with_logits_is_stable_and_exact_at_zero(torch):
     np.testing.assert_allclose(ours.grad[2:4], [-1.0, 0.5], rtol=1e-15)
 
 
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, math.inf])
+@pytest.mark.parametrize("dim", [(0, 2), (-1,), [1, 0]])
+def test_normalize_over_several_dims_matches_torch(torch, p, dim):
+    """Regression: a tuple dim raised a TypeError comparing it with an int."""
+    x = rng.standard_normal((2, 3, 4))
+    ours = Tensor(x, requires_grad=True)
+    out = F.normalize(ours, p, dim)
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = torch.nn.functional.normalize(theirs, p, dim)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(x.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [lambda m, F: F.normalize(m.ones(2, 3), dim=(0, 2)),
+                                    lambda m, F: F.normalize(m.ones(2, 3), dim=(1, 1))])
+def test_normalize_refuses_dims_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_linear_with_no_input_features_is_its_bias_as_torch(torch, mode):
+    """Regression: the fused kernel reshaped (..., 0) with -1, ambiguous for 0 entries."""
+    x = Tensor(np.zeros((2, 3, 0)), requires_grad=True)
+    w = Tensor(np.zeros((4, 0)), requires_grad=True)
+    b = Tensor(np.arange(4.0), requires_grad=True)
+    out = F.linear(x, w, b)
+    np.testing.assert_array_equal(out.data, torch.nn.functional.linear(
+        torch.zeros(2, 3, 0), torch.zeros(4, 0), torch.arange(4.0)).numpy())
+    out.sum().backward()
+    assert x.grad.shape == x.shape and w.grad.shape == w.shape
+    np.testing.assert_array_equal(b.grad, [6.0] * 4)
+    no_outputs = F.linear(Tensor(np.ones((2, 3)), requires_grad=True), Tensor(np.ones((0, 3))))
+    no_outputs.sum().backward()
+    assert no_outputs.shape == (2, 0)
+
+
+def test_replicate_padding_of_an_empty_dim_raises_as_torch():
+    """Regression: it raised numpy's IndexError, reading the edge entry of nothing."""
+    assert_raises_like_torch(lambda m, F: F.pad(m.ones(2, 0), (1, 1), mode="replicate"))
+
+
 def test_normalize_leaves_a_zero_vector_zero_with_a_finite_gradient(torch):
     x = np.array([[0.0, 0.0, 0.0], [3.0, 4.0, 0.0]])
     ours = Tensor(x, requires_grad=True)
@@ -1117,6 +1230,32 @@ def test_cosine_similarity_clamps_a_small_norm_in_value_only_as_torch(torch):
     assert out.item() == pytest.approx(t_out.item(), rel=1e-12)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.grad, b.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0, math.inf, -math.inf, 0.5])
+@pytest.mark.parametrize("shapes, keepdim", [(((3, 4), (3, 4)), False), (((2, 3, 4), (4,)), True),
+                                             (((4,), (4,)), False), (((), ()), False)])
+def test_pairwise_distance_matches_its_formula_and_torch(torch, p, shapes, keepdim):
+    a, b = (rng.standard_normal(shape) for shape in shapes)
+    a.flat[0] = b.flat[0] if b.ndim == a.ndim else a.flat[0]  # a zero difference, eps keeps it
+    ours = [Tensor(a, requires_grad=True), Tensor(b, requires_grad=True)]
+    out = F.pairwise_distance(*ours, p, keepdim=keepdim)
+    diff = np.abs(np.atleast_1d(a - b + 1e-6))
+    expected = (diff.max(-1, keepdims=keepdim) if p == math.inf
+                else diff.min(-1, keepdims=keepdim) if p == -math.inf
+                else (diff ** p).sum(-1, keepdims=keepdim) ** (1 / p))
+    np.testing.assert_allclose(out.data, expected.reshape(out.shape), rtol=1e-12)
+    theirs = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    t_out = torch.nn.functional.pairwise_distance(*theirs, p, keepdim=keepdim)
+    assert out.shape == tuple(t_out.shape)
+    out.sum().backward()
+    t_out.sum().backward()
+    for x, t in zip(ours, theirs):
+        np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_pairwise_distance_refuses_shapes_that_do_not_broadcast_as_torch():
+    assert_raises_like_torch(lambda m, F: F.pairwise_distance(m.ones(3, 4), m.ones(3, 5)))
 
 
 def test_cosine_similarity_rejects_integer_inputs_as_torch():
@@ -1202,6 +1341,20 @@ def test_sdpa_grouped_query_attention_matches_torch(torch):
     repeated = np.repeat(np.arange(2), 2)
     np.testing.assert_allclose(ours.data, ref_attention(q, k[:, repeated], v[:, repeated],
                                                         is_causal=True), rtol=1e-12)
+
+
+def test_dropout_of_integers_as_torch(torch):
+    """Regression: integers were scaled by 1/(1-p) cast to their dtype (1/0.7 to 1, 1/0.5 to 2,
+    and p=0.3 gave int64's minimum); PyTorch refuses them where it scales, and where it does
+    not (eval, p=0, p=1) returns integers."""
+    data = np.arange(1, 7)
+    for p, training in ((0.0, True), (0.5, False), (1.0, True)):
+        out = F.dropout(Tensor(data), p, training)
+        expected = torch.nn.functional.dropout(torch.from_numpy(data), p, training)
+        assert out.dtype == np.int64
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    for p in (0.3, 0.5):
+        assert_raises_like_torch(lambda m, F: F.dropout(m.tensor([1, 2, 3]), p))
 
 
 def test_sdpa_dropout_is_seeded_and_unbiased():
@@ -1368,7 +1521,10 @@ TORCH_ERRORS = [
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),
+    lambda m, F: F.embedding(m.tensor([1]), m.ones(5)),  # a 1-D weight was taken
+    lambda m, F: F.cosine_similarity(m.ones(3, 4), m.ones(3, 5)),  # raised numpy's ValueError
     lambda m, F: F.layer_norm(m.ones(2, 3), (4,)),
+    lambda m, F: F.layer_norm(m.tensor([[1, 2, 3]]), (3,)),  # raised numpy's UFuncTypeError
     lambda m, F: F.normalize(m.ones(2, 3), dim=5),
     lambda m, F: F.dropout(m.ones(2), p=1.5),
     lambda m, F: F.conv2d(m.ones(4, 4), m.ones(1, 1, 3, 3)),
@@ -1376,6 +1532,13 @@ TORCH_ERRORS = [
     lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), stride=0),
     lambda m, F: F.conv2d(m.ones(1, 1, 6, 7), m.ones(1, 1, 3, 3), dilation=3),
     lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), padding="same", stride=2),
+    # a size that is not an int: PyTorch's TypeError (a str was a ValueError)
+    lambda m, F: F.conv2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), stride="2"),
+    lambda m, F: F.conv_transpose2d(m.ones(1, 1, 4, 4), m.ones(1, 1, 3, 3), padding="same"),
+    lambda m, F: F.avg_pool2d(m.ones(1, 1, 4, 4), "2"),
+    lambda m, F: F.max_pool2d(m.ones(1, 1, 4, 4), 2.0),
+    lambda m, F: F.unfold(m.ones(1, 1, 4, 4), (2, 2.0)),
+    lambda m, F: F.interpolate(m.ones(1, 1, 5), scale_factor=0.1),  # no entry left: was empty
     lambda m, F: F.conv_transpose2d(m.ones(2, 16, 2, 2), m.ones(16, 32, 3, 3), padding=(1, 1, 1)),
     lambda m, F: F.conv_transpose2d(m.ones(1, 2, 4, 4), m.ones(2, 3, 3, 3), output_padding=1),
     lambda m, F: F.conv3d(m.ones(1, 2, 2, 4, 4), m.ones(3, 2, 3, 3, 3)),
@@ -1384,6 +1547,9 @@ TORCH_ERRORS = [
     lambda m, F: F.avg_pool2d(m.ones(1, 1, 4, 4), 2, divisor_override=0),
     lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 3, dtype=m.int64), 2),
     lambda m, F: F.max_unpool2d(m.ones(1, 1, 2, 2), m.full((1, 1, 2, 2), 99), 2),
+    *[lambda m, F, size=size: F.max_unpool2d(m.ones(1, 1, 2, 2), m.zeros(1, 1, 2, 2, dtype=m.int64),
+                                             2, output_size=size)
+      for size in ((6, 4), (4, 2), (1, 1, 4), (1, 1, 1, 4, 4))],  # all were taken
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), mode="typo"),
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), mode="linear"),
     lambda m, F: F.interpolate(m.ones(1, 1, 4, 4), size=(2, 2), scale_factor=2),
@@ -1396,6 +1562,8 @@ TORCH_ERRORS = [
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 5])),
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 1]), weight=m.ones(4)),
     lambda m, F: F.cross_entropy(m.ones(2, 3), m.tensor([0, 1]), reduction="bad"),
+    *[lambda m, F, i=i: F.cross_entropy(m.ones(2, 3), m.ones(2, 3) / 3, ignore_index=i)
+      for i in (0, 2, 7)],  # was ignored for probabilities
     lambda m, F: F.nll_loss(m.ones(2, 3), m.ones(2)),
     lambda m, F: F.nll_loss(m.ones(4, 10), m.zeros(3, dtype=m.int64)),
     lambda m, F: F.binary_cross_entropy(m.ones(2) * 2, m.ones(2)),
@@ -1629,6 +1797,45 @@ def test_batch_norm_modules_match_torch_in_training_and_eval(torch, name, shape,
     assert all(np.array_equal(ours.state_dict()[key], value) for key, value in state.items())
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 2), (1, 3, 2, 2, 2)])
+@pytest.mark.parametrize("stats, use_input_stats", [(False, True), (True, True), (True, False)])
+def test_instance_norm_matches_torch(torch, shape, stats, use_input_stats):
+    """Values, gradients, and the running statistics moved towards the samples' average
+    (unbiased variance), or used in their place."""
+    x, weight, bias = rng.standard_normal(shape), rng.standard_normal(3), rng.standard_normal(3)
+    start = [rng.standard_normal(3), rng.uniform(0.5, 2, 3)]
+    upstream = rng.standard_normal(shape)
+    results = []
+    for lib, functional in ((minigrad, F), (torch, torch.nn.functional)):
+        inputs = [lib.tensor(a, requires_grad=True) for a in (x, weight, bias)]
+        running = [lib.tensor(a.copy()) for a in start] if stats else [None, None]
+        out = functional.instance_norm(inputs[0], *running, *inputs[1:],
+                                       use_input_stats=use_input_stats, momentum=0.3, eps=1e-3)
+        out.backward(lib.tensor(upstream))
+        results.append([out.detach().numpy() if lib is torch else out.data,
+                        *[np.asarray(t.grad) for t in inputs],
+                        *[np.asarray(r.numpy() if lib is torch else r.data)
+                          for r in running if r is not None]])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.instance_norm(m.ones(2, 3)), lambda m, F: F.instance_norm(m.ones(2, 3, 1)),
+    lambda m, F: F.instance_norm(m.ones(2, 3, 4), weight=m.ones(4)),
+    lambda m, F: F.instance_norm(m.ones(2, 3, 4), m.zeros(3), None),
+])
+def test_instance_norm_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_batch_norm_of_no_channels_is_empty_as_torch(torch):
+    """Regression: the count per channel divided the size by the number of channels, 0."""
+    out = F.batch_norm(Tensor(np.zeros((2, 0, 3))), None, None, training=True)
+    assert out.shape == tuple(torch.nn.functional.batch_norm(
+        torch.zeros(2, 0, 3), None, None, training=True).shape)
+
+
 def test_batch_norm_without_affine_or_running_stats_matches_torch(torch):
     ours = nn.BatchNorm1d(3, affine=False, track_running_stats=False, dtype=np.float64)
     theirs = torch.nn.BatchNorm1d(3, affine=False, track_running_stats=False,
@@ -1712,6 +1919,28 @@ def test_identity_silu_softmax_and_log_softmax_modules_match_torch(torch):
 def test_activation_and_shape_modules_match_torch(torch, name, args):
     x = rng.uniform(-4, 7, size=(2, 3, 4, 5))
     _compare_modules(torch, getattr(nn, name)(*args), getattr(torch.nn, name)(*args), x)
+
+
+@pytest.mark.parametrize("shape, dim", [((3, 4), -1), ((4, 3), 0), ((2, 6, 3), 1), ((2,), 0)])
+def test_glu_matches_its_formula_and_torch(torch, shape, dim):
+    x = rng.standard_normal(shape)
+    ours = Tensor(x, requires_grad=True)
+    out = F.glu(ours, dim)
+    a, b = np.split(x, 2, axis=dim)
+    np.testing.assert_allclose(out.data, a / (1 + np.exp(-b)), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    torch.nn.functional.glu(theirs, dim).backward(torch.tensor(upstream))
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.glu(m.ones(3, 5)), lambda m, F: F.glu(m.ones(4, 3), 0 + 1),
+    lambda m, F: F.glu(m.tensor(1.0)), lambda m, F: F.glu(m.ones(2, 4), 2),
+])
+def test_glu_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
 
 
 @pytest.mark.parametrize("name, args", [("MaxPool1d", (2, 1, 1, 2)),
