@@ -185,11 +185,11 @@ class Affine(Function):
         return dx, dw, db
 
 
-
 def _as_rows(a: np.ndarray) -> np.ndarray:
     """`a` as a matrix whose rows are its last dim's vectors; with the row count spelled out,
     as -1 is ambiguous for a last dim of size 0."""
     return a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+
 
 class Embedding(Function):
     """Rows of a table picked by integer ids:  out = weight[ids]   (ids of any shape).
