@@ -188,17 +188,18 @@ def test_gradcheck(op, name, fn, make):
     assert gradcheck(fn, inputs)
 
 
+class WrongSquare(minigrad.Function):
+    """out = a**2, with a deliberately wrong backward (da = G * a instead of 2 G a)."""
+
+    def forward(self, a):
+        self.a = a
+        return a * a
+
+    def backward(self, g):
+        return g * self.a
+
+
 def test_gradcheck_catches_a_wrong_gradient():
-    class WrongSquare(minigrad.Function):
-        """out = a**2, with a deliberately wrong backward (da = G * a instead of 2 G a)."""
-
-        def forward(self, a):
-            self.a = a
-            return a * a
-
-        def backward(self, g):
-            return g * self.a
-
     x = leaf(3, 2)
     with pytest.raises(minigrad.GradcheckError) as info:
         gradcheck(lambda a: WrongSquare.apply(a), [x])
@@ -243,14 +244,6 @@ def test_gradcheck_failure_is_a_runtime_error_or_false_as_torch():
         @staticmethod
         def backward(ctx, g):
             return g * ctx.saved_tensors[0]  # should be 2 g a
-
-    class WrongSquare(minigrad.Function):
-        def forward(self, a):
-            self.a = a
-            return a * a
-
-        def backward(self, g):
-            return g * self.a
 
     values = rng.standard_normal(3) + 2
     for check, wrong, x in ((torch.autograd.gradcheck, TorchWrongSquare.apply,
