@@ -46,6 +46,7 @@ if threads > 1:
     from train.parallel import DataParallel
     parallel = DataParallel(model, threads)
 
+
 def step():
     x = rng.integers(0, 65, (12, 64))
     y = np.roll(x, -1, axis=1)

@@ -166,6 +166,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         out = out * weight.reshape(along)
     return out if bias is None else out + bias.reshape(along)
 
+
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     """Split the channels (dim 1 of (N, C, ...)) into `num_groups` groups and normalise each
@@ -233,6 +234,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """||x1 - x2 + eps||_p along the last dim, after broadcasting x1 and x2 against each other;
     eps keeps the gradient finite where x1 = x2."""
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
             rng: np.random.Generator | None = None) -> Tensor:
@@ -437,6 +439,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tens
     _batched("adaptive_avg_pool1d", input, 1, "(N, C, L) or (C, L)")
     size = _ints("adaptive_avg_pool1d", "output_size", output_size, 1, minimum=0)[0]
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
 
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
              count_include_pad: bool, divisor_override: int | None) -> Tensor:

@@ -264,6 +264,7 @@ def test_gradcheck_accepts_a_non_leaf_input():
     b = a * 2.0  # not a leaf: its gradient never lands in .grad
     assert gradcheck(lambda b: b.exp(), [b])
 
+
 def test_gradcheck_takes_a_generator_of_inputs():
     """Regression: gradcheck read its inputs twice, so a generator (model.parameters() is one
     now) was empty by the time fn was called."""
