@@ -24,19 +24,19 @@ from .tensor_functions import cat, where
 # Layers
 # --------------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weight.T + bias, with weight (out_features, in_features) and bias (out,) as in
-    PyTorch; or weight (in_features,) and bias (): one output, whose dim is dropped."""
+    """input @ weight.T + bias, with weight (out_features, in_features) and a bias that
+    broadcasts to the output, (out,) for a Linear layer, as in PyTorch; or weight
+    (in_features,): one output, whose dim is dropped."""
+    out_shape = input.shape[:-1] + weight.shape[:-1]
     if input.ndim == 0 or weight.ndim not in (1, 2) or input.shape[-1] != weight.shape[-1] or (
-            bias is not None and bias.shape != weight.shape[:-1]):
+            bias is not None and not _broadcasts_to(bias.shape, out_shape)):
         raise InvalidArgumentError(f"linear: input {input.shape}, weight {weight.shape} and bias "
                                    f"{None if bias is None else bias.shape} do not fit: need input "
-                                   f"(..., in), weight (out, in) or (in,), bias (out,) or ()")
-    if weight.ndim == 1:
-        return linear(input, weight.unsqueeze(0),
-                      None if bias is None else bias.reshape(1)).squeeze(-1)
-    if is_fused_enabled():
+                                   f"(..., in), weight (out, in) or (in,), and a bias that "
+                                   f"broadcasts to the output's shape {out_shape}")
+    if is_fused_enabled() and weight.ndim == 2 and (bias is None or bias.shape == weight.shape[:1]):
         return kernels.Affine.apply(input, weight, *([] if bias is None else [bias]))
-    out = input @ weight.T
+    out = input @ (weight.T if weight.ndim == 2 else weight)
     return out if bias is None else out + bias
 
 

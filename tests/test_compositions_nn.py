@@ -721,6 +721,13 @@ CASES = {
     "linear_1d_weight_0d_bias": Case(F.linear, lambda x, w, b: x @ w + b,
                                      lambda torch, x, w, b: torch.nn.functional.linear(x, w) + b,
                                      make_inputs([normal(3, 4), normal(4), normal()])),
+    # a bias that only broadcasts to the output (PyTorch's addmm takes it; not the fused kernel)
+    "linear_bias_of_one": Case(F.linear, lambda x, w, b: x @ w.T + b,
+                               lambda torch, x, w, b: torch.nn.functional.linear(x, w, b),
+                               make_inputs([normal(3, 4), normal(5, 4), normal(1)])),
+    "linear_bias_per_row": Case(F.linear, lambda x, w, b: x @ w.T + b,
+                                lambda torch, x, w, b: torch.nn.functional.linear(x, w, b),
+                                make_inputs([normal(3, 4), normal(5, 4), normal(3, 5)])),
     "cosine_similarity": Case(F.cosine_similarity, ref_cosine_similarity,
                               lambda torch, a, b: torch.nn.functional.cosine_similarity(a, b),
                               make_inputs([normal(3, 4), normal(3, 4)])),
@@ -1519,6 +1526,7 @@ TORCH_ERRORS = [
     lambda m, F: F.nll_loss(m.tensor([[1, 2]]), m.tensor([1])),
     lambda m, F: F.binary_cross_entropy_with_logits(m.tensor([1, 2]), m.tensor([1.0, 0.0])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
+    lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 3), m.ones(3)),  # a bias that does not broadcast
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([1]), m.ones(5)),  # a 1-D weight was taken
