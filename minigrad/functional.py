@@ -105,6 +105,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     are used."""
     if input.ndim < 2:
         raise ValueError(f"batch_norm: expected input (N, C, ...), got shape {input.shape}")
+    input._require_floating("batch_norm")
     channels = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var),
                     ("weight", weight), ("bias", bias)):
@@ -175,6 +176,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if input.ndim < 2 or num_groups < 1 or input.shape[1] % num_groups:
         raise RuntimeError(f"group_norm: expected input (N, C, ...) with C divisible by "
                            f"num_groups ({num_groups}), got shape {input.shape}")
+    input._require_floating("group_norm")
     n, channels = input.shape[:2]
     # the group size spelled out: -1 is ambiguous when N is 0 (PyTorch returns an empty batch)
     grouped = input.reshape(n, num_groups, channels // num_groups * math.prod(input.shape[2:]))

@@ -1527,6 +1527,9 @@ TORCH_ERRORS = [
     lambda m, F: F.binary_cross_entropy_with_logits(m.tensor([1, 2]), m.tensor([1.0, 0.0])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 3), m.ones(3)),  # a bias that does not broadcast
+    # normalisation is float math: one rule for layer_norm, batch_norm and group_norm
+    lambda m, F: F.batch_norm(m.tensor([[1, 2], [3, 5]]), None, None, training=True),
+    lambda m, F: F.group_norm(m.tensor([[1, 2], [3, 5]]), 1),
     lambda m, F: F.embedding(m.ones(2), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([7]), m.ones(5, 3)),
     lambda m, F: F.embedding(m.tensor([1]), m.ones(5)),  # a 1-D weight was taken
