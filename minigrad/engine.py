@@ -343,10 +343,10 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
     is a copy, so what the caller keeps aliases nothing.
     """
     order = _topological_order(root)
-    wanted_ids = None
+    wanted_ids = running = None
     if wanted is not None:
         wanted_ids = {id(t) for t in wanted}
-        order = _leading_to(order, wanted_ids)
+        order, running = _leading_to(order, wanted_ids)
     grads: dict[int, np.ndarray] = {id(root): seed}
     hooks = _switches.backward_hooks
     for tensor in reversed(order):
@@ -362,8 +362,8 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             report = fn is None or tensor._retains_grad
         if report:
             yield tensor, np.array(g)
-        if fn is None:
-            continue
+        if fn is None or running is not None and id(tensor) not in running:
+            continue  # a wanted tensor none of whose inputs leads to another: its op need not run
         if fn.saves_inputs or fn.saves_output:
             _check_unchanged(fn)
         input_grads = fn.backward(g)
@@ -381,18 +381,21 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             fn.inputs = None
 
 
-def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> list[Tensor]:
-    """The tensors of `order` (inputs first) whose gradient reaches a wanted tensor: as in
-    PyTorch, grad() runs no other op's backward, and no other tensor's hooks or retained grad."""
+def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> tuple[list[Tensor], set[int]]:
+    """The tensors of `order` (inputs first) whose gradient reaches a wanted tensor, and the ids
+    of those among them whose op must run (an input of it reaches one): as in PyTorch, grad()
+    runs no other op's backward (a wanted non-leaf's own op stays unrun, its graph unfreed), and
+    no other tensor's hooks or retained grad."""
     reaching = set(wanted_ids)
-    kept = []
+    kept, running = [], set()
     for tensor in order:
         fn = tensor.grad_fn
-        if id(tensor) in reaching or (
-                fn is not None and any(id(parent) in reaching for parent in fn.inputs)):
+        if fn is not None and any(id(parent) in reaching for parent in fn.inputs):
+            running.add(id(tensor))
             reaching.add(id(tensor))
+        if id(tensor) in reaching:
             kept.append(tensor)
-    return kept
+    return kept, running
 
 
 def accumulate_grad(tensor: Tensor, g: np.ndarray) -> None:

@@ -810,6 +810,26 @@ def test_grad_runs_only_the_ops_on_a_path_to_its_inputs_as_torch():
             assert mine == expected
 
 
+def test_grad_of_a_non_leaf_leaves_its_own_op_unrun_as_torch():
+    """grad() with respect to an intermediate stops there: the op that made it does not run, so
+    without retain_graph its saved arrays are not freed and a later backward through it works,
+    and the hooks of the tensors below it do not run."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    results = []
+    for lib, grad in ((minigrad, minigrad.grad), (torch, torch.autograd.grad)):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        hooked = []
+        a.register_hook(lambda g: hooked.append("a"))
+        x = a.exp()
+        (gx,) = grad(x.sum(), x)
+        x.sum().backward()  # through exp, which grad() did not run
+        results.append((np.array(gx), hooked, np.array(a.grad)))
+    (mine_gx, mine_hooked, mine_a), (gx, hooked, ga) = results
+    np.testing.assert_array_equal(mine_gx, gx)
+    assert mine_hooked == hooked == ["a"]
+    np.testing.assert_allclose(mine_a, ga, rtol=1e-6)
+
+
 def test_grad_of_an_input_listed_twice_gives_two_arrays():
     x = Tensor(np.ones(3), requires_grad=True)
     first, second = minigrad.grad((x * 2.0).sum(), [x, x])
