@@ -357,7 +357,8 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             g = _run_tensor_hooks(tensor, g)
         fn = tensor.grad_fn
         if wanted_ids is not None:
-            report = id(tensor) in wanted_ids or tensor._retains_grad
+            # a leaf's retain_grad() changes nothing: grad() never writes a leaf's .grad
+            report = id(tensor) in wanted_ids or fn is not None and tensor._retains_grad
         else:
             report = fn is None or tensor._retains_grad
         if report:
@@ -539,7 +540,9 @@ def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     for t, g in backpropagate(output, seed, retain_graph, wanted=inputs):
         if id(t) in wanted_ids:
             found[id(t)] = g
-        if t._retains_grad:  # as in PyTorch, retain_grad() keeps what grad() computed there too
+        # as in PyTorch, retain_grad() keeps what grad() computed at a non-leaf too (on a leaf
+        # it is a no-op: its .grad is backward's alone)
+        if t._retains_grad and t.grad_fn is not None:
             accumulate_grad(t, g.copy() if id(t) in wanted_ids else g)
     grads, handed_out = [], set()
     for i, t in enumerate(inputs):

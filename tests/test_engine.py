@@ -830,6 +830,18 @@ def test_grad_of_a_non_leaf_leaves_its_own_op_unrun_as_torch():
     np.testing.assert_allclose(mine_a, ga, rtol=1e-6)
 
 
+def test_grad_leaves_the_grad_of_a_leaf_that_called_retain_grad_alone_as_torch():
+    """retain_grad() on a leaf changes nothing: grad() still writes no leaf's .grad."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib, grad in ((minigrad, minigrad.grad), (torch, torch.autograd.grad)):
+        a = lib.tensor([1.0, 2.0], requires_grad=True)
+        a.retain_grad()
+        b = a * 1
+        grad((a * a).sum(), a)
+        grad((a * a).sum() + b.sum(), b)
+        assert a.grad is None, lib.__name__
+
+
 def test_grad_of_an_input_listed_twice_gives_two_arrays():
     x = Tensor(np.ones(3), requires_grad=True)
     first, second = minigrad.grad((x * 2.0).sum(), [x, x])
