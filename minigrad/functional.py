@@ -154,6 +154,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         raise InvalidArgumentError(f"instance_norm: expected input (N, C, ...) with spatial "
                                    f"dims, got shape {input.shape}")
     n, channels = input.shape[:2]
+    if math.prod(input.shape[2:]) <= 1:  # checked here: batch_norm's message would name itself
+        raise ValueError(f"instance_norm: expected more than 1 spatial element when training, "
+                         f"got input of shape {input.shape}")
     # as PyTorch: batch_norm of one sample whose channels are every (sample, channel) pair
     per_instance = [None if t is None else Tensor(np.tile(t.data, n))
                     for t in (running_mean, running_var)]

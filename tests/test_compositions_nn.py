@@ -1840,6 +1840,13 @@ def test_instance_norm_refuses_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 
+def test_instance_norm_of_one_spatial_element_names_itself_and_the_input():
+    """Regression: the error came from the batch_norm it calls, naming batch_norm and the
+    reshaped (1, N * C, ...) input."""
+    with pytest.raises(ValueError, match=r"instance_norm: .*\(2, 3, 1\)"):
+        F.instance_norm(Tensor(np.ones((2, 3, 1))))
+
+
 def test_batch_norm_of_no_channels_is_empty_as_torch(torch):
     """Regression: the count per channel divided the size by the number of channels, 0."""
     out = F.batch_norm(Tensor(np.zeros((2, 0, 3))), None, None, training=True)
