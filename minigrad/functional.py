@@ -25,8 +25,9 @@ from .tensor_functions import cat, where
 # --------------------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, with weight (out_features, in_features) and a bias that
-    broadcasts to the output, (out,) for a Linear layer, as in PyTorch; or weight
-    (in_features,): one output, whose dim is dropped."""
+    broadcasts to the output: (out,) for a Linear layer, (1,) or one per row as PyTorch also
+    takes (minigrad takes any shape that broadcasts); or weight (in_features,): one output,
+    whose dim is dropped."""
     out_shape = input.shape[:-1] + weight.shape[:-1]
     if input.ndim == 0 or weight.ndim not in (1, 2) or input.shape[-1] != weight.shape[-1] or (
             bias is not None and not _broadcasts_to(bias.shape, out_shape)):
