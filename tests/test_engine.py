@@ -823,7 +823,9 @@ def test_grad_of_a_non_leaf_leaves_its_own_op_unrun_as_torch():
         x = a.exp()
         (gx,) = grad(x.sum(), x)
         x.sum().backward()  # through exp, which grad() did not run
-        results.append((np.array(gx), hooked, np.array(a.grad)))
+        # torch's own __array__ takes no copy= (numpy 2 warns): convert by .numpy()
+        results.append(tuple(v.numpy() if isinstance(v, torch.Tensor) else v
+                             for v in (gx, hooked, a.grad)))
     (mine_gx, mine_hooked, mine_a), (gx, hooked, ga) = results
     np.testing.assert_array_equal(mine_gx, gx)
     assert mine_hooked == hooked == ["a"]
