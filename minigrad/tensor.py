@@ -2277,21 +2277,20 @@ class Tensor:
 
     def new_zeros(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
                   dtype: Any = None, requires_grad: bool = False) -> Tensor:
-        return creation.zeros(_size_given("new_zeros", sizes, size),
-                              dtype=self.dtype if dtype is None else dtype,
-                              requires_grad=requires_grad)
+        return self._new_sized(creation.zeros, "new_zeros", sizes, size, dtype, requires_grad)
 
     def new_ones(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
                  dtype: Any = None, requires_grad: bool = False) -> Tensor:
-        return creation.ones(_size_given("new_ones", sizes, size),
-                             dtype=self.dtype if dtype is None else dtype,
-                             requires_grad=requires_grad)
+        return self._new_sized(creation.ones, "new_ones", sizes, size, dtype, requires_grad)
 
     def new_empty(self, *sizes: int | Sequence[int], size: Sequence[int] | None = None,
                   dtype: Any = None, requires_grad: bool = False) -> Tensor:
-        return creation.empty(_size_given("new_empty", sizes, size),
-                              dtype=self.dtype if dtype is None else dtype,
-                              requires_grad=requires_grad)
+        return self._new_sized(creation.empty, "new_empty", sizes, size, dtype, requires_grad)
+
+    def _new_sized(self, make: Callable, name: str, sizes: tuple, size: Sequence[int] | None,
+                   dtype: Any, requires_grad: bool) -> Tensor:
+        return make(_size_given(name, sizes, size), dtype=self.dtype if dtype is None else dtype,
+                    requires_grad=requires_grad)
 
     def is_floating_point(self) -> bool:
         return self.dtype.kind == "f"
