@@ -103,15 +103,6 @@ def _ints(args: tuple, keyword: Sequence[int] | None = None, op: str = "",
     return tuple(args)
 
 
-def _size_given(op: str, sizes: tuple, size: Sequence[int] | None) -> tuple[int, ...]:
-    """A shape given PyTorch's ways: f(2, 3), f((2, 3)) or f(size=(2, 3))."""
-    if size is None:
-        return _ints(sizes)
-    if sizes:
-        raise TypeError(f"{op}: give the size as arguments or as size=, not both")
-    return tuple(size)
-
-
 def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     """An integer index given as a Tensor, a numpy array or a list, checked to hold integers."""
     index = np.asarray(_as_array(index))
@@ -2289,7 +2280,7 @@ class Tensor:
 
     def _new_sized(self, make: Callable, name: str, sizes: tuple, size: Sequence[int] | None,
                    dtype: Any, requires_grad: bool) -> Tensor:
-        return make(_size_given(name, sizes, size), dtype=self.dtype if dtype is None else dtype,
+        return make(_ints(sizes, size, name, "size"), dtype=self.dtype if dtype is None else dtype,
                     requires_grad=requires_grad)
 
     def is_floating_point(self) -> bool:
