@@ -70,10 +70,13 @@ class Optimizer:
         for _, _, p in self._params():
             p.zero_grad(set_to_none)
 
-    def _buffer(self, name: str, index: int, like: np.ndarray) -> np.ndarray:
+    def _buffer(self, name: str, index: int, like: np.ndarray, fill: float = 0.0
+                ) -> np.ndarray:
+        """State array `name` of parameter `index`, made on first use shaped as `like` and
+        filled with `fill`."""
         key = f"{name}.{index}"
         if key not in self.state:
-            self.state[key] = np.zeros_like(like)
+            self.state[key] = np.full_like(like, fill)
         return self.state[key]
 
     def _count_update(self, index: int) -> int:
@@ -313,10 +316,7 @@ class Adagrad(Optimizer):
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         t = self._count_update(i)
-        key = f"sum.{i}"
-        if key not in self.state:
-            self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
-        total = self.state[key]
+        total = self._buffer("sum", i, p.data, group["initial_accumulator_value"])
         total += g * g
         step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
