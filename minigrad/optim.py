@@ -50,10 +50,10 @@ class Optimizer:
                 raise TypeError(f"{name}: can only optimize Tensors, got a {type(p).__name__}")
             if not p.is_leaf:  # its updates would be lost on the next forward
                 raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
-        seen = {id(p) for group in self.param_groups for p in group["params"]}
-        if seen & {id(p) for p in members}:
+        ids = {id(p) for p in members}
+        if any(id(p) in ids for group in self.param_groups for p in group["params"]):
             raise ValueError(f"{name}: some parameters appear in more than one parameter group")
-        if len({id(p) for p in members}) < len(members):  # PyTorch warns, and steps them twice
+        if len(ids) < len(members):  # PyTorch warns, and steps them twice
             warnings.warn(f"{name}: a parameter group lists a parameter more than once; it is "
                           f"updated once per listing", UserWarning, stacklevel=3)
         self.param_groups.append({**self.defaults, **param_group, "params": members})
