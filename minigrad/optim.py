@@ -50,10 +50,10 @@ class Optimizer:
                 raise TypeError(f"{name}: can only optimize Tensors, got a {type(p).__name__}")
             if not p.is_leaf:  # its updates would be lost on the next forward
                 raise ValueError(f"{name}: can't optimize a non-leaf Tensor")
-        seen = {id(p) for group in self.param_groups for p in group["params"]}
-        if seen & {id(p) for p in members}:
+        ids = {id(p) for p in members}
+        if any(id(p) in ids for group in self.param_groups for p in group["params"]):
             raise ValueError(f"{name}: some parameters appear in more than one parameter group")
-        if len({id(p) for p in members}) < len(members):  # PyTorch warns, and steps them twice
+        if len(ids) < len(members):  # PyTorch warns, and steps them twice
             warnings.warn(f"{name}: a parameter group lists a parameter more than once; it is "
                           f"updated once per listing", UserWarning, stacklevel=3)
         self.param_groups.append({**self.defaults, **param_group, "params": members})
@@ -70,10 +70,13 @@ class Optimizer:
         for _, _, p in self._params():
             p.zero_grad(set_to_none)
 
-    def _buffer(self, name: str, index: int, like: np.ndarray) -> np.ndarray:
+    def _buffer(self, name: str, index: int, like: np.ndarray, fill: float = 0.0
+                ) -> np.ndarray:
+        """State array `name` of parameter `index`, made on first use shaped as `like` and
+        filled with `fill`."""
         key = f"{name}.{index}"
         if key not in self.state:
-            self.state[key] = np.zeros_like(like)
+            self.state[key] = np.full_like(like, fill)
         return self.state[key]
 
     def _count_update(self, index: int) -> int:
@@ -313,10 +316,7 @@ class Adagrad(Optimizer):
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         t = self._count_update(i)
-        key = f"sum.{i}"
-        if key not in self.state:
-            self.state[key] = np.full_like(p.data, group["initial_accumulator_value"])
-        total = self.state[key]
+        total = self._buffer("sum", i, p.data, group["initial_accumulator_value"])
         total += g * g
         step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
