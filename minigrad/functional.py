@@ -1326,6 +1326,39 @@ def attention(query: Tensor, key: Tensor, value: Tensor, mask: ArrayLike | None 
     return weights @ value, weights
 
 
+def self_attention(input: Tensor, w_q: Tensor, b_q: Tensor | None, w_k: Tensor,
+                   b_k: Tensor | None, w_v: Tensor, b_v: Tensor | None, num_heads: int,
+                   mask: ArrayLike | None = None) -> tuple[Tensor, Tensor]:
+    """Multi-head self-attention up to the output projection, for input (B, T, C): queries, keys
+    and values are linear projections of the same input (weights (C, C)), each split into
+    `num_heads` heads of size C / num_heads; `attention` runs in every head (`mask` as there,
+    against (T, T)), and the heads are merged back to (B, T, C). Returns (output, attention
+    weights (B, heads, T, T)).
+
+    With kernels on, one fused op (kernels.SelfAttention) computes it with the three
+    projections in one matrix product and the heads as strided views."""
+    width = input.shape[-1] if input.ndim else 0
+    if input.ndim != 3 or num_heads <= 0 or width % num_heads or any(
+            w.shape != (width, width) for w in (w_q, w_k, w_v)):
+        raise InvalidArgumentError(f"self_attention: expected an input (batch, seq, width) "
+                                   f"whose width {num_heads} heads divide, and weights (width, "
+                                   f"width); got input {input.shape}, weights {w_q.shape}, "
+                                   f"{w_k.shape}, {w_v.shape}")
+    batch, seq, _ = input.shape
+    mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
+    biases = (b_q, b_k, b_v)
+    if is_fused_enabled() and all(b is not None for b in biases):
+        weights: list[np.ndarray] = []
+        out = kernels.SelfAttention.apply(input, w_q, b_q, w_k, b_k, w_v, b_v, mask=mask,
+                                          num_heads=num_heads, weights_out=weights)
+        weights[0].flags.writeable = False  # the kernel's own array: backward reads it
+        return out, Tensor(weights[0])
+    q, k, v = (linear(input, w, b).reshape(batch, seq, num_heads, width // num_heads)
+               .permute(0, 2, 1, 3) for w, b in zip((w_q, w_k, w_v), biases))
+    out, weights = attention(q, k, v, mask)
+    return out.permute(0, 2, 1, 3).reshape(batch, seq, width), weights
+
+
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
                                  attn_mask: ArrayLike | None = None, dropout_p: float = 0.0,
                                  is_causal: bool = False, scale: float | None = None,

@@ -245,17 +245,17 @@ class SelfAttention(Function):
     dx = G_qkv [W_q; W_k; W_v],  d[W_q; W_k; W_v] = G_qkv^T x,  d[b_q b_k b_v] = sum(G_qkv),
     G_qkv = [dQ dK dV] merged (Attention's gradients, computed from G split into heads)
 
-    It replaces `attention` together with the three `linear` calls that feed it and the head
-    split and merge around it (`models.attention.MultiHeadAttention` uses it for
-    self-attention). The projections read and write one (B, T, 3, h, d) buffer whose heads are
+    It replaces `self_attention`: the three `linear` calls, the head split, `attention` and the
+    head merge. The projections read and write one (B, T, 3, h, d) buffer whose heads are
     strided views, so no head split or merge copies anything. `past` = (keys, values), arrays
     (B, h, T_past, d) of earlier positions (a KV cache), are put before the new keys and values
     as constants; `keys_values_out` receives all the keys and values attended over. `packed` =
     ([W_q; W_k; W_v], [b_q b_k b_v]) when the caller keeps the three weights and biases as
-    consecutive views of these arrays (MultiHeadAttention does): generating a token, copying
-    them together took as long as the product with them."""
+    consecutive views of these arrays (`models.attention.MultiHeadAttention` does, and passes
+    the cache): generating a token, copying them together took as long as the product with
+    them."""
 
-    replaces = "attention"
+    replaces = "self_attention"
 
     def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
                 weights_out=None, past=None, keys_values_out=None, packed=None):

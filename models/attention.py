@@ -86,27 +86,38 @@ class MultiHeadAttention(nn.Module):
         self.W_o = nn.Linear(embedding_dimension, embedding_dimension, rng=rng, dtype=dtype)
         self.attention_weights: np.ndarray | None = None
         # W_q, W_k, W_v stay three parameters, but their arrays are consecutive views of one
-        # weight and one bias buffer, so the fused kernel multiplies by all three without
-        # copying them together
+        # weight and one bias buffer, so that generating a token multiplies by all three without
+        # copying them together (which took as long as the product)
         self._packed: dict[str, np.ndarray] = {}
+        self._packed_views: dict[str, list[np.ndarray]] = {}
         for name in ("weight", "bias"):
             linears = (self.W_q, self.W_k, self.W_v)
             self._packed[name] = np.concatenate([getattr(lin, name).data for lin in linears])
-            for linear, part in zip(linears, np.split(self._packed[name], len(linears))):
+            self._packed_views[name] = np.split(self._packed[name], len(linears))
+            for linear, part in zip(linears, self._packed_views[name]):
                 getattr(linear, name).data = part
 
     def _split_heads(self, x: Tensor) -> Tensor:
         batch, seq, _ = x.shape  # (B, T, C) -> (B, H, T, D)
         return x.reshape(batch, seq, self.num_heads, self.head_dim).permute(0, 2, 1, 3)
 
+    def _projections(self) -> list[Tensor]:
+        return [t for linear in (self.W_q, self.W_k, self.W_v) for t in (linear.weight,
+                                                                          linear.bias)]
+
     def forward(self, query: Any, key: Any, value: Any, mask: Any = None,
                 cache: KVCache | None = None) -> Tensor:
         """With a `cache`, key/value are only the new positions; earlier ones come from it."""
-        # one kernel for self-attention; with a cache only when no graph is recorded
-        # (generation), since the cache cuts the keys' and values' gradients
-        if query is key is value and is_fused_enabled() and (cache is None or
-                                                             not is_grad_enabled()):
-            return self.W_o(self._fused_self_attention(_as_tensor(query), mask, cache))
+        if query is key is value and cache is None:
+            # the lines below for one input, or one kernel (F.self_attention)
+            out, weights = F.self_attention(_as_tensor(query), *self._projections(),
+                                            self.num_heads, mask)
+            self.attention_weights = weights.data
+            return self.W_o(out)
+        if query is key is value and is_fused_enabled() and not is_grad_enabled():
+            # generation: the kernel attends over the cache too (it would cut the keys' and
+            # values' gradients, so only when no graph is recorded)
+            return self.W_o(self._cached_self_attention(_as_tensor(query), mask, cache))
         q = self._split_heads(self.W_q(_as_tensor(query)))
         k = self._split_heads(self.W_k(_as_tensor(key)))
         v = self._split_heads(self.W_v(_as_tensor(value)))
@@ -118,29 +129,29 @@ class MultiHeadAttention(nn.Module):
         merged = out.permute(0, 2, 1, 3).reshape(batch, seq, self.num_heads * self.head_dim)
         return self.W_o(merged)
 
-    def _fused_self_attention(self, x: Tensor, mask: Any, cache: KVCache | None) -> Tensor:
-        """What forward computes before W_o when query, key and value are one tensor, as one
-        kernel: the three projections in one matrix product, the heads as strided views
-        (minigrad.kernels.SelfAttention; tested equal to the lines of forward)."""
+    def _cached_self_attention(self, x: Tensor, mask: Any, cache: KVCache) -> Tensor:
+        """What forward computes before W_o for new positions `x` after those in `cache`, as
+        one kernel (minigrad.kernels.SelfAttention, with the cached keys and values as `past`;
+        tested equal to the lines of forward)."""
         width = self.num_heads * self.head_dim
         if x.ndim != 3 or x.shape[-1] != width:
             raise ValueError(f"MultiHeadAttention: expected input (batch, seq, {width}), got "
                              f"{x.shape}")
-        projections = [t for linear in (self.W_q, self.W_k, self.W_v)
-                       for t in (linear.weight, linear.bias)]
-        # still views of the packed buffers, unless an array was replaced (Module.astype, say)
-        packed = (self._packed["weight"], self._packed["bias"])
-        if not all(t.data.base is packed[i % 2] for i, t in enumerate(projections)):
-            packed = None
+        projections = self._projections()
+        # the packed buffers, while every array is still the view made of them (Module.astype
+        # or an assignment replaces them)
+        views = [view for pair in zip(*self._packed_views.values()) for view in pair]
+        packed = None
+        if all(t.data is view for t, view in zip(projections, views)):
+            packed = (self._packed["weight"], self._packed["bias"])
         weights: list[np.ndarray] = []
         keys_values: list[tuple[np.ndarray, np.ndarray]] = []
         merged = kernels.SelfAttention.apply(
             x, *projections, mask=None if mask is None else np.asarray(mask, dtype=bool),
             num_heads=self.num_heads, weights_out=weights,
-            past=None if cache is None or not len(cache) else (cache.keys, cache.values),
-            keys_values_out=None if cache is None else keys_values, packed=packed)
-        if cache is not None:
-            cache.keys, cache.values = keys_values[0]
+            past=(cache.keys, cache.values) if len(cache) else None,
+            keys_values_out=keys_values, packed=packed)
+        cache.keys, cache.values = keys_values[0]
         weights[0].flags.writeable = False  # the kernel's own array: backward reads it
         self.attention_weights = weights[0]
         return merged

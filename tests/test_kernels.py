@@ -12,7 +12,6 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
-from models.attention import MultiHeadAttention
 from tests.helpers import leaf, op_types
 
 rng = np.random.default_rng(5)
@@ -71,27 +70,17 @@ CASES = {
 }
 
 
-def _multi_head_self_attention(num_heads, mask=None):
-    """MultiHeadAttention(x, x, x) on given projection weights (8 tensors: W_q, b_q, ..., b_o);
-    with kernels on its part before W_o is kernels.SelfAttention."""
-    def run(x, *weights_and_biases):
-        mha = MultiHeadAttention(x.shape[-1], num_heads)
-        for i, linear in enumerate((mha.W_q, mha.W_k, mha.W_v, mha.W_o)):
-            del linear.weight, linear.bias  # as in PyTorch: a parameter's name takes no Tensor
-            linear.weight, linear.bias = weights_and_biases[2 * i:2 * i + 2]
-        return mha(x, x, x, mask)
-    return run
-
-
 def _projections(width):
-    return [(width, width), (width,)] * 4
+    return [(width, width), (width,)] * 3
 
 
 CASES[kernels.SelfAttention] = [
-    ("causal", _multi_head_self_attention(2, CAUSAL), [(2, 4, 6)] + _projections(6)),
-    ("no_mask_one_head", _multi_head_self_attention(1), [(2, 3, 4)] + _projections(4)),
-    ("fully_masked_row", _multi_head_self_attention(
-        2, np.array([[True, False, False], [False, False, False], [True, True, True]])),
+    ("causal", lambda x, *wb: F.self_attention(x, *wb, 2, CAUSAL)[0],
+     [(2, 4, 6)] + _projections(6)),
+    ("no_mask_one_head", lambda x, *wb: F.self_attention(x, *wb, 1)[0],
+     [(2, 3, 4)] + _projections(4)),
+    ("fully_masked_row", lambda x, *wb: F.self_attention(
+        x, *wb, 2, np.array([[True, False, False], [False, False, False], [True, True, True]]))[0],
      [(1, 3, 4)] + _projections(4)),
 ]
 ALL_CASES = [(k, name, fn, shapes) for k, cases in CASES.items() for name, fn, shapes in cases]
@@ -105,8 +94,11 @@ def test_every_kernel_has_a_case():
 
 
 def test_every_kernel_names_the_composition_it_replaces():
-    for kernel in ops.kernels():
+    """`replaces` names the function of minigrad.functional whose cases (above) use the kernel."""
+    for kernel, cases in CASES.items():
         assert callable(getattr(F, kernel.replaces, None)), kernel.__name__
+        for name, fn, _ in cases:
+            assert kernel.replaces in fn.__code__.co_names, (kernel.__name__, name)
 
 
 def _run(fn, arrays, fused):
@@ -182,7 +174,7 @@ def _self_attention_after_past(x, w_q, b_q, w_k, b_k, w_v, b_v):
 
 
 def test_self_attention_after_cached_positions_equals_its_composition():
-    arrays = [rng.standard_normal(s) for s in [(2, 2, 4)] + _projections(4)[:6]]
+    arrays = [rng.standard_normal(s) for s in [(2, 2, 4)] + _projections(4)]
     kernel = lambda *t: kernels.SelfAttention.apply(*t, num_heads=2, past=tuple(PAST))
     fused_out, fused_grads = _run(kernel, arrays, fused=True)
     composed_out, composed_grads = _run(_self_attention_after_past, arrays, fused=False)
@@ -190,23 +182,6 @@ def test_self_attention_after_cached_positions_equals_its_composition():
     for i, (gf, gc) in enumerate(zip(fused_grads, composed_grads)):
         np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=f"input {i}")
     assert gradcheck(kernel, [leaf(*a.shape) for a in arrays])
-
-
-def test_self_attention_multiplies_by_the_packed_projections_while_they_are_views():
-    """MultiHeadAttention keeps W_q, W_k, W_v (and biases) as views of one buffer and hands the
-    kernel that buffer; once an array is replaced (astype) the kernel concatenates them."""
-    mha = MultiHeadAttention(8, 2, rng=np.random.default_rng(0), dtype=np.float64)
-    x = rng.standard_normal((2, 3, 8))
-    for packed in (True, False):
-        for name in ("weight", "bias"):
-            for linear in (mha.W_q, mha.W_k, mha.W_v):
-                assert np.shares_memory(getattr(linear, name).data, mha._packed[name]) == packed
-        with minigrad.no_grad():
-            fused = mha(x, x, x, CAUSAL[:3, :3]).data
-            with minigrad.fused(False):
-                composed = mha(x, x, x, CAUSAL[:3, :3]).data
-        np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
-        mha.astype(np.float32).astype(np.float64)  # new arrays, the same values
 
 
 def test_attention_over_no_keys_gives_zeros_as_torch():

@@ -343,6 +343,38 @@ def test_mha_gradcheck():
     assert gradcheck(lambda x, kv, *ps: mha(x, kv, kv), [x, kv, *mha.parameters()])
 
 
+def _swap_query_and_key_weights(mha):
+    mha.W_q.weight.data, mha.W_k.weight.data = mha.W_k.weight.data, mha.W_q.weight.data
+
+
+def _share_the_query_bias(mha):
+    mha.W_v.bias.data = mha.W_q.bias.data
+
+
+def _new_arrays(mha):
+    mha.astype(np.float32).astype(np.float64)
+
+
+@pytest.mark.parametrize("change", [None, _swap_query_and_key_weights, _share_the_query_bias,
+                                    _new_arrays])
+def test_mha_cached_generation_follows_its_current_projections(change):
+    """Generating with a cache, the kernel multiplies by the buffer W_q, W_k and W_v (and their
+    biases) are views of; once any of their arrays is another one (a view of the same buffer
+    included), it must use the arrays as they are: the composed path's output."""
+    mha = MultiHeadAttention(8, 2, rng=np.random.default_rng(0), dtype=np.float64)
+    if change is not None:
+        change(mha)
+    x = np.random.default_rng(4).standard_normal((2, 3, 8))
+    outputs = []
+    for fused in (True, False):
+        cache = KVCache()
+        with no_grad(), minigrad.fused(fused):
+            outputs.append([mha(t, t, t, cache=cache).data for t in (x[:, :2], x[:, 2:])])
+        assert len(cache) == 3
+    for fused, composed in zip(*outputs):
+        np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
+
+
 # ----------------------------------------------------------------------------------------------
 # GPT: gradients
 # ----------------------------------------------------------------------------------------------
