@@ -12,6 +12,7 @@ Run `python -m models.attention` for the tutorial's worked example, step by step
 from __future__ import annotations
 
 import math
+import signal
 from typing import Any
 
 import numpy as np
@@ -232,4 +233,5 @@ def demo() -> None:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
     demo()

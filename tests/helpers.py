@@ -1,5 +1,10 @@
 """Test helpers: float64 leaves for gradcheck, the ops in the graph behind a tensor, and the
 cross-check of exception classes against PyTorch."""
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -76,3 +81,13 @@ def assert_raises_like_torch(misuse) -> None:
         cls = RuntimeError
     with pytest.raises(cls):
         misuse(minigrad, minigrad.functional)
+
+
+def assert_stops_quietly_when_its_reader_is_gone(*args: str) -> None:
+    """`python -m ARGS | head` whose reader is gone before it writes: SIGPIPE stops it, as any
+    Unix tool, with no BrokenPipeError traceback."""
+    process = subprocess.Popen([sys.executable, "-m", *args], cwd=Path(__file__).parents[1],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()
+    assert process.wait(timeout=120) == -signal.SIGPIPE
+    assert process.stderr.read() == b""

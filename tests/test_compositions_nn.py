@@ -11,8 +11,11 @@ PyTorch's with copied weights, and a small convolutional network that learns.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -22,7 +25,8 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, nn, ops
 
-from tests.helpers import assert_keeps_float32, assert_raises_like_torch, op_types
+from tests.helpers import (assert_keeps_float32, assert_raises_like_torch,
+                           assert_stops_quietly_when_its_reader_is_gone, op_types)
 
 rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
@@ -1779,6 +1783,13 @@ def test_conv_classifier_example_learns_well_below_chance():
     assert np.mean(losses[-20:]) < 0.25 * chance
     images, labels = make_images(300, np.random.default_rng(1))
     assert accuracy(model, images, labels) > 0.9
+
+
+def test_conv_classifier_example_takes_its_settings_and_stops_quietly_without_a_reader():
+    result = subprocess.run([sys.executable, "-m", "examples.conv_classifier", "--steps", "0"],
+                            cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "--steps" in result.stderr
+    assert_stops_quietly_when_its_reader_is_gone("examples.conv_classifier", "--steps", "1")
 
 
 # --------------------------------------------------------------------------------------------

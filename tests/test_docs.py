@@ -18,6 +18,7 @@ import pytest
 import minigrad
 from minigrad import Tensor, functional, nn, ops
 from minigrad.ops import gradient_table
+from tests.helpers import assert_stops_quietly_when_its_reader_is_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -90,6 +91,10 @@ def embedded_table(kind):
     inner = text.split(start, 1)[1].split(end, 1)[0]
     assert inner.startswith("\n") and inner.endswith("\n")
     return inner[1:-1]
+
+
+def test_gradient_tables_piped_into_a_reader_that_is_gone_stop_quietly():
+    assert_stops_quietly_when_its_reader_is_gone("minigrad.ops")
 
 
 @pytest.mark.parametrize("kind", TABLES)

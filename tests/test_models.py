@@ -19,7 +19,7 @@ from models.attention import (KVCache, MultiHeadAttention, create_causal_mask, d
                               scaled_dot_product_attention)
 from models.gpt import GPT, Block, CharTokenizer, GPTConfig, _sample
 
-from tests.helpers import op_types
+from tests.helpers import assert_stops_quietly_when_its_reader_is_gone, op_types
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOAT = r"-?\d+\.\d+(?:e[-+]?\d+)?"
@@ -287,6 +287,10 @@ def test_demo_runs_as_module():
     assert result.returncode == 0, result.stderr
     assert "0.5500" in result.stdout
     assert "Warning" not in result.stderr, result.stderr
+
+
+def test_demo_piped_into_a_reader_that_is_gone_stops_quietly():
+    assert_stops_quietly_when_its_reader_is_gone("models.attention")
 
 
 # ----------------------------------------------------------------------------------------------

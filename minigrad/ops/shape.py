@@ -105,7 +105,7 @@ class Concat(Function):
     def forward(self, *arrays, axis=0):
         try:
             out = np.concatenate(arrays, axis=axis)
-        except (ValueError, np.exceptions.AxisError):
+        except ValueError:  # numpy's AxisError is one
             raise InvalidArgumentError("Concat: cannot concatenate shapes "
                                        f"{[a.shape for a in arrays]} along axis {axis}") from None
         self.axis = axis % out.ndim
