@@ -483,12 +483,19 @@ class Tensor:
             self.grad.fill(0)
 
     def __repr__(self) -> str:
-        extra = f", grad_fn={type(self.grad_fn).__name__}" if self.grad_fn is not None else (
-            ", requires_grad=True" if self.requires_grad else "")
-        return f"Tensor(shape={self.shape}, dtype={self.dtype}{extra})"
+        """As PyTorch prints a tensor: its values, then the size of an empty one with more than
+        one dim, a dtype other than float32, int64 and bool, and where its gradient goes."""
+        values = np.array2string(self.data, separator=", ", prefix="tensor(")
+        extra = [f"size={self.shape}"] if self.data.size == 0 and self.ndim > 1 else []
+        if self.dtype not in (np.float32, np.int64, np.bool_):
+            extra.append(f"dtype={self.dtype}")
+        if self.grad_fn is not None:
+            extra.append(f"grad_fn={self.grad_fn!r}")
+        elif self.requires_grad:
+            extra.append("requires_grad=True")
+        return f"tensor({', '.join([values, *extra])})"
 
-    def __str__(self) -> str:
-        return str(self.data)
+    __str__ = __repr__
 
     # ---- arithmetic: one primitive each ----
     def _lift(self, other: ArrayLike) -> Tensor:

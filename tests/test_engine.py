@@ -191,14 +191,18 @@ def test_round_has_pytorchs_meaning_gradient_zero():
     np.testing.assert_array_equal(a.grad, [0.0, 0.0, 0.0])
 
 
-def test_repr_and_str():
-    a = Tensor(np.ones((2, 4), dtype=np.float32), requires_grad=True)
-    w = Tensor(np.ones((4, 3), dtype=np.float32))
-    assert repr(a @ w) == "Tensor(shape=(2, 3), dtype=float32, grad_fn=MatMul)"
-    assert repr(a) == "Tensor(shape=(2, 4), dtype=float32, requires_grad=True)"
-    assert repr(w) == "Tensor(shape=(4, 3), dtype=float32)"
-    s = str(Tensor(np.array([1.5, -2.0])))
-    assert "1.5" in s and "-2." in s
+def test_repr_and_str_print_values_as_pytorch():
+    """PyTorch's form (its digits aside): `tensor(values, ...)`, with the size of an empty
+    tensor of several dims, a dtype other than the defaults, and grad_fn or requires_grad."""
+    a = Tensor(np.ones((1, 2), dtype=np.float32), requires_grad=True)
+    w = Tensor(np.ones((2, 2), dtype=np.float32))
+    assert repr(a) == str(a) == "tensor([[1., 1.]], requires_grad=True)"
+    assert repr(a @ w) == "tensor([[2., 2.]], grad_fn=<MatMul>)"
+    assert repr(w) == "tensor([[1., 1.],\n        [1., 1.]])"
+    assert repr(Tensor(np.array([1.5, -2.0]))) == "tensor([ 1.5, -2. ], dtype=float64)"
+    assert repr(Tensor(np.array(3))) == "tensor(3)"
+    assert repr(Tensor(np.zeros((0, 3), dtype=np.float32))) == "tensor([], size=(0, 3))"
+    assert repr(Tensor(np.array([True]))) == "tensor([ True])"
 
 
 def test_is_leaf():
