@@ -12,6 +12,13 @@ import minigrad
 from minigrad import Tensor
 
 rng = np.random.default_rng(1234)
+TORCH_REASON = ("PyTorch not installed: the cross-checks against it are skipped (pip install "
+                "-e '.[compare]' installs it)")
+
+
+def torch_or_skip():
+    """The torch module, or a skip of the calling test that says why."""
+    return pytest.importorskip("torch", reason=TORCH_REASON)
 
 
 def leaf(*shape, low=None, high=None, away_from=None):
@@ -71,8 +78,7 @@ def assert_raises_like_torch(misuse) -> None:
     module; minigrad must raise an instance of the class PyTorch raises. PyTorch's
     NotImplementedError for a dtype it has no kernel for ("... not implemented for 'Float'")
     counts as its base, RuntimeError: minigrad's error there is a RuntimeError and a TypeError."""
-    torch = pytest.importorskip("torch", reason="PyTorch not installed: the cross-checks of "
-                                                "exception classes against it are skipped")
+    torch = torch_or_skip()
     import torch.nn.functional as torch_F
     with pytest.raises(Exception) as expected:
         misuse(torch, torch_F)

@@ -18,13 +18,7 @@ import pytest
 import minigrad
 from minigrad import Tensor, gradcheck, ops
 
-from tests.helpers import op_types
-
-TORCH_REASON = "PyTorch not installed: the cross-checks against it are skipped"
-
-
-def torch_or_skip():
-    return pytest.importorskip("torch", reason=TORCH_REASON)
+from tests.helpers import assert_keeps_float32, op_types, torch_or_skip
 
 
 @dataclass
@@ -97,20 +91,15 @@ def check_gradcheck(case: Case) -> None:
 
 
 def check_float32(case: Case) -> None:
-    """float32 in, float32 out, and every primitive's backward returns float32 gradients
-    (seen before the engine casts them to their input's dtype)."""
-    leaves = [Tensor(a.astype(np.float32), requires_grad=True) for a in inputs(case)]
-    returned = []
-    with minigrad.fused(False), minigrad.backward_hook(
-            lambda op, g, grads: returned.append((g, grads))):
+    """float32 in, float32 out, and every primitive's backward returns float32 gradients."""
+    def run(*leaves):
         out = pieces(case.fn(*leaves))
         assert all(p.dtype == np.float32 for p in out if p.dtype.kind == "f")
-        out = joined(tuple(out))
-        out.backward(np.ones(out.shape, dtype=np.float32))
-    for g, grads in returned:
-        assert g.dtype == np.float32
-        assert all(x is None or x.dtype == np.float32 for x in grads)
-    assert all(t.grad is None or t.grad.dtype == np.float32 for t in leaves)
+        return joined(tuple(out))
+
+    with minigrad.fused(False):
+        assert_keeps_float32(run, [Tensor(a.astype(np.float32), requires_grad=True)
+                                   for a in inputs(case)])
 
 
 def check_against_torch(case: Case) -> None:

@@ -26,19 +26,19 @@ import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, nn, ops
 
 from tests.helpers import (assert_keeps_float32, assert_raises_like_torch,
-                           assert_stops_quietly_when_its_reader_is_gone, op_types)
+                           assert_stops_quietly_when_its_reader_is_gone, op_types,
+                           torch_or_skip)
 
 rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
 pytestmark = [pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning"),
               # and on kl_div's reduction='mean', whose meaning it plans to change
               pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")]
-TORCH_REASON = "PyTorch not installed: the cross-checks against it are skipped"
 
 
 @pytest.fixture(scope="module")
 def torch():
-    return pytest.importorskip("torch", reason=TORCH_REASON)
+    return torch_or_skip()
 
 
 @pytest.fixture(params=[True, False], ids=["kernels", "composed"])

@@ -12,7 +12,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
 
-from tests.helpers import leaf, op_types
+from tests.helpers import assert_keeps_float32, leaf, op_types
 
 rng = np.random.default_rng(5)
 TARGETS = np.array([0, 4, 4, 2, 1, 0])
@@ -131,17 +131,10 @@ def test_kernel_gradcheck(kernel, name, fn, shapes):
 
 @pytest.mark.parametrize("kernel,name,fn,shapes", ALL_CASES, ids=IDS)
 def test_kernel_keeps_float32(kernel, name, fn, shapes):
-    """float32 in, float32 out, and every gradient the kernel's backward returns is float32
-    (checked before the engine casts it to its input's dtype)."""
-    inputs = [Tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
-              for s in shapes]
-    returned = []
-    with minigrad.backward_hook(lambda op, g, grads: returned.append((op, grads))):
-        out = fn(*inputs)
-        assert out.dtype == np.float32
-        out.backward(np.ones(out.shape, dtype=np.float32))
-    kernel_grads = [g for op, grads in returned if isinstance(op, kernel) for g in grads]
-    assert kernel_grads and all(g is None or g.dtype == np.float32 for g in kernel_grads)
+    """float32 in, float32 out, and every gradient the kernel's backward (and any other op's)
+    returns is float32."""
+    assert_keeps_float32(fn, [Tensor(rng.standard_normal(s).astype(np.float32),
+                                     requires_grad=True) for s in shapes])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
