@@ -557,6 +557,40 @@ def test_a_reader_that_goes_away_stops_the_output_with_exit_141(trained):
     assert process.stderr.read() == b""
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM],
+                         ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("module", ["train", "train.sample", "train.attention"])
+def test_a_stop_signal_while_the_modules_import_ends_quietly(module, signum, tmp_path):
+    """A Ctrl-C in the first second, while numpy and the rest import, ends as one later does
+    ("interrupted", exit 130); SIGTERM ends the process as it ends any (128 + 15 to a shell);
+    never a traceback. The imports are held at a known point by a stand-in threadpoolctl that
+    waits: a signal sent after a guessed delay could land in Python's own start-up (site's .pth
+    files), before any code of the project runs."""
+    marker = tmp_path / "importing"
+    (tmp_path / "threadpoolctl.py").write_text(
+        "import os, pathlib, time\n"
+        "pathlib.Path(os.environ['MINIGRAD_TEST_IMPORTING']).touch()\n"
+        "time.sleep(60)\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}",
+           "MINIGRAD_TEST_IMPORTING": str(marker)}
+    process = subprocess.Popen([sys.executable, "-m", module, "--help"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=as_in_a_terminal())
+    with reaped(process):
+        deadline = time.monotonic() + 30
+        while not marker.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert marker.exists(), process.communicate()
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=30)
+    assert "Traceback" not in stderr, stderr
+    assert stdout == ""
+    if signum == signal.SIGINT:
+        assert (process.returncode, stderr.strip()) == (130, "interrupted")
+    else:
+        assert (process.returncode, stderr) == (-signum, "")
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

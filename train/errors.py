@@ -3,11 +3,12 @@
 shell's code for it, 128 + the signal's number."""
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import stat
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
@@ -44,6 +45,20 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
         return BROKEN_PIPE_EXIT
+
+
+def run_cli_module(module: str) -> NoReturn:
+    """Exit with what `run_cli` makes of `module`'s main, importing the module within it: numpy
+    and the rest take most of a second to import, and a Ctrl-C meanwhile must end as one later
+    does, not in a traceback. For the top of a command's module, before its other imports:
+
+        if __name__ == "__main__":
+            run_cli_module("train.sample")
+    """
+    def main(argv: list[str] | None) -> int:
+        return importlib.import_module(module).main(argv)
+
+    sys.exit(run_cli(main))
 
 
 class StopSignals:
