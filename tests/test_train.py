@@ -747,6 +747,34 @@ def test_an_unwritable_out_is_refused(text_file, tmp_path):
     assert blocker.read_text() == "not a directory"
 
 
+@pytest.mark.parametrize("where", ["under a file", "a file", "read-only"])
+def test_a_bad_out_is_refused_before_the_slow_work_and_creates_nothing(where, text_file,
+                                                                       tmp_path, monkeypatch):
+    """Reading FILE and building the model may take minutes: an --out that cannot be written
+    is refused before either, and nothing is created on disk."""
+    def too_late(*args, **kwds):
+        raise AssertionError("--out is checked only after the slow work")
+
+    for slow in ("read_text", "default_corpus", "GPT"):
+        monkeypatch.setattr(train.train, slow, too_late)
+    blocker, locked = tmp_path / "a-file", tmp_path / "locked"
+    blocker.write_text("not a directory")
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.access(locked, os.W_OK):  # root may write anywhere: fake what any other user gets
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda path, mode, **kwds: Path(path) != locked and
+                            real_access(path, mode, **kwds))
+    out, fragment = {"under a file": (blocker / "out", f"{blocker} is a file"),
+                     "a file": (blocker, "is a file, not a training directory"),
+                     "read-only": (locked / "new" / "out", f"Permission denied: {locked}")}[where]
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    for file in ([text_file], []):  # a text, or the built-in corpus
+        assert_usage_error(run("train", *file, "--out", out, *TINY, "--steps", "1"),
+                           f"--out {out}", fragment)
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
+
+
 def test_preset_without_file_says_where_to_get_tiny_shakespeare(tmp_path):
     message = assert_usage_error(run("train", "--preset", "baby-shakespeare", "--out",
                                      tmp_path / "out"), "baby-shakespeare", "FILE")

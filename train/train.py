@@ -30,7 +30,7 @@ from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, 
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
-from .files import OutDir
+from .files import OutDir, check_can_write
 from .metrics import MetricsLog
 from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, usable_cores
 from .plot import loss_chart
@@ -239,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_blas_to_usable_cores()
     args = parse_args(argv)
     out = Path(args.out)
+    check_can_write(out)
 
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
