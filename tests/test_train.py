@@ -1469,6 +1469,33 @@ def test_the_same_command_again_after_a_finished_run_says_so_and_exits_0(text_fi
     assert snapshot(out) == before
 
 
+def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypatch):
+    """A large model takes minutes to build (--n-layer 100000 --n-embd 8 --n-head 1: as many as
+    the memory check lets through): what is being built is said first, for a new run and a
+    resumed one, with the count of parameters the built model has."""
+    printed_before_building = []
+
+    def recording(build):
+        def build_after_recording(*args, **kwds):
+            printed_before_building.append(sys.stdout.getvalue())
+            return build(*args, **kwds)
+        return build_after_recording
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(train.train, "GPT", recording(train.train.GPT))
+    monkeypatch.setattr(train.checkpoint.Checkpoint, "build_model",
+                        recording(train.checkpoint.Checkpoint.build_model))
+    new = run("train", text_file, "--out", out, *TINY, "--steps", "2")
+    resumed = run("train", "--out", out, "--resume", "--steps", "4")
+    assert (new.returncode, resumed.returncode) == (0, 0), new.stderr + resumed.stderr
+    monkeypatch.undo()
+    parameters = train.checkpoint.load(out / "ckpt.npz").build_model().num_parameters()
+    assert len(printed_before_building) == 2
+    for printed in printed_before_building:
+        assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
+    assert "Resuming from" in printed_before_building[1]
+
+
 def test_short_runs_evaluate_often_enough_for_a_chart_of_ten_points(text_file, tmp_path):
     out = tmp_path / "out"
     result = run("train", text_file, "--out", out, *TINY, "--steps", "45")

@@ -285,6 +285,13 @@ def main(argv: list[str] | None = None) -> int:
         if saved.dtype != np.dtype(config.dtype):
             raise UsageError(f"the checkpoint holds a {saved.dtype} model; drop --dtype or pass "
                              f"--dtype {saved.dtype}")
+        print(f"Resuming from {out / checkpoint.FILENAME} at step {saved.step}.")
+    # said before the model is built: a large one takes minutes to build
+    print(f"Model: {config.model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
+          f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
+          f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
+          f"{len(vocab)} characters; {len(train_data):,} training characters.")
+    if saved:
         model = saved.build_model(config.model)  # the dropout rate may be a new one
     else:
         model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype))
@@ -295,11 +302,6 @@ def main(argv: list[str] | None = None) -> int:
         optimizer.load_state_dict(saved.optim_state)
         data_rng.bit_generator.state = saved.rng_states["data"]
         step = saved.step
-        print(f"Resuming from {out / checkpoint.FILENAME} at step {step}.")
-    print(f"Model: {model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
-          f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
-          f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
-          f"{len(vocab)} characters; {len(train_data):,} training characters.")
     splits = {"train": train_data, "val": val_data}
     tokens_per_step = config.batch_size * config.model.block_size
     params = list(model.parameters())
