@@ -15,6 +15,7 @@ import math
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -1494,6 +1495,27 @@ def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypa
     for printed in printed_before_building:
         assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
     assert "Resuming from" in printed_before_building[1]
+
+
+def test_progress_lines_go_into_a_pipe_as_they_are_written(text_file, tmp_path):
+    """`python -m train FILE | tee log`: each line reaches the pipe at once; Python would hold
+    them back until 8 KB were written (the environment may have set PYTHONUNBUFFERED: not
+    here)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "train", text_file, "--out", tmp_path / "out", *TINY, "--steps",
+         "1000000", "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(ROOT)},
+        preexec_fn=as_in_a_terminal())
+    with reaped(process):
+        received, deadline = b"", time.monotonic() + 60
+        while b"step 0:" not in received and time.monotonic() < deadline:
+            if select.select([process.stdout], [], [], 0.1)[0]:
+                received += os.read(process.stdout.fileno(), 4096)
+        assert b"step 0:" in received, received  # then nothing more until a stop
+        assert received.startswith(b"Model: ")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
 
 
 def test_short_runs_evaluate_often_enough_for_a_chart_of_ten_points(text_file, tmp_path):

@@ -25,9 +25,11 @@ class UsageError(Exception):
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Call `main`, turning a UsageError into `error: ...` on stderr and exit code 2."""
     for stream in (sys.stdout, sys.stderr):
-        # no character can crash the output (a file name that is not UTF-8, say): it is escaped
+        # no character can crash the output (a file name that is not UTF-8, say): it is escaped;
+        # and each line goes out when written, also into a pipe (`| tee log`), where Python
+        # would otherwise hold a run's progress lines back until 8 KB of them were written
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace", line_buffering=True)
     try:
         return main(argv)
     except UsageError as err:
