@@ -108,6 +108,19 @@ def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: floa
     assert False, f"the run did not write {rows} rows (exit code {process.poll()})"
 
 
+def read_until(stream, pattern: bytes, timeout: float = 60) -> bytes:
+    """What a child process wrote into the pipe `stream` until it wrote `pattern` (a regular
+    expression), or fail: reads what comes, never waiting for more than there is."""
+    received, deadline = b"", time.monotonic() + timeout
+    while not re.search(pattern, received):
+        assert time.monotonic() < deadline, received
+        if select.select([stream], [], [], 0.1)[0]:
+            chunk = os.read(stream.fileno(), 4096)
+            assert chunk, received  # the end: the process closed the pipe
+            received += chunk
+    return received
+
+
 def metrics(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
 
@@ -590,6 +603,38 @@ def test_a_stop_signal_while_the_modules_import_ends_quietly(module, signum, tmp
         assert (process.returncode, stderr.strip()) == (130, "interrupted")
     else:
         assert (process.returncode, stderr) == (-signum, "")
+
+
+@pytest.mark.parametrize("gone", ["stdout", "stderr"])
+def test_a_reader_that_goes_away_mid_run_saves_the_latest_step_then_exits_141(gone, text_file,
+                                                                              tmp_path):
+    """`python -m train FILE | head` (stdout: a sample every 5 steps) or `2>&1 | head` (stderr:
+    the progress bar): as on Ctrl-C, the step finishes and is saved, here long before the next
+    evaluation would have saved it; then the run ends quietly, exit code 141."""
+    out, kept = tmp_path / "out", tmp_path / f"not-{gone}.txt"
+    with kept.open("w") as kept_file:
+        pipe, file = (subprocess.PIPE, kept_file)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
+             "--eval-every", "1000000", "--sample-every", "5"], cwd=ROOT,
+            stdout=pipe if gone == "stdout" else file, stderr=pipe if gone == "stderr" else file,
+            preexec_fn=as_in_a_terminal())
+    reader = process.stdout if gone == "stdout" else process.stderr
+    with reaped(process):
+        # the line of step 0's evaluation, or the bar past step 0: the loop is running
+        read_until(reader, rb"step 0:.*\n" if gone == "stdout" else rb"[1-9]\d*/1000000")
+        reader.close()  # head is gone
+        assert process.wait(timeout=30) == 141
+    saved = train.checkpoint.load(out / "ckpt.npz").step
+    assert saved > 0  # the only evaluation was at step 0
+    assert [r["step"] for r in metrics(out)] == [0]
+    left = kept.read_text()
+    assert "Traceback" not in left
+    if gone == "stdout":  # the progress bar, on stderr, ends at the step saved
+        assert int(re.findall(r"(\d+)/1000000", left)[-1]) == saved
+    else:
+        assert f"Interrupted (SIGPIPE) at step {saved}; saved" in left
+    assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
 
 
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
@@ -1508,11 +1553,7 @@ def test_progress_lines_go_into_a_pipe_as_they_are_written(text_file, tmp_path):
         stderr=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(ROOT)},
         preexec_fn=as_in_a_terminal())
     with reaped(process):
-        received, deadline = b"", time.monotonic() + 60
-        while b"step 0:" not in received and time.monotonic() < deadline:
-            if select.select([process.stdout], [], [], 0.1)[0]:
-                received += os.read(process.stdout.fileno(), 4096)
-        assert b"step 0:" in received, received  # then nothing more until a stop
+        received = read_until(process.stdout, rb"step 0:")  # then nothing more until a stop
         assert received.startswith(b"Model: ")
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 128 + signal.SIGTERM

@@ -3,8 +3,9 @@
 `main` reads top to bottom: the settings (the flags, or a resumed checkpoint's), the text and its
 vocabulary, the model and optimizer, then the loop: sample a batch, forward, backward, clip,
 AdamW step; every `eval_every` steps estimate train/val loss, append it to OUT/metrics.jsonl
-and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint; a loss that
-is no longer finite stops the run with the last good one.
+and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so does
+the reader of the output going away (`| head`); a loss that is no longer finite stops the run
+with the last good one.
 """
 from __future__ import annotations
 
