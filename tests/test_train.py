@@ -637,6 +637,21 @@ def test_a_reader_that_goes_away_mid_run_saves_the_latest_step_then_exits_141(go
     assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
 
 
+@pytest.mark.parametrize("closed", [1], ids=["stdout"])
+def test_a_run_with_its_output_closed_trains_to_the_end(closed, text_file, tmp_path):
+    """`python -m train FILE >&-`: Python's sys.stdout is None then, and writes nothing."""
+    def start_closed() -> None:
+        as_in_a_terminal()()
+        os.close(closed)
+
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "train", text_file, "--out", out, *TINY,
+                             "--steps", "4", "--eval-every", "2"], cwd=ROOT, capture_output=True,
+                            preexec_fn=start_closed, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

@@ -86,7 +86,8 @@ class StopSignals:
             if signal.getsignal(signum) != signal.SIG_IGN:
                 self._previous[signum] = signal.signal(signum, self._on_signal)
         self._streams = (sys.stdout, sys.stderr)
-        sys.stdout, sys.stderr = (_ReaderWatch(stream, self._on_reader_gone)
+        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing
+        sys.stdout, sys.stderr = (stream and _ReaderWatch(stream, self._on_reader_gone)
                                   for stream in self._streams)
         return self
 
