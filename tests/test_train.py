@@ -637,7 +637,7 @@ def test_a_reader_that_goes_away_mid_run_saves_the_latest_step_then_exits_141(go
     assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
 
 
-@pytest.mark.parametrize("closed", [1], ids=["stdout"])
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
 def test_a_run_with_its_output_closed_trains_to_the_end(closed, text_file, tmp_path):
     """`python -m train FILE >&-`: Python's sys.stdout is None then, and writes nothing."""
     def start_closed() -> None:

@@ -309,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
     with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
-            tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True) as bar, \
+            tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True,
+                 # stderr closed (`2>&-`): sys.stderr is None, which tqdm would write to
+                 disable=sys.stderr is None) as bar, \
             DataParallel(model, config.threads, config.seed) if config.threads > 1 \
             else nullcontext() as parallel:
         # what was checked above still holds now that no other run can write into OUT
