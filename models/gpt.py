@@ -67,6 +67,17 @@ class GPTConfig:
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
 
+    def num_parameters(self, non_embedding: bool = True) -> int:
+        """`GPT.num_parameters` of the model this config describes, without building it (a
+        large one takes minutes to build)."""
+        n = self.n_embd
+        # a block: attention's 4 n x n projections and the MLP's n x 4n and 4n x n, each with
+        # its bias, and 2 LayerNorms of 2n
+        per_block = 4 * (n * n + n) + (4 * n * n + 4 * n) + (4 * n * n + n) + 2 * 2 * n
+        # + the token embedding (also the output head) and the final LayerNorm
+        total = self.n_layer * per_block + self.vocab_size * n + 2 * n
+        return total if non_embedding else total + self.block_size * n
+
 
 class MLP(nn.Module):
     """Linear to 4x the width, GELU, Linear back."""

@@ -613,6 +613,9 @@ def test_num_parameters(v, t, n_layer, n_head, c):
     assert model.num_parameters(non_embedding=False) == total
     assert model.num_parameters() == total - t * c
     assert sum(p.numel() for p in model.parameters()) == total
+    # and the count the config gives without building the model (train prints it first)
+    assert model.config.num_parameters(non_embedding=False) == total
+    assert model.config.num_parameters() == total - t * c
 
 
 def test_num_parameters_tiny_by_hand():

@@ -15,6 +15,7 @@ import math
 import os
 import random
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -105,6 +106,19 @@ def wait_for_rows(process: subprocess.Popen, out: Path, rows: int, timeout: floa
             return
         time.sleep(0.02)
     assert False, f"the run did not write {rows} rows (exit code {process.poll()})"
+
+
+def read_until(stream, pattern: bytes, timeout: float = 60) -> bytes:
+    """What a child process wrote into the pipe `stream` until it wrote `pattern` (a regular
+    expression), or fail: reads what comes, never waiting for more than there is."""
+    received, deadline = b"", time.monotonic() + timeout
+    while not re.search(pattern, received):
+        assert time.monotonic() < deadline, received
+        if select.select([stream], [], [], 0.1)[0]:
+            chunk = os.read(stream.fileno(), 4096)
+            assert chunk, received  # the end: the process closed the pipe
+            received += chunk
+    return received
 
 
 def metrics(out: Path) -> list[dict]:
@@ -557,6 +571,87 @@ def test_a_reader_that_goes_away_stops_the_output_with_exit_141(trained):
     assert process.stderr.read() == b""
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM],
+                         ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("module", ["train", "train.sample", "train.attention"])
+def test_a_stop_signal_while_the_modules_import_ends_quietly(module, signum, tmp_path):
+    """A Ctrl-C in the first second, while numpy and the rest import, ends as one later does
+    ("interrupted", exit 130); SIGTERM ends the process as it ends any (128 + 15 to a shell);
+    never a traceback. The imports are held at a known point by a stand-in threadpoolctl that
+    waits: a signal sent after a guessed delay could land in Python's own start-up (site's .pth
+    files), before any code of the project runs."""
+    marker = tmp_path / "importing"
+    (tmp_path / "threadpoolctl.py").write_text(
+        "import os, pathlib, time\n"
+        "pathlib.Path(os.environ['MINIGRAD_TEST_IMPORTING']).touch()\n"
+        "time.sleep(60)\n")
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}",
+           "MINIGRAD_TEST_IMPORTING": str(marker)}
+    process = subprocess.Popen([sys.executable, "-m", module, "--help"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=as_in_a_terminal())
+    with reaped(process):
+        deadline = time.monotonic() + 30
+        while not marker.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert marker.exists(), process.communicate()
+        process.send_signal(signum)
+        stdout, stderr = process.communicate(timeout=30)
+    assert "Traceback" not in stderr, stderr
+    assert stdout == ""
+    if signum == signal.SIGINT:
+        assert (process.returncode, stderr.strip()) == (130, "interrupted")
+    else:
+        assert (process.returncode, stderr) == (-signum, "")
+
+
+@pytest.mark.parametrize("gone", ["stdout", "stderr"])
+def test_a_reader_that_goes_away_mid_run_saves_the_latest_step_then_exits_141(gone, text_file,
+                                                                              tmp_path):
+    """`python -m train FILE | head` (stdout: a sample every 5 steps) or `2>&1 | head` (stderr:
+    the progress bar): as on Ctrl-C, the step finishes and is saved, here long before the next
+    evaluation would have saved it; then the run ends quietly, exit code 141."""
+    out, kept = tmp_path / "out", tmp_path / f"not-{gone}.txt"
+    with kept.open("w") as kept_file:
+        pipe, file = (subprocess.PIPE, kept_file)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "train", text_file, "--out", out, *TINY, "--steps", "1000000",
+             "--eval-every", "1000000", "--sample-every", "5"], cwd=ROOT,
+            stdout=pipe if gone == "stdout" else file, stderr=pipe if gone == "stderr" else file,
+            preexec_fn=as_in_a_terminal())
+    reader = process.stdout if gone == "stdout" else process.stderr
+    with reaped(process):
+        # the line of step 0's evaluation, or the bar past step 0: the loop is running
+        read_until(reader, rb"step 0:.*\n" if gone == "stdout" else rb"[1-9]\d*/1000000")
+        reader.close()  # head is gone
+        assert process.wait(timeout=30) == 141
+    saved = train.checkpoint.load(out / "ckpt.npz").step
+    assert saved > 0  # the only evaluation was at step 0
+    assert [r["step"] for r in metrics(out)] == [0]
+    left = kept.read_text()
+    assert "Traceback" not in left
+    if gone == "stdout":  # the progress bar, on stderr, ends at the step saved
+        assert int(re.findall(r"(\d+)/1000000", left)[-1]) == saved
+    else:
+        assert f"Interrupted (SIGPIPE) at step {saved}; saved" in left
+    assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
+
+
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+def test_a_run_with_its_output_closed_trains_to_the_end(closed, text_file, tmp_path):
+    """`python -m train FILE >&-`: Python's sys.stdout is None then, and writes nothing."""
+    def start_closed() -> None:
+        as_in_a_terminal()()
+        os.close(closed)
+
+    out = tmp_path / "out"
+    result = subprocess.run([sys.executable, "-m", "train", text_file, "--out", out, *TINY,
+                             "--steps", "4", "--eval-every", "2"], cwd=ROOT, capture_output=True,
+                            preexec_fn=start_closed, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4]
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
@@ -711,6 +806,34 @@ def test_an_unwritable_out_is_refused(text_file, tmp_path):
     assert_usage_error(run("train", text_file, "--out", blocker / "out", *TINY, "--steps", "1"),
                        "--out", str(blocker / "out"))
     assert blocker.read_text() == "not a directory"
+
+
+@pytest.mark.parametrize("where", ["under a file", "a file", "read-only"])
+def test_a_bad_out_is_refused_before_the_slow_work_and_creates_nothing(where, text_file,
+                                                                       tmp_path, monkeypatch):
+    """Reading FILE and building the model may take minutes: an --out that cannot be written
+    is refused before either, and nothing is created on disk."""
+    def too_late(*args, **kwds):
+        raise AssertionError("--out is checked only after the slow work")
+
+    for slow in ("read_text", "default_corpus", "GPT"):
+        monkeypatch.setattr(train.train, slow, too_late)
+    blocker, locked = tmp_path / "a-file", tmp_path / "locked"
+    blocker.write_text("not a directory")
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.access(locked, os.W_OK):  # root may write anywhere: fake what any other user gets
+        real_access = os.access
+        monkeypatch.setattr(os, "access", lambda path, mode, **kwds: Path(path) != locked and
+                            real_access(path, mode, **kwds))
+    out, fragment = {"under a file": (blocker / "out", f"{blocker} is a file"),
+                     "a file": (blocker, "is a file, not a training directory"),
+                     "read-only": (locked / "new" / "out", f"Permission denied: {locked}")}[where]
+    before = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
+    for file in ([text_file], []):  # a text, or the built-in corpus
+        assert_usage_error(run("train", *file, "--out", out, *TINY, "--steps", "1"),
+                           f"--out {out}", fragment)
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == before
 
 
 def test_preset_without_file_says_where_to_get_tiny_shakespeare(tmp_path):
@@ -1405,6 +1528,50 @@ def test_the_same_command_again_after_a_finished_run_says_so_and_exits_0(text_fi
     for hint in ["python -m train.sample --out", "--resume --steps 8", "--overwrite"]:
         assert hint in again.stdout
     assert snapshot(out) == before
+
+
+def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypatch):
+    """A large model takes minutes to build (--n-layer 100000 --n-embd 8 --n-head 1: as many as
+    the memory check lets through): what is being built is said first, for a new run and a
+    resumed one, with the count of parameters the built model has."""
+    printed_before_building = []
+
+    def recording(build):
+        def build_after_recording(*args, **kwds):
+            printed_before_building.append(sys.stdout.getvalue())
+            return build(*args, **kwds)
+        return build_after_recording
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(train.train, "GPT", recording(train.train.GPT))
+    monkeypatch.setattr(train.checkpoint.Checkpoint, "build_model",
+                        recording(train.checkpoint.Checkpoint.build_model))
+    new = run("train", text_file, "--out", out, *TINY, "--steps", "2")
+    resumed = run("train", "--out", out, "--resume", "--steps", "4")
+    assert (new.returncode, resumed.returncode) == (0, 0), new.stderr + resumed.stderr
+    monkeypatch.undo()
+    parameters = train.checkpoint.load(out / "ckpt.npz").build_model().num_parameters()
+    assert len(printed_before_building) == 2
+    for printed in printed_before_building:
+        assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
+    assert "Resuming from" in printed_before_building[1]
+
+
+def test_progress_lines_go_into_a_pipe_as_they_are_written(text_file, tmp_path):
+    """`python -m train FILE | tee log`: each line reaches the pipe at once; Python would hold
+    them back until 8 KB were written (the environment may have set PYTHONUNBUFFERED: not
+    here)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "train", text_file, "--out", tmp_path / "out", *TINY, "--steps",
+         "1000000", "--eval-every", "1000000"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, env={**env, "PYTHONPATH": str(ROOT)},
+        preexec_fn=as_in_a_terminal())
+    with reaped(process):
+        received = read_until(process.stdout, rb"step 0:")  # then nothing more until a stop
+        assert received.startswith(b"Model: ")
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
 
 
 def test_short_runs_evaluate_often_enough_for_a_chart_of_ten_points(text_file, tmp_path):

@@ -4,13 +4,16 @@
 """
 from __future__ import annotations
 
-import sys
+from .errors import run_cli_module
 
-from minigrad import no_grad
-from models.attention import heatmap
+if __name__ == "__main__":  # before the slow imports below, so that they run within run_cli
+    run_cli_module("train.attention")
 
-from .cli import checkpoint_parser, load_model
-from .errors import UsageError, run_cli
+from minigrad import no_grad  # noqa: E402
+from models.attention import heatmap  # noqa: E402
+
+from .cli import checkpoint_parser, load_model  # noqa: E402
+from .errors import UsageError  # noqa: E402
 
 VISIBLE = {" ": "␣", "\n": "⏎", "\t": "⇥"}
 WIDTH = 80
@@ -58,7 +61,3 @@ def main(argv: list[str] | None = None) -> int:
         print(heatmap(weights[h], labels, labels, show_values=False, cell_width=cell))
         print()
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(run_cli(main))

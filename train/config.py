@@ -91,7 +91,7 @@ class TrainConfig:
         AdamW's two buffers, and the activations kept for the backward pass. Checked before
         anything is allocated, so that absurd sizes are refused with one line."""
         m = self.model
-        params = 12 * m.n_layer * m.n_embd ** 2 + (m.vocab_size + m.block_size) * m.n_embd
+        params = m.num_parameters(non_embedding=False)
         per_position = m.n_layer * (16 * m.n_embd + 2 * m.n_head * m.block_size) + 3 * m.vocab_size
         activations = self.batch_size * m.block_size * per_position
         return np.dtype(self.dtype).itemsize * (4 * params + activations)

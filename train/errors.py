@@ -1,17 +1,20 @@
 """How the command-line tools fail or stop: bad input is one line naming the problem and the fix
 (exit code 2); a signal that asks a program to stop (Ctrl-C, SIGTERM, SIGHUP) ends it with the
-shell's code for it, 128 + the signal's number."""
+shell's code for it, 128 + the signal's number, and the reader of the output going away (`| head`)
+with 141, as SIGPIPE would."""
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import stat
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
-BROKEN_PIPE_EXIT = 128 + 13  # 141, 128 + SIGPIPE (13 on every Unix; Windows has no SIGPIPE)
+SIGPIPE = 13  # on every Unix; Windows has no SIGPIPE
+BROKEN_PIPE_EXIT = 128 + SIGPIPE  # 141
 # what `timeout`, batch schedulers and `docker stop` send (SIGTERM), a closed terminal (SIGHUP)
 STOP_SIGNALS = [signal.SIGINT, signal.SIGTERM] + (
     [signal.SIGHUP] if hasattr(signal, "SIGHUP") else [])
@@ -24,9 +27,11 @@ class UsageError(Exception):
 def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
     """Call `main`, turning a UsageError into `error: ...` on stderr and exit code 2."""
     for stream in (sys.stdout, sys.stderr):
-        # no character can crash the output (a file name that is not UTF-8, say): it is escaped
+        # no character can crash the output (a file name that is not UTF-8, say): it is escaped;
+        # and each line goes out when written, also into a pipe (`| tee log`), where Python
+        # would otherwise hold a run's progress lines back until 8 KB of them were written
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="backslashreplace")
+            stream.reconfigure(errors="backslashreplace", line_buffering=True)
     try:
         return main(argv)
     except UsageError as err:
@@ -46,24 +51,48 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         return BROKEN_PIPE_EXIT
 
 
+def run_cli_module(module: str) -> NoReturn:
+    """Exit with what `run_cli` makes of `module`'s main, importing the module within it: numpy
+    and the rest take most of a second to import, and a Ctrl-C meanwhile must end as one later
+    does, not in a traceback. For the top of a command's module, before its other imports:
+
+        if __name__ == "__main__":
+            run_cli_module("train.sample")
+    """
+    def main(argv: list[str] | None) -> int:
+        return importlib.import_module(module).main(argv)
+
+    sys.exit(run_cli(main))
+
+
 class StopSignals:
     """Within the `with` block, Ctrl-C, SIGTERM and SIGHUP do not stop the program but set
     `received` (the signal's number), for a loop to finish its step, save and exit. A second
     Ctrl-C stops at once (as KeyboardInterrupt). A signal this process was started ignoring
     stays ignored: `nohup` ignores SIGHUP so that a run outlives its terminal, and a shell
-    script's background job (`cmd &`) ignores Ctrl-C."""
+    script's background job (`cmd &`) ignores Ctrl-C.
+
+    The reader of the output going away (`| head`) is one more such stop: Python ignores
+    SIGPIPE, so a write to stdout or stderr raises BrokenPipeError instead, which is caught and
+    sets `received` to SIGPIPE's number; what that stream gets afterwards goes nowhere."""
 
     def __init__(self) -> None:
         self.received: int | None = None
         self._previous: dict[int, Any] = {}
+        self._streams: tuple[Any, Any] = (None, None)
 
     def __enter__(self) -> StopSignals:
         for signum in STOP_SIGNALS:
             if signal.getsignal(signum) != signal.SIG_IGN:
                 self._previous[signum] = signal.signal(signum, self._on_signal)
+        self._streams = (sys.stdout, sys.stderr)
+        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing
+        sys.stdout, sys.stderr = (stream and _ReaderWatch(stream, self._on_reader_gone)
+                                  for stream in self._streams)
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        sys.stdout, sys.stderr = self._streams
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
 
@@ -74,14 +103,15 @@ class StopSignals:
         if signum == getattr(signal, "SIGHUP", None):
             # the terminal is gone, and with it the reader of a pipe started in it (`| tee log`):
             # writing to either would fail, so send what is left nowhere (a file still gets it)
-            devnull = os.open(os.devnull, os.O_WRONLY)
             for fd in (1, 2):
                 try:
                     if os.isatty(fd) or stat.S_ISFIFO(os.fstat(fd).st_mode):
-                        os.dup2(devnull, fd)
+                        send_nowhere(fd)
                 except OSError:  # not open: nothing to redirect
                     pass
-            os.close(devnull)
+
+    def _on_reader_gone(self) -> None:
+        self.received = self.received or SIGPIPE
 
     @property
     def exit_code(self) -> int:
@@ -89,4 +119,43 @@ class StopSignals:
 
     @property
     def name(self) -> str:
+        if self.received == SIGPIPE:
+            return "SIGPIPE"  # also where there is no signal.SIGPIPE
         return signal.Signals(self.received).name if self.received else ""
+
+
+def send_nowhere(fd: int) -> None:
+    """Make file descriptor `fd` write to the null device from now on."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
+class _ReaderWatch:
+    """A text stream (stdout or stderr) that, when the reader of its pipe has gone, calls
+    `on_gone` instead of raising BrokenPipeError, and from then on writes nowhere."""
+
+    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+        self._stream = stream
+        self._on_gone = on_gone
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
+        return getattr(self._stream, name)
+
+    def _gone(self) -> None:
+        # what the stream still holds, and any later write, go nowhere instead of failing again
+        send_nowhere(self._stream.fileno())
+        self._on_gone()

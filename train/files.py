@@ -12,6 +12,7 @@ user's file.
 """
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,28 @@ def append_line(path: Path, line: str) -> None:
         except OSError:
             f.truncate(end)
             raise
+
+
+def cannot_write(path: Path, reason: str) -> UsageError:
+    return UsageError(f"cannot write to --out {path} ({reason}); choose a directory you can "
+                      f"write to")
+
+
+def check_can_write(path: Path) -> None:
+    """The UsageError `OutDir` would raise on entering, raised before a run's slow work (reading
+    FILE, building the model): `path` must be a directory this process can write into, or one
+    it can create (the nearest existing directory above it writable). Creates nothing."""
+    existing = path
+    while not os.path.lexists(existing) and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        if existing == path:
+            raise cannot_write(path, "it is a file, not a training directory")
+        raise cannot_write(path, f"{existing} is a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        read_only = hasattr(os, "statvfs") and os.statvfs(existing).f_flag & os.ST_RDONLY
+        reason = os.strerror(errno.EROFS if read_only else errno.EACCES)
+        raise cannot_write(path, reason if existing == path else f"{reason}: {existing}")
 
 
 class OutDir:
@@ -83,16 +106,14 @@ class OutDir:
             if not self.path.is_dir():
                 raise NotADirectoryError(20, "Not a directory")
         except OSError as err:
-            raise UsageError(f"cannot write to --out {self.path} ({err.strerror or err}); "
-                             f"choose a directory you can write to") from None
+            raise cannot_write(self.path, err.strerror or str(err)) from None
 
     def _lock(self) -> None:
         while True:
             try:
                 fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as err:
-                raise UsageError(f"cannot write to --out {self.path} ({err.strerror or err}); "
-                                 f"choose a directory you can write to") from None
+                raise cannot_write(self.path, err.strerror or str(err)) from None
             if fcntl is None:
                 break
             try:

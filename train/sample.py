@@ -5,14 +5,19 @@
 """
 from __future__ import annotations
 
-import math
-import sys
+from .errors import run_cli_module
 
-import numpy as np
+if __name__ == "__main__":  # before the slow imports below, so that they run within run_cli
+    run_cli_module("train.sample")
 
-from .cli import checkpoint_parser, load_model
-from .config import MAX_SEED
-from .errors import UsageError, run_cli
+import math  # noqa: E402
+import sys  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from .cli import checkpoint_parser, load_model  # noqa: E402
+from .config import MAX_SEED  # noqa: E402
+from .errors import UsageError  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,7 +61,3 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()
     sys.stdout.write("\n")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(run_cli(main))

@@ -3,8 +3,9 @@
 `main` reads top to bottom: the settings (the flags, or a resumed checkpoint's), the text and its
 vocabulary, the model and optimizer, then the loop: sample a batch, forward, backward, clip,
 AdamW step; every `eval_every` steps estimate train/val loss, append it to OUT/metrics.jsonl
-and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint; a loss that
-is no longer finite stops the run with the last good one.
+and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so does
+the reader of the output going away (`| head`); a loss that is no longer finite stops the run
+with the last good one.
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, 
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
-from .files import OutDir
+from .files import OutDir, check_can_write
 from .metrics import MetricsLog
 from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, usable_cores
 from .plot import loss_chart
@@ -239,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_blas_to_usable_cores()
     args = parse_args(argv)
     out = Path(args.out)
+    check_can_write(out)
 
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
@@ -284,6 +286,13 @@ def main(argv: list[str] | None = None) -> int:
         if saved.dtype != np.dtype(config.dtype):
             raise UsageError(f"the checkpoint holds a {saved.dtype} model; drop --dtype or pass "
                              f"--dtype {saved.dtype}")
+        print(f"Resuming from {out / checkpoint.FILENAME} at step {saved.step}.")
+    # said before the model is built: a large one takes minutes to build
+    print(f"Model: {config.model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
+          f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
+          f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
+          f"{len(vocab)} characters; {len(train_data):,} training characters.")
+    if saved:
         model = saved.build_model(config.model)  # the dropout rate may be a new one
     else:
         model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype))
@@ -294,18 +303,15 @@ def main(argv: list[str] | None = None) -> int:
         optimizer.load_state_dict(saved.optim_state)
         data_rng.bit_generator.state = saved.rng_states["data"]
         step = saved.step
-        print(f"Resuming from {out / checkpoint.FILENAME} at step {step}.")
-    print(f"Model: {model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
-          f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
-          f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
-          f"{len(vocab)} characters; {len(train_data):,} training characters.")
     splits = {"train": train_data, "val": val_data}
     tokens_per_step = config.batch_size * config.model.block_size
     params = list(model.parameters())
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
     with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
-            tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True) as bar, \
+            tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True,
+                 # stderr closed (`2>&-`): sys.stderr is None, which tqdm would write to
+                 disable=sys.stderr is None) as bar, \
             DataParallel(model, config.threads, config.seed) if config.threads > 1 \
             else nullcontext() as parallel:
         # what was checked above still holds now that no other run can write into OUT
