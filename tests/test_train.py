@@ -23,11 +23,14 @@ import sys
 import time
 import tracemalloc
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable, Iterator
 
 import numpy as np
 import pytest
 
+import minigrad
+import minigrad.ops
 import minigrad.serialization
 import train.attention
 import train.checkpoint
@@ -234,6 +237,55 @@ def test_training_on_a_file_writes_checkpoint_metrics_chart_and_sample(text_file
     assert "A sample from the model:" in result.stdout
     sample = result.stdout.split("A sample from the model:\n", 1)[1].split("\nCheckpoint:")[0]
     assert len(sample) > 100 and set(sample) <= set(text_file.read_text())
+
+
+def test_the_speed_logged_is_of_the_training_steps_alone(text_file, tmp_path, monkeypatch):
+    """ms_per_step leaves out the evaluations and samples between steps: on a clock that a
+    training step advances by 1 ms and every evaluation or sample by 100 s, it reads 1 ms."""
+    clock = [0.0]
+
+    def perf_counter() -> float:
+        clock[0] += 0.001
+        return clock[0]
+
+    def taking_100_s(fn):
+        def slow(*args, **kwargs):
+            clock[0] += 100
+            return fn(*args, **kwargs)
+        return slow
+
+    monkeypatch.setattr(train.train, "time", SimpleNamespace(perf_counter=perf_counter,
+                                                             monotonic=time.monotonic))
+    for name in ("estimate_loss", "sample_text"):
+        monkeypatch.setattr(train.train, name, taking_100_s(getattr(train.train, name)))
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "6", "--eval-every", "3",
+                            "--sample-every", "2", "--threads", "1") == 0
+    rows = metrics(out)
+    assert [r["step"] for r in rows] == [0, 3, 6]
+    for r in rows[1:]:
+        assert r["ms_per_step"] == pytest.approx(1.0)
+        assert r["tokens_per_s"] == pytest.approx(4 * 16 * 1000)
+
+
+def test_no_fused_runs_no_kernel_from_start_to_the_closing_sample(text_file, tmp_path,
+                                                                  monkeypatch):
+    kernels_run = set()
+    apply = minigrad.Function.apply.__func__
+
+    def recording(cls, *inputs, **settings):
+        if cls in minigrad.ops.kernels():
+            kernels_run.add(cls.__name__)
+        return apply(cls, *inputs, **settings)
+
+    monkeypatch.setattr(minigrad.Function, "apply", classmethod(recording))
+    for threads in ("1", "2"):
+        assert train_in_process(text_file, "--out", tmp_path / threads, *TINY, "--steps", "4",
+                                "--eval-every", "2", "--sample-every", "2", "--threads",
+                                threads, "--no-fused") == 0
+    assert not kernels_run
+    assert train_in_process(text_file, "--out", tmp_path / "fused", *TINY, "--steps", "2") == 0
+    assert kernels_run  # the recording sees them when they run
 
 
 def test_without_file_trains_on_the_built_in_corpus_and_says_so(tmp_path):
@@ -868,6 +920,7 @@ def test_preset_with_tiny_shakespeare(tmp_path):
     ("train", ["--grad-clip", "nan"], "--grad-clip"),
     ("train", ["--lr", "inf"], "--lr"),
     ("train.sample", ["--temperature", "nan"], "--temperature"),
+    ("train.sample", ["--temperature", "inf"], "--temperature must be a finite number >= 0"),
 ])
 def test_non_finite_numbers_are_refused(trained, text_file, tmp_path, module, flags, fragment):
     where = [text_file, "--out", tmp_path / "new"] if module == "train" else ["--out", trained]
@@ -883,7 +936,7 @@ def test_a_diverging_run_stops_and_keeps_the_last_good_checkpoint(text_file, tmp
     result = cli("train", text_file, "--out", out, *TINY, "--steps", "200", "--eval-every",
                  eval_every, "--lr", "1e6", "--grad-clip", "0", "--warmup", "0")
     assert result.returncode not in (0, 2), result.stderr
-    assert "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr and "Warning" not in result.stderr
     message = [line for line in result.stderr.splitlines() if line.startswith("error:")]
     assert len(message) == 1
     assert "loss" in message[0] and "checkpoint" in message[0]
@@ -1003,7 +1056,7 @@ def test_attention_one_head_of_one_layer(trained):
 
 @pytest.mark.parametrize("flags, fragments", [
     (["--text", "the", "--layer", "2"], ["--layer 2", "2 layers"]),
-    (["--text", "the", "--layer", "-3"], ["--layer -3"]),
+    (["--text", "the", "--layer", "-3"], ["--layer -3", "give -2 to 1"]),
     (["--text", "the", "--head", "2"], ["--head 2", "2 heads"]),
     (["--text", "the", "--head", "-1"], ["--head -1"]),
     (["--text", "x" * 49], ["49 characters", "48"]),
@@ -1381,10 +1434,12 @@ OUT_OF_RANGE = [
     (["--dropout", "1"], "--dropout"),
     (["--beta1", "1"], "--beta1 must be in [0, 1)"),
     (["--beta2", "-0.5"], "--beta2"),
-    (["--lr", "0"], "--lr must be > 0"),
+    (["--lr", "0"], "--lr must be a finite number > 0"),
+    (["--lr", "inf"], "--lr must be a finite number > 0, got inf"),
     (["--min-lr", "-1"], "--min-lr"),
     (["--lr", "1e-5", "--min-lr", "1e-4"], "--min-lr 0.0001 is above --lr 1e-05"),
     (["--weight-decay", "-0.1"], "--weight-decay"),
+    (["--weight-decay", "1e400"], "--weight-decay must be a finite number >= 0, got inf"),
     (["--grad-clip", "-1"], "--grad-clip"),
     (["--n-head", "0"], "--n-head"),
     (["--block-size", "0"], "--block-size"),

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     n_layer, n_head = model.config.n_layer, model.config.n_head
     if not -n_layer <= args.layer < n_layer:
         raise UsageError(f"--layer {args.layer} is out of range: the model has {n_layer} layers "
-                         f"(0..{n_layer - 1})")
+                         f"(give {-n_layer} to {n_layer - 1}; negative counts from the end)")
     if args.head is not None and not 0 <= args.head < n_head:
         raise UsageError(f"--head {args.head} is out of range: the model has {n_head} heads "
                          f"(0..{n_head - 1})")

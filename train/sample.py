@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tokens < 0:
         raise UsageError(f"--tokens must be >= 0, got {args.tokens}")
     if not (math.isfinite(args.temperature) and args.temperature >= 0):
-        raise UsageError(f"--temperature must be a number >= 0, got {args.temperature}")
+        raise UsageError(f"--temperature must be a finite number >= 0, got {args.temperature}")
     if args.top_k is not None and args.top_k <= 0:
         raise UsageError(f"--top-k must be >= 1, got {args.top_k}")
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:

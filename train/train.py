@@ -13,9 +13,11 @@ import argparse
 import math
 import sys
 import time
-from contextlib import nullcontext
+import warnings
+from contextlib import contextmanager, nullcontext
 from dataclasses import fields, replace
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 from tqdm import tqdm
@@ -212,6 +214,16 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
     return {name: float(np.mean(values)) for name, values in losses.items()}
 
 
+@contextmanager
+def numpy_float_warnings_off() -> Iterator[None]:
+    """numpy's overflow and invalid-value warnings silenced (in every thread): a loss that stops
+    being finite is reported as one `error:` line instead (stop_diverged)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", r"(overflow|invalid value|divide by zero) encountered",
+                                RuntimeWarning)
+        yield
+
+
 def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, n: int, seed: int) -> str:
     ids = model.generate(tokenizer.encode(prompt), n, temperature=0.8,
                          rng=np.random.default_rng(seed))
@@ -309,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
     with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
+            numpy_float_warnings_off(), \
             tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True,
                  # stderr closed (`2>&-`): sys.stderr is None, which tqdm would write to
                  disable=sys.stderr is None) as bar, \
@@ -327,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             log = MetricsLog.new(out / metrics.FILENAME)
         saver = checkpoint.Saver(out_dir.path, log, step if saved else None)
-        timer, timed_steps = time.perf_counter(), 0
+        # the speed of training alone: evaluations and samples are not timed
+        train_seconds, timed_steps = 0.0, 0
         while True:
             # evaluate, log and save every eval_every steps and at the end, unless the metrics
             # hold that step already (a resumed checkpoint's own step, evaluated before it was
@@ -340,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 if not all(math.isfinite(v) for v in losses.values()):
                     return stop_diverged(f"the evaluated loss became {losses['train']} (train) "
                                          f"and {losses['val']} (val)", step, saver)
-                ms = (time.perf_counter() - timer) * 1000 / timed_steps if timed_steps else None
+                ms = train_seconds * 1000 / timed_steps if timed_steps else None
                 row = {"step": step, "train_loss": losses["train"], "val_loss": losses["val"],
                        "lr": config.lr_at(max(step - 1, 0)),  # of the step that led here
                        "ms_per_step": ms, "tokens_per_s": tokens_per_step * 1000 / ms if ms
@@ -348,11 +362,12 @@ def main(argv: list[str] | None = None) -> int:
                 saver.save(make_checkpoint(config, vocab, step, model, optimizer, data_rng), row)
                 bar.write(f"step {step}: train loss {losses['train']:.4f}, val loss "
                           f"{losses['val']:.4f}" + (f", {ms:.0f} ms/step" if ms else ""))
-                timer, timed_steps = time.perf_counter(), 0
+                train_seconds, timed_steps = 0.0, 0
             if step >= config.steps or stop.received:
                 break
 
             # one training step
+            started = time.perf_counter()
             for group in optimizer.param_groups:
                 group["lr"] = config.lr_at(step)
             x, y = get_batch(train_data, config.batch_size, config.model.block_size, data_rng)
@@ -369,13 +384,13 @@ def main(argv: list[str] | None = None) -> int:
                 return stop_diverged(f"the loss became {loss_value}" + (
                     f" (gradient norm {norm})" if config.grad_clip else ""), step, saver)
             optimizer.step()
+            train_seconds += time.perf_counter() - started
             step += 1
             timed_steps += 1
             bar.update(1)
             if step % 10 == 0 or step == config.steps:
-                elapsed = max(time.perf_counter() - timer, 1e-9)
-                bar.set_postfix(loss=f"{loss_value:.4f}",
-                                tok_s=f"{tokens_per_step * timed_steps / elapsed:,.0f}")
+                tokens_per_second = tokens_per_step * timed_steps / max(train_seconds, 1e-9)
+                bar.set_postfix(loss=f"{loss_value:.4f}", tok_s=f"{tokens_per_second:,.0f}")
             if config.sample_every and step % config.sample_every == 0:
                 bar.write(repr(sample_text(model, tokenizer, tokenizer.decode(x[0, :1]), 100,
                                            config.seed)))
@@ -393,8 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     print(loss_chart([r["step"] for r in history],
                      {"train": [r["train_loss"] for r in history],
                       "val": [r["val_loss"] for r in history]}))
-    print("\nA sample from the model:\n" +
-          sample_text(model, tokenizer, tokenizer.default_prompt(), 300, config.seed))
+    with minigrad.fused(config.fused):  # --no-fused: the sample runs on compositions too
+        text = sample_text(model, tokenizer, tokenizer.default_prompt(), 300, config.seed)
+    print("\nA sample from the model:\n" + text)
     # no --prompt: any text might hold characters the vocabulary lacks, and the command must work
     print(f"\nCheckpoint: {saver.path}. Sample more with: python -m train.sample --out "
           f"{shell_word(out)}")
