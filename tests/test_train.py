@@ -704,6 +704,17 @@ def test_a_run_with_its_output_closed_trains_to_the_end(closed, text_file, tmp_p
     assert [r["step"] for r in metrics(out)] == [0, 2, 4]
 
 
+@pytest.mark.parametrize("module", ["train.sample", "train.attention"])
+def test_the_other_commands_with_stdout_closed_end_without_a_traceback(module, trained):
+    result = subprocess.run([sys.executable, "-m", module, "--out", trained, "--text", "the"]
+                            if module == "train.attention" else
+                            [sys.executable, "-m", module, "--out", trained, "--tokens", "5"],
+                            cwd=ROOT, capture_output=True, timeout=60,
+                            preexec_fn=lambda: os.close(1))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == b""
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

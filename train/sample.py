@@ -11,7 +11,6 @@ if __name__ == "__main__":  # before the slow imports below, so that they run wi
     run_cli_module("train.sample")
 
 import math  # noqa: E402
-import sys  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -54,10 +53,10 @@ def main(argv: list[str] | None = None) -> int:
         context = tokenizer.encode(prompt)
     except ValueError as err:
         raise UsageError(f"--prompt: {err}") from None
-    sys.stdout.write(prompt)
+    # print, not sys.stdout.write: with stdout closed (`>&-`) it is None, and print writes nothing
+    print(prompt, end="")
     for ids in model.stream(context, args.tokens, args.temperature, args.top_k,
                             np.random.default_rng(args.seed)):
-        sys.stdout.write(tokenizer.decode(ids))
-        sys.stdout.flush()
-    sys.stdout.write("\n")
+        print(tokenizer.decode(ids), end="", flush=True)
+    print()
     return 0
