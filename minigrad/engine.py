@@ -304,6 +304,23 @@ def seed_gradient(output: Tensor, grad: ArrayLike | None) -> np.ndarray:
     return seed
 
 
+def refuse_create_graph(name: str, create_graph: bool) -> None:
+    if create_graph:
+        raise NotImplementedError(f"{name}: create_graph=True (gradients of gradients) is not "
+                                  f"supported: backward computes on numpy arrays and records no "
+                                  f"graph")
+
+
+def differentiated_tensors(name: str, inputs: Tensor | Sequence[Tensor]) -> tuple[Tensor, ...]:
+    """The `inputs` of grad() or backward() as a tuple, checked as PyTorch checks them."""
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError(f"{name}: inputs cannot be empty")
+    if not all(t.requires_grad for t in inputs):
+        raise RuntimeError(f"{name}: one of the differentiated tensors does not require grad")
+    return inputs
+
+
 def _topological_order(root: Tensor) -> list[Tensor]:
     """Tensors that lead to `root` and require grad, inputs before outputs (iterative DFS, so a
     graph of any depth works without recursion)."""
@@ -509,7 +526,7 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 
 def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: ArrayLike | Sequence[Tensor | None] | None = None,
-         retain_graph: bool = False,
+         retain_graph: bool | None = None, create_graph: bool = False,
          allow_unused: bool = False) -> tuple[np.ndarray | None, ...]:
     """Gradients of `output` with respect to `inputs`, returned instead of accumulated into
     `.grad` (so threads can backpropagate through shared parameters at the same time), as
@@ -519,8 +536,9 @@ def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
     Only the ops on a path to an input run; a tensor there that retains grad gets it in `.grad`.
     PyTorch's sequence forms are taken for the one output: `[output]`, and `grad_outputs` as
-    `[tensor]` or `[None]`.
+    `[tensor]` or `[None]`. `create_graph=True` (gradients of gradients) is not supported.
     """
+    refuse_create_graph("grad", create_graph)
     if isinstance(output, (list, tuple)):
         if len(output) != 1:
             raise InvalidArgumentError(f"grad: takes one output, got {len(output)}; call it once "
@@ -529,15 +547,11 @@ def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
     if isinstance(grad_outputs, (list, tuple)) and len(grad_outputs) == 1 \
             and (grad_outputs[0] is None or isinstance(grad_outputs[0], Tensor)):
         grad_outputs = grad_outputs[0]  # PyTorch's form: one entry per output, and there is one
-    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
-    if not inputs:
-        raise RuntimeError("grad: inputs cannot be empty")
-    if not all(t.requires_grad for t in inputs):
-        raise RuntimeError("grad: one of the differentiated tensors does not require grad")
+    inputs = differentiated_tensors("grad", inputs)
     seed = seed_gradient(output, grad_outputs)
     wanted_ids = {id(t) for t in inputs}
     found = {}
-    for t, g in backpropagate(output, seed, retain_graph, wanted=inputs):
+    for t, g in backpropagate(output, seed, bool(retain_graph), wanted=inputs):
         if id(t) in wanted_ids:
             found[id(t)] = g
         # as in PyTorch, retain_grad() keeps what grad() computed at a non-leaf too (on a leaf

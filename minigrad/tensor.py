@@ -2196,15 +2196,22 @@ class Tensor:
         return self.diagonal().sum()
 
     # ---- autograd ----
-    def backward(self, gradient: ArrayLike | None = None, retain_graph: bool = False) -> None:
+    def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False,
+                 inputs: Tensor | Sequence[Tensor] | None = None) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's `.grad` (`+=`, so zero them between steps).
 
         `gradient` is the gradient of some final scalar with respect to this tensor; it defaults
         to 1 for a one-element tensor. The graph's saved arrays are released afterwards unless
-        `retain_graph=True`.
+        `retain_graph=True`. With `inputs` (tensors requiring grad), only those get `.grad` (and
+        the tensors on the way to them that retain grad), and only the ops on a path to them
+        run, as in PyTorch. `create_graph=True` (gradients of gradients) is not supported.
         """
+        engine.refuse_create_graph("backward", create_graph)
+        if inputs is not None:
+            inputs = engine.differentiated_tensors("backward", inputs)
         seed = engine.seed_gradient(self, gradient)
-        for tensor, g in engine.backpropagate(self, seed, retain_graph, wanted=None):
+        for tensor, g in engine.backpropagate(self, seed, bool(retain_graph), wanted=inputs):
             engine.accumulate_grad(tensor, g)
 
     # ---- conversions and copies (last in the class: `float`, `int` and `bool` name methods) ----

@@ -301,6 +301,42 @@ def test_retain_graph_allows_second_backward_and_accumulates():
     np.testing.assert_allclose(x.grad, 6 * x.data ** 2, rtol=1e-14)
 
 
+def test_backward_with_inputs_fills_only_their_grad_as_pytorch():
+    """y = sum((x w)^2): dy/dx = 2 x w^2, and h = x w on the way retains dy/dh = 2 h; w, left
+    out of `inputs`, gets nothing, and an input y does not use keeps its grad None."""
+    x, w, unused = (Tensor(np.array(v), requires_grad=True) for v in ([1.0, 2.0], [3.0, 4.0],
+                                                                      [5.0]))
+    h = x * w
+    h.retain_grad()
+    (h * h).sum().backward(inputs=[x, unused])
+    np.testing.assert_array_equal(x.grad, [18.0, 64.0])
+    np.testing.assert_array_equal(h.grad, [6.0, 16.0])
+    assert w.grad is None and unused.grad is None
+    (x * w).sum().backward(inputs=x)  # one tensor; accumulates as backward does
+    np.testing.assert_array_equal(x.grad, [21.0, 68.0])
+    (x * w).sum().backward(inputs=[h])  # h is not in this graph: nothing changes
+    np.testing.assert_array_equal(h.grad, [6.0, 16.0])
+    assert w.grad is None
+
+
+@pytest.mark.parametrize("inputs", [[], [Tensor(np.ones(2))]], ids=["empty", "no_grad"])
+def test_backward_refuses_inputs_as_pytorch(inputs):
+    x = leaf(2)
+    with pytest.raises(RuntimeError, match="inputs cannot be empty|does not require grad"):
+        (x * x).sum().backward(inputs=inputs)
+
+
+def test_create_graph_is_refused_plainly():
+    x = leaf(2)
+    y = (x * x).sum()
+    for call in (lambda: y.backward(create_graph=True),
+                 lambda: minigrad.grad(y, [x], create_graph=True)):
+        with pytest.raises(NotImplementedError, match="gradients of gradients"):
+            call()
+    y.backward(create_graph=False)  # PyTorch's default, accepted
+    np.testing.assert_allclose(x.grad, 2 * x.data)
+
+
 # --------------------------------------------------------------------------------------------
 # no_grad
 # --------------------------------------------------------------------------------------------
