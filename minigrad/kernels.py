@@ -23,14 +23,14 @@ class Softmax(Function):
 
     replaces = "softmax"
 
-    def forward(self, x, dim=-1):
+    def forward(self, x: np.ndarray, dim: int = -1) -> np.ndarray:
         self.dim = dim
         _, e, s = _stable_exp(x, dim)
         s[s == 0] = 1  # fully masked row: 0 / 1 = 0 instead of 0 / 0
         self.out = e / s
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         out = self.out
         return out * (g - (g * out).sum(axis=self.dim, keepdims=True))
 
@@ -43,14 +43,14 @@ class LogSoftmax(Function):
 
     replaces = "log_softmax"
 
-    def forward(self, x, dim=-1):
+    def forward(self, x: np.ndarray, dim: int = -1) -> np.ndarray:
         self.dim = dim
         m, e, s = _stable_exp(x, dim)
         with np.errstate(divide="ignore", invalid="ignore"):  # a fully masked row gives NaN
             self.out = x - (m + np.log(s))
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g - np.exp(self.out) * g.sum(axis=self.dim, keepdims=True)
 
 
@@ -61,14 +61,14 @@ class CrossEntropy(Function):
 
     replaces = "cross_entropy"
 
-    def forward(self, logits, targets):
+    def forward(self, logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
         m, e, s = _stable_exp(logits, axis=1)
         self.probs = e / s
         self.targets = targets
         rows = np.arange(len(targets))
         return (m[:, 0] + np.log(s[:, 0]) - logits[rows, targets]).mean(dtype=logits.dtype)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         n = len(self.targets)
         dx = self.probs.copy()
         dx[np.arange(n), self.targets] -= 1
@@ -84,7 +84,8 @@ class LayerNorm(Function):
 
     replaces = "layer_norm"
 
-    def forward(self, x, weight, bias, eps=1e-5):
+    def forward(self, x: np.ndarray, weight: np.ndarray, bias: np.ndarray,
+                eps: float = 1e-5) -> np.ndarray:
         rows = x.reshape(-1, x.shape[-1])  # every leading axis is a row to normalise
         xhat = rows - _row_means(rows)[:, None]
         var = _row_means(xhat * xhat)
@@ -95,7 +96,8 @@ class LayerNorm(Function):
         out += bias
         return out.reshape(x.shape)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray
+                 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
         xhat, weight = self.xhat, self.weight
         g = g.reshape(xhat.shape)
         g_xhat = g * xhat
@@ -132,7 +134,7 @@ class Gelu(Function):
 
     replaces = "gelu"
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         k, c = a.dtype.type(_GELU_K), a.dtype.type(_GELU_C)
         square = a * a
         s = square * (-2 * c * k)
@@ -146,7 +148,7 @@ class Gelu(Function):
         self.square, self.s, self.out = square, s, out
         return out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         k, c = g.dtype.type(_GELU_K), g.dtype.type(_GELU_C)
         s = self.s
         da = self.square * (6 * c * k)  # becomes c' (1 + 3k a^2), then the whole derivative
@@ -167,7 +169,8 @@ class Affine(Function):
     replaces = "linear"
     reads_inputs_for_the_others = True  # x for dW, W for dx; the bias for nothing
 
-    def forward(self, x, weight, bias=None):
+    def forward(self, x: np.ndarray, weight: np.ndarray,
+                bias: np.ndarray | None = None) -> np.ndarray:
         rows = _as_rows(x)
         out = rows @ weight.T
         if bias is not None:
@@ -175,7 +178,7 @@ class Affine(Function):
         self.rows, self.weight, self.shape = rows, weight, x.shape
         return out.reshape(*x.shape[:-1], weight.shape[0])
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, ...]:
         g = _as_rows(g)
         dx = (g @ self.weight).reshape(self.shape) if self.needs_input_grad[0] else None
         dw = g.T @ self.rows if self.needs_input_grad[1] else None
@@ -200,11 +203,11 @@ class Embedding(Function):
 
     replaces = "embedding"
 
-    def forward(self, weight, ids):
+    def forward(self, weight: np.ndarray, ids: np.ndarray) -> np.ndarray:
         self.ids, self.shape = ids.reshape(-1), weight.shape
         return np.take(weight, ids, axis=0)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         dw = np.zeros(self.shape, dtype=g.dtype)
         if self.ids.size:
             order = np.argsort(self.ids, kind="stable")  # stable: each id's rows in order
@@ -224,7 +227,9 @@ class Attention(Function):
 
     replaces = "attention"
 
-    def forward(self, q, k, v, mask=None, scale=None, weights_out=None):
+    def forward(self, q: np.ndarray, k: np.ndarray, v: np.ndarray,
+                mask: np.ndarray | None = None, scale: float | None = None,
+                weights_out: list[np.ndarray] | None = None) -> np.ndarray:
         self.scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
         out, self.p = _attend(q, k, v, mask, self.scale)
         self.q, self.k, self.v = q, k, v
@@ -232,7 +237,8 @@ class Attention(Function):
             weights_out.append(self.p)
         return out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray
+                 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
         return _attend_backward(g, self.p, self.q, self.k, self.v, self.scale,
                                 self.needs_input_grad)
 
@@ -257,8 +263,13 @@ class SelfAttention(Function):
 
     replaces = "self_attention"
 
-    def forward(self, x, w_q, b_q, w_k, b_k, w_v, b_v, mask=None, num_heads=1,
-                weights_out=None, past=None, keys_values_out=None, packed=None):
+    def forward(self, x: np.ndarray, w_q: np.ndarray, b_q: np.ndarray, w_k: np.ndarray,
+                b_k: np.ndarray, w_v: np.ndarray, b_v: np.ndarray,
+                mask: np.ndarray | None = None, num_heads: int = 1,
+                weights_out: list[np.ndarray] | None = None,
+                past: tuple[np.ndarray, np.ndarray] | None = None,
+                keys_values_out: list[tuple[np.ndarray, np.ndarray]] | None = None,
+                packed: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
         batch, seq, width = x.shape
         self.rows = x.reshape(-1, width)
         self.weight = np.concatenate([w_q, w_k, w_v]) if packed is None else packed[0]
@@ -280,7 +291,7 @@ class SelfAttention(Function):
             weights_out.append(self.p)
         return merged.reshape(x.shape)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, ...]:
         batch, seq, heads, head = self.heads
         g_qkv = np.empty((batch, seq, 3, heads, head), dtype=g.dtype)
         dq, dk, dv = _heads_of(g_qkv)
@@ -306,7 +317,8 @@ def _heads_of(qkv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return tuple(qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
 
 
-def _attend(q, k, v, mask, scale, out=None):
+def _attend(q: np.ndarray, k: np.ndarray, v: np.ndarray, mask: np.ndarray | None, scale: float,
+            out: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """softmax(Q K^T * scale, masked) V over the last two axes, into `out` when given;
     returns (out, P)."""
     scores = q @ np.swapaxes(k, -1, -2)
@@ -326,7 +338,10 @@ def _attend(q, k, v, mask, scale, out=None):
     return np.matmul(scores, v, out=out), scores
 
 
-def _attend_backward(g, p, q, k, v, scale, needs, out=(None, None, None)):
+def _attend_backward(g: np.ndarray, p: np.ndarray, q: np.ndarray, k: np.ndarray,
+                     v: np.ndarray, scale: float, needs: tuple[bool, ...],
+                     out: tuple[np.ndarray | None, ...] = (None, None, None)
+                     ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """(dQ, dK, dV) of `_attend` for the inputs in `needs`, into the arrays of `out`."""
     dq_out, dk_out, dv_out = out
     dv = np.matmul(np.swapaxes(p, -1, -2), g, out=dv_out) if needs[2] else None
@@ -343,7 +358,7 @@ def _attend_backward(g, p, q, k, v, scale, needs, out=(None, None, None)):
 # Helpers: row sums and means as matrix-vector products (BLAS does them several times faster
 # than np.sum / np.mean over a short last axis)
 # --------------------------------------------------------------------------------------------
-def _stable_exp(x: np.ndarray, axis: int):
+def _stable_exp(x: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """exp(x - max) and its sum along `axis`. A row that is entirely -inf (fully masked) has
     max -inf; shifting by 0 instead keeps it at exp(-inf) = 0 rather than NaN (a row holding
     +inf or NaN stays NaN, as in PyTorch). An empty `axis` has max -inf too (`initial`)."""

@@ -4,6 +4,8 @@ G is the gradient of the output, `out` the forward result."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -11,13 +13,13 @@ from ..engine import Function
 from ..errors import InvalidArgumentError
 
 
-def _broadcasting(forward):
+def _broadcasting(forward: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Decorate a broadcasting op's `forward(self, *arrays)` so that inputs whose shapes do not
     broadcast raise a ValueError naming the op and the shapes, instead of numpy's bare message.
     The try costs nothing on success; the shapes are only examined after a failure."""
 
     @functools.wraps(forward)
-    def checked(self, *arrays, **settings):
+    def checked(self: Function, *arrays: np.ndarray, **settings: Any) -> np.ndarray:
         try:
             return forward(self, *arrays, **settings)
         except ValueError:
@@ -40,10 +42,10 @@ class Add(Function):
     saves_inputs = False
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a + b
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return g, g
 
 
@@ -53,10 +55,10 @@ class Sub(Function):
     saves_inputs = False
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return a - b
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         db = -g if self.needs_input_grad[1] else None
         return g, db
 
@@ -67,11 +69,11 @@ class Mul(Function):
     reads_inputs_for_the_others = True
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         return a * b
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         da = g * self.b if self.needs_input_grad[0] else None
         db = g * self.a if self.needs_input_grad[1] else None
         return da, db
@@ -81,11 +83,11 @@ class Div(Function):
     """out = a / b.   da = G / b,  db = -G * a / b**2"""
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         return a / b
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = self.a, self.b
         da = g / b if self.needs_input_grad[0] else None
         db = -g * a / (b * b) if self.needs_input_grad[1] else None
@@ -97,10 +99,10 @@ class Neg(Function):
 
     saves_inputs = False
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         return -a
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return -g
 
 
@@ -114,12 +116,12 @@ class Pow(Function):
     saves_output = True
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         self.out = a ** b
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = self.a, self.b
         da = db = None
         with np.errstate(divide="ignore", invalid="ignore"):  # the masked entries' inf and NaN
@@ -135,22 +137,22 @@ class Exp(Function):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.exp(a)
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * self.out
 
 
 class Log(Function):
     """out = log(a).   da = G / a"""
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.log(a)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g / self.a
 
 
@@ -159,11 +161,11 @@ class Sqrt(Function):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.sqrt(a)
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g / (2 * self.out)
 
 
@@ -172,11 +174,11 @@ class Tanh(Function):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.tanh(a)
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * (1 - self.out * self.out)
 
 
@@ -185,13 +187,13 @@ class Sigmoid(Function):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         # exp of -|a| never overflows: sigmoid(a) = 1/(1+e^-a) for a >= 0, e^a/(1+e^a) for a < 0
         e = np.exp(-np.abs(a))
         self.out = np.where(a >= 0, 1 / (1 + e), e / (1 + e))
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * self.out * (1 - self.out)
 
 
@@ -202,11 +204,11 @@ class Where(Function):
     saves_inputs = False
 
     @_broadcasting
-    def forward(self, a, b, cond):
+    def forward(self, a: np.ndarray, b: np.ndarray, cond: np.ndarray | np.bool_) -> np.ndarray:
         self.cond = cond
         return np.where(cond, a, b)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         zero = g.dtype.type(0)
         da = np.where(self.cond, g, zero) if self.needs_input_grad[0] else None
         db = np.where(self.cond, zero, g) if self.needs_input_grad[1] else None
@@ -216,22 +218,22 @@ class Where(Function):
 class Sin(Function):
     """out = sin(a).   da = G * cos(a)"""
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.sin(a)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * np.cos(self.a)
 
 
 class Cos(Function):
     """out = cos(a).   da = -G * sin(a)"""
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.cos(a)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return -g * np.sin(self.a)
 
 
@@ -241,11 +243,11 @@ class Log1p(Function):
     A primitive, not log(1 + a) composed, for accuracy near 0: 1 + a rounds away the digits of
     a small `a` (log(1 + 1e-10) is 8e-9 off in float64, and log(1 + 1e-8) is 0 in float32)."""
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.log1p(a)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g / (1 + self.a)
 
 
@@ -257,11 +259,11 @@ class Expm1(Function):
 
     saves_output = True
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.expm1(a)
         return self.out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * (self.out + 1)
 
 
@@ -272,11 +274,11 @@ class Erf(Function):
     numpy has no erf, so forward evaluates W. J. Cody's rational Chebyshev approximations
     (`_erf`), in float64 whatever the input's dtype."""
 
-    def forward(self, a):
+    def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return _erf(a).astype(a.dtype, copy=False)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g * (_TWO_OVER_SQRT_PI * np.exp(-self.a * self.a))
 
 
@@ -287,11 +289,11 @@ class Remainder(Function):
     (1e20 % 3 gives 0 instead of 1): forward is numpy's exact remainder."""
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         return np.remainder(a, b)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         db = -g * np.floor_divide(self.a, self.b) if self.needs_input_grad[1] else None
         return g, db
 
@@ -305,11 +307,11 @@ class Atan2(Function):
     composed from it (asin(x) = atan2(x, sqrt(1 - x**2)) stays accurate up to |x| = 1)."""
 
     @_broadcasting
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         return np.arctan2(a, b)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = self.a, self.b
         squared_radius = a * a + b * b
         inverse = np.divide(1, squared_radius, out=np.zeros_like(squared_radius),
@@ -327,10 +329,10 @@ class Cast(Function):
 
     saves_inputs = False
 
-    def forward(self, a, dtype):
+    def forward(self, a: np.ndarray, dtype: np.dtype | type[np.floating]) -> np.ndarray:
         return a.astype(dtype)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g
 
 
@@ -360,7 +362,8 @@ _ERFC_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-
 _ERF_IS_ONE = 6.0  # erfc(6) = 2e-17 is below half an ulp of 1: erf(x) rounds to +-1 beyond
 
 
-def _rational(x, numerator, denominator):
+def _rational(x: np.ndarray, numerator: tuple[float, ...],
+              denominator: tuple[float, ...]) -> np.ndarray:
     """N(x) / D(x) in Cody's nesting: N = ((n[-1] x + n[0]) x + n[1]) x ... + n[len(d)-1],
     D = ((x + d[0]) x + d[1]) x ... + d[-1]."""
     num, den = numerator[-1] * x, x
@@ -370,7 +373,7 @@ def _rational(x, numerator, denominator):
     return (num + numerator[len(denominator) - 1]) / (den + denominator[-1])
 
 
-def _erfc_scaled_exp(y, ratio):
+def _erfc_scaled_exp(y: np.ndarray, ratio: np.ndarray) -> np.ndarray:
     """exp(-y^2) * ratio, with y^2 split as (y rounded down to 1/16)^2 + rest, so that the
     rounding of y*y in float64 does not cost the relative accuracy of exp(-y^2)."""
     head = np.trunc(y * 16) / 16

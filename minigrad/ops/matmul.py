@@ -14,14 +14,14 @@ class MatMul(Function):
 
     reads_inputs_for_the_others = True
 
-    def forward(self, a, b):
+    def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         try:
             return a @ b
         except ValueError:
             raise _shape_error(a.shape, b.shape) from None
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = self.a, self.b
         # view 1-D operands as matrices, so one formula covers all cases
         a2 = a[None, :] if a.ndim == 1 else a

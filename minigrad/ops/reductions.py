@@ -12,12 +12,13 @@ class Sum(Function):
 
     saves_inputs = False
 
-    def forward(self, a, axis=None, keepdims=False):
+    def forward(self, a: np.ndarray, axis: int | tuple[int, ...] | None = None,
+                keepdims: bool = False) -> np.ndarray:
         self.axes = _normalize_axis("Sum", axis, a.ndim)
         self.keepdims, self.shape = keepdims, a.shape
         return a.sum(axis=self.axes, keepdims=keepdims)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return _expand(g, self.axes, self.keepdims, self.shape)
 
 
@@ -28,7 +29,8 @@ class Max(Function):
 
     reduce = staticmethod(np.max)
 
-    def forward(self, a, axis=None, keepdims=False):
+    def forward(self, a: np.ndarray, axis: int | tuple[int, ...] | None = None,
+                keepdims: bool = False) -> np.ndarray:
         self.axes = _normalize_axis(type(self).__name__, axis, a.ndim)
         self.keepdims = keepdims
         out = self.reduce(a, axis=self.axes, keepdims=True)
@@ -37,7 +39,7 @@ class Max(Function):
         self.is_extreme = (a == out) | ((a != a) & (out != out))
         return out if keepdims else np.squeeze(out, axis=self.axes)
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         if not self.keepdims:
             g = np.expand_dims(g, self.axes)
         ties = self.is_extreme.sum(axis=self.axes, keepdims=True)
@@ -51,7 +53,7 @@ class Min(Max):
     reduce = staticmethod(np.min)
 
 
-def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
+def _normalize_axis(op: str, axis: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
     """`axis` as a sorted tuple of non-negative axes. A 0-d tensor accepts axis 0 or -1 (as in
     PyTorch) and reduces over nothing."""
     if axis is None:
@@ -63,7 +65,8 @@ def _normalize_axis(op: str, axis, ndim: int) -> tuple[int, ...]:
     return tuple(sorted({ax % ndim for ax in axes})) if ndim else ()
 
 
-def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool, shape: tuple[int, ...]):
+def _expand(g: np.ndarray, axes: tuple[int, ...], keepdims: bool,
+            shape: tuple[int, ...]) -> np.ndarray:
     """Broadcast a reduced gradient back to the input's shape (a read-only view, no copy)."""
     if not keepdims:
         g = np.expand_dims(g, axes)

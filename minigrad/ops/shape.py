@@ -2,6 +2,8 @@
 way."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..engine import Function
@@ -13,7 +15,7 @@ class Reshape(Function):
 
     saves_inputs = False
 
-    def forward(self, a, shape):
+    def forward(self, a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         self.in_shape = a.shape
         try:
             return a.reshape(shape)
@@ -21,7 +23,7 @@ class Reshape(Function):
             raise InvalidArgumentError(f"Reshape: cannot reshape a tensor of shape {a.shape} "
                                        f"({a.size} entries) into {tuple(shape)}") from None
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g.reshape(self.in_shape)
 
 
@@ -31,7 +33,7 @@ class Transpose(Function):
 
     saves_inputs = False
 
-    def forward(self, a, axes):
+    def forward(self, a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
         self.axes = tuple(axes)
         try:
             return a.transpose(self.axes)
@@ -39,7 +41,7 @@ class Transpose(Function):
             raise InvalidArgumentError(f"Transpose: axes {self.axes} are not a permutation of the "
                                        f"{a.ndim} axes of a tensor of shape {a.shape}") from None
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g.transpose(np.argsort([ax % g.ndim for ax in self.axes]))
 
 
@@ -49,14 +51,14 @@ class GetItem(Function):
 
     saves_inputs = False
 
-    def forward(self, a, index):
+    def forward(self, a: np.ndarray, index: Any) -> np.ndarray:
         self.index, self.shape = index, a.shape
         try:
             return a[index]
         except IndexError as err:
             raise IndexError(f"GetItem: {err} (tensor shape {a.shape})") from None
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         da = np.zeros(self.shape, dtype=g.dtype)
         if _is_advanced(self.index):
             np.add.at(da, self.index, g)
@@ -72,13 +74,13 @@ class ScatterAdd(Function):
 
     saves_inputs = False
 
-    def forward(self, a, src, index):
+    def forward(self, a: np.ndarray, src: np.ndarray, index: Any) -> np.ndarray:
         self.index = index
         out = a.copy()
         np.add.at(out, index, src)
         return out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         dsrc = g[self.index] if self.needs_input_grad[1] else None
         return g, dsrc
 
@@ -90,10 +92,10 @@ class BroadcastTo(Function):
 
     saves_inputs = False
 
-    def forward(self, a, shape):
+    def forward(self, a: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return np.broadcast_to(a, shape)  # a read-only view: no copy
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         return g
 
 
@@ -102,7 +104,7 @@ class Concat(Function):
 
     saves_inputs = False
 
-    def forward(self, *arrays, axis=0):
+    def forward(self, *arrays: np.ndarray, axis: int = 0) -> np.ndarray:
         try:
             out = np.concatenate(arrays, axis=axis)
         except ValueError:  # numpy's AxisError is one
@@ -112,11 +114,11 @@ class Concat(Function):
         self.splits = np.cumsum([a.shape[self.axis] for a in arrays])[:-1]
         return out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray, ...]:
         return tuple(np.split(g, self.splits, axis=self.axis))
 
 
-def _is_advanced(index) -> bool:
+def _is_advanced(index: Any) -> bool:
     """True when numpy would use advanced (integer-array) indexing, which can repeat entries."""
     parts = index if isinstance(index, tuple) else (index,)
     return any(isinstance(p, (np.ndarray, list, tuple)) for p in parts)  # a tuple: a sequence

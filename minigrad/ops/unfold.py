@@ -16,7 +16,9 @@ class Unfold(Function):
 
     saves_inputs = False
 
-    def forward(self, a, kernel_size, dilation, padding, stride, pad_value=0.0):
+    def forward(self, a: np.ndarray, kernel_size: tuple[int, int], dilation: tuple[int, int],
+                padding: tuple[tuple[int, int], tuple[int, int]], stride: tuple[int, int],
+                pad_value: float = 0.0) -> np.ndarray:
         (top, bottom), (left, right) = padding
         padded = np.pad(a, ((0, 0), (0, 0), (top, bottom), (left, right)),
                         constant_values=pad_value)
@@ -35,7 +37,7 @@ class Unfold(Function):
             out[:, :, i, j] = padded[:, :, rows, cols]
         return out
 
-    def backward(self, g):
+    def backward(self, g: np.ndarray) -> np.ndarray:
         padded = np.zeros(self.padded_shape, dtype=g.dtype)
         for (i, j), rows, cols in self.reads:
             # one offset's strided slice holds each position once, so += loses no repeats
