@@ -280,6 +280,18 @@ def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
     return x.movedim(-1, dim)
 
 
+def _stable_order(data: np.ndarray, dim: int, descending: bool = False) -> np.ndarray:
+    """The int64 indices that sort `data` along `dim` (0 or -1 for 0-d data), NaN as the
+    largest, equal entries in their order (descending too)."""
+    flat = data.reshape(data.shape or (1,))
+    if descending:  # a stable ascending sort of the reversed entries, reversed back
+        flipped = np.argsort(np.flip(flat, dim), axis=dim, kind="stable")
+        order = flat.shape[dim] - 1 - np.flip(flipped, dim)
+    else:
+        order = np.argsort(flat, axis=dim, kind="stable")
+    return order.reshape(data.shape).astype(np.int64)
+
+
 class ValuesIndices(NamedTuple):
     """What max(dim) and min(dim) return, like PyTorch's torch.return_types.max: a pair that
     unpacks as (values, indices) and has `.values` and `.indices`."""
@@ -1364,7 +1376,12 @@ class Tensor:
                             f"{type(dim).__name__} {dim!r} (amax and amin reduce several dims "
                             f"at once)")
         indices = self._arg_extreme(op, arg, dim, keepdim=True)
-        values = self.gather(dim, indices)  # the gradient goes to the index returned
+        return self._picked(dim, indices.data, keepdim)
+
+    def _picked(self, dim: int, indices: np.ndarray, keepdim: bool) -> ValuesIndices:
+        """The entries at `indices` (one per slice, dim kept with size 1) along `dim`, and those
+        indices, as max(dim) returns them; the gradient goes to the entries picked."""
+        values, indices = self.gather(dim, indices), Tensor._make(indices)
         if keepdim:
             return ValuesIndices(values, indices)
         return ValuesIndices(values.squeeze(dim), indices.squeeze(dim))
@@ -1595,13 +1612,7 @@ class Tensor:
         is always stable, so `stable` changes nothing). Each value's gradient goes back to its
         entry."""
         d = _dim("sort", dim, self.ndim)
-        data = self.data.reshape(self.shape or (1,))
-        if descending:  # a stable ascending sort of the reversed entries, reversed back
-            flipped = np.argsort(np.flip(data, d), axis=d, kind="stable")
-            indices = data.shape[d] - 1 - np.flip(flipped, d)
-        else:
-            indices = np.argsort(data, axis=d, kind="stable")
-        indices = indices.reshape(self.shape).astype(np.int64)
+        indices = _stable_order(self.data, d, descending)
         return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -1622,6 +1633,74 @@ class Tensor:
         if self.ndim == 0:  # a 0-d tensor's top 1 is itself
             top = [part.reshape(()) for part in top]
         return ValuesIndices(*top)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """The k-th smallest entry along `dim` (k counts from 1) and its index, (values,
+        indices), as torch.kthvalue; NaN counts as the largest. Among equal entries the index
+        is the one a stable sort puts k-th (PyTorch leaves it unspecified). The gradient goes
+        to the entry at the index."""
+        d = _dim("kthvalue", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= size:
+            raise InvalidArgumentError(f"kthvalue: k must be an int in [1, {size}] (the size of "
+                                       f"dim {dim}), got {k!r}")
+        return self._picked(d, self._sorted_position(d, lambda nans: np.int64(k - 1)), keepdim)
+
+    def median(self, dim: int | None = None, keepdim: bool = False) -> Tensor | ValuesIndices:
+        """The median, as torch.median: the lower of the two middle entries for an even count.
+        Over every entry it is a 0-d tensor, whose gradient the entries equal to it share
+        equally (as PyTorch's); given `dim`, the medians along it and their indices, (values,
+        indices), the gradient going to those indices (among equal entries, the one a stable
+        sort puts in the middle). A NaN makes the median NaN (at the first NaN's index);
+        nanmedian skips NaNs instead."""
+        return self._median("median", dim, keepdim, skip_nan=False)
+
+    def nanmedian(self, dim: int | None = None, keepdim: bool = False
+                  ) -> Tensor | ValuesIndices:
+        """The median of the entries that are not NaN, as torch.nanmedian (NaN where all are);
+        otherwise as median."""
+        return self._median("nanmedian", dim, keepdim, skip_nan=True)
+
+    def _median(self, op: str, dim: int | None, keepdim: bool, skip_nan: bool
+                ) -> Tensor | ValuesIndices:
+        self._refuse_bool(op)
+
+        def middle(count: int) -> Callable[[np.ndarray], np.ndarray]:
+            """The median's place among `count` sorted entries, `nans` of them NaN (last)."""
+            if skip_nan:  # the lower middle of the others; all NaN: the first NaN (PyTorch's
+                # index there depends on its selection algorithm)
+                return lambda nans: np.maximum(count - nans - 1, 0) // 2
+            return lambda nans: np.where(nans > 0, count - nans, (count - 1) // 2)
+
+        if dim is not None:
+            d = _dim(op, dim, self.ndim)
+            count = self.shape[d] if self.ndim else 1
+            if count == 0:
+                raise IndexError(f"{op}: dim {dim} is empty (tensor of shape {self.shape}): no "
+                                 "entry to take the median of")
+            return self._picked(d, self._sorted_position(d, middle(count)), keepdim)
+        entries = self.reshape(-1)
+        if entries.numel() == 0:  # PyTorch's NaN, still in the graph
+            self._require_floating(f"{op} of an empty tensor")
+            median = entries.sum() * math.nan
+        else:
+            median_value = entries.data[entries._sorted_position(0, middle(entries.numel()))]
+            # the entries equal to the median (its NaNs, if NaN) share its gradient: it is
+            # their max, and Max splits the gradient among ties
+            ties = (entries.data == median_value) | (_nan(entries.data) & _nan(median_value))
+            median = entries.masked_select(ties).amax()
+        return median.reshape((1,) * self.ndim) if keepdim else median
+
+    def _sorted_position(self, dim: int, position: Callable[[np.ndarray], np.ndarray]
+                         ) -> np.ndarray:
+        """The index along `dim` of the entry a stable sort (NaN last) puts at
+        `position(nans)` in each slice, where `nans` counts the slice's NaNs: int64, with `dim`
+        kept with size 1."""
+        data = self.data.reshape(self.shape or (1,))
+        nans = _nan(data).sum(axis=dim, keepdims=True)
+        places = np.broadcast_to(position(nans), nans.shape).astype(np.int64)
+        indices = np.take_along_axis(_stable_order(data, dim), places, dim)
+        return indices.reshape([1 if i == dim else n for i, n in enumerate(self.shape)])
 
     def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,

@@ -1,8 +1,8 @@
 """Reductions (sum, mean, max, min, amax, amin, argmax, argmin, prod, var, std, any, all,
-logsumexp, cumsum, cumprod, norm): each against a hand-written numpy reference, gradient-checked
-in float64 on primitives alone, float32 kept, and against PyTorch (values and gradients) when
-it is installed; then the behaviours PyTorch defines at the edges: ties, zeros, 0-d tensors,
-infinities, and the errors for bad dims.
+logsumexp, cumsum, cumprod, norm, median, nanmedian, kthvalue): each against a hand-written
+numpy reference, gradient-checked in float64 on primitives alone, float32 kept, and against
+PyTorch (values and gradients) when it is installed; then the behaviours PyTorch defines at
+the edges: ties, zeros, NaN, 0-d tensors, infinities, and the errors for bad dims.
 """
 import math
 
@@ -62,6 +62,12 @@ def _sorted(x, axis, descending=False):
         indices[pos] = sorted(range(len(row)), key=lambda i: row[i], reverse=descending)
     values = np.take_along_axis(x, indices, -1)
     return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def _kth_smallest(x, axis, k, keepdims=False):
+    """The entry sorted k-th (from 0) along `axis` and its index, by _sorted's Python sort."""
+    values, indices = (np.take(part, [k], axis=axis) for part in _sorted(x, axis))
+    return (values, indices) if keepdims else (values.squeeze(axis), indices.squeeze(axis))
 
 
 SHAPE = [(2, 3, 4)]
@@ -187,6 +193,29 @@ CASES = {
                              lambda x: (_var(x, (0, 2), 0, True), x.mean((0, 2), keepdims=True)),
                              SHAPE, torch_fn=lambda x: (x.var((0, 2), keepdim=True, correction=0),
                                                         x.mean((0, 2), keepdim=True))),
+    "median_all_odd": Case(lambda x: x.median(), lambda x: sorted(x.ravel())[7], [(3, 5)],
+                           "distinct"),
+    "median_all_even_is_the_lower_middle": Case(lambda x: x.median(),
+                                                lambda x: sorted(x.ravel())[11], SHAPE, "distinct"),
+    "median_dim": Case(lambda x: x.median(1), lambda x: _kth_smallest(x, 1, 1), SHAPE,
+                       "distinct"),
+    "median_dim_even_keepdim": Case(lambda x: x.median(-1, keepdim=True),
+                                    lambda x: _kth_smallest(x, 2, 1, keepdims=True), SHAPE,
+                                    "distinct"),
+    "median_function_dim_0": Case(lambda x: minigrad.median(x, 0) if isinstance(x, Tensor)
+                                  else x.median(0), lambda x: _kth_smallest(x, 0, 0), SHAPE,
+                                  "distinct"),
+    "median_0d_dim_0": Case(lambda x: x.median(0), lambda x: (x, np.int64(0)), SCALAR),
+    "nanmedian_dim_without_nan": Case(lambda x: x.nanmedian(2), lambda x: _kth_smallest(x, 2, 1),
+                                      SHAPE, "distinct"),
+    "nanmedian_all": Case(lambda x: x.nanmedian(), lambda x: sorted(x.ravel())[2], [(6,)],
+                          "distinct"),
+    "kthvalue_default_dim": Case(lambda x: x.kthvalue(3), lambda x: _kth_smallest(x, 2, 2), SHAPE,
+                                 "distinct"),
+    "kthvalue_dim_0_keepdim": Case(lambda x: x.kthvalue(2, 0, True),
+                                   lambda x: _kth_smallest(x, 0, 1, keepdims=True), SHAPE,
+                                   "distinct"),
+    "kthvalue_0d": Case(lambda x: x.kthvalue(1, -1), lambda x: (x, np.int64(0)), SCALAR),
 }
 DIFFERENTIABLE = [name for name, case in CASES.items() if case.differentiable]
 
@@ -671,4 +700,108 @@ def test_gradcheck_of_a_chain_of_reductions():
     lambda lib, F: lib.zeros(2, 0).min(),
 ])
 def test_max_and_min_of_nothing_raise_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# median, nanmedian and kthvalue: the lower middle, ties, NaN, and the edges
+# --------------------------------------------------------------------------------------------
+def _values_indices_and_gradient(op, data, *args, **kwargs):
+    """(values, indices or None, gradient of sum(values * w)) of minigrad's op and of torch's."""
+    torch = torch_or_skip()
+    results = []
+    for lib_tensor in (lambda a: Tensor(a.copy(), requires_grad=True),
+                       lambda a: torch.tensor(a, requires_grad=True)):
+        x = lib_tensor(np.asarray(data, dtype=np.float64))
+        out = getattr(x, op)(*args, **kwargs)
+        values, indices = out if isinstance(out, tuple) else (out, None)
+        weights = np.random.default_rng(3).standard_normal(values.shape)
+        (values * (Tensor(weights) if isinstance(x, Tensor) else torch.tensor(weights))
+         ).sum().backward()
+        as_array = (lambda t: t.data) if isinstance(x, Tensor) else (
+            lambda t: t.detach().numpy())
+        results.append((as_array(values), None if indices is None else as_array(indices),
+                        np.asarray(x.grad)))
+    return results
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("data", [[1.0, 1.0, 2.0, 1.0, 3.0], [2.0, 2.0], [0.5, 0.5, 4.0, 4.0]])
+def test_median_of_every_entry_shares_the_gradient_among_ties_as_torch(op, data):
+    (got, _, got_grad), (want, _, want_grad) = _values_indices_and_gradient(op, data)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-15)
+
+
+def test_median_along_a_dim_with_ties_picks_an_entry_equal_to_torchs():
+    """PyTorch leaves which of equal entries an index names unspecified: the values must agree,
+    and the index must name an entry of that value, which gets the whole gradient."""
+    data = np.array([[2.0, 1.0, 2.0, 1.0, 2.0, 1.0], [3.0, 3.0, 3.0, 0.0, 0.0, 5.0]])
+    for op, args in [("median", (1,)), ("nanmedian", (1,)), ("kthvalue", (2, 1)),
+                     ("kthvalue", (5, -1))]:
+        (got, indices, grad), (want, _, _) = _values_indices_and_gradient(op, data, *args)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.take_along_axis(data, indices[:, None], 1)[:, 0], want)
+        assert (grad != 0).sum(axis=1).tolist() == [1, 1]
+
+
+def test_median_is_nan_at_a_nan_and_nanmedian_skips_them_as_torch():
+    nan = math.nan
+    data = [[1.0, nan, 2.0, nan], [3.0, 1.0, 0.0, 2.0], [nan, 4.0, 6.0, 5.0]]
+    for op in ("median", "nanmedian"):
+        (got, indices, grad), (want, want_indices, want_grad) = _values_indices_and_gradient(
+            op, data, 1)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(indices, want_indices)
+        np.testing.assert_array_equal(grad, want_grad)
+        (got, _, grad), (want, _, want_grad) = _values_indices_and_gradient(op, data)
+        np.testing.assert_array_equal(got, want)  # a NaN: every NaN shares the gradient
+        np.testing.assert_allclose(grad, want_grad, rtol=1e-15)
+    # NaN counts as the largest entry for kthvalue, as for sort
+    (got, indices, _), (want, want_indices, _) = _values_indices_and_gradient(
+        "kthvalue", [nan, 1.0, 3.0], 3)
+    assert math.isnan(got) and math.isnan(want) and indices == want_indices == 0
+
+
+def test_nanmedian_of_only_nans_is_nan_at_a_nan():
+    """PyTorch's index among NaNs depends on its selection algorithm; minigrad's is the first."""
+    values, indices = Tensor(np.full((2, 4), np.nan)).nanmedian(1)
+    assert np.isnan(values.data).all() and indices.tolist() == [0, 0]
+    assert np.isnan(Tensor(np.full(3, np.nan)).nanmedian().item())
+
+
+def test_median_keeps_integers_and_the_empty_cases_follow_torch():
+    torch = torch_or_skip()
+    ints = np.array([[5, 1, 4, 2], [0, 9, 7, 3]], dtype=np.int32)
+    for op, args in [("median", ()), ("median", (1,)), ("nanmedian", (0, True)),
+                     ("kthvalue", (3,))]:
+        out = getattr(Tensor(ints), op)(*args)
+        expected = getattr(torch.from_numpy(ints), op)(*args)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        for got, want in zip(out, expected):
+            assert str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_array_equal(got.data, want.numpy())
+    empty = Tensor(np.zeros(0), requires_grad=True)
+    median = empty.median()
+    assert median.shape == () and math.isnan(median.item()) and torch.zeros(0).median().isnan()
+    median.backward()
+    assert empty.grad.shape == (0,)
+    values, indices = Tensor(np.zeros((2, 0))).median(0)
+    assert values.shape == indices.shape == tuple(torch.zeros(2, 0).median(0).values.shape)
+    kept = Tensor(np.arange(6.0).reshape(2, 3)).median(keepdim=True)
+    assert kept.shape == (1, 1) and kept.item() == 2.0  # keepdim without dim, as max()
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0, 3).median(0),  # no entry to take the median of
+    lambda m, F: m.zeros(2, 0).nanmedian(-1),
+    lambda m, F: m.ones(2, 3).median(2),
+    lambda m, F: m.ones(()).nanmedian(1),
+    lambda m, F: m.tensor([True, False]).median(),
+    lambda m, F: m.ones(2, 3).kthvalue(0),
+    lambda m, F: m.ones(2, 3).kthvalue(4),
+    lambda m, F: m.ones(2, 3).kthvalue(3, 0),
+    lambda m, F: m.ones(2, 3).kthvalue(1, -3),
+])
+def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
