@@ -1691,6 +1691,68 @@ class Tensor:
             median = entries.masked_select(ties).amax()
         return median.reshape((1,) * self.ndim) if keepdim else median
 
+    def quantile(self, q: float | ArrayLike, dim: int | None = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Tensor:
+        """The q-th quantiles over `dim` (every entry when None), as torch.quantile: the value
+        at position q * (n - 1) among the n entries sorted, between two entries by
+        `interpolation`: 'linear', 'lower', 'higher', 'midpoint' or 'nearest' (to the even
+        position at a half). `q` in [0, 1] is a number or a 1-D tensor, whose dim then comes
+        first. A NaN makes its quantiles NaN; nanquantile skips NaNs. The gradient goes to the
+        one or two entries interpolated."""
+        return self._quantile("quantile", q, dim, keepdim, interpolation, skip_nan=False)
+
+    def nanquantile(self, q: float | ArrayLike, dim: int | None = None, keepdim: bool = False,
+                    *, interpolation: str = "linear") -> Tensor:
+        """The quantiles of the entries that are not NaN, as torch.nanquantile (NaN where all
+        are); otherwise as quantile."""
+        return self._quantile("nanquantile", q, dim, keepdim, interpolation, skip_nan=True)
+
+    def _quantile(self, op: str, q: float | ArrayLike, dim: int | None, keepdim: bool,
+                  interpolation: str, skip_nan: bool) -> Tensor:
+        self._require_floating(op)
+        if isinstance(q, Tensor) and q.dtype != self.dtype:
+            raise InvalidTypeError(f"{op}: q tensor must have the input's dtype {self.dtype}, "
+                                   f"got {q.dtype}")
+        qs = np.asarray(_as_array(q), dtype=self.dtype)
+        if qs.ndim > 1:
+            raise InvalidArgumentError(f"{op}: q must be a number or a 1-D tensor, got shape "
+                                       f"{qs.shape}")
+        if not ((qs >= 0) & (qs <= 1)).all():
+            raise InvalidArgumentError(f"{op}: q must lie in [0, 1], got {qs.tolist()}")
+        if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+            raise InvalidArgumentError(f"{op}: interpolation must be one of linear, lower, "
+                                       f"higher, midpoint or nearest, got {interpolation!r}")
+        d = None if dim is None else _dim(op, dim, self.ndim)
+        if self.numel() == 0:
+            raise InvalidArgumentError(f"{op}: the input tensor must be non-empty")
+        # the entries to order along the last dim, one row per quantile to take
+        rows = self.reshape(-1) if d is None else self.reshape(self.shape or (1,)).movedim(d, -1)
+        count = rows.shape[-1]
+        nans = _nan(rows.data).sum(axis=-1, keepdims=True)
+        if skip_nan:  # among the others; all NaN: at 0, a NaN
+            position = np.maximum(qs.reshape(-1) * (count - 1 - nans).astype(self.dtype), 0)
+        else:  # a NaN sorts last, and is the quantile
+            position = np.where(nans > 0, count - 1, qs.reshape(-1) * (count - 1))
+        rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}
+        position = rounded.get(interpolation, np.asarray)(position).astype(self.dtype)
+        order = _stable_order(rows.data, -1)
+
+        def sorted_at(places: np.ndarray) -> Tensor:
+            return rows.gather(-1, np.take_along_axis(order, places.astype(np.int64), -1))
+
+        below = np.floor(position)
+        values = sorted_at(below)
+        if interpolation in ("linear", "midpoint"):
+            weight = np.full_like(position, 0.5) if interpolation == "midpoint" \
+                else position - below
+            values = values.lerp(sorted_at(np.ceil(position)), Tensor._make(weight))
+        values = values.squeeze(-1) if qs.ndim == 0 else values.movedim(-1, 0)
+        if not keepdim:
+            return values
+        if d is None:
+            return values.reshape(qs.shape + (1,) * self.ndim)
+        return values.unsqueeze(qs.ndim + d) if self.ndim else values
+
     def _sorted_position(self, dim: int, position: Callable[[np.ndarray], np.ndarray]
                          ) -> np.ndarray:
         """The index along `dim` of the entry a stable sort (NaN last) puts at

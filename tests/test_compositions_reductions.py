@@ -216,6 +216,26 @@ CASES = {
                                    lambda x: _kth_smallest(x, 0, 1, keepdims=True), SHAPE,
                                    "distinct"),
     "kthvalue_0d": Case(lambda x: x.kthvalue(1, -1), lambda x: (x, np.int64(0)), SCALAR),
+    "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
+                         "distinct"),
+    "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
+                                lambda x: np.quantile(x, [0.0, 0.1, 0.5, 1.0], axis=1), SHAPE,
+                                "distinct"),
+    "quantile_function_vector_keepdim": Case(
+        lambda x: minigrad.quantile(x, x.new_tensor([0.25, 0.8]), keepdim=True)
+        if isinstance(x, Tensor) else x.quantile(x.new_tensor([0.25, 0.8]), keepdim=True),
+        lambda x: np.quantile(x, [0.25, 0.8], keepdims=True), SHAPE, "distinct"),
+    **{f"quantile_dim_keepdim_{method}": Case(
+        lambda x, method=method: x.quantile(0.45, -1, keepdim=True, interpolation=method),
+        lambda x, method=method: np.quantile(x, 0.45, axis=-1, keepdims=True, method=method),
+        SHAPE, "distinct") for method in ("lower", "higher", "midpoint", "nearest")},
+    "quantile_nearest_rounds_halves_to_even": Case(  # positions 8 q = 0.5, 1.5, 2.5, 3.5
+        lambda x: x.quantile(x.new_tensor([1 / 16, 3 / 16, 5 / 16, 7 / 16]), 0,
+                             interpolation="nearest"),
+        lambda x: np.sort(x, axis=0)[[0, 2, 2, 4]], [(9, 3)], "distinct"),
+    "quantile_0d": Case(lambda x: x.quantile(0.7, 0), lambda x: x, SCALAR),
+    "nanquantile_dim_without_nan": Case(lambda x: x.nanquantile(0.6, 0),
+                                        lambda x: np.quantile(x, 0.6, axis=0), SHAPE, "distinct"),
 }
 DIFFERENTIABLE = [name for name, case in CASES.items() if case.differentiable]
 
@@ -804,4 +824,43 @@ def test_median_keeps_integers_and_the_empty_cases_follow_torch():
     lambda m, F: m.ones(2, 3).kthvalue(1, -3),
 ])
 def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_quantile_is_nan_at_a_nan_and_nanquantile_skips_them_as_torch():
+    nan = math.nan
+    data = [[1.0, nan, 3.0, 2.0, nan], [nan] * 5, [4.0, 1.0, 2.0, 0.5, 7.0]]
+    for op in ("quantile", "nanquantile"):
+        for method in ("linear", "lower", "higher", "midpoint", "nearest"):
+            (got, _, grad), (want, _, want_grad) = _values_indices_and_gradient(
+                op, data, 0.4, 1, interpolation=method)
+            np.testing.assert_allclose(got, want, rtol=1e-15)
+            np.testing.assert_allclose(grad, want_grad, rtol=1e-15)
+    assert np.isnan(Tensor(np.array(data)).quantile(0.5).item())
+    assert Tensor(np.array(data)).nanquantile(0.5).item() == np.nanquantile(data, 0.5)
+
+
+def test_quantile_keeps_float32_in_its_positions_as_torch():
+    """The position q (n - 1) is computed in the tensor's dtype, as PyTorch computes it."""
+    torch = torch_or_skip()
+    data = np.random.default_rng(4).standard_normal((7, 33)).astype(np.float32)
+    q = np.array([0.1, 0.37, 0.93], dtype=np.float32)
+    out = Tensor(data).quantile(Tensor(q), dim=1)
+    expected = torch.from_numpy(data).quantile(torch.from_numpy(q), dim=1)
+    assert out.dtype == np.float32 and out.shape == tuple(expected.shape) == (3, 7)
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0).quantile(0.5),
+    lambda m, F: m.zeros(3, 0).nanquantile(0.5, dim=0),
+    lambda m, F: m.tensor([1, 2, 3]).quantile(0.5),
+    lambda m, F: m.ones(3).quantile(1.5),
+    lambda m, F: m.ones(3).nanquantile(m.tensor([0.5, -0.1])),
+    lambda m, F: m.ones(3).quantile(m.tensor([[0.5]])),
+    lambda m, F: m.ones(3).quantile(m.tensor([0.5], dtype=m.float64)),
+    lambda m, F: m.ones(3).quantile(0.5, interpolation="cubic"),
+    lambda m, F: m.ones(2, 3).quantile(0.5, dim=2),
+])
+def test_quantile_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
