@@ -467,6 +467,13 @@ class Tensor:
         detached._versions = self._versions  # one memory, one version counter
         return detached
 
+    def detach_(self) -> Tensor:
+        """Cut this tensor off from the graph in place and return it: a leaf that requires no
+        grad (what was computed from it keeps its own record)."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
     def retain_grad(self) -> Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep theirs)."""
         if not self.requires_grad:
@@ -1690,6 +1697,29 @@ class Tensor:
             ties = (entries.data == median_value) | (_nan(entries.data) & _nan(median_value))
             median = entries.masked_select(ties).amax()
         return median.reshape((1,) * self.ndim) if keepdim else median
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """The most frequent entry along `dim` and its index, (values, indices), as torch.mode:
+        among equally frequent entries the smallest, at the last place it occurs; NaNs count
+        as one value, the largest. The gradient goes to the entry at the index."""
+        d = _dim("mode", dim, self.ndim)
+        if self.ndim and self.shape[d] == 0:
+            raise IndexError(f"mode: dim {dim} is empty (tensor of shape {self.shape})")
+        data = np.moveaxis(self.data.reshape(self.shape or (1,)), d, -1)
+        order = _stable_order(data, -1)
+        ordered = np.take_along_axis(data, order, -1)
+        # runs of equal entries, NaNs one run (they sort last): how far into its run each is
+        nans = _nan(ordered)
+        starts = np.ones(ordered.shape, bool)
+        starts[..., 1:] = (ordered[..., 1:] != ordered[..., :-1]) & ~(nans[..., 1:]
+                                                                      & nans[..., :-1])
+        place = np.arange(ordered.shape[-1])
+        run_length = place - np.maximum.accumulate(np.where(starts, place, 0), axis=-1)
+        # the first longest run ends where its length first peaks: its last occurrence
+        last = np.argmax(run_length, axis=-1)[..., None]
+        indices = np.moveaxis(np.take_along_axis(order, last, -1), -1, d)
+        return self._picked(d, indices.reshape([1 if i == d else n
+                                                for i, n in enumerate(self.shape)]), keepdim)
 
     def quantile(self, q: float | ArrayLike, dim: int | None = None, keepdim: bool = False, *,
                  interpolation: str = "linear") -> Tensor:

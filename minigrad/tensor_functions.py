@@ -288,7 +288,8 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 _METHODS = (
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
-    "sort", "argsort", "topk", "unique", "kthvalue", "median", "nanmedian", "quantile", "nanquantile",
+    "sort", "argsort", "topk", "unique", "kthvalue", "median", "nanmedian", "mode", "quantile",
+    "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
     "nonzero", "index_select", "take", "scatter_add",

@@ -70,6 +70,22 @@ def _kth_smallest(x, axis, k, keepdims=False):
     return (values, indices) if keepdims else (values.squeeze(axis), indices.squeeze(axis))
 
 
+def _mode(x, axis, keepdims=False):
+    """The most frequent entry along `axis` (among equally frequent ones the smallest) and its
+    last index, by counting with a dict."""
+    x = np.moveaxis(x, axis, -1)
+    values, indices = np.empty(x.shape[:-1]), np.empty(x.shape[:-1], dtype=np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        counts = {}
+        for value in x[pos]:
+            counts[value] = counts.get(value, 0) + 1
+        values[pos] = min(counts, key=lambda value: (-counts[value], value))
+        indices[pos] = max(i for i, value in enumerate(x[pos]) if value == values[pos])
+    if keepdims:
+        return np.expand_dims(values, axis), np.expand_dims(indices, axis)
+    return values, indices
+
+
 SHAPE = [(2, 3, 4)]
 SCALAR = [()]
 CASES = {
@@ -216,6 +232,13 @@ CASES = {
                                    lambda x: _kth_smallest(x, 0, 1, keepdims=True), SHAPE,
                                    "distinct"),
     "kthvalue_0d": Case(lambda x: x.kthvalue(1, -1), lambda x: (x, np.int64(0)), SCALAR),
+    "mode_distinct_is_the_smallest": Case(lambda x: x.mode(1),
+                                          lambda x: (x.min(axis=1), x.argmin(axis=1)), SHAPE,
+                                          "distinct"),
+    "mode_repeated_zeros_keepdim": Case(lambda x: minigrad.mode(x, 0, True) if isinstance(
+        x, Tensor) else x.mode(0, True), lambda x: _mode(x, 0, keepdims=True), [(9, 4)], "zeros",
+        differentiable=False),
+    "mode_0d": Case(lambda x: x.mode(), lambda x: (x, np.int64(0)), SCALAR),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -863,4 +886,34 @@ def test_quantile_keeps_float32_in_its_positions_as_torch():
     lambda m, F: m.ones(2, 3).quantile(0.5, dim=2),
 ])
 def test_quantile_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_mode_follows_torch_on_repeats_ties_nan_and_bools():
+    """The smallest of the most frequent entries, at its last place; NaNs are one value."""
+    torch = torch_or_skip()
+    nan = math.nan
+    rng = np.random.default_rng(6)
+    cases = [([[1.0, 2.0, 2.0, 1.0, 3.0], [5.0, 5.0, 4.0, 4.0, 4.0]], ()),
+             ([2.0, 1.0, 2.0, 1.0], ()), ([nan, 1.0, 1.0], ()), ([nan, nan, 1.0, 1.0], ()),
+             (rng.integers(0, 3, (4, 5, 6)), (1,)), (rng.integers(0, 3, (4, 5, 6)), (0, True)),
+             ([True, False, True], ()), (np.zeros((2, 0)), (0,))]
+    for data, args in cases:
+        data = np.array(data)
+        got, want = Tensor(data).mode(*args), torch.from_numpy(data).mode(*args)
+        for mine, theirs in zip(got, want):
+            assert str(theirs.dtype) == f"torch.{mine.dtype}"
+            np.testing.assert_array_equal(mine.data, theirs.numpy())
+    assert math.isnan(Tensor([nan, nan, 1.0]).mode().values.item())
+    (_, _, grad), (_, _, want_grad) = _values_indices_and_gradient("mode",
+                                                                   [1.0, 2.0, 2.0, 1.0, 2.0])
+    np.testing.assert_array_equal(grad, want_grad)  # all to the index returned
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0).mode(),
+    lambda m, F: m.zeros(3, 0).mode(1),
+    lambda m, F: m.ones(2, 3).mode(2),
+])
+def test_mode_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
