@@ -12,12 +12,13 @@ from .tensor import Tensor
 __all__ = [
     "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "div", "eq", "erf", "exp", "exp2",
-    "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
-    "lerp", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
-    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
-    "sqrt", "square", "sub", "tan", "tanh", "trunc",
+    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "div", "eq", "erf", "exp",
+    "exp2", "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "hypot", "isclose",
+    "isfinite", "isinf", "isnan", "le", "lerp", "log", "log10", "log1p", "log2", "logaddexp",
+    "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "lt",
+    "maximum", "minimum", "mul", "nan_to_num", "ne", "neg", "pow", "rad2deg", "reciprocal",
+    "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+    "sub", "tan", "tanh", "trunc", "xlogy",
 ]
 
 
@@ -277,6 +278,35 @@ def copysign(input: Tensor, other: ArrayLike) -> Tensor:
 
 def logaddexp(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).logaddexp(other)
+
+
+def logaddexp2(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logaddexp2(other)
+
+
+def hypot(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).hypot(other)
+
+
+def xlogy(input: Tensor | float, other: ArrayLike) -> Tensor:
+    return _tensor(input).xlogy(other)
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    return _tensor(input).logit(eps)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    return _tensor(input).nan_to_num(nan, posinf, neginf)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    return _tensor(input).deg2rad()
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    return _tensor(input).rad2deg()
 
 
 def isclose(input: Tensor, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,

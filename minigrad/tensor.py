@@ -1307,11 +1307,70 @@ class Tensor:
     def logaddexp(self, other: ArrayLike) -> Tensor:
         """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
         out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
+        return self._log_of_sum(other, Tensor.exp, Tensor.log)
+
+    def logaddexp2(self, other: ArrayLike) -> Tensor:
+        """log2(2**self + 2**other), computed stably as logaddexp is; floats only, as in
+        PyTorch."""
+        self._require_floating("logaddexp2")
+        return self._log_of_sum(other, Tensor.exp2, Tensor.log2)
+
+    def _log_of_sum(self, other: ArrayLike, power: Callable[[Tensor], Tensor],
+                    log: Callable[[Tensor], Tensor]) -> Tensor:
         a, b = self._operands(other)
         a, b = a._floating(), b._floating()
         shift = np.maximum(a.data, b.data)
         shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
-        return ((a - shift).exp() + (b - shift).exp()).log() + shift
+        return log(power(a - shift) + power(b - shift)) + shift
+
+    def hypot(self, other: ArrayLike) -> Tensor:
+        """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
+        larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
+        only; at (0, 0) the gradient is NaN, as in PyTorch."""
+        self._require_floating("hypot")
+        a, b = self._operands(other)
+        larger = np.maximum(np.abs(a.data), np.abs(b.data))
+        scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
+        return ((a / scale).square() + (b / scale).square()).sqrt() * scale
+
+    def xlogy(self, other: ArrayLike) -> Tensor:
+        """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There
+        the gradient of self is log(other) where other > 0 and 0 elsewhere, and that of other
+        is 0 (PyTorch's self / other, which is NaN at other = 0)."""
+        x, y = self._operands(other)
+        x, y = x._floating(), y._floating()
+        zero_times_undefined = (x.data == 0) & ((y.data <= 0) | (y.data == math.inf))
+        return x * where(zero_times_undefined, 1.0, y).log()
+
+    def logit(self, eps: float | None = None) -> Tensor:
+        """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p is clamped to [eps, 1 - eps]
+        first (gradient 0 outside). -inf at 0, inf at 1, NaN outside [0, 1], as in PyTorch."""
+        p = self._floating()
+        if eps is not None:
+            p = p.clamp(eps, 1 - eps)
+        return p.log() - (-p).log1p()
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:
+        """NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default 0, and the
+        largest and the lowest finite value of the dtype); those entries get gradient 0.
+        Integers and bools are returned as a copy, as in PyTorch."""
+        if self.dtype.kind != "f":
+            return self.clone()
+        finfo = np.finfo(self.dtype)
+        posinf = finfo.max if posinf is None else posinf
+        neginf = finfo.min if neginf is None else neginf
+        data = self.data
+        return (self.masked_fill(np.isnan(data), nan).masked_fill(data == math.inf, posinf)
+                .masked_fill(data == -math.inf, neginf))
+
+    def deg2rad(self) -> Tensor:
+        """Degrees to radians, x * pi / 180 (integers give float32, as in PyTorch)."""
+        return self._floating() * (math.pi / 180)
+
+    def rad2deg(self) -> Tensor:
+        """Radians to degrees, x * 180 / pi (integers give float32, as in PyTorch)."""
+        return self._floating() * (180 / math.pi)
 
     def isclose(self, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:

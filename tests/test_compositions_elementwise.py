@@ -186,6 +186,37 @@ CASES = {
                       lambda t, a, b: t.logaddexp(a, b), lambda: [uniform(3, 4), uniform(4)],
                       lambda: [np.array([1.0, -700.0, 800.0, 2.0]),
                                np.array([1.0, -705.0, 790.0, -3.0])]),  # a tie; far out
+    "logaddexp2": Case(lambda a, b: a.logaddexp2(b), lambda a, b: np.log2(2.0 ** a + 2.0 ** b),
+                       lambda t, a, b: t.logaddexp2(a, b), lambda: [uniform(3, 4), uniform(4)],
+                       lambda: [np.array([1.0, -1100.0, 1100.0, 2.0, -np.inf]),
+                                np.array([1.0, -1105.0, 1090.0, -3.0, -np.inf])]),
+    "hypot": Case(lambda a, b: a.hypot(b), lambda a, b: np.sqrt(a * a + b * b),
+                  lambda t, a, b: t.hypot(a, b), lambda: [uniform(3, 4), uniform(4)],
+                  lambda: [np.array([3.0, 0.0, -1e300, 1e200, -2.5, 1e-300]),  # no overflow,
+                           np.array([4.0, -2.0, 1e300, 1e-200, 1.5, 1e-300])]),  # no underflow
+    "xlogy": Case(lambda a, b: a.xlogy(b), lambda a, b: a * np.log(b),
+                  lambda t, a, b: t.xlogy(a, b),
+                  lambda: [uniform(3, 4), uniform(4, low=0.1, high=3.0)],
+                  lambda: [np.array([0.0, 0.0, 0.0, 2.0, 2.0, -1.0, 1.0]),  # 0 where self is 0
+                           np.array([0.5, -1.0, np.nan, 0.0, 3.0, -1.0, np.inf])]),
+    "xlogy_number_first": unary(lambda b: minigrad.xlogy(2.5, b), lambda b: 2.5 * np.log(b),
+                                lambda t, b: t.xlogy(2.5, b), 0.1, 3.0),
+    "logit": Case(lambda x: x.logit(), lambda x: np.log(x / (1 - x)), lambda t, x: t.logit(x),
+                  lambda: [uniform(3, 4, low=0.02, high=0.98)],
+                  lambda: [with_points([0.0, 1.0], 8, low=0.02, high=0.98)]),  # -inf, inf
+    "logit_eps": unary(lambda x: minigrad.logit(x, eps=0.2),
+                       lambda x: np.log(np.clip(x, 0.2, 0.8) / (1 - np.clip(x, 0.2, 0.8))),
+                       lambda t, x: t.logit(x, eps=0.2), -0.5, 1.5, (0.2, 0.8)),
+    "nan_to_num": unary(lambda x: x.nan_to_num(), np.nan_to_num, lambda t, x: t.nan_to_num(x),
+                        kinks=(np.nan, np.inf, -np.inf)),
+    "nan_to_num_values": unary(lambda x: minigrad.nan_to_num(x, 1.0, posinf=2.0, neginf=-3.0),
+                               lambda x: np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0),
+                               lambda t, x: t.nan_to_num(x, 1.0, posinf=2.0, neginf=-3.0),
+                               kinks=(np.nan, np.inf, -np.inf)),
+    "deg2rad": unary(lambda x: x.deg2rad(), lambda x: x * np.pi / 180, lambda t, x: t.deg2rad(x),
+                     -400.0, 400.0),
+    "rad2deg": unary(lambda x: minigrad.rad2deg(x), lambda x: x * 180 / np.pi,
+                     lambda t, x: t.rad2deg(x)),
     # ---- activations ----
     "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
                         kinks=(0.0,)),
@@ -1479,3 +1510,34 @@ def test_allclose_and_equal_as_torch(torch):
                                                                    torch.tensor(y))
     assert not minigrad.equal(Tensor(np.ones(2)), Tensor(np.ones((1, 2))))
     assert not torch.equal(torch.ones(2), torch.ones(1, 2))
+
+
+def test_new_pointwise_functions_take_dtypes_as_torch(torch):
+    """Integers give float32 (deg2rad, rad2deg, logit, xlogy) or stay as they are (nan_to_num);
+    hypot and logaddexp2 refuse them, as PyTorch has no integer kernel for them."""
+    ints = np.array([1, 2, 3])
+    for name in ("deg2rad", "rad2deg", "logit", "nan_to_num"):
+        out = getattr(minigrad, name)(Tensor(ints))
+        expected = getattr(torch, name)(torch.from_numpy(ints))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    out = minigrad.xlogy(Tensor(ints), Tensor(ints))
+    expected = torch.xlogy(torch.from_numpy(ints), torch.from_numpy(ints))
+    assert out.dtype == np.float32 and str(expected.dtype) == "torch.float32"
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    assert Tensor(np.float32([np.inf])).nan_to_num().item() == np.finfo(np.float32).max
+    for misuse in (lambda m, F: m.hypot(m.tensor([3]), m.tensor([4])),
+                   lambda m, F: m.logaddexp2(m.tensor([3]), m.tensor([4]))):
+        assert_raises_like_torch(misuse)
+
+
+def test_xlogy_where_self_is_0_and_other_0_or_inf():
+    """Values as PyTorch's (0); gradients the documented choice: 0 for other at (0, 0), where
+    PyTorch's self / other is NaN, and 0 for self at (0, inf), where PyTorch's is log(inf)."""
+    x = Tensor(np.array([0.0, 0.0]), requires_grad=True)
+    y = Tensor(np.array([0.0, np.inf]), requires_grad=True)
+    out = x.xlogy(y)
+    np.testing.assert_array_equal(out.data, [0.0, 0.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0])
+    np.testing.assert_array_equal(y.grad, [0.0, 0.0])
