@@ -2072,6 +2072,78 @@ class Tensor:
                 out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
         return out._own_memory(self)
 
+    def fliplr(self) -> Tensor:
+        """flip(1): the columns in reverse order (a tensor of at least 2 dims)."""
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"fliplr: needs at least 2 dims, got shape {self.shape}")
+        return self.flip(1)
+
+    def flipud(self) -> Tensor:
+        """flip(0): the rows in reverse order (a tensor of at least 1 dim)."""
+        if self.ndim < 1:
+            raise InvalidArgumentError("flipud: needs at least 1 dim, got a 0-d tensor")
+        return self.flip(0)
+
+    def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+        """Rotated k times by 90 degrees in the plane of `dims`, from the first dim towards the
+        second, as torch.rot90 (a negative k turns the other way)."""
+        if len(dims) != 2:
+            raise InvalidArgumentError(f"rot90: needs two dims to rotate in, got {tuple(dims)}")
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"rot90: needs at least 2 dims, got shape {self.shape}")
+        first, second = _dim_list("rot90", dims, self.ndim)
+        turns = k % 4
+        if turns == 1:
+            return self.flip(second).transpose(first, second)
+        if turns == 2:
+            return self.flip(first, second)
+        if turns == 3:
+            return self.flip(first).transpose(first, second)
+        return self.clone()
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        """The n-th forward difference along `dim`, out[i] = x[i + 1] - x[i] taken n times, of
+        the tensor with `prepend` and `append` joined to it along `dim` (tensors of as many
+        dims); as torch.diff, bools give logical_xor (outside the graph)."""
+        if self.ndim == 0:
+            raise InvalidArgumentError("diff: needs a tensor of at least 1 dim")
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise InvalidArgumentError(f"diff: the order n must be a non-negative int, got {n!r}")
+        d = _dim("diff", dim, self.ndim)
+        if any(t is not None and t.ndim != self.ndim for t in (prepend, append)):
+            raise InvalidArgumentError("diff: prepend and append must have as many dims as the "
+                                       f"input ({self.ndim})")
+        x = cat([t for t in (prepend, self, append) if t is not None], d)
+        for _ in range(min(n, x.shape[d])):  # each step is one shorter; past 0 it stays empty
+            later, earlier = x.narrow(d, 1, x.shape[d] - 1), x.narrow(d, 0, x.shape[d] - 1)
+            x = later.logical_xor(earlier) if x.dtype == np.bool_ else later - earlier
+        return x
+
+    def take_along_dim(self, indices: ArrayLike, dim: int | None = None) -> Tensor:
+        """The entries at `indices` along `dim`, as torch.take_along_dim: gather, with the
+        tensor's and the indices' other dims broadcast against each other; with no dim, of
+        the tensor and the indices read as 1-D. The gradient adds up at repeated indices."""
+        index = _index_array("take_along_dim", indices)
+        if dim is None:
+            return self.reshape(-1).gather(0, index.reshape(-1))
+        d = _dim("take_along_dim", dim, self.ndim)
+        if index.ndim != self.ndim:
+            raise InvalidArgumentError(f"take_along_dim: indices of shape {index.shape} need as "
+                                       f"many dims as the tensor of shape {self.shape}")
+
+        def along(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+            return shape[:d] + (size,) + shape[d + 1:]
+
+        try:
+            others = np.broadcast_shapes(along(self.shape, 1), along(index.shape, 1))
+        except ValueError:
+            raise InvalidArgumentError(f"take_along_dim: indices of shape {index.shape} do not "
+                                       f"broadcast with the tensor's shape {self.shape} outside "
+                                       f"dim {dim}") from None
+        return self.expand(along(others, self.shape[d])).gather(
+            d, np.broadcast_to(index, along(others, index.shape[d])))
+
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """The `length` entries from `start` on along `dim` (a negative start counts from the
         end)."""
@@ -2585,4 +2657,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
-from .tensor_functions import where  # noqa: E402
+from .tensor_functions import cat, where  # noqa: E402

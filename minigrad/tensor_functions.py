@@ -7,7 +7,7 @@ backward of its own.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -18,8 +18,9 @@ from .creation import tensor
 from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _operand,
                      _result_dtype)
 
-__all__ = ["allclose", "as_tensor", "cat", "equal", "from_numpy", "is_tensor", "meshgrid", "stack",
-           "std_mean", "var_mean", "where"]
+__all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "cat", "equal",
+           "from_numpy", "hstack", "is_tensor", "meshgrid", "stack", "std_mean", "var_mean",
+           "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -86,6 +87,46 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                                    f"{[t.shape for t in tensors]}")
     dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
+
+
+def atleast_1d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 1 dim (a 0-d one reshaped to (1,)): one tensor for one, a
+    tuple for several or for a list, as torch.atleast_1d."""
+    return _at_least(tensors, lambda t: t.reshape(1) if t.ndim == 0 else t)
+
+
+def atleast_2d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 2 dims (0-d: (1, 1); 1-D (n,): (1, n)), as torch.atleast_2d."""
+    return _at_least(tensors, lambda t: t.reshape(1, -1) if t.ndim < 2 else t)
+
+
+def atleast_3d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 3 dims (0-d: (1, 1, 1); 1-D (n,): (1, n, 1); 2-D (m, n):
+    (m, n, 1)), as torch.atleast_3d."""
+    shapes = {0: lambda s: (1, 1, 1), 1: lambda s: (1, *s, 1), 2: lambda s: (*s, 1)}
+    return _at_least(tensors, lambda t: t.reshape(shapes[t.ndim](t.shape)) if t.ndim < 3 else t)
+
+
+def _at_least(tensors: tuple, reshaped: Callable[[Tensor], Tensor]
+              ) -> Tensor | tuple[Tensor, ...]:
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return reshaped(tensors[0])
+    if len(tensors) == 1:  # one list or tuple of tensors
+        tensors = tuple(tensors[0])
+    return tuple(reshaped(t) for t in tensors)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 1, or along dim 0 when they are 1-D (0-d ones count as
+    1-D), as torch.hstack."""
+    tensors = atleast_1d(tuple(tensors))
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 0, 0-d and 1-D ones first made rows (atleast_2d), as
+    torch.vstack."""
+    return cat(atleast_2d(tuple(tensors)), 0)
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
@@ -291,7 +332,8 @@ _METHODS = (
     "sort", "argsort", "topk", "unique", "kthvalue", "median", "nanmedian", "mode", "quantile",
     "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
-    "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
+    "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff", "take_along_dim",
+    "roll", "narrow", "split", "chunk", "unbind", "gather",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",

@@ -1,9 +1,9 @@
 """Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
 narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu,
-diagonal, pad, one_hot, cat, stack) and linear algebra (matmul, dot, outer, einsum): each
-against a hand-written numpy reference, gradient-checked in float64 on primitives alone,
-float32 kept, and against PyTorch (values and gradients) when it is installed; then the errors
-for bad dims and shapes.
+diagonal, pad, one_hot, cat, stack, fliplr, flipud, rot90, diff, take_along_dim, atleast_nd,
+hstack, vstack) and linear algebra (matmul, dot, outer, einsum): each against a hand-written
+numpy reference, gradient-checked in float64 on primitives alone, float32 kept, and against
+PyTorch (values and gradients) when it is installed; then the errors for bad dims and shapes.
 """
 import numpy as np
 import pytest
@@ -91,6 +91,7 @@ SCATTER_INDEX = np.array([[0, 1, 2, 0], [0, 1, 0, 2]])     # for a (3, 4) tensor
 DISTINCT_INDEX = np.array([[0, 1, 2, 0], [2, 0, 1, 1]])    # no place named twice (dim 0)
 MASK = np.array([True, False, True, True])
 ROWS = [(2, 3, 4)]
+TAKE_INDEX = np.array([[[2, 0, 1, 2]], [[1, 2, 0, 1]]])   # along dim 1 of ROWS, broadcast
 
 
 def T(array):
@@ -275,6 +276,48 @@ CASES = {
     "stack_last": Case(lambda x, y: minigrad.stack([x, y], dim=-1),
                        lambda x, y: np.stack([x, y], -1), [(2, 3), (2, 3)],
                        torch_fn=lambda x, y: _torch().stack([x, y], dim=-1)),
+    "fliplr": Case(lambda x: x.fliplr(), lambda x: x[:, ::-1], ROWS),
+    "flipud": Case(lambda x: minigrad.flipud(x) if isinstance(x, Tensor) else x.flipud(),
+                   lambda x: x[::-1], [(4,)]),
+    **{f"rot90_{k}": Case(lambda x, k=k: x.rot90(k, (2, 0)),
+                          lambda x, k=k: np.rot90(x, k, (2, 0)), ROWS) for k in (-1, 0, 1, 2, 3)},
+    "rot90_default": Case(lambda x: x.rot90(), lambda x: np.stack([r.T[::-1] for r in
+                                                                   np.moveaxis(x, 2, 0)], -1),
+                          ROWS),
+    "diff": Case(lambda x: x.diff(), lambda x: x[..., 1:] - x[..., :-1], ROWS),
+    "diff_second_order_dim_0": Case(lambda x: minigrad.diff(x, 2, 0) if isinstance(x, Tensor)
+                                    else x.diff(2, 0), lambda x: x[2:] - 2 * x[1:-1] + x[:-2],
+                                    [(5, 3)]),
+    "diff_prepend_append": Case(lambda x, a, b: x.diff(3, 1, prepend=a, append=b),
+                                lambda x, a, b: np.diff(np.concatenate([a, x, b], 1), 3, 1),
+                                [(2, 3, 4), (2, 2, 4), (2, 1, 4)]),
+    "diff_order_past_the_size": Case(lambda x: x.diff(5, 1), lambda x: x[:, :0], ROWS),
+    "take_along_dim": Case(lambda x: x.take_along_dim(TAKE_INDEX, 1),
+                           lambda x: np.take_along_axis(x, TAKE_INDEX, 1), ROWS,
+                           torch_fn=lambda x: x.take_along_dim(T(TAKE_INDEX), 1)),
+    "take_along_dim_broadcast": Case(
+        lambda x: minigrad.take_along_dim(x, TAKE_INDEX.transpose(2, 1, 0), -1),
+        lambda x: np.take_along_axis(np.broadcast_to(x, (4, 3, 4)), TAKE_INDEX.transpose(2, 1, 0),
+                                     -1), [(1, 3, 4)],
+        torch_fn=lambda x: _torch().take_along_dim(x, T(TAKE_INDEX.transpose(2, 1, 0)), -1)),
+    "take_along_dim_flat": Case(lambda x: x.take_along_dim(np.array([[23, 0], [5, 5]])),
+                                lambda x: x.reshape(-1)[[23, 0, 5, 5]], ROWS,
+                                torch_fn=lambda x: x.take_along_dim(T(np.array([[23, 0],
+                                                                                [5, 5]])))),
+    "atleast_2d": Case(lambda a, b, c: minigrad.atleast_2d(a, b, c),
+                       lambda a, b, c: tuple(np.atleast_2d(a, b, c)), [(), (3,), (2, 2, 1)],
+                       torch_fn=lambda a, b, c: _torch().atleast_2d(a, b, c)),
+    "atleast_3d_list": Case(lambda a, b, c: minigrad.atleast_3d([a, b, c]),
+                            lambda a, b, c: tuple(np.atleast_3d(a, b, c)), [(), (3,), (2, 4)],
+                            torch_fn=lambda a, b, c: _torch().atleast_3d([a, b, c])),
+    "atleast_1d_one": Case(lambda a: minigrad.atleast_1d(a), np.atleast_1d, [()],
+                           torch_fn=lambda a: _torch().atleast_1d(a)),
+    "hstack": Case(lambda a, b: minigrad.hstack([a, b]), lambda a, b: np.hstack([a, b]),
+                   [(2, 3), (2, 1)], torch_fn=lambda a, b: _torch().hstack([a, b])),
+    "hstack_1d_and_0d": Case(lambda a, b: minigrad.hstack((a, b)), lambda a, b: np.hstack([a, b]),
+                             [(3,), ()], torch_fn=lambda a, b: _torch().hstack((a, b))),
+    "vstack": Case(lambda a, b: minigrad.vstack([a, b]), lambda a, b: np.vstack([a, b]),
+                   [(3,), (2, 3)], torch_fn=lambda a, b: _torch().vstack([a, b])),
     "matmul": Case(lambda a, b: minigrad.matmul(a, b), np.matmul, [(2, 3, 4), (4, 5)],
                    torch_fn=lambda a, b: _torch().matmul(a, b)),
     "matmul_method_vector": Case(lambda a, b: a.matmul(b), np.matmul, [(3, 4), (4,)]),
@@ -701,3 +744,35 @@ def test_gradcheck_of_a_chain_of_shape_ops():
 
     with minigrad.fused(False):
         assert gradcheck(chain, [x])
+
+
+def test_diff_of_bools_and_integers_follows_torch():
+    torch = torch_or_skip()
+    for data, args in [(np.array([True, False, False, True]), ()), (np.array([1, 4, 9, 16]), (2,)),
+                       (np.arange(6).reshape(2, 3), (1, 0))]:
+        out, expected = Tensor(data).diff(*args), torch.from_numpy(data).diff(*args)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(()).diff(),
+    lambda m, F: m.ones(3).diff(-1),
+    lambda m, F: m.ones(2, 3).diff(dim=2),
+    lambda m, F: m.ones(2, 3).diff(prepend=m.ones(3)),
+    lambda m, F: m.ones(2, 3).diff(append=m.ones(3, 1)),
+    lambda m, F: m.ones(3).rot90(),
+    lambda m, F: m.ones(2, 3).rot90(1, [0]),
+    lambda m, F: m.ones(2, 3).rot90(1, [1, -1]),
+    lambda m, F: m.ones(2, 3).rot90(1, [0, 2]),
+    lambda m, F: m.ones(3).fliplr(),
+    lambda m, F: m.ones(()).flipud(),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(2, dtype=m.int64), 1),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(3, 1, dtype=m.int64), 1),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(2, 1, dtype=m.int64), 2),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.ones(2, 1), 1),
+    lambda m, F: m.hstack([m.ones(2, 3), m.ones(3, 3)]),
+    lambda m, F: m.vstack([m.ones(3), m.ones(2)]),
+])
+def test_new_shape_ops_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
