@@ -2449,6 +2449,51 @@ class Tensor:
                                        f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
 
+    def inner(self, other: Tensor) -> Tensor:
+        """Sums of products over the last dims, out[i..., j...] = sum_k self[i..., k] *
+        other[j..., k], as torch.inner (a plain product when either is 0-d)."""
+        if self.ndim == 0 or other.ndim == 0:
+            return self * other
+        if self.shape[-1] != other.shape[-1]:
+            raise InvalidArgumentError(f"inner: the last dims must match, got shapes "
+                                       f"{self.shape} and {other.shape}")
+        return tensordot(self, other, ([-1], [-1]))
+
+    def kron(self, other: Tensor) -> Tensor:
+        """The Kronecker product, as torch.kron: every entry of self times the whole of other,
+        out[i * m + k] = self[i] * other[k] in each dim (the one with fewer dims gets leading
+        dims of size 1)."""
+        ndim = max(self.ndim, other.ndim)
+        a_shape = (1,) * (ndim - self.ndim) + self.shape
+        b_shape = (1,) * (ndim - other.ndim) + other.shape
+        # a's dims at the even places, b's at the odd ones: the product holds every pair
+        a = self.reshape([n for size in a_shape for n in (size, 1)])
+        b = other.reshape([n for size in b_shape for n in (1, size)])
+        return (a * b).reshape([m * n for m, n in zip(a_shape, b_shape)])
+
+    def cross(self, other: Tensor, dim: int | None = None) -> Tensor:
+        """The cross product of the 3-vectors along `dim`, as torch.cross: by default the first
+        dim of size 3 (torch.linalg.cross's default is -1); the other dims broadcast."""
+        if self.ndim != other.ndim:
+            raise InvalidArgumentError(f"cross: the tensors must have as many dims, got shapes "
+                                       f"{self.shape} and {other.shape}")
+        a, b = self._operands(other)
+        if dim is None:
+            d = next((i for i, n in enumerate(self.shape) if n == 3), None)
+            if d is None:
+                raise InvalidArgumentError(f"cross: no dim of size 3 in shape {self.shape}")
+        else:
+            d = _dim("cross", dim, self.ndim)
+        if a.shape[d] != 3 or b.shape[d] != 3:
+            raise InvalidArgumentError(f"cross: dim {d} must have size 3, got shapes {a.shape} "
+                                       f"and {b.shape}")
+
+        def taken(t: Tensor, order: list[int]) -> Tensor:
+            return t.index_select(d, np.array(order))
+
+        next_, after_next = [1, 2, 0], [2, 0, 1]  # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)
+        return taken(a, next_) * taken(b, after_next) - taken(a, after_next) * taken(b, next_)
+
     def mm(self, mat2: Tensor) -> Tensor:
         """The product of two matrices (2-D tensors only; matmul broadcasts)."""
         mat2 = self._lift(mat2)
@@ -2657,4 +2702,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
-from .tensor_functions import cat, where  # noqa: E402
+from .tensor_functions import cat, tensordot, where  # noqa: E402

@@ -15,12 +15,13 @@ from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError
 from .creation import tensor
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _operand,
+from .dtypes import get_default_dtype
+from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _operand,
                      _result_dtype)
 
-__all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "cat", "equal",
-           "from_numpy", "hstack", "is_tensor", "meshgrid", "stack", "std_mean", "var_mean",
-           "vstack", "where"]
+__all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "cartesian_prod", "cat", "cdist", "equal", "from_numpy", "hstack", "is_tensor",
+           "meshgrid", "stack", "std_mean", "tensordot", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,6 +191,86 @@ def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepd
 
 
 # --------------------------------------------------------------------------------------------
+# Products and distances
+# --------------------------------------------------------------------------------------------
+def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[int | Sequence[int]] = 2) -> Tensor:
+    """Sums of products over the dims dims[0] of `a` paired with dims[1] of `b` (an int k: a's
+    last k with b's first k), as torch.tensordot: a's other dims, then b's. One matmul of the
+    two reshaped to matrices, so the gradient is MatMul's."""
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise InvalidArgumentError(f"tensordot: dims must be >= 0, got {dims}")
+        a_dims, b_dims = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        a_dims, b_dims = ([d] if isinstance(d, (int, np.integer)) else list(d) for d in dims)
+    a_dims, b_dims = _dim_list("tensordot", a_dims, a.ndim), _dim_list("tensordot", b_dims, b.ndim)
+    if [a.shape[d] for d in a_dims] != [b.shape[d] for d in b_dims]:
+        raise InvalidArgumentError(f"tensordot: the contracted dims of shapes {a.shape} and "
+                                   f"{b.shape} differ in size ({a_dims} and {b_dims})")
+    a_free = [d for d in range(a.ndim) if d not in a_dims]
+    b_free = [d for d in range(b.ndim) if d not in b_dims]
+    a_kept, b_kept = [a.shape[d] for d in a_free], [b.shape[d] for d in b_free]
+    summed = math.prod(a.shape[d] for d in a_dims)
+    a_matrix = a.permute(a_free + a_dims).reshape(math.prod(a_kept), summed)
+    b_matrix = b.permute(b_dims + b_free).reshape(summed, math.prod(b_kept))
+    return (a_matrix @ b_matrix).reshape(a_kept + b_kept)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between every row of x1 (..., P, M) and every row of x2
+    (..., R, M), as torch.cdist: shape (..., P, R), the batch dims broadcast. Computed as the
+    norm of the differences (`compute_mode`, which picks one of PyTorch's algorithms, changes
+    nothing); where two rows coincide the gradient is 0, as norm's."""
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise InvalidArgumentError(f"cdist: {compute_mode!r} is not a valid compute_mode")
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise InvalidArgumentError(f"cdist: needs tensors of at least 2 dims, got shapes "
+                                   f"{x1.shape} and {x2.shape}")
+    for x in (x1, x2):
+        x._require_floating("cdist")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise InvalidArgumentError(f"cdist: x1 and x2 must have as many columns, got shapes "
+                                   f"{x1.shape} and {x2.shape}")
+    if p < 0:
+        raise InvalidArgumentError(f"cdist: p must be non-negative, got {p}")
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors, read as matrices (0-d: 1 x 1, 1-D (n,): 1 x n), along the diagonal of one
+    matrix, zeros elsewhere, in their promoted dtype, as torch.block_diag."""
+    if any(t.ndim > 2 for t in tensors):
+        raise InvalidArgumentError(f"block_diag: the tensors must have at most 2 dims, got "
+                                   f"shapes {[t.shape for t in tensors]}")
+    if not tensors:  # PyTorch's empty matrix
+        return Tensor._make(np.zeros((1, 0), dtype=get_default_dtype()))
+    dtype = _result_dtype(*tensors)
+    blocks = [t.to(dtype).reshape(1, -1) if t.ndim < 2 else t.to(dtype) for t in tensors]
+    width = sum(block.shape[1] for block in blocks)
+    rows, start = [], 0
+    for block in blocks:
+        height, cols = block.shape
+        left = Tensor._make(np.zeros((height, start), dtype))
+        right = Tensor._make(np.zeros((height, width - start - cols), dtype))
+        rows.append(cat([left, block, right], 1))
+        start += cols
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one entry from each 1-D tensor, the last varying fastest: a tensor
+    of shape (N1 * N2 * ..., len(tensors)), as torch.cartesian_prod (of one tensor, itself)."""
+    if any(t.ndim != 1 for t in tensors):
+        raise InvalidArgumentError(f"cartesian_prod: needs 1-D tensors, got shapes "
+                                   f"{[t.shape for t in tensors]}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
+
+
+# --------------------------------------------------------------------------------------------
 # Einstein summation
 # --------------------------------------------------------------------------------------------
 def einsum(equation: str, *operands: Tensor | Sequence[Tensor]) -> Tensor:
@@ -336,7 +417,8 @@ _METHODS = (
     "roll", "narrow", "split", "chunk", "unbind", "gather",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
-    "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
+    "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer", "inner", "kron",
+    "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "swapaxes", "swapdims", "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",

@@ -1,10 +1,13 @@
 """Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
 narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu,
 diagonal, pad, one_hot, cat, stack, fliplr, flipud, rot90, diff, take_along_dim, atleast_nd,
-hstack, vstack) and linear algebra (matmul, dot, outer, einsum): each against a hand-written
-numpy reference, gradient-checked in float64 on primitives alone, float32 kept, and against
-PyTorch (values and gradients) when it is installed; then the errors for bad dims and shapes.
+hstack, vstack) and linear algebra (matmul, dot, outer, einsum, cross, cdist, tensordot,
+inner, kron, block_diag, cartesian_prod): each against a hand-written numpy reference,
+gradient-checked in float64 on primitives alone, float32 kept, and against PyTorch (values and
+gradients) when it is installed; then the errors for bad dims and shapes.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -36,6 +39,27 @@ def _scatter_add_loops(x, dim, index, src):
         target = list(pos)
         target[dim] = index[pos]
         out[tuple(target)] += src[pos]
+    return out
+
+
+def _distances(a, b, p):
+    """Loops: the p-norm distance between each row of a and each row of b (batch dims of a)."""
+    a, b = np.broadcast_arrays(a[..., :, None, :], b[..., None, :, :])
+    out = np.empty(a.shape[:-1])
+    for pos in np.ndindex(*out.shape):
+        gaps = np.abs(a[pos] - b[pos])
+        out[pos] = gaps.max() if p == np.inf else (gaps ** p).sum() ** (1 / p)
+    return out
+
+
+def _block_diagonal(*blocks):
+    """Each block (0-d: 1 x 1, 1-D: one row) written into a zero matrix, down the diagonal."""
+    blocks = [np.asarray(b).reshape(1, -1) if np.ndim(b) < 2 else b for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+    row = col = 0
+    for b in blocks:
+        out[row:row + b.shape[0], col:col + b.shape[1]] = b
+        row, col = row + b.shape[0], col + b.shape[1]
     return out
 
 
@@ -318,6 +342,40 @@ CASES = {
                              [(3,), ()], torch_fn=lambda a, b: _torch().hstack((a, b))),
     "vstack": Case(lambda a, b: minigrad.vstack([a, b]), lambda a, b: np.vstack([a, b]),
                    [(3,), (2, 3)], torch_fn=lambda a, b: _torch().vstack([a, b])),
+    "cross_first_dim_of_size_3": Case(lambda a, b: a.cross(b), lambda a, b: np.cross(a, b, axis=0),
+                                      [(3, 2, 3), (3, 1, 3)],  # PyTorch warns without a dim
+                                      torch_fn=lambda a, b: a.cross(b, dim=0)),
+    "cross_dim_broadcast": Case(lambda a, b: minigrad.cross(a, b, dim=-1),
+                                lambda a, b: np.cross(a, b), [(4, 3), (1, 3)],
+                                torch_fn=lambda a, b: _torch().cross(a, b, dim=-1)),
+    "cdist": Case(lambda a, b: minigrad.cdist(a, b), lambda a, b: _distances(a, b, 2),
+                  [(5, 3), (4, 3)], torch_fn=lambda a, b: _torch().cdist(a, b)),
+    "cdist_batch_p1": Case(lambda a, b: minigrad.cdist(a, b, p=1.0),
+                           lambda a, b: _distances(a, b, 1), [(2, 5, 3), (4, 3)],
+                           torch_fn=lambda a, b: _torch().cdist(a, b, p=1.0)),
+    "cdist_p_inf": Case(lambda a, b: minigrad.cdist(a, b, np.inf),
+                        lambda a, b: _distances(a, b, np.inf), [(2, 5, 3), (2, 4, 3)], "distinct",
+                        torch_fn=lambda a, b: _torch().cdist(a, b, np.inf)),
+    "tensordot": Case(lambda a, b: minigrad.tensordot(a, b), np.tensordot, [(2, 3, 4), (3, 4, 5)],
+                      torch_fn=lambda a, b: _torch().tensordot(a, b)),
+    "tensordot_dims": Case(lambda a, b: minigrad.tensordot(a, b, ([1, 2], [1, 0])),
+                           lambda a, b: np.tensordot(a, b, ([1, 2], [1, 0])), [(2, 3, 4), (4, 3)],
+                           torch_fn=lambda a, b: _torch().tensordot(a, b, ([1, 2], [1, 0]))),
+    "tensordot_0_is_outer": Case(lambda a, b: minigrad.tensordot(a, b, 0),
+                                 lambda a, b: np.multiply.outer(a, b), [(2, 3), (4,)],
+                                 torch_fn=lambda a, b: _torch().tensordot(a, b, 0)),
+    "inner": Case(lambda a, b: a.inner(b), np.inner, [(2, 3), (4, 5, 3)]),
+    "inner_0d": Case(lambda a, b: minigrad.inner(a, b), lambda a, b: a * b, [(), (4, 3)],
+                     torch_fn=lambda a, b: _torch().inner(a, b)),
+    "kron": Case(lambda a, b: a.kron(b), np.kron, [(2, 3), (4,)]),
+    "kron_3d": Case(lambda a, b: minigrad.kron(a, b), np.kron, [(2, 1, 3), (3, 2, 2)],
+                    torch_fn=lambda a, b: _torch().kron(a, b)),
+    "block_diag": Case(lambda a, b, c: minigrad.block_diag(a, b, c), _block_diagonal,
+                       [(), (2,), (2, 3)], torch_fn=lambda a, b, c: _torch().block_diag(a, b, c)),
+    "cartesian_prod": Case(lambda a, b, c: minigrad.cartesian_prod(a, b, c),
+                           lambda a, b, c: np.array(list(itertools.product(a, b, c))),
+                           [(2,), (3,), (2,)],
+                           torch_fn=lambda a, b, c: _torch().cartesian_prod(a, b, c)),
     "matmul": Case(lambda a, b: minigrad.matmul(a, b), np.matmul, [(2, 3, 4), (4, 5)],
                    torch_fn=lambda a, b: _torch().matmul(a, b)),
     "matmul_method_vector": Case(lambda a, b: a.matmul(b), np.matmul, [(3, 4), (4,)]),
@@ -775,4 +833,50 @@ def test_diff_of_bools_and_integers_follows_torch():
     lambda m, F: m.vstack([m.ones(3), m.ones(2)]),
 ])
 def test_new_shape_ops_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_new_products_follow_torch_at_the_edges():
+    """Integer cross products, empty blocks, block_diag of nothing, cartesian_prod of one
+    tensor, and cdist's gradient 0 where two rows coincide."""
+    torch = torch_or_skip()
+    ints = np.array([1, 2, 3]), np.array([4, 5, 6])
+    out = minigrad.cross(Tensor(ints[0]), Tensor(ints[1]))
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.data, torch.cross(*map(torch.from_numpy, ints), dim=0))
+    for blocks in [(np.ones(0), np.ones((2, 0))), (np.array([1, 2]), np.ones(1)), ()]:
+        out = minigrad.block_diag(*map(Tensor, blocks))
+        expected = torch.block_diag(*map(torch.from_numpy, blocks))
+        assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    single = Tensor(np.array([1, 2]))
+    assert minigrad.cartesian_prod(single) is single
+    rows = np.array([[1.0, 2.0], [0.5, -1.0]])
+    x1, x2 = Tensor(rows, requires_grad=True), Tensor(rows.copy(), requires_grad=True)
+    minigrad.cdist(x1, x2).sum().backward()
+    t1, t2 = torch.tensor(rows, requires_grad=True), torch.tensor(rows, requires_grad=True)
+    torch.cdist(t1, t2, compute_mode="donot_use_mm_for_euclid_dist").sum().backward()
+    np.testing.assert_allclose(x1.grad, t1.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x2.grad, t2.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.cross(m.ones(4, 3), m.ones(3), dim=1),
+    pytest.param(lambda m, F: m.cross(m.ones(2, 4), m.ones(2, 4)),
+                 marks=pytest.mark.filterwarnings("ignore:Using torch.cross without")),
+    lambda m, F: m.cross(m.ones(3, 4), m.ones(3, 4), dim=1),
+    lambda m, F: m.cross(m.ones(3), m.ones(3), dim=1),
+    lambda m, F: m.cdist(m.ones(3), m.ones(3)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 2)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 3), p=-1.0),
+    lambda m, F: m.cdist(m.ones(2, 3, dtype=m.int64), m.ones(4, 3, dtype=m.int64)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 3), compute_mode="fast"),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(4, 5), 1),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(3, 5), -1),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(3, 5), ([2], [0])),
+    lambda m, F: m.inner(m.ones(2, 3), m.ones(4, 2)),
+    lambda m, F: m.block_diag(m.ones(2, 2, 2)),
+    lambda m, F: m.cartesian_prod(m.ones(2, 2)),
+])
+def test_new_products_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
