@@ -20,7 +20,7 @@ from .tensor import Tensor
 __all__ = [
     "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
     "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
-    "tensor", "zeros", "zeros_like",
+    "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
 Number = Union[int, float]
@@ -174,6 +174,22 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     """An n x m (n x n) matrix with ones on the diagonal."""
     shape = _shape("eye", (n, n if m is None else m))
     return _tensor(np.eye(*shape, dtype=_dtype("eye", dtype, get_default_dtype())), requires_grad)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a row x col matrix (on and below the
+    `offset`-th diagonal), as a 2 x N tensor in row-major order, as torch.tril_indices."""
+    rows, cols = _shape("tril_indices", (row, col))
+    return Tensor(np.stack(np.tril_indices(rows, offset, cols)).astype(
+        _dtype("tril_indices", dtype, np.int64)))
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle (on and above the `offset`-th diagonal),
+    as tril_indices."""
+    rows, cols = _shape("triu_indices", (row, col))
+    return Tensor(np.stack(np.triu_indices(rows, offset, cols)).astype(
+        _dtype("triu_indices", dtype, np.int64)))
 
 
 # --------------------------------------------------------------------------------------------

@@ -1582,6 +1582,50 @@ class Tensor:
         dims = _reduced_dims("count_nonzero", dim, None, self.ndim)
         return Tensor._make(np.asarray(np.count_nonzero(self.data, axis=dims), dtype=np.int64))
 
+    def bincount(self, weights: ArrayLike | None = None, minlength: int = 0) -> Tensor:
+        """How often each of 0, 1, ..., max occurs in this 1-D tensor of non-negative integers
+        (at least `minlength` counts), as torch.bincount: int64; with `weights` (one per entry),
+        the sum of the weights at each value instead (in their float dtype, float64 for
+        integer weights). Without grad."""
+        if self.dtype.kind not in "iu":
+            raise InvalidTypeError(f"bincount: needs an integer tensor, got {self.dtype}")
+        if self.ndim != 1 or (self.data < 0).any():
+            raise InvalidArgumentError(f"bincount: needs a 1-D tensor of non-negative integers, "
+                                       f"got shape {self.shape}")
+        if minlength < 0:
+            raise InvalidArgumentError(f"bincount: minlength must be >= 0, got {minlength}")
+        if weights is None:
+            return Tensor._make(np.bincount(self.data, minlength=minlength).astype(np.int64))
+        weights = np.asarray(_as_array(weights))
+        if weights.shape != self.shape:
+            raise InvalidArgumentError(f"bincount: weights of shape {weights.shape} must be 1-D, "
+                                       f"one per entry of the input of shape {self.shape}")
+        dtype = weights.dtype if weights.dtype.kind == "f" else np.float64
+        return Tensor._make(np.bincount(self.data, weights, minlength).astype(dtype))
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """Counts of the entries in `bins` equal bins between min and max (when both are 0, the
+        entries' own min and max, widened by 1 either way if equal), as torch.histc: entries
+        outside are ignored, max falls in the last bin; floats only, counts in the tensor's
+        dtype, without grad."""
+        self._require_floating("histc")
+        if bins <= 0:
+            raise InvalidArgumentError(f"histc: bins must be > 0, got {bins}")
+        if min == max and self.numel():
+            min, max = self.data.min(), self.data.max()
+        if min == max:
+            min, max = min - 1, max + 1
+        if not (np.isfinite(min) and np.isfinite(max)):
+            raise InvalidArgumentError(f"histc: the range [{min}, {max}] is not finite")
+        if min > max:
+            raise InvalidArgumentError(f"histc: max must be larger than min, got [{min}, {max}]")
+        low, high = self.dtype.type(min), self.dtype.type(max)
+        inside = self.data[(self.data >= low) & (self.data <= high)]
+        # PyTorch's bin: (x - min) * bins / (max - min), truncated; max itself in the last one
+        place = ((inside - low) * bins / (high - low)).astype(np.int64)
+        counts = np.bincount(np.minimum(place, bins - 1), minlength=bins)
+        return Tensor._make(counts.astype(self.dtype))
+
     def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
         per entry and one column per dim, or with as_tuple=True one 1-D tensor per dim (a 0-d

@@ -16,12 +16,13 @@ from .engine import ArrayLike
 from .errors import InvalidArgumentError
 from .creation import tensor
 from .dtypes import get_default_dtype
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _operand,
-                     _result_dtype)
+from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
+                     _operand, _result_dtype)
 
 __all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
-           "cartesian_prod", "cat", "cdist", "equal", "from_numpy", "hstack", "is_tensor",
-           "meshgrid", "stack", "std_mean", "tensordot", "var_mean", "vstack", "where"]
+           "bucketize", "cartesian_prod", "cat", "cdist", "equal", "from_numpy", "hstack",
+           "is_tensor", "meshgrid", "searchsorted", "stack", "std_mean", "tensordot", "var_mean",
+           "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,6 +172,48 @@ def where(condition: ArrayLike, input: ArrayLike | None = None, other: ArrayLike
     input, other = (x.to(dtype) if isinstance(x, Tensor) else Tensor._make(np.asarray(x, dtype))
                     for x in (input, other))
     return ops.Where.apply(input, other, cond=cond)
+
+
+# --------------------------------------------------------------------------------------------
+# Sorted places
+# --------------------------------------------------------------------------------------------
+def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: ArrayLike | None = None
+                 ) -> Tensor:
+    """Where each entry of `input` would go in the last dim of `sorted_sequence` to keep it
+    sorted: before the entries equal to it, or after them with right=True or side='right', as
+    torch.searchsorted. `sorted_sequence` is 1-D, or has the leading dims of `input`; `sorter`
+    holds the indices that sort it, if it is not sorted itself. int64 (int32 with out_int32),
+    without grad."""
+    if side not in (None, "left", "right"):
+        raise InvalidArgumentError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if right and side == "left":
+        raise InvalidArgumentError("searchsorted: side='left' and right=True contradict each other")
+    side = side or ("right" if right else "left")
+    boundaries, values = _as_array(sorted_sequence), np.asarray(_as_array(input))
+    if sorter is not None:
+        boundaries = np.take_along_axis(boundaries, _index_array("searchsorted", sorter), -1)
+    dtype = np.int32 if out_int32 else np.int64
+    if boundaries.ndim == 1:
+        return Tensor._make(np.searchsorted(boundaries, values, side).astype(dtype))
+    if boundaries.shape[:-1] != values.shape[:-1]:
+        raise InvalidArgumentError(f"searchsorted: a sorted_sequence of shape {boundaries.shape} "
+                                   f"must be 1-D or share the leading dims of the input's shape "
+                                   f"{values.shape}")
+    rows = zip(boundaries.reshape(-1, boundaries.shape[-1]), values.reshape(-1, values.shape[-1]))
+    places = [np.searchsorted(row, row_values, side) for row, row_values in rows]
+    return Tensor._make(np.array(places, dtype=dtype).reshape(values.shape))
+
+
+def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The bucket of each entry among the sorted 1-D `boundaries`, as torch.bucketize: i with
+    boundaries[i - 1] < x <= boundaries[i] (right=True: boundaries[i - 1] <= x < boundaries[i]),
+    which is searchsorted(boundaries, input)."""
+    if np.ndim(_as_array(boundaries)) != 1:
+        raise InvalidArgumentError(f"bucketize: boundaries must be 1-D, got shape "
+                                   f"{np.shape(_as_array(boundaries))}")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
 
 
 # --------------------------------------------------------------------------------------------
@@ -410,8 +453,8 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 _METHODS = (
     "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
-    "sort", "argsort", "topk", "unique", "kthvalue", "median", "nanmedian", "mode", "quantile",
-    "nanquantile",
+    "sort", "argsort", "topk", "unique", "bincount", "histc", "kthvalue", "median", "nanmedian",
+    "mode", "quantile", "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff", "take_along_dim",
     "roll", "narrow", "split", "chunk", "unbind", "gather",

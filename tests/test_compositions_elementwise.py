@@ -1541,3 +1541,17 @@ def test_xlogy_where_self_is_0_and_other_0_or_inf():
     out.sum().backward()
     np.testing.assert_array_equal(x.grad, [0.0, 0.0])
     np.testing.assert_array_equal(y.grad, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("args", [(3, 4), (3, 3, 1), (3, 3, -1), (0, 3), (4, 2, 5), (2, 5, -3)])
+def test_tril_and_triu_indices_match_torch(args, torch):
+    for name in ("tril_indices", "triu_indices"):
+        got, expected = getattr(minigrad, name)(*args), getattr(torch, name)(*args)
+        assert got.dtype == np.int64 and got.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(got.data, expected.numpy())
+    rows, cols = minigrad.tril_indices(3, 4, dtype=np.int32).data
+    assert rows.dtype == np.int32 and (rows >= cols).all()  # the triangle, as numpy's tril
+
+
+def test_tril_and_triu_indices_refuse_negative_sizes():
+    assert_raises_like_torch(lambda m, F: m.tril_indices(-1, 3))

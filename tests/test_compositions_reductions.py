@@ -917,3 +917,87 @@ def test_mode_follows_torch_on_repeats_ties_nan_and_bools():
 ])
 def test_mode_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# counting and sorted places, outside the graph: bincount, histc, searchsorted, bucketize
+# --------------------------------------------------------------------------------------------
+def _same_as_torch(got, expected):
+    assert got.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{got.dtype}"
+    np.testing.assert_array_equal(got.data, expected.numpy())
+
+
+def test_bincount_counts_or_sums_weights_as_torch():
+    torch = torch_or_skip()
+    values = np.array([1, 3, 3, 0, 5])
+    cases = [(values, {}), (values, {"minlength": 8}), (np.zeros(0, np.int64), {}),
+             (np.array([1, 2], np.uint8), {}),
+             (values, {"weights": np.full(5, 0.5, np.float32)}),
+             (values, {"weights": np.arange(5, dtype=np.int32)})]  # integer weights: float64
+    for data, kwargs in cases:
+        got = Tensor(data).bincount(**{k: Tensor(v) if isinstance(v, np.ndarray) else v
+                                       for k, v in kwargs.items()})
+        expected = torch.from_numpy(data).bincount(
+            **{k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+               for k, v in kwargs.items()})
+        _same_as_torch(got, expected)
+    assert minigrad.bincount(Tensor(values)).tolist() == [1, 1, 0, 2, 0, 1]
+
+
+def test_histc_puts_entries_in_torchs_bins():
+    """Including float32 entries on a bin edge, where the bin is computed as PyTorch does."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(8)
+    small = np.array([1.0, 2.0, 1.0, 4.0, 2.5, 9.0, -1.0, np.nan])
+    for data in [small, rng.standard_normal(1000), rng.standard_normal(1000).astype(np.float32),
+                 np.array([2.0, 2.0]), np.zeros(0, np.float32)]:
+        for args in [(4, 0, 3), (7, -1.5, 9.0), (13, 0.1, 0.7), (100,), (3,)]:
+            if np.isnan(data).any() and len(args) == 1:
+                continue  # the range would come from the entries, and be NaN
+            _same_as_torch(Tensor(data).histc(*args), torch.from_numpy(data).histc(*args))
+
+
+def test_searchsorted_and_bucketize_match_torch():
+    torch = torch_or_skip()
+    boundaries = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
+    values = np.array([[3.0, 6.0, 9.0], [0.0, 6.0, 10.0]])
+    rows = np.array([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]])
+    for kwargs in [{}, {"right": True}, {"side": "right"}, {"side": "left"}, {"out_int32": True}]:
+        _same_as_torch(minigrad.searchsorted(Tensor(boundaries), Tensor(values), **kwargs),
+                       torch.searchsorted(torch.from_numpy(boundaries),
+                                          torch.from_numpy(values), **kwargs))
+    firsts = values[:, :2].copy()  # contiguous: PyTorch warns about a strided view
+    _same_as_torch(minigrad.searchsorted(Tensor(rows), Tensor(firsts)),
+                   torch.searchsorted(torch.from_numpy(rows), torch.from_numpy(firsts)))
+    unsorted, sorter = np.array([5.0, 1.0, 3.0]), np.array([1, 2, 0])
+    _same_as_torch(minigrad.searchsorted(Tensor(unsorted), Tensor(values), sorter=Tensor(sorter)),
+                   torch.searchsorted(torch.from_numpy(unsorted), torch.from_numpy(values),
+                                      sorter=torch.from_numpy(sorter)))
+    _same_as_torch(minigrad.searchsorted(Tensor(boundaries), 3.0),
+                   torch.searchsorted(torch.from_numpy(boundaries), 3.0))
+    for kwargs in [{}, {"right": True}, {"out_int32": True}]:
+        _same_as_torch(minigrad.bucketize(Tensor(values), Tensor(boundaries), **kwargs),
+                       torch.bucketize(torch.from_numpy(values), torch.from_numpy(boundaries),
+                                       **kwargs))
+    _same_as_torch(minigrad.bucketize(4.0, Tensor(boundaries)),
+                   torch.bucketize(4.0, torch.from_numpy(boundaries)))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([-1, 2]).bincount(),
+    lambda m, F: m.tensor([1.0, 2.0]).bincount(),
+    lambda m, F: m.tensor([True, False]).bincount(),
+    lambda m, F: m.zeros(2, 2, dtype=m.int64).bincount(),
+    lambda m, F: m.tensor([1, 2]).bincount(m.ones(3)),
+    lambda m, F: m.tensor([1, 2]).bincount(minlength=-1),
+    lambda m, F: m.tensor([1, 2]).histc(3),
+    lambda m, F: m.ones(3).histc(0),
+    lambda m, F: m.ones(3).histc(4, 3, 1),
+    lambda m, F: m.tensor([0.0, float("nan")]).histc(2),
+    lambda m, F: m.tensor([0.0, float("inf")]).histc(2),
+    lambda m, F: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
+    lambda m, F: m.searchsorted(m.ones(2, 3), m.ones(2)),
+    lambda m, F: m.bucketize(m.ones(2), m.ones(2, 2)),
+])
+def test_counting_and_searching_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
