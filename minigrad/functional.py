@@ -88,6 +88,22 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     return out if bias is None else out + bias
 
 
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x**2) + eps) over the trailing `normalized_shape` dims, then `* weight`
+    when given; eps defaults to the machine epsilon of the input's dtype, as in PyTorch."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
+        raise InvalidArgumentError(f"rms_norm: normalized_shape {shape} must be the trailing "
+                                   f"dims of the input {input.shape}")
+    if weight is not None and weight.shape != shape:
+        raise InvalidArgumentError(f"rms_norm: weight must have shape {shape}, got {weight.shape}")
+    input._require_floating("rms_norm")
+    eps = np.finfo(input.dtype).eps if eps is None else eps
+    out = input * ((input * input).mean(tuple(range(-len(shape), 0)), keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
 def _standardize(input: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
     """(x - mean) / sqrt(var + eps) over `dims`, with the biased variance: the normalisation
     shared by layer_norm, batch_norm and group_norm."""
@@ -240,6 +256,44 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """||x1 - x2 + eps||_p along the last dim, after broadcasting x1 and x2 against each other;
     eps keeps the gradient finite where x1 = x2."""
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r**2, H, W) to (*, C, H r, W r), r = upscale_factor: each group of r**2 channels
+    becomes an r x r block of pixels, as torch.nn.functional.pixel_shuffle."""
+    r = _shuffle_factor("pixel_shuffle", input, upscale_factor)
+    *batch, channels, height, width = input.shape
+    if channels % (r * r):
+        raise InvalidArgumentError(f"pixel_shuffle: the channels ({channels}) must be divisible "
+                                   f"by upscale_factor**2 = {r * r}")
+    n = len(batch)
+    blocks = input.reshape(*batch, channels // (r * r), r, r, height, width)
+    # (..., C, r, r, H, W) -> (..., C, H, r, W, r)
+    blocks = blocks.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return blocks.reshape(*batch, channels // (r * r), height * r, width * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) to (*, C r**2, H, W), the inverse of pixel_shuffle."""
+    r = _shuffle_factor("pixel_unshuffle", input, downscale_factor)
+    *batch, channels, height, width = input.shape
+    if height % r or width % r:
+        raise InvalidArgumentError(f"pixel_unshuffle: height and width ({height}, {width}) must "
+                                   f"be divisible by downscale_factor {r}")
+    n = len(batch)
+    blocks = input.reshape(*batch, channels, height // r, r, width // r, r)
+    # (..., C, H, r, W, r) -> (..., C, r, r, H, W)
+    blocks = blocks.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return blocks.reshape(*batch, channels * r * r, height // r, width // r)
+
+
+def _shuffle_factor(name: str, input: Tensor, factor: int) -> int:
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"{name}: needs an input of at least 3 dims (*, C, H, W), got "
+                                   f"shape {input.shape}")
+    if not isinstance(factor, (int, np.integer)) or factor <= 0:
+        raise InvalidArgumentError(f"{name}: the factor must be a positive int, got {factor!r}")
+    return int(factor)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
@@ -942,6 +996,48 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
     return (input.masked_fill(input.data <= min_val, min_val)
             .masked_fill(input.data >= max_val, max_val))
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """x where x > threshold, else `value` (gradient 1 where x is kept, 0 elsewhere); NaN is
+    kept, as in PyTorch."""
+    return input.masked_fill(input.data <= threshold, value)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    input._require_floating("hardshrink")
+    return input.masked_fill(np.abs(input.data) <= lambd, 0.0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (lambd >= 0)."""
+    input._require_floating("softshrink")
+    if lambd < 0:
+        raise InvalidArgumentError(f"softshrink: lambd must be >= 0, got {lambd}")
+    toward_zero = input - input.sign() * lambd  # sign is a step function: gradient 1 here
+    return toward_zero.masked_fill(np.abs(input.data) <= lambd, 0.0)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x, with one learned slope per channel (dim 1; inputs of
+    fewer than 2 dims have one channel) or one `weight` entry for all."""
+    if weight.ndim > 1:
+        raise InvalidArgumentError(f"prelu: weight must be 0-d or 1-D, got shape {weight.shape}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() not in (1, channels):
+        raise InvalidArgumentError(f"prelu: weight has {weight.numel()} entries; it needs 1 or "
+                                   f"one per channel ({channels}, for the input {input.shape})")
+    if weight.numel() > 1:  # along dim 1 of the input
+        weight = weight.reshape(channels, *(1,) * (input.ndim - 2))
+    else:
+        weight = weight.reshape(())
+    return ops.Where.apply(*Tensor._operands(input, weight * input), cond=input.data > 0)
 
 
 def relu6(input: Tensor) -> Tensor:

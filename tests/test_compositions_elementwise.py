@@ -256,6 +256,19 @@ CASES = {
                        tnn("hardswish"), -5, 5, (-3.0, 3.0)),
     "logsigmoid": unary(F.logsigmoid, lambda x: -np.log(1 + np.exp(-x)), tnn("logsigmoid"),
                         -8, 8, (0.0,)),
+    "hardshrink": unary(F.hardshrink, lambda x: np.where(np.abs(x) > 0.5, x, 0.0),
+                        tnn("hardshrink"), kinks=(-0.5, 0.5)),
+    "hardshrink_lambd": unary(lambda x: F.hardshrink(x, 1.5),
+                              lambda x: np.where(np.abs(x) > 1.5, x, 0.0),
+                              tnn("hardshrink", lambd=1.5), kinks=(-1.5, 1.5)),
+    "softshrink": unary(F.softshrink,
+                        lambda x: np.where(x > 0.5, x - 0.5, np.where(x < -0.5, x + 0.5, 0.0)),
+                        tnn("softshrink"), kinks=(-0.5, 0.0, 0.5)),
+    "softshrink_lambd_0": unary(lambda x: F.softshrink(x, 0.0), lambda x: x + 0.0,
+                                tnn("softshrink", lambd=0.0), kinks=(0.0,)),
+    "tanhshrink": unary(F.tanhshrink, lambda x: x - np.tanh(x), tnn("tanhshrink")),
+    "threshold": unary(lambda x: F.threshold(x, 0.3, -7.0), lambda x: np.where(x > 0.3, x, -7.0),
+                       lambda t, x: t.nn.functional.threshold(x, 0.3, -7.0), kinks=(0.3,)),
     "softsign": unary(F.softsign, lambda x: x / (1 + np.abs(x)), tnn("softsign"), kinks=(0.0,)),
 }
 
@@ -1555,3 +1568,21 @@ def test_tril_and_triu_indices_match_torch(args, torch):
 
 def test_tril_and_triu_indices_refuse_negative_sizes():
     assert_raises_like_torch(lambda m, F: m.tril_indices(-1, 3))
+
+
+def test_shrinking_activations_keep_nan_and_take_dtypes_as_torch(torch):
+    nan_row = np.array([np.nan, -1.0, 0.2, 3.0])
+    for name, args in [("hardshrink", ()), ("softshrink", (0.5,)), ("tanhshrink", ()),
+                       ("threshold", (0.3, -7.0))]:
+        got = getattr(F, name)(Tensor(nan_row), *args)
+        expected = getattr(torch.nn.functional, name)(torch.tensor(nan_row), *args)
+        np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-12)  # NaN kept
+    ints = np.array([1, 2, 0])
+    got = F.threshold(Tensor(ints), 1, 0)
+    expected = torch.nn.functional.threshold(torch.from_numpy(ints), 1, 0)
+    assert got.dtype == np.int64 and str(expected.dtype) == "torch.int64"
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    for misuse in (lambda m, F: F.softshrink(m.ones(3), -1.0),
+                   lambda m, F: F.hardshrink(m.tensor([1, 2])),
+                   lambda m, F: F.softshrink(m.tensor([1, 2]))):
+        assert_raises_like_torch(misuse)

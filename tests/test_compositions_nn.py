@@ -1,5 +1,5 @@
-"""minigrad.functional's convolution, pooling, losses, normalize, softmin and
-scaled_dot_product_attention, and the nn modules built on them.
+"""minigrad.functional's convolution, pooling, losses, normalize, rms_norm, prelu,
+pixel_shuffle, softmin and scaled_dot_product_attention, and the nn modules built on them.
 
 Every case in CASES runs against a hand-written numpy reference (loops over windows and samples,
 written from PyTorch's documented formulas) with kernels on and off, against PyTorch in values
@@ -314,6 +314,24 @@ def ref_softmin(x, dim):
 def ref_standardize(x, axes, eps=1e-5):
     return (x - x.mean(axis=axes, keepdims=True)) / np.sqrt(x.var(axis=axes, keepdims=True)
                                                              + eps)
+
+
+def ref_pixel_shuffle(x, r):
+    """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
+    *batch, channels, height, width = x.shape
+    out = np.empty((*batch, channels // (r * r), height * r, width * r))
+    for c, h, w, i, j in np.ndindex(channels // (r * r), height, width, r, r):
+        out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w]
+    return out
+
+
+def ref_pixel_unshuffle(x, r):
+    """The inverse: out[..., c * r * r + i * r + j, h, w] = x[..., c, h * r + i, w * r + j]."""
+    *batch, channels, height, width = x.shape
+    out = np.empty((*batch, channels * r * r, height // r, width // r))
+    for c, h, w, i, j in np.ndindex(channels, height // r, width // r, r, r):
+        out[..., c * r * r + i * r + j, h, w] = x[..., c, h * r + i, w * r + j]
+    return out
 
 
 def ref_group_norm(x, groups, weight, bias, eps=1e-5):
@@ -713,6 +731,32 @@ CASES = {
         lambda x: ref_group_norm(x, 3, np.ones(6), np.zeros(6), 0.01),
         lambda torch, x: torch.nn.functional.group_norm(x, 3, eps=0.01),
         make_inputs([normal(2, 6, 3, 2)])),
+    "rms_norm": Case(lambda x: F.rms_norm(x, (4,)),
+                     lambda x: x / np.sqrt((x ** 2).mean(-1, keepdims=True)
+                                           + np.finfo(np.float64).eps),
+                     lambda torch, x: torch.nn.functional.rms_norm(x, (4,)),
+                     make_inputs([normal(2, 3, 4)])),
+    "rms_norm_two_dims_weight_eps": Case(
+        lambda x, w: F.rms_norm(x, [3, 4], w, eps=1e-3),
+        lambda x, w: x / np.sqrt((x ** 2).mean((-2, -1), keepdims=True) + 1e-3) * w,
+        lambda torch, x, w: torch.nn.functional.rms_norm(x, [3, 4], w, eps=1e-3),
+        make_inputs([normal(2, 3, 4), normal(3, 4)])),
+    "prelu_per_channel": Case(F.prelu, lambda x, w: np.where(x > 0, x, w[:, None] * x),
+                              lambda torch, x, w: torch.nn.functional.prelu(x, w),
+                              make_inputs([normal(2, 3, 4), normal(3)])),
+    "prelu_one_slope": Case(F.prelu, lambda x, w: np.where(x > 0, x, w * x),
+                            lambda torch, x, w: torch.nn.functional.prelu(x, w),
+                            make_inputs([normal(5), normal(1)])),
+    "pixel_shuffle": Case(lambda x: F.pixel_shuffle(x, 2), lambda x: ref_pixel_shuffle(x, 2),
+                          lambda torch, x: torch.nn.functional.pixel_shuffle(x, 2),
+                          make_inputs([normal(2, 8, 2, 3)])),
+    "pixel_shuffle_unbatched": Case(lambda x: F.pixel_shuffle(x, 3),
+                                    lambda x: ref_pixel_shuffle(x, 3),
+                                    lambda torch, x: torch.nn.functional.pixel_shuffle(x, 3),
+                                    make_inputs([normal(9, 2, 1)])),
+    "pixel_unshuffle": Case(lambda x: F.pixel_unshuffle(x, 2), lambda x: ref_pixel_unshuffle(x, 2),
+                            lambda torch, x: torch.nn.functional.pixel_unshuffle(x, 2),
+                            make_inputs([normal(2, 1, 2, 4, 6)])),
     # a weight (in_features,): one output, its dim dropped (PyTorch's docs allow bias (),
     # which its own kernel refuses; the reference adds it after)
     "linear_1d_weight": Case(F.linear, lambda x, w: x @ w,
@@ -2193,3 +2237,34 @@ def test_module_dict_deletes_and_refuses_as_torch(torch):
             lib.nn.ModuleDict({"keys": lib.nn.ReLU()})  # would hide the method
         with pytest.raises(TypeError):
             lib.nn.ModuleDict({"a": 3})
+
+
+def test_pixel_unshuffle_undoes_pixel_shuffle():
+    x = Tensor(rng.standard_normal((2, 12, 3, 2)))
+    np.testing.assert_array_equal(F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2).data, x.data)
+
+
+def test_rms_norm_default_eps_is_the_dtypes_epsilon_as_torch(torch):
+    """Rows of zeros show the eps: x / sqrt(eps) is 0, and its gradient 1 / sqrt(eps)."""
+    for dtype in (np.float32, np.float64):
+        data = np.zeros((2, 3), dtype)
+        x = Tensor(data, requires_grad=True)
+        F.rms_norm(x, (3,)).sum().backward()
+        tx = torch.tensor(data, requires_grad=True)
+        torch.nn.functional.rms_norm(tx, (3,)).sum().backward()
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.prelu(m.ones(3), m.ones(3)),
+    lambda m, F: F.prelu(m.ones(2, 3), m.ones(2)),
+    lambda m, F: F.prelu(m.ones(2, 3), m.ones(1, 3)),
+    lambda m, F: F.rms_norm(m.ones(2, 3), (2,)),
+    lambda m, F: F.rms_norm(m.ones(2, 3), (3,), m.ones(2)),
+    lambda m, F: F.pixel_shuffle(m.ones(7, 2, 3), 2),
+    lambda m, F: F.pixel_shuffle(m.ones(2, 3), 2),
+    lambda m, F: F.pixel_shuffle(m.ones(1, 8, 2, 3), 0),
+    lambda m, F: F.pixel_unshuffle(m.ones(1, 2, 3, 6), 2),
+])
+def test_new_layers_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
