@@ -1234,6 +1234,114 @@ def huber_loss(input: Tensor, target: ArrayLike, reduction: str = "mean",
     return _reduce(_huber(input - _loss_target("huber_loss", input, target), delta), reduction)
 
 
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: ArrayLike, margin: float = 0.0,
+                        *, reduction: str = "mean") -> Tensor:
+    """max(0, margin - target (input1 - input2)) for targets of 1 (input1 should rank higher)
+    or -1, reduced."""
+    _check_reduction("margin_ranking_loss", reduction)
+    difference = input1 - input2
+    target = _loss_target("margin_ranking_loss", difference, target)
+    # clamp_min, not relu: at 0 the gradient passes, as in PyTorch
+    return _reduce((margin - target * difference).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: ArrayLike, margin: float = 1.0, *,
+                         reduction: str = "mean") -> Tensor:
+    """input where the target is 1, max(0, margin - input) where it is -1 (PyTorch's sum of
+    both where it is neither), reduced."""
+    _check_reduction("hinge_embedding_loss", reduction)
+    target = _loss_target("hinge_embedding_loss", input, target).data
+    zero = Tensor._make(np.zeros((), input.dtype))
+    below_margin = ops.Where.apply((margin - input).clamp_min(0), zero, cond=target != 1)
+    return _reduce(below_margin + ops.Where.apply(input, zero, cond=target != -1), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target input)) for targets of 1 or -1, reduced."""
+    input._require_floating("soft_margin_loss")
+    _check_reduction("soft_margin_loss", reduction)
+    return _reduce(_softplus(-_loss_target("soft_margin_loss", input, target) * input),
+                   reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: ArrayLike,
+                          margin: float = 0.0, *, reduction: str = "mean") -> Tensor:
+    """1 - cos(input1, input2) where the target is 1, max(0, cos - margin) where it is -1, the
+    cosine taken over the last dim as PyTorch takes it: (x1 . x2) / sqrt((|x1|**2 + 1e-12)
+    (|x2|**2 + 1e-12)), reduced."""
+    _check_reduction("cosine_embedding_loss", reduction)
+    if input1.ndim not in (1, 2) or input1.shape != input2.shape:
+        raise InvalidArgumentError(f"cosine_embedding_loss: inputs must be of one shape, (N, D) "
+                                   f"or (D,), got {input1.shape} and {input2.shape}")
+    squares = [((x * x).sum(-1) + 1e-12) for x in (input1, input2)]
+    cosine = (input1 * input2).sum(-1) / (squares[0] * squares[1]).sqrt()
+    target = _loss_target("cosine_embedding_loss", cosine, target).data
+    zero = Tensor._make(np.zeros((), cosine.dtype))
+    losses = (ops.Where.apply(1 - cosine, zero, cond=target == 1)
+              + ops.Where.apply((cosine - margin).clamp_min(0), zero, cond=target == -1))
+    return _reduce(losses, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2.0, eps: float = 1e-6, swap: bool = False, *,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the pairwise_distance
+    with `p` and `eps`; with swap, d(anchor, negative) is the smaller of it and
+    d(positive, negative). Reduced."""
+    _check_reduction("triplet_margin_loss", reduction)
+    if margin <= 0:
+        raise InvalidArgumentError(f"triplet_margin_loss: margin must be positive, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise InvalidArgumentError(f"triplet_margin_loss: anchor, positive and negative must "
+                                   f"have as many dims, got {anchor.shape}, {positive.shape} and "
+                                   f"{negative.shape}")
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((to_positive - to_negative + margin).clamp_min(0), reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """(log(var) + (input - target)**2 / var) / 2, plus log(2 pi) / 2 if `full`, reduced; var
+    (the input's shape, or it without the last dim or with it of size 1, or a number) is
+    taken at least eps in value, its gradient passing as if it were not (PyTorch's clamp
+    under no_grad)."""
+    _check_reduction("gaussian_nll_loss", reduction)
+    input._require_floating("gaussian_nll_loss")
+    var = var if isinstance(var, Tensor) else Tensor(np.asarray(var, dtype=input.dtype))
+    if var.ndim and var.shape != input.shape:
+        if var.shape == input.shape[:-1]:
+            var = var.unsqueeze(-1)  # one variance per sample
+        elif var.shape[-1] != 1 or not _broadcasts_to(var.shape, input.shape):
+            raise InvalidArgumentError(f"gaussian_nll_loss: var of shape {var.shape} does not "
+                                       f"fit the input's shape {input.shape}")
+    if (var.data < 0).any():
+        raise InvalidArgumentError("gaussian_nll_loss: var has negative entries")
+    var = var + (np.maximum(var.data, eps) - var.data)  # a constant raises it to eps
+    difference = input - _loss_target("gaussian_nll_loss", input, target)
+    losses = (var.log() + difference * difference / var) * 0.5
+    return _reduce(losses + 0.5 * math.log(2 * math.pi) if full else losses, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: ArrayLike, log_input: bool = True,
+                     full: bool = False, *, eps: float = 1e-8, reduction: str = "mean") -> Tensor:
+    """The Poisson negative log likelihood, reduced: exp(input) - target input for a log rate
+    (log_input), else input - target log(input + eps); with `full`, plus Stirling's
+    target log(target) - target + log(2 pi target) / 2 where the target exceeds 1."""
+    _check_reduction("poisson_nll_loss", reduction)
+    target = _loss_target("poisson_nll_loss", input, target)
+    losses = (input.exp() - target * input if log_input
+              else input - target * (input + eps).log())
+    if full:
+        above_1 = target.data > 1
+        stirling = target.masked_fill(~above_1, 1.0)  # its terms for targets above 1
+        losses = losses + (stirling * stirling.log() - stirling
+                           + (2 * math.pi * stirling).log() * 0.5).masked_fill(~above_1, 0.0)
+    return _reduce(losses, reduction)
+
+
 def _huber(difference: Tensor, delta: float) -> Tensor:
     """Quadratic within delta of 0, linear outside, chosen by a constant mask."""
     magnitude = difference.abs()

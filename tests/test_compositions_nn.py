@@ -1,5 +1,6 @@
-"""minigrad.functional's convolution, pooling, losses, normalize, rms_norm, prelu,
-pixel_shuffle, softmin and scaled_dot_product_attention, and the nn modules built on them.
+"""minigrad.functional's convolution, pooling, losses (the margin and likelihood ones too),
+normalize, rms_norm, prelu, pixel_shuffle, softmin and scaled_dot_product_attention, and the nn
+modules built on them.
 
 Every case in CASES runs against a hand-written numpy reference (loops over windows and samples,
 written from PyTorch's documented formulas) with kernels on and off, against PyTorch in values
@@ -316,6 +317,22 @@ def ref_standardize(x, axes, eps=1e-5):
                                                              + eps)
 
 
+def ref_cosine_embedding(a, b, y, margin):
+    """1 - cos where y is 1, max(0, cos - margin) where it is -1, cos as PyTorch computes it."""
+    cos = (a * b).sum(-1) / np.sqrt(((a * a).sum(-1) + 1e-12) * ((b * b).sum(-1) + 1e-12))
+    return np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
+
+
+def ref_stirling(n):
+    """Stirling's approximation of log(n!), n log n - n + log(2 pi n) / 2."""
+    return n * np.log(n) - n + 0.5 * np.log(2 * np.pi * n)
+
+
+def ref_distance(a, b, p=2, eps=1e-6):
+    """pairwise_distance: the p-norm of a - b + eps over the last dim."""
+    return (np.abs(a - b + eps) ** p).sum(-1) ** (1 / p)
+
+
 def ref_pixel_shuffle(x, r):
     """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
     *batch, channels, height, width = x.shape
@@ -540,6 +557,8 @@ def _probabilities(shape, class_dim=1):
 
 
 WEIGHT4 = np.array([0.5, 2.0, 1.0, 1.5])
+SIGNS6 = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])     # the targets of the margin losses
+COUNTS = np.random.default_rng(4).poisson(2.0, (5, 4)).astype(np.float64)
 RUNNING_MEAN, RUNNING_VAR = np.array([0.5, -1.0, 0.0]), np.array([2.0, 0.5, 1.0])
 QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S=5 keys
 MASK = np.random.default_rng(3).random((3, 5)) > 0.4
@@ -665,6 +684,67 @@ CASES = {
             x, t, torch.tensor(WEIGHT4[:3, None]), reduction="sum",
             pos_weight=torch.tensor(WEIGHT4)),
         make_inputs([normal(3, 4), uniform(0, 1, 3, 4)])),
+    "margin_ranking_loss": Case(
+        lambda a, b: F.margin_ranking_loss(a, b, SIGNS6, 0.3),
+        lambda a, b: np.maximum(0, 0.3 - SIGNS6 * (a - b)).mean(),
+        lambda torch, a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.tensor(SIGNS6),
+                                                                    0.3),
+        make_inputs([normal(6), normal(6)])),
+    "hinge_embedding_loss_sum": Case(
+        lambda x: F.hinge_embedding_loss(x, SIGNS6.reshape(2, 3), 0.7, reduction="sum"),
+        lambda x: np.where(SIGNS6.reshape(2, 3) == 1, x, np.maximum(0, 0.7 - x)).sum(),
+        lambda torch, x: torch.nn.functional.hinge_embedding_loss(
+            x, torch.tensor(SIGNS6.reshape(2, 3)), 0.7, reduction="sum"),
+        make_inputs([normal(2, 3)])),
+    "soft_margin_loss_none": Case(
+        lambda x: F.soft_margin_loss(x, SIGNS6, reduction="none"),
+        lambda x: np.log1p(np.exp(-SIGNS6 * x)),
+        lambda torch, x: torch.nn.functional.soft_margin_loss(x, torch.tensor(SIGNS6),
+                                                              reduction="none"),
+        make_inputs([normal(6)])),
+    "cosine_embedding_loss": Case(
+        lambda a, b: F.cosine_embedding_loss(a, b, SIGNS6, 0.2),
+        lambda a, b: ref_cosine_embedding(a, b, SIGNS6, 0.2).mean(),
+        lambda torch, a, b: torch.nn.functional.cosine_embedding_loss(a, b, torch.tensor(SIGNS6),
+                                                                      0.2),
+        make_inputs([normal(6, 4), normal(6, 4)])),
+    "triplet_margin_loss": Case(
+        F.triplet_margin_loss,
+        lambda a, b, c: np.maximum(ref_distance(a, b) - ref_distance(a, c) + 1.0, 0).mean(),
+        lambda torch, a, b, c: torch.nn.functional.triplet_margin_loss(a, b, c),
+        make_inputs([normal(5, 4), normal(5, 4), normal(5, 4)])),
+    "triplet_margin_loss_swap_p1": Case(
+        lambda a, b, c: F.triplet_margin_loss(a, b, c, margin=0.5, p=1, swap=True,
+                                              reduction="none"),
+        lambda a, b, c: np.maximum(ref_distance(a, b, 1) - np.minimum(
+            ref_distance(a, c, 1), ref_distance(b, c, 1)) + 0.5, 0),
+        lambda torch, a, b, c: torch.nn.functional.triplet_margin_loss(
+            a, b, c, margin=0.5, p=1, swap=True, reduction="none"),
+        make_inputs([normal(5, 4), normal(5, 4), normal(5, 4)])),
+    "gaussian_nll_loss": Case(
+        F.gaussian_nll_loss,
+        lambda x, t, v: (0.5 * (np.log(v) + (x - t) ** 2 / v)).mean(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v),
+        make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5, 4)])),
+    "gaussian_nll_loss_full_one_var_per_sample": Case(
+        lambda x, t, v: F.gaussian_nll_loss(x, t, v, full=True, reduction="sum"),
+        lambda x, t, v: (0.5 * (np.log(v[:, None]) + (x - t) ** 2 / v[:, None]
+                                + np.log(2 * np.pi))).sum(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v, full=True,
+                                                                      reduction="sum"),
+        make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5)])),
+    "poisson_nll_loss": Case(
+        lambda x: F.poisson_nll_loss(x, COUNTS),
+        lambda x: (np.exp(x) - COUNTS * x).mean(),
+        lambda torch, x: torch.nn.functional.poisson_nll_loss(x, torch.tensor(COUNTS)),
+        make_inputs([normal(5, 4)])),
+    "poisson_nll_loss_rate_full": Case(
+        lambda x: F.poisson_nll_loss(x, COUNTS, log_input=False, full=True, eps=1e-3),
+        lambda x: (x - COUNTS * np.log(x + 1e-3) + np.where(
+            COUNTS > 1, ref_stirling(np.maximum(COUNTS, 1)), 0)).mean(),
+        lambda torch, x: torch.nn.functional.poisson_nll_loss(
+            x, torch.tensor(COUNTS), log_input=False, full=True, eps=1e-3),
+        make_inputs([uniform(0.2, 3.0, 5, 4)])),
     "mse_loss": Case(lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean(),
                      lambda torch, x, y: torch.nn.functional.mse_loss(x, y),
                      make_inputs([normal(3, 4), normal(3, 4)])),
@@ -2267,4 +2347,54 @@ def test_rms_norm_default_eps_is_the_dtypes_epsilon_as_torch(torch):
     lambda m, F: F.pixel_unshuffle(m.ones(1, 2, 3, 6), 2),
 ])
 def test_new_layers_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_margin_losses_at_their_edges_follow_torch(torch):
+    """The gradient passes where a clamp at 0 is met exactly; hinge_embedding_loss's targets
+    other than 1 and -1 add both terms; gaussian_nll_loss raises a small variance to eps in
+    value only."""
+    cases = [
+        (lambda F, x: F.margin_ranking_loss(x, x * 1.0, x.new_tensor([1.0, -1.0])),
+         [1.0, 2.0]),
+        (lambda F, x: F.hinge_embedding_loss(x, x.new_tensor([-1.0, -1.0, 0.0, 2.0])),
+         [1.0, 0.3, 0.5, -0.5]),
+        (lambda F, x: F.cosine_embedding_loss(x.reshape(1, 3), x.new_tensor([[1.0, 2.0, 3.0]]),
+                                              x.new_tensor([-1.0])), [0.0, 0.0, 0.0]),
+        (lambda F, x: F.gaussian_nll_loss(x.new_tensor([0.5, 1.0, -1.0]),
+                                          x.new_tensor([0.0, 0.0, 0.0]), x),
+         [1e-8, 0.0, 2.0]),
+    ]
+    for loss, data in cases:
+        ours = Tensor(np.array(data), requires_grad=True)
+        theirs = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+        got, expected = loss(F, ours), loss(torch.nn.functional, theirs)
+        np.testing.assert_allclose(got.data, expected.detach().numpy(), rtol=1e-12)
+        got.backward()
+        expected.backward()
+        np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-8)
+
+
+def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
+    """PyTorch's is NaN there (0 log 0 in the Stirling term it then masks out); elsewhere they
+    agree."""
+    target = np.array([0.0, 1.0, 2.0, 3.0])
+    ours = Tensor(target.copy(), requires_grad=True)
+    theirs = torch.tensor(target, requires_grad=True)
+    F.poisson_nll_loss(Tensor(np.full(4, 0.3)), ours, full=True).backward()
+    torch.nn.functional.poisson_nll_loss(torch.full((4,), 0.3, dtype=torch.float64), theirs,
+                                         full=True).backward()
+    assert np.isfinite(ours.grad).all() and torch.isnan(theirs.grad[0])
+    np.testing.assert_allclose(ours.grad[1:], theirs.grad.numpy()[1:], rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3), margin=1.0),
+    lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3), margin=0.0),
+    lambda m, F: F.cosine_embedding_loss(m.ones(2, 3), m.ones(2, 4), m.ones(2)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3, 3)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), -m.ones(2, 3)),
+    lambda m, F: F.soft_margin_loss(m.ones(2), m.ones(2), reduction="average"),
+])
+def test_new_losses_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
