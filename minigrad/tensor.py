@@ -300,6 +300,14 @@ class ValuesIndices(NamedTuple):
     indices: Tensor
 
 
+class MinMax(NamedTuple):
+    """What aminmax returns, like PyTorch's torch.return_types.aminmax: (min, max), with
+    `.min` and `.max`."""
+
+    min: Tensor
+    max: Tensor
+
+
 class Tensor:
     """An n-dimensional array that remembers how it was computed, so gradients can flow back.
 
@@ -844,6 +852,10 @@ class Tensor:
     def neg(self) -> Tensor:
         return -self
 
+    def negative(self) -> Tensor:
+        """Alias of neg."""
+        return -self
+
     def remainder(self, other: ArrayLike) -> Tensor:
         """self % other, with the sign of `other` (Python's and PyTorch's %)."""
         return self % other
@@ -916,6 +928,52 @@ class Tensor:
 
     def ge(self, other: ArrayLike) -> Tensor:
         return self >= other
+
+    # PyTorch's longer names for the comparisons and arithmetic above
+    def greater(self, other: ArrayLike) -> Tensor:
+        """Alias of gt."""
+        return self > other
+
+    def greater_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of ge."""
+        return self >= other
+
+    def less(self, other: ArrayLike) -> Tensor:
+        """Alias of lt."""
+        return self < other
+
+    def less_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of le."""
+        return self <= other
+
+    def not_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of ne."""
+        return self != other
+
+    def multiply(self, other: ArrayLike) -> Tensor:
+        """Alias of mul."""
+        return self * other
+
+    def subtract(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+        """Alias of sub."""
+        return self.sub(other, alpha=alpha)
+
+    def divide(self, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
+        """Alias of div."""
+        return self.div(other, rounding_mode=rounding_mode)
+
+    def true_divide(self, other: ArrayLike) -> Tensor:
+        """Alias of div without a rounding mode."""
+        return self / other
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        """Whether |self - other| <= atol + rtol |other| everywhere (the shapes broadcast)."""
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
+    def equal(self, other: Tensor) -> bool:
+        """Whether the two tensors have one shape and equal entries."""
+        return self.shape == other.shape and bool((self == other).all())
 
     def __bool__(self) -> bool:
         """The truth of a one-element tensor. Others raise, as in PyTorch: with elementwise ==,
@@ -1032,6 +1090,10 @@ class Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
         return self * np.sign(self.data)
 
+    def absolute(self) -> Tensor:
+        """Alias of abs."""
+        return self.abs()
+
     def __abs__(self) -> Tensor:
         return self.abs()
 
@@ -1137,6 +1199,10 @@ class Tensor:
         if self.data.dtype.kind != "f":
             return Tensor._make(np.sign(self.data))
         return self._step_function(np.sign(self.data))
+
+    def sgn(self) -> Tensor:
+        """sign, which it is for real tensors (PyTorch's sgn differs for complex ones only)."""
+        return self.sign()
 
     def maximum(self, other: ArrayLike) -> Tensor:
         """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
@@ -1293,6 +1359,35 @@ class Tensor:
         return (x.log1p() - (-x).log1p()) * 0.5
 
     # ---- more of PyTorch's pointwise functions of two tensors ----
+    # numpy's names, which PyTorch has too
+    def arcsin(self) -> Tensor:
+        """Alias of asin."""
+        return self.asin()
+
+    def arccos(self) -> Tensor:
+        """Alias of acos."""
+        return self.acos()
+
+    def arctan(self) -> Tensor:
+        """Alias of atan."""
+        return self.atan()
+
+    def arctan2(self, other: ArrayLike) -> Tensor:
+        """Alias of atan2."""
+        return self.atan2(other)
+
+    def arcsinh(self) -> Tensor:
+        """Alias of asinh."""
+        return self.asinh()
+
+    def arccosh(self) -> Tensor:
+        """Alias of acosh."""
+        return self.acosh()
+
+    def arctanh(self) -> Tensor:
+        """Alias of atanh."""
+        return self.atanh()
+
     def copysign(self, other: ArrayLike) -> Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
@@ -1659,6 +1754,23 @@ class Tensor:
         """The sum with NaN entries counted as 0 (their gradient is 0)."""
         return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
 
+    def nanmean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean of the entries that are not NaN (NaN where all are), as torch.nanmean: their
+        sum over their count, so each gets gradient 1 / count and the NaNs 0. Floats only."""
+        x = self if dtype is None else self.to(dtype)
+        x._require_floating("nanmean")
+        dims = _reduced_dims("nanmean", dim, None, x.ndim)
+        count = (~np.isnan(x.data)).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+        with np.errstate(invalid="ignore"):  # 0 / 0: a slice of NaNs only
+            return x.nansum(dims, keepdim) / count
+
+    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+        """(amin, amax) over `dim` (every dim when None), as torch.aminmax, a pair with `.min`
+        and `.max`."""
+        if dim is not None and not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"aminmax: dim must be an int or None, got {dim!r}")
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
+
     def logsumexp(self, dim: Dim, keepdim: bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim`, computed stably: the max m is taken out first,
         m + log(sum(exp(x - m))). m is a constant (the gradient, softmax(x), does not depend on
@@ -1728,6 +1840,10 @@ class Tensor:
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
         """The indices that sort the entries along `dim` (sort's second part)."""
         return self.sort(dim, descending, stable).indices
+
+    def msort(self) -> Tensor:
+        """The entries sorted along dim 0: sort(0).values."""
+        return self.sort(0).values
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
              ) -> ValuesIndices:
@@ -1992,6 +2108,14 @@ class Tensor:
         """This tensor in `other`'s shape."""
         return self.view(other.shape)
 
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """This tensor reshaped to other's shape."""
+        return self.reshape(other.shape)
+
+    def ravel(self) -> Tensor:
+        """The entries as a 1-D tensor, in row-major order."""
+        return self.reshape(-1)
+
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
         if self.ndim == 0:
@@ -2041,6 +2165,10 @@ class Tensor:
         for to, moved in sorted(zip(destinations, sources)):
             order.insert(to, moved)
         return self.permute(order)
+
+    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """Alias of movedim."""
+        return self.movedim(source, destination)
 
     def expand(self, *sizes: int | Sequence[int]) -> Tensor:
         """This tensor repeated along new leading dims and along its dims of size 1, to shape

@@ -19,14 +19,14 @@ from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
                      _operand, _result_dtype)
 
-__all__ = ["allclose", "as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
-           "bucketize", "cartesian_prod", "cat", "cdist", "equal", "from_numpy", "hstack",
+__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "bucketize",
+           "cartesian_prod", "cat", "cdist", "concat", "concatenate", "from_numpy", "hstack",
            "is_tensor", "meshgrid", "searchsorted", "stack", "std_mean", "tensordot", "var_mean",
            "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
-# Tensors from arrays, and whole-tensor comparisons
+# Tensors from arrays
 # --------------------------------------------------------------------------------------------
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing `ndarray`'s memory and dtype: changing one changes the other."""
@@ -49,17 +49,6 @@ def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
-    """Whether |input - other| <= atol + rtol |other| everywhere (the shapes broadcast)."""
-    return bool(input.isclose(other, rtol, atol, equal_nan).all())
-
-
-def equal(input: Tensor, other: Tensor) -> bool:
-    """Whether the two tensors have one shape and equal entries."""
-    return input.shape == other.shape and bool((input == other).all())
-
-
 # --------------------------------------------------------------------------------------------
 # Joining and selecting
 # --------------------------------------------------------------------------------------------
@@ -79,6 +68,16 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dtype = _result_dtype(*tensors)  # PyTorch's promotion: int64 with float32 is float32
     return ops.Concat.apply(*((t.reshape(empty) if t.shape == (0,) else t).to(dtype)
                               for t in tensors), axis=d)
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Alias of cat."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Alias of cat, with numpy's argument name."""
+    return cat(tensors, axis)
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -451,13 +450,15 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 # The Tensor methods PyTorch also has as functions: torch.sum(x, 1) is x.sum(1)
 # --------------------------------------------------------------------------------------------
 _METHODS = (
-    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
+    "allclose", "equal",
+    "sum", "mean", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "prod", "var",
+    "std", "nanmean", "msort",
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
     "sort", "argsort", "topk", "unique", "bincount", "histc", "kthvalue", "median", "nanmedian",
     "mode", "quantile", "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
-    "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff", "take_along_dim",
-    "roll", "narrow", "split", "chunk", "unbind", "gather",
+    "moveaxis", "ravel", "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff",
+    "take_along_dim", "roll", "narrow", "split", "chunk", "unbind", "gather",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer", "inner", "kron",

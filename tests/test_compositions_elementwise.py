@@ -1586,3 +1586,44 @@ def test_shrinking_activations_keep_nan_and_take_dtypes_as_torch(torch):
                    lambda m, F: F.hardshrink(m.tensor([1, 2])),
                    lambda m, F: F.softshrink(m.tensor([1, 2]))):
         assert_raises_like_torch(misuse)
+
+
+# PyTorch's second names: (alias, the function it names, arguments after the tensor)
+ALIASES = [("absolute", "abs", ()), ("negative", "neg", ()), ("sgn", "sign", ()),
+           ("multiply", "mul", (2.5,)), ("subtract", "sub", (0.5,)), ("divide", "div", (4.0,)),
+           ("true_divide", "div", (4.0,)), ("greater", "gt", (0.1,)),
+           ("greater_equal", "ge", (0.1,)), ("less", "lt", (0.1,)), ("less_equal", "le", (0.1,)),
+           ("not_equal", "ne", (0.1,)), ("arcsin", "asin", ()), ("arccos", "acos", ()),
+           ("arctan", "atan", ()), ("arctan2", "atan2", (np.array(0.3),)), ("arcsinh", "asinh", ()),
+           ("arccosh", "acosh", ()), ("arctanh", "atanh", ())]
+
+
+def _torch_arguments(torch, args):
+    return [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+@pytest.mark.parametrize("alias,original,args", ALIASES, ids=[a[0] for a in ALIASES])
+def test_aliases_compute_what_they_name_as_torch(alias, original, args, torch):
+    data = np.array([-0.75, -0.25, 0.1, 0.5, 0.9]) if alias != "arccosh" else \
+        np.array([1.5, 2.0, 3.0])
+    for ours in (lambda: getattr(Tensor(data), alias)(*args),
+                 lambda: getattr(minigrad, alias)(Tensor(data), *args)):
+        got, named = ours(), getattr(Tensor(data), original)(*args)
+        expected = getattr(torch, alias)(torch.tensor(data), *_torch_arguments(torch, args))
+        assert got.dtype == named.dtype and str(expected.dtype) == f"torch.{got.dtype}"
+        np.testing.assert_array_equal(got.data, named.data)
+        np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-12)
+    x = Tensor(data, requires_grad=True)
+    if getattr(x, alias)(*args).requires_grad:  # comparisons are outside the graph
+        getattr(x, alias)(*args).sum().backward()
+        tx = torch.tensor(data, requires_grad=True)
+        getattr(tx, alias)(*_torch_arguments(torch, args)).sum().backward()
+        # force: sgn's gradient is one of PyTorch's ZeroTensors
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(force=True), rtol=1e-12)
+
+
+def test_allclose_and_equal_are_tensor_methods_too(torch):
+    x, y = np.array([1.0, np.nan]), np.array([1.0 + 1e-9, np.nan])
+    assert Tensor(x).allclose(Tensor(y), equal_nan=True) == torch.tensor(x).allclose(
+        torch.tensor(y), equal_nan=True) is True
+    assert Tensor(x).equal(Tensor(x)) == torch.tensor(x).equal(torch.tensor(x)) is False  # NaN

@@ -239,6 +239,18 @@ CASES = {
         x, Tensor) else x.mode(0, True), lambda x: _mode(x, 0, keepdims=True), [(9, 4)], "zeros",
         differentiable=False),
     "mode_0d": Case(lambda x: x.mode(), lambda x: (x, np.int64(0)), SCALAR),
+    "nanmean_without_nan": Case(lambda x: x.nanmean((0, 2), keepdim=True),
+                                lambda x: x.mean(axis=(0, 2), keepdims=True), SHAPE),
+    "nanmean_with_nan": Case(  # a NaN where x <= -0.5: about a third of the entries
+        lambda x: minigrad.where(x.data > -0.5, x, float("nan")).nanmean(1),
+        lambda x: np.nanmean(np.where(x > -0.5, x, np.nan), axis=1), [(3, 6)],
+        torch_fn=lambda x: torch_or_skip().where(x > -0.5, x, float("nan")).nanmean(1)),
+    "aminmax": Case(lambda x: minigrad.aminmax(x) if isinstance(x, Tensor) else
+                    torch_or_skip().aminmax(x), lambda x: (x.min(), x.max()), SHAPE, "distinct"),
+    "aminmax_dim_keepdim": Case(lambda x: x.aminmax(dim=-1, keepdim=True),
+                                lambda x: (x.min(-1, keepdims=True), x.max(-1, keepdims=True)),
+                                SHAPE, "distinct"),
+    "msort": Case(lambda x: x.msort(), lambda x: _sorted(x, 0)[0], SHAPE, "distinct"),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -1001,3 +1013,17 @@ def test_searchsorted_and_bucketize_match_torch():
 ])
 def test_counting_and_searching_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_nanmean_of_only_nans_is_nan_and_aminmax_names_its_parts_as_torch():
+    torch = torch_or_skip()
+    data = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    got, expected = Tensor(data).nanmean(1), torch.tensor(data).nanmean(1)
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    assert Tensor(data).nanmean(dtype=np.float32).dtype == np.float32
+    pair, their_pair = Tensor(np.arange(6).reshape(2, 3)).aminmax(dim=0), torch.arange(
+        6).reshape(2, 3).aminmax(dim=0)
+    np.testing.assert_array_equal(pair.min.data, their_pair.min.numpy())
+    np.testing.assert_array_equal(pair.max.data, their_pair.max.numpy())
+    for misuse in (lambda m, F: m.tensor([1, 2]).nanmean(), lambda m, F: m.ones(0, 2).aminmax()):
+        assert_raises_like_torch(misuse)
