@@ -20,6 +20,7 @@ from .tensor import Tensor
 __all__ = [
     "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
     "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
+    "randperm",
     "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
@@ -264,6 +265,14 @@ def randint(low: int, high: int | tuple[int, ...] | None = None,
         raise InvalidArgumentError(f"randint: high ({high}) must be greater than low ({low})")
     values = _rng("randint", generator).integers(low, high, _shape("randint", (size,)))
     return _tensor(values.astype(_dtype("randint", dtype, np.int64), copy=False), requires_grad)
+
+
+def randperm(n: int, *, generator: Generator | np.random.Generator | None = None,
+             dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0, ..., n - 1, int64 unless given."""
+    (count,) = _shape("randperm", (n,))
+    values = _rng("randperm", generator).permutation(count)
+    return _tensor(values.astype(_dtype("randperm", dtype, np.int64), copy=False), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------

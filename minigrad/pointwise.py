@@ -14,12 +14,14 @@ __all__ = [
     "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "div", "divide", "eq", "erf",
-    "exp", "exp2", "expm1", "floor", "floor_divide", "fmod", "ge", "greater", "greater_equal",
-    "gt", "hypot", "isclose", "isfinite", "isinf", "isnan", "le", "lerp", "less", "less_equal",
+    "exp", "exp2", "expm1", "floor", "floor_divide", "fmax", "fmin", "fmod", "ge", "greater",
+    "greater_equal", "gt", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "le", "lerp", "less", "less_equal",
     "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "multiply",
     "nan_to_num", "ne", "neg", "negative", "not_equal", "pow", "rad2deg", "reciprocal", "relu",
-    "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "sin", "sinh", "sqrt", "square",
+    "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
+    "sqrt", "square",
     "sub", "subtract", "tan", "tanh", "true_divide", "trunc", "xlogy",
 ]
 
@@ -411,3 +413,27 @@ def arccosh(input: Tensor) -> Tensor:
 
 def arctanh(input: Tensor) -> Tensor:
     return _tensor(input).atanh()
+
+
+def fmax(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).fmax(other)
+
+
+def fmin(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).fmin(other)
+
+
+def sinc(input: Tensor) -> Tensor:
+    return _tensor(input).sinc()
+
+
+def signbit(input: Tensor) -> Tensor:
+    return _tensor(input).signbit()
+
+
+def isposinf(input: Tensor) -> Tensor:
+    return _tensor(input).isposinf()
+
+
+def isneginf(input: Tensor) -> Tensor:
+    return _tensor(input).isneginf()

@@ -1467,6 +1467,55 @@ class Tensor:
         """Radians to degrees, x * 180 / pi (integers give float32, as in PyTorch)."""
         return self._floating() * (180 / math.pi)
 
+    def fmax(self, other: ArrayLike) -> Tensor:
+        """The larger of the two, where a NaN loses to a number (NaN only where both are), as
+        torch.fmax; at a tie the gradient goes to self, as PyTorch's."""
+        return self._nan_ignoring(other, np.greater_equal)
+
+    def fmin(self, other: ArrayLike) -> Tensor:
+        """The smaller of the two, where a NaN loses to a number: as fmax."""
+        return self._nan_ignoring(other, np.less_equal)
+
+    def _nan_ignoring(self, other: ArrayLike, keeps_self: np.ufunc) -> Tensor:
+        a, b = self._operands(other)
+        return ops.Where.apply(a, b, cond=keeps_self(a.data, b.data) | _nan(b.data))
+
+    def sinc(self) -> Tensor:
+        """sin(pi x) / (pi x), and 1 at 0 (with gradient 0 there, as in PyTorch)."""
+        x = self._floating()
+        at_zero = x.data == 0
+        angle = x.masked_fill(at_zero, 1.0) * math.pi
+        return (angle.sin() / angle).masked_fill(at_zero, 1.0)
+
+    def signbit(self) -> Tensor:
+        """Whether the sign bit is set (True for -0.0 and negative NaNs too): bool, without
+        grad."""
+        return Tensor._make(np.signbit(self.data))
+
+    def isposinf(self) -> Tensor:
+        """Where the entries are +inf: bool, without grad."""
+        return Tensor._make(np.isposinf(self.data))
+
+    def isneginf(self) -> Tensor:
+        """Where the entries are -inf: bool, without grad."""
+        return Tensor._make(np.isneginf(self.data))
+
+    def dist(self, other: ArrayLike, p: float = 2) -> Tensor:
+        """The p-norm of self - other (they broadcast), as torch.dist."""
+        return (self - other).norm(p)
+
+    def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to it (by
+        maxnorm / (norm + 1e-7), as torch.renorm); the others as they are."""
+        d = _existing_dim("renorm", dim, self.ndim)
+        if p <= 0:
+            raise InvalidArgumentError(f"renorm: p must be positive, got {p}")
+        if maxnorm < 0:
+            raise InvalidArgumentError(f"renorm: maxnorm must be non-negative, got {maxnorm}")
+        norms = self.norm(p, [i for i in range(self.ndim) if i != d], keepdim=True)
+        factor = maxnorm / (norms + 1e-7)
+        return self * factor.masked_fill(norms.data <= maxnorm, 1.0)
+
     def isclose(self, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:
         """|self - other| <= atol + rtol * |other|, entry by entry, as a bool tensor without
@@ -1720,6 +1769,10 @@ class Tensor:
         place = ((inside - low) * bins / (high - low)).astype(np.int64)
         counts = np.bincount(np.minimum(place, bins - 1), minlength=bins)
         return Tensor._make(counts.astype(self.dtype))
+
+    def argwhere(self) -> Tensor:
+        """nonzero(): the indices of the nonzero entries, one row each."""
+        return self.nonzero()
 
     def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
@@ -2354,6 +2407,25 @@ class Tensor:
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
 
+    def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
+                     ) -> tuple[Tensor, ...]:
+        """Pieces along `dim`, as torch.tensor_split: n pieces as equal as can be (the first
+        ones one longer), or the pieces between the listed indices (cut at the dim's end)."""
+        d = _existing_dim("tensor_split", dim, self.ndim)
+        size = self.shape[d]
+        if isinstance(indices_or_sections, (int, np.integer)):
+            pieces = int(indices_or_sections)
+            if pieces <= 0:
+                raise InvalidArgumentError(f"tensor_split: the number of sections must be "
+                                           f"positive, got {pieces}")
+            lengths = [size // pieces + (i < size % pieces) for i in range(pieces)]
+            cuts = list(np.cumsum(lengths[:-1]))
+        else:
+            cuts = [int(i) for i in indices_or_sections]
+        bounds = [min(b, size) for b in [0, *cuts, size]]
+        return tuple(self.narrow(d, start, max(end - start, 0))
+                     for start, end in zip(bounds, bounds[1:]))
+
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
         if self.ndim == 0:  # IndexError, as PyTorch's (chunk, split and narrow: RuntimeError)
@@ -2440,6 +2512,53 @@ class Tensor:
         places = _scatter_places(index, d, self.shape)
         last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
         return self._write_at(places[last], src.reshape(-1)[last])
+
+    def index_add(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
+                  ) -> Tensor:
+        """A copy with alpha * source's slices along `dim` added at the places `index` (1-D)
+        names, as torch.index_add (repeated places add up): scatter_add along `dim`."""
+        d, places = self._index_along("index_add", dim, index, source)
+        return self.scatter_add(d, places, source * alpha if alpha != 1 else source)
+
+    def index_copy(self, dim: int, index: ArrayLike, source: Tensor) -> Tensor:
+        """A copy with source's slices along `dim` written at the places `index` (1-D) names,
+        as torch.index_copy (at a repeated place, the last one written): scatter along `dim`."""
+        d, places = self._index_along("index_copy", dim, index, source)
+        return self.scatter(d, places, source)
+
+    def index_fill(self, dim: int, index: ArrayLike, value: float | Tensor) -> Tensor:
+        """A copy with the slices along `dim` at `index` (1-D) set to `value`, a number or a 0-d
+        tensor, as torch.index_fill: masked_fill of those slices."""
+        index = _index_array("index_fill", index)
+        d = _dim("index_fill", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if index.ndim > 1 or (index.size and not (-size <= index.min() and index.max() < size)):
+            raise InvalidIndexError(f"index_fill: index must be 1-D with entries in [{-size}, "
+                                    f"{size}), got {index.tolist()}")
+        chosen = np.zeros(size, bool)
+        chosen[index] = True
+        return self.masked_fill(chosen.reshape((size,) + (1,) * (self.ndim - d - 1)), value)
+
+    def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
+                     ) -> tuple[int, np.ndarray]:
+        """index_add's and index_copy's 1-D `index`, one entry per slice of `source` along
+        `dim`, laid along that dim and broadcast to source's shape (scatter's index)."""
+        index = _index_array(op, index)
+        d = _dim(op, dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if index.ndim > 1 or (index.size and (index.min() < 0 or index.max() >= size)):
+            raise InvalidIndexError(f"{op}: index must be 0-d or 1-D with entries in [0, {size}), "
+                                    f"got {index.tolist()}")
+        if source.ndim != self.ndim or (self.ndim and (
+                source.shape[d] != index.size
+                or source.shape[:d] + source.shape[d + 1:] != self.shape[:d] + self.shape[d + 1:])):
+            raise InvalidArgumentError(f"{op}: source of shape {source.shape} must have the "
+                                       f"tensor's shape {self.shape} but {index.size} slices "
+                                       f"along dim {dim}, one per index entry")
+        if not self.ndim:
+            return d, index.reshape(())
+        laid = index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1))
+        return d, np.broadcast_to(laid, source.shape)
 
     def scatter_reduce(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
                        include_self: bool = True) -> Tensor:

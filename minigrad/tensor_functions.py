@@ -19,10 +19,11 @@ from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
                      _operand, _result_dtype)
 
-__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "bucketize",
-           "cartesian_prod", "cat", "cdist", "concat", "concatenate", "from_numpy", "hstack",
-           "is_tensor", "meshgrid", "searchsorted", "stack", "std_mean", "tensordot", "var_mean",
-           "vstack", "where"]
+__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
+           "concat", "concatenate", "cosine_similarity", "from_numpy", "hstack", "is_tensor",
+           "isin", "meshgrid", "pairwise_distance", "searchsorted", "stack", "std_mean",
+           "tensordot", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -68,6 +69,41 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     dtype = _result_dtype(*tensors)  # PyTorch's promotion: int64 with float32 is float32
     return ops.Concat.apply(*((t.reshape(empty) if t.shape == (0,) else t).to(dtype)
                               for t in tensors), axis=d)
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
+    """The shape tensors of these shapes broadcast to together (an int is a 1-D shape)."""
+    try:
+        return tuple(np.broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s)
+                                           for s in shapes)))
+    except ValueError:
+        raise InvalidArgumentError(f"broadcast_shapes: {shapes} do not broadcast together"
+                                   ) from None
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def isin(elements: Tensor | float, test_elements: Tensor | float, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """Whether each entry of `elements` is among `test_elements` (or not, with invert): bool,
+    in elements' shape, without grad. assume_unique changes nothing."""
+    found = np.isin(_as_array(elements), _as_array(test_elements), invert=invert)
+    return Tensor._make(np.asarray(found))
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """F.cosine_similarity, which PyTorch has at the top level too."""
+    return functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """F.pairwise_distance, which PyTorch has at the top level too."""
+    return functional.pairwise_distance(x1, x2, p, eps, keepdim)
 
 
 def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -458,7 +494,8 @@ _METHODS = (
     "mode", "quantile", "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "moveaxis", "ravel", "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff",
-    "take_along_dim", "roll", "narrow", "split", "chunk", "unbind", "gather",
+    "take_along_dim", "roll", "narrow", "split", "tensor_split", "chunk", "unbind", "gather",
+    "argwhere", "index_add", "index_copy", "index_fill", "dist", "renorm", "is_floating_point",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer", "inner", "kron",
@@ -477,3 +514,7 @@ def __getattr__(name: str):
     if name in _METHODS:
         return getattr(Tensor, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# functional imports this module, so cosine_similarity finds it here only when called
+from . import functional  # noqa: E402

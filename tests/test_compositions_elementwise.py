@@ -201,6 +201,16 @@ CASES = {
                            np.array([0.5, -1.0, np.nan, 0.0, 3.0, -1.0, np.inf])]),
     "xlogy_number_first": unary(lambda b: minigrad.xlogy(2.5, b), lambda b: 2.5 * np.log(b),
                                 lambda t, b: t.xlogy(2.5, b), 0.1, 3.0),
+    "fmax": Case(lambda a, b: a.fmax(b), lambda a, b: np.where(a >= b, a, b),
+                 lambda t, a, b: t.fmax(a, b), lambda: [uniform(3, 4), uniform(4)],
+                 lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),  # NaN loses; ties: self
+                          np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "fmin": Case(lambda a, b: minigrad.fmin(a, b), lambda a, b: np.where(a <= b, a, b),
+                 lambda t, a, b: t.fmin(a, b), lambda: [uniform(3, 4), uniform(4)],
+                 lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),
+                          np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "sinc": unary(lambda x: x.sinc(), lambda x: np.sin(np.pi * x) / (np.pi * x),
+                  lambda t, x: t.sinc(x), kinks=(0.0,)),  # 1 at 0, with gradient 0
     "logit": Case(lambda x: x.logit(), lambda x: np.log(x / (1 - x)), lambda t, x: t.logit(x),
                   lambda: [uniform(3, 4, low=0.02, high=0.98)],
                   lambda: [with_points([0.0, 1.0], 8, low=0.02, high=0.98)]),  # -inf, inf
@@ -1627,3 +1637,32 @@ def test_allclose_and_equal_are_tensor_methods_too(torch):
     assert Tensor(x).allclose(Tensor(y), equal_nan=True) == torch.tensor(x).allclose(
         torch.tensor(y), equal_nan=True) is True
     assert Tensor(x).equal(Tensor(x)) == torch.tensor(x).equal(torch.tensor(x)) is False  # NaN
+
+
+def test_sign_bits_and_infinities_are_flags_as_torch(torch):
+    data = np.array([-0.0, 0.0, -2.0, np.inf, -np.inf, np.nan])
+    for name in ("signbit", "isposinf", "isneginf"):
+        got = getattr(minigrad, name)(Tensor(data))
+        assert got.dtype == np.bool_ and not got.requires_grad
+        np.testing.assert_array_equal(got.data, getattr(torch, name)(torch.tensor(data)).numpy())
+    assert minigrad.sinc(Tensor(np.array([0, 1]))).dtype == np.float32
+
+
+def test_top_level_cosine_similarity_and_pairwise_distance_are_Fs():
+    a, b = Tensor(rng.standard_normal((3, 4))), Tensor(rng.standard_normal((3, 4)))
+    np.testing.assert_array_equal(minigrad.cosine_similarity(a, b).data,
+                                  F.cosine_similarity(a, b).data)
+    np.testing.assert_array_equal(minigrad.pairwise_distance(a, b, 1.0).data,
+                                  F.pairwise_distance(a, b, 1.0).data)
+
+
+def test_randperm_is_a_permutation_from_its_generator():
+    first = minigrad.randperm(10, generator=minigrad.Generator().manual_seed(3))
+    again = minigrad.randperm(10, generator=minigrad.Generator().manual_seed(3))
+    assert first.dtype == np.int64 and sorted(first.tolist()) == list(range(10))
+    assert first.tolist() == again.tolist()
+    assert minigrad.randperm(0).shape == (0,) and minigrad.randperm(3, dtype=np.int32).dtype == \
+        np.int32
+    assert minigrad.is_floating_point(Tensor([1.0])) and not minigrad.is_floating_point(
+        Tensor(np.array([1])))
+    assert_raises_like_torch(lambda m, F: m.randperm(-1))

@@ -86,6 +86,16 @@ def _mode(x, axis, keepdims=False):
     return values, indices
 
 
+def _renormed(x, p, axis, maxnorm):
+    """Each slice along `axis` with a p-norm above maxnorm scaled by maxnorm / (norm + 1e-7)."""
+    out = np.moveaxis(x.copy(), axis, 0)
+    for i in range(out.shape[0]):
+        norm = _p_norm(out[i], p)
+        if norm > maxnorm:
+            out[i] *= maxnorm / (norm + 1e-7)
+    return np.moveaxis(out, 0, axis)
+
+
 SHAPE = [(2, 3, 4)]
 SCALAR = [()]
 CASES = {
@@ -251,6 +261,14 @@ CASES = {
                                 lambda x: (x.min(-1, keepdims=True), x.max(-1, keepdims=True)),
                                 SHAPE, "distinct"),
     "msort": Case(lambda x: x.msort(), lambda x: _sorted(x, 0)[0], SHAPE, "distinct"),
+    "dist": Case(lambda x, y: x.dist(y, 3), lambda x, y: _p_norm(x - y, 3), [(3, 4), (4,)]),
+    "dist_function_inf": Case(lambda x, y: minigrad.dist(x, y, math.inf) if isinstance(
+        x, Tensor) else x.dist(y, math.inf), lambda x, y: np.abs(x - y).max(), [(3, 4), (3, 4)],
+        "distinct"),
+    "renorm": Case(lambda x: x.renorm(2, 0, 1.5), lambda x: _renormed(x, 2, 0, 1.5), [(4, 5)]),
+    "renorm_p1_dim_1": Case(lambda x: minigrad.renorm(x, 1, 1, 2.0) if isinstance(x, Tensor)
+                            else x.renorm(1, 1, 2.0), lambda x: _renormed(x, 1, 1, 2.0),
+                            [(4, 5)]),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),

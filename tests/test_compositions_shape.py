@@ -42,6 +42,20 @@ def _scatter_add_loops(x, dim, index, src):
     return out
 
 
+def _index_add_loops(x, dim, index, source):
+    out = np.moveaxis(x.copy(), dim, 0)
+    for i, place in enumerate(index):
+        out[place] += np.moveaxis(source, dim, 0)[i]
+    return np.moveaxis(out, 0, dim)
+
+
+def _index_copy_loops(x, dim, index, source):
+    out = np.moveaxis(x.copy(), dim, 0)
+    for i, place in enumerate(index):
+        out[place] = np.moveaxis(source, dim, 0)[i]
+    return np.moveaxis(out, 0, dim)
+
+
 def _distances(a, b, p):
     """Loops: the p-norm distance between each row of a and each row of b (batch dims of a)."""
     a, b = np.broadcast_arrays(a[..., :, None, :], b[..., None, :, :])
@@ -115,6 +129,7 @@ SCATTER_INDEX = np.array([[0, 1, 2, 0], [0, 1, 0, 2]])     # for a (3, 4) tensor
 DISTINCT_INDEX = np.array([[0, 1, 2, 0], [2, 0, 1, 1]])    # no place named twice (dim 0)
 MASK = np.array([True, False, True, True])
 ROWS = [(2, 3, 4)]
+INDEX3 = np.array([0, 2, 0])                                # a repeated place: they add up
 TAKE_INDEX = np.array([[[2, 0, 1, 2]], [[1, 2, 0, 1]]])   # along dim 1 of ROWS, broadcast
 
 
@@ -311,6 +326,31 @@ CASES = {
     "concatenate_axis": Case(lambda x, y: minigrad.concatenate([x, y], axis=0),
                              lambda x, y: np.concatenate([x, y], 0), [(2, 3), (1, 3)],
                              torch_fn=lambda x, y: _torch().concatenate([x, y], axis=0)),
+    "index_add": Case(lambda x, s: x.index_add(1, INDEX3, s, alpha=2.0),
+                      lambda x, s: _index_add_loops(x, 1, INDEX3, 2.0 * s), [(2, 4), (2, 3)],
+                      torch_fn=lambda x, s: x.index_add(1, T(INDEX3), s, alpha=2.0)),
+    "index_add_function_dim_0": Case(lambda x, s: minigrad.index_add(x, 0, INDEX3[:2], s),
+                                     lambda x, s: _index_add_loops(x, 0, INDEX3[:2], s),
+                                     [(3, 2), (2, 2)],
+                                     torch_fn=lambda x, s: _torch().index_add(x, 0, T(INDEX3[:2]),
+                                                                              s)),
+    "index_copy": Case(lambda x, s: x.index_copy(1, np.array([3, 0]), s),
+                       lambda x, s: _index_copy_loops(x, 1, np.array([3, 0]), s),
+                       [(2, 4), (2, 2)],
+                       torch_fn=lambda x, s: x.index_copy(1, T(np.array([3, 0])), s)),
+    "index_fill": Case(lambda x: x.index_fill(1, np.array([1, -1]), -2.0),
+                       lambda x: np.where(np.isin(np.arange(4), [1, 3]), -2.0, x), [(2, 4)],
+                       torch_fn=lambda x: x.index_fill(1, T(np.array([1, -1])), -2.0)),
+    "index_fill_tensor_value": Case(lambda x, v: minigrad.index_fill(x, 0, np.array([1]), v),
+                                    lambda x, v: np.where(np.arange(3)[:, None] == 1, v, x),
+                                    [(3, 2), ()],
+                                    torch_fn=lambda x, v: _torch().index_fill(
+                                        x, 0, T(np.array([1])), v)),
+    "tensor_split_sections": Case(lambda x: x.tensor_split(3, dim=2),
+                                  lambda x: tuple(np.array_split(x, 3, axis=2)), [(2, 3, 7)]),
+    "tensor_split_indices": Case(lambda x: minigrad.tensor_split(x, (1, 9, 3))
+                                 if isinstance(x, Tensor) else x.tensor_split((1, 9, 3)),
+                                 lambda x: (x[:1], x[1:9], x[9:3], x[3:]), [(7, 2)]),
     "fliplr": Case(lambda x: x.fliplr(), lambda x: x[:, ::-1], ROWS),
     "flipud": Case(lambda x: minigrad.flipud(x) if isinstance(x, Tensor) else x.flipud(),
                    lambda x: x[::-1], [(4,)]),
@@ -890,4 +930,48 @@ def test_new_products_follow_torch_at_the_edges():
     lambda m, F: m.cartesian_prod(m.ones(2, 2)),
 ])
 def test_new_products_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
+    """The value is PyTorch's; the gradient goes to the last source slice only (PyTorch's goes
+    to both, as for scatter: docs/api.md lists the difference)."""
+    torch = torch_or_skip()
+    x, source = np.zeros((3, 2)), np.arange(4.0).reshape(2, 2)
+    got = Tensor(x).index_copy(0, np.array([2, 2]), Tensor(source))
+    expected = torch.tensor(x).index_copy(0, torch.tensor([2, 2]), torch.tensor(source))
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    source_leaf = Tensor(source, requires_grad=True)
+    Tensor(x).index_copy(0, np.array([2, 2]), source_leaf).sum().backward()
+    np.testing.assert_array_equal(source_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_argwhere_broadcasting_and_isin_match_torch():
+    torch = torch_or_skip()
+    data = np.array([[0, 1], [1, 0]])
+    np.testing.assert_array_equal(minigrad.argwhere(Tensor(data)).data, torch.argwhere(
+        torch.from_numpy(data)).numpy())
+    assert minigrad.broadcast_shapes((2, 1), (3,)) == tuple(torch.broadcast_shapes((2, 1), (3,)))
+    assert minigrad.broadcast_shapes(3, (2, 1)) == (2, 3)
+    shapes = [t.shape for t in minigrad.broadcast_tensors(Tensor(np.ones((2, 1))),
+                                                          Tensor(np.ones(3)))]
+    assert shapes == [(2, 3), (2, 3)]
+    for kwargs in ({}, {"invert": True}):
+        got = minigrad.isin(Tensor(np.array([1, 2, 3])), Tensor(np.array([2, 5])), **kwargs)
+        expected = torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2, 5]), **kwargs)
+        np.testing.assert_array_equal(got.data, expected.numpy())
+    assert minigrad.isin(Tensor(np.array([1, 2])), 2).tolist() == [False, True]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([0, 5, 0]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([0, 1]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([[0, 1, 1]]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_copy(0, m.tensor([0]), m.ones(1, 3)),
+    lambda m, F: m.ones(3, 4).index_fill(1, m.tensor([4]), 0.0),
+    lambda m, F: m.ones(3, 4).tensor_split(0),
+    lambda m, F: m.ones(()).tensor_split(2),
+    lambda m, F: m.broadcast_tensors(m.ones(2), m.ones(3)),
+])
+def test_index_ops_and_tensor_split_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
