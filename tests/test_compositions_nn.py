@@ -2398,3 +2398,60 @@ def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
 ])
 def test_new_losses_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("Hardshrink", ()), ("Softshrink", (0.3,)), ("Tanhshrink", ()), ("Threshold", (0.1, 2.0)),
+    ("PixelShuffle", (2,)), ("PixelUnshuffle", (2,)),
+])
+def test_new_activation_and_shuffle_modules_match_torch(torch, name, args):
+    x = rng.uniform(-2, 2, size=(2, 4, 4, 6))
+    ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+    _compare_modules(torch, ours, theirs, x)
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, dtype: lib.nn.PReLU(dtype=dtype),
+    lambda lib, dtype: lib.nn.PReLU(4, 0.1, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm(6, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm([5, 6], eps=1e-3, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm(6, elementwise_affine=False, dtype=dtype),
+])
+def test_prelu_and_rms_norm_modules_match_torch(torch, make):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    _compare_modules(torch, ours, theirs, rng.standard_normal((3, 4, 5, 6)))
+
+
+@pytest.mark.parametrize("name, kwargs, inputs", [
+    ("MarginRankingLoss", dict(margin=0.2), lambda: [rng.standard_normal(6),
+                                                     rng.standard_normal(6), SIGNS6]),
+    ("CosineEmbeddingLoss", dict(margin=0.1, reduction="sum"),
+     lambda: [rng.standard_normal((6, 3)), rng.standard_normal((6, 3)), SIGNS6]),
+    ("HingeEmbeddingLoss", dict(margin=0.5), lambda: [rng.standard_normal(6), SIGNS6]),
+    ("SoftMarginLoss", dict(reduction="none"), lambda: [rng.standard_normal(6), SIGNS6]),
+    ("TripletMarginLoss", dict(margin=0.5, p=1.0, swap=True),
+     lambda: [rng.standard_normal((4, 3)) for _ in range(3)]),
+    ("GaussianNLLLoss", dict(full=True), lambda: [rng.standard_normal((4, 3)),
+                                                  rng.standard_normal((4, 3)),
+                                                  rng.uniform(0.5, 2, (4, 3))]),
+    ("PoissonNLLLoss", dict(log_input=False, full=True),
+     lambda: [rng.uniform(0.5, 2, (4, 3)), COUNTS[:4, :3]]),
+])
+def test_new_loss_modules_match_torch(torch, name, kwargs, inputs):
+    """The first input requires grad; the others are given as they are (targets)."""
+    arrays = inputs()
+    leaf, t_leaf = Tensor(arrays[0], requires_grad=True), torch.tensor(arrays[0],
+                                                                        requires_grad=True)
+    ours, theirs = getattr(nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    out = ours(leaf, *arrays[1:]) if name != "TripletMarginLoss" else ours(
+        leaf, *map(Tensor, arrays[1:]))
+    t_out = theirs(t_leaf, *map(torch.tensor, arrays[1:]))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10)
+    out.sum().backward()
+    t_out.sum().backward()
+    np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-10, atol=1e-12)
+    assert repr(ours) == repr(theirs)
