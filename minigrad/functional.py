@@ -70,14 +70,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
                eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims to mean 0 and variance 1 (biased),
     then `* weight + bias` when given."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
-        raise InvalidArgumentError(f"layer_norm: normalized_shape {shape} must be the trailing "
-                                   f"dims of the input {input.shape}")
-    for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and p.shape != shape:
-            raise InvalidArgumentError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
-    input._require_floating("layer_norm")
+    shape = _trailing_shape("layer_norm", input, normalized_shape, weight=weight, bias=bias)
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
@@ -92,16 +85,26 @@ def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tenso
              eps: float | None = None) -> Tensor:
     """x / sqrt(mean(x**2) + eps) over the trailing `normalized_shape` dims, then `* weight`
     when given; eps defaults to the machine epsilon of the input's dtype, as in PyTorch."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
-        raise InvalidArgumentError(f"rms_norm: normalized_shape {shape} must be the trailing "
-                                   f"dims of the input {input.shape}")
-    if weight is not None and weight.shape != shape:
-        raise InvalidArgumentError(f"rms_norm: weight must have shape {shape}, got {weight.shape}")
-    input._require_floating("rms_norm")
+    shape = _trailing_shape("rms_norm", input, normalized_shape, weight=weight)
     eps = np.finfo(input.dtype).eps if eps is None else eps
     out = input * ((input * input).mean(tuple(range(-len(shape), 0)), keepdim=True) + eps).rsqrt()
     return out if weight is None else out * weight
+
+
+def _trailing_shape(name: str, input: Tensor, normalized_shape: int | Sequence[int],
+                    **parameters: Tensor | None) -> tuple[int, ...]:
+    """layer_norm's and rms_norm's normalized_shape as a tuple, checked to be the trailing
+    dims of a floating-point input, and the shape of each parameter given (weight, bias)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
+        raise InvalidArgumentError(f"{name}: normalized_shape {shape} must be the trailing "
+                                   f"dims of the input {input.shape}")
+    for parameter, value in parameters.items():
+        if value is not None and value.shape != shape:
+            raise InvalidArgumentError(f"{name}: {parameter} must have shape {shape}, got "
+                                       f"{value.shape}")
+    input._require_floating(name)
+    return shape
 
 
 def _standardize(input: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:

@@ -477,7 +477,8 @@ class Tensor:
 
     def detach_(self) -> Tensor:
         """Cut this tensor off from the graph in place and return it: a leaf that requires no
-        grad (what was computed from it keeps its own record)."""
+        grad. Backward from results computed from it earlier stops here too (PyTorch's goes on
+        through: the graph links tensors, not separate nodes)."""
         self.grad_fn = None
         self._requires_grad = False
         return self
@@ -2027,7 +2028,7 @@ class Tensor:
         d = None if dim is None else _dim(op, dim, self.ndim)
         if self.numel() == 0:
             raise InvalidArgumentError(f"{op}: the input tensor must be non-empty")
-        # the entries to order along the last dim, one row per quantile to take
+        # the slices to take quantiles of, along the last dim; positions get one entry per q
         rows = self.reshape(-1) if d is None else self.reshape(self.shape or (1,)).movedim(d, -1)
         count = rows.shape[-1]
         nans = _nan(rows.data).sum(axis=-1, keepdims=True)
@@ -2035,8 +2036,10 @@ class Tensor:
             position = np.maximum(qs.reshape(-1) * (count - 1 - nans).astype(self.dtype), 0)
         else:  # a NaN sorts last, and is the quantile
             position = np.where(nans > 0, count - 1, qs.reshape(-1) * (count - 1))
-        rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}
-        position = rounded.get(interpolation, np.asarray)(position).astype(self.dtype)
+        if interpolation in ("lower", "higher", "nearest"):  # a position of an entry
+            position = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[
+                interpolation](position)
+        position = position.astype(self.dtype)  # in the tensor's dtype, as PyTorch's
         order = _stable_order(rows.data, -1)
 
         def sorted_at(places: np.ndarray) -> Tensor:
