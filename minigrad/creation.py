@@ -19,6 +19,7 @@ from .tensor import Tensor
 
 __all__ = [
     "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
+    "logspace",
     "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
     "randperm",
     "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
@@ -227,6 +228,15 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
         raise InvalidArgumentError("linspace: dtype must be a number type, not bool (as in "
                                    "PyTorch)")
     return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
+
+
+def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps): `steps` values evenly spaced in the exponent
+    (float32 unless given)."""
+    exponents = linspace(start, end, steps, dtype=np.float64)
+    target = _dtype("logspace", dtype, get_default_dtype())
+    return _tensor((base ** exponents.data).astype(target), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1775,6 +1775,33 @@ class Tensor:
         """nonzero(): the indices of the nonzero entries, one row each."""
         return self.nonzero()
 
+    def _unique_axis(self, op: str, dim: int | None) -> int | None:
+        """unique's and unique_consecutive's `dim` wrapped (None stays None); a 0-d tensor has
+        none, PyTorch's IndexError (not _existing_dim's error)."""
+        if dim is not None and self.ndim == 0:
+            raise IndexError(f"{op}: dim {dim} given, but a 0-d tensor has no dims")
+        return None if dim is None else _dim(op, dim, self.ndim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+        """Each run of equal consecutive entries (slices along `dim`) kept once, then, if
+        asked, the run each entry belongs to and the runs' lengths, as torch.unique_consecutive;
+        without grad."""
+        axis = self._unique_axis("unique_consecutive", dim)
+        data, axis = (self.data.reshape(-1), 0) if axis is None else (self.data, axis)
+        slices = np.moveaxis(data, axis, 0)
+        slices = slices.reshape(len(slices), math.prod(slices.shape[1:]))
+        starts = np.ones(len(slices), bool)
+        starts[1:] = (slices[1:] != slices[:-1]).any(axis=1)
+        run = np.cumsum(starts) - 1
+        values = np.compress(starts, data, axis=axis)
+        inverse = run.reshape(self.shape if dim is None else -1)
+        counts = np.diff(np.append(np.flatnonzero(starts), len(slices)))
+        found = [values, inverse.astype(np.int64), counts.astype(np.int64)]
+        out = tuple(Tensor._make(a) for a, wanted in zip(found, (True, return_inverse,
+                                                                 return_counts)) if wanted)
+        return out if len(out) > 1 else out[0]
+
     def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
         per entry and one column per dim, or with as_tuple=True one 1-D tensor per dim (a 0-d
@@ -1789,9 +1816,7 @@ class Tensor:
         then, if asked, where each entry (slice) went (int64, in the input's shape; along `dim`,
         one per slice) and how often each distinct one occurs, as torch.unique; NaNs are kept
         apart, as in PyTorch. Always sorted (`sorted=False` allows any order); without grad."""
-        if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
-            raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
-        axis = None if dim is None else _dim("unique", dim, self.ndim)
+        axis = self._unique_axis("unique", dim)
         if axis is not None and 0 in self.shape[:axis] + self.shape[axis + 1:]:
             # PyTorch's refusal: empty slices would all be equal (numpy keeps one of them)
             raise InvalidArgumentError(f"unique: there are 0-sized dims other than dim {dim} "
@@ -2675,6 +2700,17 @@ class Tensor:
         rows, cols = np.arange(n) + max(-diagonal, 0), np.arange(n) + max(diagonal, 0)
         zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
         return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
+
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """Each 1-D slice along the last dim as the `offset`-th diagonal of a square matrix of
+        zeros, in the result's dims dim1 and dim2, as torch.diag_embed (diag, batched)."""
+        first, second = _dim_list("diag_embed", (dim1, dim2), self.ndim + 1)
+        n = self.shape[-1] if self.ndim else 1
+        rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+        zeros = Tensor._make(np.zeros(self.shape[:-1] + (n + abs(offset),) * 2, self.dtype))
+        square = ops.ScatterAdd.apply(zeros, self.reshape(self.shape or (1,)),
+                                      index=(Ellipsis, rows, cols))
+        return square.movedim((-2, -1), (first, second))
 
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a

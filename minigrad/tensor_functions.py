@@ -13,7 +13,7 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, InvalidTypeError
 from .creation import tensor
 from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
@@ -21,9 +21,9 @@ from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims,
 
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
-           "concat", "concatenate", "cosine_similarity", "from_numpy", "hstack", "is_tensor",
-           "isin", "meshgrid", "pairwise_distance", "searchsorted", "stack", "std_mean",
-           "tensordot", "var_mean", "vstack", "where"]
+           "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
+           "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
+           "searchsorted", "stack", "std_mean", "tensordot", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,6 +158,17 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
     1-D), as torch.hstack."""
     tensors = atleast_1d(tuple(tensors))
     return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 2, after atleast_3d, as torch.dstack."""
+    return cat(atleast_3d(tuple(tensors)), 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors side by side as columns: 0-d and 1-D ones made (n, 1) columns, then
+    hstack, as torch.column_stack."""
+    return hstack([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors])
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -348,6 +359,44 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
 
 
+def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None) -> Tensor:
+    """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
+    input is one variable: a 0-d result), as torch.cov: (x - mean) (x - mean)^T over
+    sum(w) - correction (times sum(w a) / sum(w) with aweights a), w = fweights * aweights
+    weighing the observations (constants)."""
+    if input.ndim > 2:
+        raise InvalidArgumentError(f"cov: needs a tensor of at most 2 dims, got shape "
+                                   f"{input.shape}")
+    x = input._floating().reshape(1, -1) if input.ndim < 2 else input._floating()
+    observations = x.shape[1]
+    weights = [None if w is None else np.asarray(_as_array(w)) for w in (fweights, aweights)]
+    for name, w in zip(("fweights", "aweights"), weights):
+        if w is not None and (w.shape != (observations,) or (w < 0).any()):
+            raise InvalidArgumentError(f"cov: {name} must be 1-D, non-negative, one per "
+                                       f"observation ({observations}), got {w.tolist()}")
+    if weights[0] is not None and weights[0].dtype.kind not in "iu":
+        raise InvalidTypeError(f"cov: fweights must be integers, got {weights[0].dtype}")
+    given = [w for w in weights if w is not None]
+    w = np.prod(given, axis=0).astype(x.dtype) if given else np.ones(observations, x.dtype)
+    total = w.sum()
+    centered = x - (x * w).sum(1, keepdim=True) / total
+    spread = 1 if weights[1] is None else (w * weights[1]).sum() / total
+    # no degrees of freedom left: inf or NaN, as PyTorch's (which warns)
+    covariance = (centered * w) @ centered.mT / max(total - correction * spread, 0)
+    return covariance.reshape(()) if x.shape[0] == 1 else covariance
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in input's rows: cov divided by
+    the two standard deviations, clamped to [-1, 1], as torch.corrcoef."""
+    covariance = cov(input)
+    if covariance.ndim == 0:
+        return covariance / covariance
+    deviations = covariance.diagonal().sqrt()
+    return (covariance / deviations[:, None] / deviations[None, :]).clamp(-1, 1)
+
+
 # --------------------------------------------------------------------------------------------
 # Einstein summation
 # --------------------------------------------------------------------------------------------
@@ -498,8 +547,8 @@ _METHODS = (
     "argwhere", "index_add", "index_copy", "index_fill", "dist", "renorm", "is_floating_point",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
-    "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer", "inner", "kron",
-    "cross",
+    "masked_select", "tril", "triu", "diagonal", "diag_embed", "unique_consecutive", "matmul",
+    "dot", "outer", "inner", "kron", "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "swapaxes", "swapdims", "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",

@@ -1666,3 +1666,13 @@ def test_randperm_is_a_permutation_from_its_generator():
     assert minigrad.is_floating_point(Tensor([1.0])) and not minigrad.is_floating_point(
         Tensor(np.array([1])))
     assert_raises_like_torch(lambda m, F: m.randperm(-1))
+
+
+@pytest.mark.parametrize("args, kwargs", [((0, 2, 3), {}), ((-1, 3, 5), {"base": 2.0}),
+                                          ((1, 0, 4), {"dtype": np.float64}), ((0, 1, 0), {})])
+def test_logspace_matches_torch(args, kwargs, torch):
+    got = minigrad.logspace(*args, **kwargs)
+    expected = torch.logspace(*args, **{k: torch.float64 if k == "dtype" else v
+                                        for k, v in kwargs.items()})
+    assert str(expected.dtype) == f"torch.{got.dtype}"
+    np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-6)

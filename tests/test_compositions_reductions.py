@@ -86,6 +86,21 @@ def _mode(x, axis, keepdims=False):
     return values, indices
 
 
+def _covariance(x, w, correction=1, aweights=None):
+    """sum_k w_k (x_ik - m_i)(x_jk - m_j) / (sum w - correction * sum(w a) / sum w), m the
+    w-weighted means, by loops over the variables."""
+    means = [(row * w).sum() / w.sum() for row in x]
+    spread = 1 if aweights is None else (w * aweights).sum() / w.sum()
+    out = np.empty((len(x), len(x)))
+    for i, j in np.ndindex(*out.shape):
+        out[i, j] = (w * (x[i] - means[i]) * (x[j] - means[j])).sum()
+    out /= w.sum() - correction * spread
+    return out[0, 0] if len(x) == 1 else out
+
+
+COV_FW, COV_AW = np.array([1, 2, 1, 3, 1]), np.array([0.5, 1.0, 2.0, 1.0, 0.3])
+
+
 def _renormed(x, p, axis, maxnorm):
     """Each slice along `axis` with a p-norm above maxnorm scaled by maxnorm / (norm + 1e-7)."""
     out = np.moveaxis(x.copy(), axis, 0)
@@ -269,6 +284,18 @@ CASES = {
     "renorm_p1_dim_1": Case(lambda x: minigrad.renorm(x, 1, 1, 2.0) if isinstance(x, Tensor)
                             else x.renorm(1, 1, 2.0), lambda x: _renormed(x, 1, 1, 2.0),
                             [(4, 5)]),
+    "cov": Case(lambda x: minigrad.cov(x), lambda x: _covariance(x, np.ones(5)), [(3, 5)],
+                torch_fn=lambda x: torch_or_skip().cov(x)),
+    "cov_one_variable_correction_0": Case(
+        lambda x: minigrad.cov(x, correction=0), lambda x: _covariance(x[None], np.ones(6), 0),
+        [(6,)], torch_fn=lambda x: torch_or_skip().cov(x, correction=0)),
+    "cov_weights": Case(lambda x: minigrad.cov(x, fweights=COV_FW, aweights=COV_AW),
+                        lambda x: _covariance(x, COV_FW * COV_AW, 1, COV_AW), [(3, 5)],
+                        torch_fn=lambda x: torch_or_skip().cov(
+                            x, fweights=torch_or_skip().tensor(COV_FW),
+                            aweights=torch_or_skip().tensor(COV_AW))),
+    "corrcoef": Case(lambda x: minigrad.corrcoef(x), np.corrcoef, [(3, 5)],
+                     torch_fn=lambda x: torch_or_skip().corrcoef(x)),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -1045,3 +1072,30 @@ def test_nanmean_of_only_nans_is_nan_and_aminmax_names_its_parts_as_torch():
     np.testing.assert_array_equal(pair.max.data, their_pair.max.numpy())
     for misuse in (lambda m, F: m.tensor([1, 2]).nanmean(), lambda m, F: m.ones(0, 2).aminmax()):
         assert_raises_like_torch(misuse)
+
+
+def test_unique_consecutive_matches_torch():
+    torch = torch_or_skip()
+    cases = [(np.array([1, 1, 2, 2, 3, 1, 1, 2]), dict(return_inverse=True, return_counts=True)),
+             (np.array([[1, 1], [1, 2]]), dict(return_inverse=True)),
+             (np.array([[1, 1], [1, 1], [2, 3]]), dict(dim=0, return_counts=True)),
+             (np.array([[1, 1, 2], [1, 1, 3]]), dict(dim=1, return_inverse=True)),
+             (np.array([2.0, np.nan, np.nan]), {}), (np.zeros(0), dict(return_counts=True))]
+    for data, kwargs in cases:
+        out = Tensor(data).unique_consecutive(**kwargs)
+        expected = torch.from_numpy(data).unique_consecutive(**kwargs)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            _same_as_torch(got, want)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.cov(m.ones(2, 3, 4)),
+    lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1, 2])),
+    lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1.0, 2.0, 1.0])),
+    lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([1.0, -2.0, 1.0])),
+    lambda m, F: m.ones(()).unique_consecutive(dim=0),
+])
+def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)

@@ -42,6 +42,15 @@ def _scatter_add_loops(x, dim, index, src):
     return out
 
 
+def _diagonal_matrices(x, offset):
+    """Each last-dim slice written by loops down the offset-th diagonal of a zero matrix."""
+    n = x.shape[-1]
+    out = np.zeros(x.shape[:-1] + (n + abs(offset),) * 2)
+    for i in range(n):
+        out[..., i + max(-offset, 0), i + max(offset, 0)] = x[..., i]
+    return out
+
+
 def _index_add_loops(x, dim, index, source):
     out = np.moveaxis(x.copy(), dim, 0)
     for i, place in enumerate(index):
@@ -351,6 +360,16 @@ CASES = {
     "tensor_split_indices": Case(lambda x: minigrad.tensor_split(x, (1, 9, 3))
                                  if isinstance(x, Tensor) else x.tensor_split((1, 9, 3)),
                                  lambda x: (x[:1], x[1:9], x[9:3], x[3:]), [(7, 2)]),
+    "diag_embed": Case(lambda x: x.diag_embed(), lambda x: _diagonal_matrices(x, 0), ROWS),
+    "diag_embed_offset_dims": Case(lambda x: minigrad.diag_embed(x, -1, 1, 0),
+                                   lambda x: np.moveaxis(_diagonal_matrices(x, -1), (-2, -1),
+                                                         (1, 0)), ROWS,
+                                   torch_fn=lambda x: _torch().diag_embed(x, -1, 1, 0)),
+    "dstack": Case(lambda a, b: minigrad.dstack([a, b]), lambda a, b: np.dstack([a, b]),
+                   [(3,), (1, 3, 2)], torch_fn=lambda a, b: _torch().dstack([a, b])),
+    "column_stack": Case(lambda a, b, c: minigrad.column_stack([a, b, c]),
+                         lambda a, b, c: np.column_stack([a, b, c]), [(2,), (2, 3), (2,)],
+                         torch_fn=lambda a, b, c: _torch().column_stack([a, b, c])),
     "fliplr": Case(lambda x: x.fliplr(), lambda x: x[:, ::-1], ROWS),
     "flipud": Case(lambda x: minigrad.flipud(x) if isinstance(x, Tensor) else x.flipud(),
                    lambda x: x[::-1], [(4,)]),
