@@ -652,6 +652,27 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, rng=self.rng)
 
 
+class Dropout1d(Dropout):
+    """Dropout of whole channels (F.dropout1d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout1d(x, self.p, self.training, rng=self.rng)
+
+
+class Dropout2d(Dropout):
+    """Dropout of whole channels (F.dropout2d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout2d(x, self.p, self.training, rng=self.rng)
+
+
+class Dropout3d(Dropout):
+    """Dropout of whole channels (F.dropout3d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout3d(x, self.p, self.training, rng=self.rng)
+
+
 class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
     OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""

@@ -2455,3 +2455,46 @@ def test_new_loss_modules_match_torch(torch, name, kwargs, inputs):
     t_out.sum().backward()
     np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-10, atol=1e-12)
     assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("name, shape, channels", [
+    ("dropout1d", (4, 6, 5), 2), ("dropout1d", (8, 5), 1), ("dropout2d", (4, 6, 3, 5), 2),
+    ("dropout2d", (4, 6, 5), 2),  # 3-D: read as (N, C, L), as PyTorch does
+    ("dropout3d", (2, 4, 2, 3, 4), 2), ("dropout3d", (8, 2, 3, 4), 1),
+])
+def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(name, shape, channels):
+    x = Tensor(rng.uniform(1, 2, shape), requires_grad=True)
+    out = getattr(F, name)(x, 0.4, rng=np.random.default_rng(5))
+    ratio = np.round(out.data / x.data, 12).reshape(math.prod(shape[:channels]), -1)
+    assert set(np.unique(ratio)) <= {0.0, round(1 / 0.6, 12)}
+    assert (ratio == ratio[:, :1]).all()  # one draw per channel
+    assert 0 < (ratio[:, 0] == 0).sum() < len(ratio)
+    again = getattr(F, name)(x, 0.4, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(out.data, again.data)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad, out.data / x.data)
+    assert getattr(F, name)(x, 0.4, training=False) is x
+
+
+def test_channel_dropout_modules_drop_channels_while_training_only():
+    x = Tensor(rng.uniform(1, 2, (2, 3, 4, 5, 6)))
+    for layer, sample in ((nn.Dropout1d(0.5), x[0, 0]), (nn.Dropout2d(0.5), x[0]),
+                          (nn.Dropout3d(0.5), x)):
+        assert layer.eval()(sample) is sample
+        dropped = layer.train()(sample).data == 0
+        channels = dropped.reshape(math.prod(sample.shape[:-(layer_dims(layer))]), -1)
+        assert (channels.all(1) | ~channels.any(1)).all()  # whole channels or nothing
+
+
+def layer_dims(layer):
+    """The spatial dims a channel dropout layer treats as one channel."""
+    return {nn.Dropout1d: 1, nn.Dropout2d: 2, nn.Dropout3d: 3}[type(layer)]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.dropout1d(m.ones(2, 3, 4, 5)),
+    lambda m, F: F.dropout1d(m.ones(3)),
+    lambda m, F: F.dropout2d(m.ones(2, 3), 1.5),
+])
+def test_channel_dropout_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
