@@ -17,7 +17,7 @@ from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
-from .tensor_functions import cat, where
+from .tensor_functions import cat, einsum, where
 
 
 # --------------------------------------------------------------------------------------------
@@ -38,6 +38,21 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if is_fused_enabled() and weight.ndim == 2 and (bias is None or bias.shape == weight.shape[:1]):
         return kernels.Affine.apply(input, weight, *([] if bias is None else [bias]))
     out = input @ (weight.T if weight.ndim == 2 else weight)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o], as
+    F.bilinear: an einsum, so the gradient is its matmuls'."""
+    if (weight.ndim != 3 or input1.shape[-1:] != weight.shape[1:2]
+            or input2.shape[-1:] != weight.shape[2:] or input1.shape[:-1] != input2.shape[:-1]
+            or (bias is not None and bias.shape != weight.shape[:1])):
+        raise InvalidArgumentError(f"bilinear: input1 {input1.shape}, input2 {input2.shape}, "
+                                   f"weight {weight.shape} and bias "
+                                   f"{None if bias is None else bias.shape} do not fit: need "
+                                   f"(..., in1), (..., in2), (out, in1, in2) and (out,)")
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
 
@@ -1383,6 +1398,50 @@ def poisson_nll_loss(input: Tensor, target: ArrayLike, log_input: bool = True,
         losses = losses + (stirling * stirling.log() - stirling
                            + (2 * math.pi * stirling).log() * 0.5).masked_fill(~above_1, 0.0)
     return _reduce(losses, reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: ArrayLike,
+                                weight: ArrayLike | None = None, *, reduction: str = "mean"
+                                ) -> Tensor:
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times the class weights if given,
+    averaged over the classes (the last dim), then reduced over the samples."""
+    input._require_floating("multilabel_soft_margin_loss")
+    _check_reduction("multilabel_soft_margin_loss", reduction)
+    target = _loss_target("multilabel_soft_margin_loss", input, target)
+    losses = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        losses = losses * _loss_target("multilabel_soft_margin_loss", input, weight)
+    return _reduce(losses.mean(-1), reduction)
+
+
+def multi_margin_loss(input: Tensor, target: ArrayLike, p: int = 1, margin: float = 1.0,
+                      weight: ArrayLike | None = None, *, reduction: str = "mean") -> Tensor:
+    """The multi-class hinge loss of (N, C) scores (or (C,)) and class targets: the sum over the
+    classes i other than the target y of max(0, margin - x[y] + x[i])**p (times weight[y]),
+    over C; reduced. p is 1 or 2."""
+    if p not in (1, 2):
+        raise InvalidArgumentError(f"multi_margin_loss: p must be 1 or 2, got {p}")
+    _check_reduction("multi_margin_loss", reduction)
+    scores = input.reshape(1, -1) if input.ndim == 1 else input
+    if scores.ndim != 2:
+        raise InvalidArgumentError(f"multi_margin_loss: input must be (N, C) or (C,), got "
+                                   f"{input.shape}")
+    classes = scores.shape[1]
+    target = np.reshape(_as_array(target), -1)
+    if target.size and (target.min() < 0 or target.max() >= classes):
+        # PyTorch's RuntimeError here (nll_loss's IndexError is _class_targets' own)
+        raise InvalidIndexError(f"multi_margin_loss: target must lie in [0, {classes}), got "
+                                f"{target.tolist()}")
+    target = _class_targets("multi_margin_loss", scores, target, ignore_index=-1)  # its types
+    chosen = scores.gather(1, target[:, None])
+    hinge = (margin - chosen + scores).clamp_min(0)
+    hinge = hinge if p == 1 else hinge * hinge
+    if weight is not None:
+        weights = _class_weights("multi_margin_loss", weight, classes, scores.dtype)
+        hinge = hinge * weights[target][:, None]
+    others = np.arange(classes) != target[:, None]  # the target's own term is left out
+    losses = hinge.masked_fill(~others, 0.0).sum(1) / classes
+    return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
 
 
 def _huber(difference: Tensor, delta: float) -> Tensor:

@@ -2264,6 +2264,18 @@ class Tensor:
                                        "dims (not -1) go first")
         return ops.BroadcastTo.apply(self, shape=target)
 
+    def sum_to_size(self, *size: int | Sequence[int]) -> Tensor:
+        """This tensor summed down to `size`, a shape it broadcasts from (the reverse of
+        expand): leading dims summed away, dims of size 1 in `size` summed with keepdim."""
+        shape = _ints(size)
+        if not engine._broadcasts_to(shape, self.shape):
+            raise InvalidArgumentError(f"sum_to_size: {shape} does not expand to this tensor's "
+                                       f"shape {self.shape}")
+        lead = self.ndim - len(shape)
+        kept = [lead + d for d, n in enumerate(shape) if n == 1 and self.shape[lead + d] != 1]
+        out = self.sum(kept, keepdim=True) if kept else self
+        return out.sum(tuple(range(lead))) if lead else out
+
     def expand_as(self, other: Tensor) -> Tensor:
         """expand to other's shape."""
         return self.expand(other.shape)

@@ -23,7 +23,8 @@ __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
            "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
            "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
-           "searchsorted", "stack", "std_mean", "tensordot", "var_mean", "vstack", "where"]
+           "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "var_mean", "vstack",
+           "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -385,6 +386,25 @@ def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None
     # no degrees of freedom left: inf or NaN, as PyTorch's (which warns)
     covariance = (centered * w) @ centered.mT / max(total - correction * spread, 0)
     return covariance.reshape(()) if x.shape[0] == 1 else covariance
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1
+              ) -> Tensor:
+    """The trapezoidal rule along `dim`: sum of (y[i] + y[i+1]) / 2 times the spacing, dx
+    (default 1) or the differences of the sample points x (1-D, or y's shape), as
+    torch.trapezoid."""
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+    y = y._floating()
+    d = _dim("trapezoid", dim, y.ndim)
+    size = y.shape[d] if y.ndim else 0
+    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y.sum(d)
+    if x is None:
+        return heights.sum(d) * (1.0 if dx is None else dx)
+    spacing = x.diff(dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:  # spread along dim
+        spacing = spacing.reshape((-1,) + (1,) * (y.ndim - d - 1))
+    return (heights * spacing).sum(d)
 
 
 def corrcoef(input: Tensor) -> Tensor:

@@ -323,6 +323,17 @@ def ref_cosine_embedding(a, b, y, margin):
     return np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
 
 
+def ref_multi_margin(x, target, p, margin, weight):
+    """For each row: the sum over the other classes of weight[y] max(0, margin - x[y] + x[i])**p,
+    over the number of classes, by loops."""
+    out = np.zeros(len(x))
+    for n, (row, y) in enumerate(zip(x, target)):
+        for i in range(len(row)):
+            if i != y:
+                out[n] += weight[y] * max(0.0, margin - row[y] + row[i]) ** p
+    return out / x.shape[1]
+
+
 def ref_stirling(n):
     """Stirling's approximation of log(n!), n log n - n + log(2 pi n) / 2."""
     return n * np.log(n) - n + 0.5 * np.log(2 * np.pi * n)
@@ -557,6 +568,8 @@ def _probabilities(shape, class_dim=1):
 
 
 WEIGHT4 = np.array([0.5, 2.0, 1.0, 1.5])
+LABELS = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+CLASSES3 = np.array([1, 0, 3])
 SIGNS6 = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])     # the targets of the margin losses
 COUNTS = np.random.default_rng(4).poisson(2.0, (5, 4)).astype(np.float64)
 RUNNING_MEAN, RUNNING_VAR = np.array([0.5, -1.0, 0.0]), np.array([2.0, 0.5, 1.0])
@@ -745,6 +758,38 @@ CASES = {
         lambda torch, x: torch.nn.functional.poisson_nll_loss(
             x, torch.tensor(COUNTS), log_input=False, full=True, eps=1e-3),
         make_inputs([uniform(0.2, 3.0, 5, 4)])),
+    "bilinear": Case(F.bilinear,
+                     lambda a, b, w, c: np.einsum("ni,oij,nj->no", a, w, b) + c,
+                     lambda torch, a, b, w, c: torch.nn.functional.bilinear(a, b, w, c),
+                     make_inputs([normal(2, 3), normal(2, 4), normal(5, 3, 4), normal(5)])),
+    "bilinear_batched_no_bias": Case(
+        F.bilinear, lambda a, b, w: np.einsum("bni,oij,bnj->bno", a, w, b),
+        lambda torch, a, b, w: torch.nn.functional.bilinear(a, b, w),
+        make_inputs([normal(2, 3, 3), normal(2, 3, 4), normal(5, 3, 4)])),
+    "multilabel_soft_margin_loss": Case(
+        lambda x: F.multilabel_soft_margin_loss(x, LABELS),
+        lambda x: (-(LABELS * np.log(1 / (1 + np.exp(-x)))
+                     + (1 - LABELS) * np.log(1 / (1 + np.exp(x))))).mean(-1).mean(),
+        lambda torch, x: torch.nn.functional.multilabel_soft_margin_loss(x, torch.tensor(LABELS)),
+        make_inputs([normal(3, 4)])),
+    "multilabel_soft_margin_loss_weight_none": Case(
+        lambda x: F.multilabel_soft_margin_loss(x, LABELS, WEIGHT4, reduction="none"),
+        lambda x: (-(LABELS * np.log(1 / (1 + np.exp(-x)))
+                     + (1 - LABELS) * np.log(1 / (1 + np.exp(x)))) * WEIGHT4).mean(-1),
+        lambda torch, x: torch.nn.functional.multilabel_soft_margin_loss(
+            x, torch.tensor(LABELS), torch.tensor(WEIGHT4), reduction="none"),
+        make_inputs([normal(3, 4)])),
+    "multi_margin_loss": Case(
+        lambda x: F.multi_margin_loss(x, CLASSES3),
+        lambda x: ref_multi_margin(x, CLASSES3, 1, 1.0, np.ones(4)).mean(),
+        lambda torch, x: torch.nn.functional.multi_margin_loss(x, torch.tensor(CLASSES3)),
+        make_inputs([distinct(3, 4)])),
+    "multi_margin_loss_p2_weight_none": Case(
+        lambda x: F.multi_margin_loss(x, CLASSES3, 2, 0.5, WEIGHT4, reduction="none"),
+        lambda x: ref_multi_margin(x, CLASSES3, 2, 0.5, WEIGHT4),
+        lambda torch, x: torch.nn.functional.multi_margin_loss(
+            x, torch.tensor(CLASSES3), 2, 0.5, torch.tensor(WEIGHT4), reduction="none"),
+        make_inputs([distinct(3, 4)])),
     "mse_loss": Case(lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean(),
                      lambda torch, x, y: torch.nn.functional.mse_loss(x, y),
                      make_inputs([normal(3, 4), normal(3, 4)])),
@@ -2497,4 +2542,13 @@ def layer_dims(layer):
     lambda m, F: F.dropout2d(m.ones(2, 3), 1.5),
 ])
 def test_channel_dropout_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.bilinear(m.ones(2, 3), m.ones(2, 4), m.ones(5, 3, 3)),
+    lambda m, F: F.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 3]), p=3),
+    lambda m, F: F.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 4])),
+])
+def test_bilinear_and_multi_margin_loss_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)

@@ -296,6 +296,15 @@ CASES = {
                             aweights=torch_or_skip().tensor(COV_AW))),
     "corrcoef": Case(lambda x: minigrad.corrcoef(x), np.corrcoef, [(3, 5)],
                      torch_fn=lambda x: torch_or_skip().corrcoef(x)),
+    "trapezoid": Case(lambda y: minigrad.trapezoid(y), lambda y: ((y[..., 1:] + y[..., :-1]) / 2)
+                      .sum(-1), SHAPE, torch_fn=lambda y: torch_or_skip().trapezoid(y)),
+    "trapezoid_dx_dim_0": Case(lambda y: minigrad.trapezoid(y, dx=0.5, dim=0),
+                               lambda y: ((y[1:] + y[:-1]) / 2).sum(0) * 0.5, SHAPE,
+                               torch_fn=lambda y: torch_or_skip().trapezoid(y, dx=0.5, dim=0)),
+    "trapezoid_points": Case(lambda y, x: minigrad.trapezoid(y, x, dim=0),
+                             lambda y, x: (((y[1:] + y[:-1]) / 2) * np.diff(x)[:, None, None])
+                             .sum(0), [(2, 3, 4), (2,)],
+                             torch_fn=lambda y, x: torch_or_skip().trapezoid(y, x, dim=0)),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -1099,3 +1108,17 @@ def test_unique_consecutive_matches_torch():
 ])
 def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_sum_to_size_undoes_expand_as_torch():
+    torch = torch_or_skip()
+    data = np.random.default_rng(11).standard_normal((2, 3, 4))
+    for size in [(3, 1), ((1, 3, 4),), (4,), (2, 1, 1), (2, 3, 4)]:
+        x = Tensor(data, requires_grad=True)
+        out = x.sum_to_size(*size)
+        expected = torch.tensor(data).sum_to_size(*size)
+        assert out.shape == tuple(expected.shape)
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-12)
+        out.sum().backward()
+        np.testing.assert_array_equal(x.grad, np.ones(data.shape))
+    assert_raises_like_torch(lambda m, F: m.ones(2, 3).sum_to_size(4))
