@@ -19,8 +19,10 @@ from .tensor import Tensor
 
 __all__ = [
     "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
+    "logspace",
     "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
-    "tensor", "zeros", "zeros_like",
+    "randperm",
+    "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
 Number = Union[int, float]
@@ -176,6 +178,22 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool 
     return _tensor(np.eye(*shape, dtype=_dtype("eye", dtype, get_default_dtype())), requires_grad)
 
 
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the lower triangle of a row x col matrix (on and below the
+    `offset`-th diagonal), as a 2 x N tensor in row-major order, as torch.tril_indices."""
+    rows, cols = _shape("tril_indices", (row, col))
+    return Tensor(np.stack(np.tril_indices(rows, offset, cols)).astype(
+        _dtype("tril_indices", dtype, np.int64)))
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
+    """The (row, column) indices of the upper triangle (on and above the `offset`-th diagonal),
+    as tril_indices."""
+    rows, cols = _shape("triu_indices", (row, col))
+    return Tensor(np.stack(np.triu_indices(rows, offset, cols)).astype(
+        _dtype("triu_indices", dtype, np.int64)))
+
+
 # --------------------------------------------------------------------------------------------
 # Ranges
 # --------------------------------------------------------------------------------------------
@@ -210,6 +228,15 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
         raise InvalidArgumentError("linspace: dtype must be a number type, not bool (as in "
                                    "PyTorch)")
     return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
+
+
+def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Any = None,
+             requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps): `steps` values evenly spaced in the exponent
+    (float32 unless given)."""
+    exponents = linspace(start, end, steps, dtype=np.float64)
+    target = _dtype("logspace", dtype, get_default_dtype())
+    return _tensor((base ** exponents.data).astype(target), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,6 +275,14 @@ def randint(low: int, high: int | tuple[int, ...] | None = None,
         raise InvalidArgumentError(f"randint: high ({high}) must be greater than low ({low})")
     values = _rng("randint", generator).integers(low, high, _shape("randint", (size,)))
     return _tensor(values.astype(_dtype("randint", dtype, np.int64), copy=False), requires_grad)
+
+
+def randperm(n: int, *, generator: Generator | np.random.Generator | None = None,
+             dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A random permutation of 0, ..., n - 1, int64 unless given."""
+    (count,) = _shape("randperm", (n,))
+    values = _rng("randperm", generator).permutation(count)
+    return _tensor(values.astype(_dtype("randperm", dtype, np.int64), copy=False), requires_grad)
 
 
 # --------------------------------------------------------------------------------------------

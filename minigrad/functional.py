@@ -17,7 +17,7 @@ from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
-from .tensor_functions import cat, where
+from .tensor_functions import cat, einsum, where
 
 
 # --------------------------------------------------------------------------------------------
@@ -38,6 +38,21 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if is_fused_enabled() and weight.ndim == 2 and (bias is None or bias.shape == weight.shape[:1]):
         return kernels.Affine.apply(input, weight, *([] if bias is None else [bias]))
     out = input @ (weight.T if weight.ndim == 2 else weight)
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o], as
+    F.bilinear: an einsum, so the gradient is its matmuls'."""
+    if (weight.ndim != 3 or input1.shape[-1:] != weight.shape[1:2]
+            or input2.shape[-1:] != weight.shape[2:] or input1.shape[:-1] != input2.shape[:-1]
+            or (bias is not None and bias.shape != weight.shape[:1])):
+        raise InvalidArgumentError(f"bilinear: input1 {input1.shape}, input2 {input2.shape}, "
+                                   f"weight {weight.shape} and bias "
+                                   f"{None if bias is None else bias.shape} do not fit: need "
+                                   f"(..., in1), (..., in2), (out, in1, in2) and (out,)")
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
 
@@ -70,14 +85,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
                eps: float = 1e-5) -> Tensor:
     """Normalise over the trailing `normalized_shape` dims to mean 0 and variance 1 (biased),
     then `* weight + bias` when given."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
-        raise InvalidArgumentError(f"layer_norm: normalized_shape {shape} must be the trailing "
-                                   f"dims of the input {input.shape}")
-    for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and p.shape != shape:
-            raise InvalidArgumentError(f"layer_norm: {name} must have shape {shape}, got {p.shape}")
-    input._require_floating("layer_norm")
+    shape = _trailing_shape("layer_norm", input, normalized_shape, weight=weight, bias=bias)
     if is_fused_enabled() and len(shape) == 1 and min(input.shape) > 0:
         return kernels.LayerNorm.apply(
             input, np.ones(shape, input.dtype) if weight is None else weight,
@@ -86,6 +94,32 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
     if weight is not None:
         out = out * weight
     return out if bias is None else out + bias
+
+
+def rms_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x**2) + eps) over the trailing `normalized_shape` dims, then `* weight`
+    when given; eps defaults to the machine epsilon of the input's dtype, as in PyTorch."""
+    shape = _trailing_shape("rms_norm", input, normalized_shape, weight=weight)
+    eps = np.finfo(input.dtype).eps if eps is None else eps
+    out = input * ((input * input).mean(tuple(range(-len(shape), 0)), keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def _trailing_shape(name: str, input: Tensor, normalized_shape: int | Sequence[int],
+                    **parameters: Tensor | None) -> tuple[int, ...]:
+    """layer_norm's and rms_norm's normalized_shape as a tuple, checked to be the trailing
+    dims of a floating-point input, and the shape of each parameter given (weight, bias)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if input.shape[input.ndim - len(shape):] != shape or len(shape) > input.ndim or not shape:
+        raise InvalidArgumentError(f"{name}: normalized_shape {shape} must be the trailing "
+                                   f"dims of the input {input.shape}")
+    for parameter, value in parameters.items():
+        if value is not None and value.shape != shape:
+            raise InvalidArgumentError(f"{name}: {parameter} must have shape {shape}, got "
+                                       f"{value.shape}")
+    input._require_floating(name)
+    return shape
 
 
 def _standardize(input: Tensor, dims: tuple[int, ...], eps: float) -> Tensor:
@@ -242,21 +276,99 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r**2, H, W) to (*, C, H r, W r), r = upscale_factor: each group of r**2 channels
+    becomes an r x r block of pixels, as torch.nn.functional.pixel_shuffle."""
+    r = _shuffle_factor("pixel_shuffle", input, upscale_factor)
+    *batch, channels, height, width = input.shape
+    if channels % (r * r):
+        raise InvalidArgumentError(f"pixel_shuffle: the channels ({channels}) must be divisible "
+                                   f"by upscale_factor**2 = {r * r}")
+    n = len(batch)
+    blocks = input.reshape(*batch, channels // (r * r), r, r, height, width)
+    # (..., C, r, r, H, W) -> (..., C, H, r, W, r)
+    blocks = blocks.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return blocks.reshape(*batch, channels // (r * r), height * r, width * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) to (*, C r**2, H, W), the inverse of pixel_shuffle."""
+    r = _shuffle_factor("pixel_unshuffle", input, downscale_factor)
+    *batch, channels, height, width = input.shape
+    if height % r or width % r:
+        raise InvalidArgumentError(f"pixel_unshuffle: height and width ({height}, {width}) must "
+                                   f"be divisible by downscale_factor {r}")
+    n = len(batch)
+    blocks = input.reshape(*batch, channels, height // r, r, width // r, r)
+    # (..., C, H, r, W, r) -> (..., C, r, r, H, W)
+    blocks = blocks.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return blocks.reshape(*batch, channels * r * r, height // r, width // r)
+
+
+def _shuffle_factor(name: str, input: Tensor, factor: int) -> int:
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"{name}: needs an input of at least 3 dims (*, C, H, W), got "
+                                   f"shape {input.shape}")
+    if not isinstance(factor, (int, np.integer)) or factor <= 0:
+        raise InvalidArgumentError(f"{name}: the factor must be a positive int, got {factor!r}")
+    return int(factor)
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
             rng: np.random.Generator | None = None) -> Tensor:
     """Zero each entry with probability `p` and scale the rest by 1/(1-p); identity when not
     training or p == 0, all zeros when p == 1. Pass a seeded `rng` (keyword-only, where PyTorch
     has `inplace`) for reproducible masks."""
+    return _dropout("dropout", input, p, training, rng, input.shape)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, *,
+              rng: np.random.Generator | None = None) -> Tensor:
+    """dropout of whole channels: each (sample, channel) of an (N, C, L) or (C, L) input is
+    zeroed with probability `p`, the others scaled by 1/(1-p)."""
+    return _dropout("dropout1d", input, p, training, rng, _channel_mask("dropout1d", input, 1))
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, *,
+              rng: np.random.Generator | None = None) -> Tensor:
+    """dropout of whole channels of an (N, C, H, W) input; a 3-D input is read as (N, C, L),
+    as PyTorch reads it (with a warning there)."""
+    spatial = 1 if input.ndim == 3 else 2
+    return _dropout("dropout2d", input, p, training, rng,
+                    _channel_mask("dropout2d", input, spatial, batched_only=True))
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, *,
+              rng: np.random.Generator | None = None) -> Tensor:
+    """dropout of whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
+    return _dropout("dropout3d", input, p, training, rng, _channel_mask("dropout3d", input, 3))
+
+
+def _channel_mask(name: str, input: Tensor, spatial: int, batched_only: bool = False
+                  ) -> tuple[int, ...]:
+    """The shape of a mask with one entry per channel (and sample): the input's, with the
+    `spatial` trailing dims 1."""
+    allowed = (spatial + 2,) if batched_only else (spatial + 1, spatial + 2)
+    if input.ndim not in allowed:
+        raise InvalidArgumentError(f"{name}: needs an input of {' or '.join(map(str, allowed))} "
+                                   f"dims, got shape {input.shape}")
+    return input.shape[:input.ndim - spatial] + (1,) * spatial
+
+
+def _dropout(name: str, input: Tensor, p: float, training: bool,
+             rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
+    """input times a mask of `mask_shape` (broadcast to the input): 0 with probability p, else
+    1/(1-p)."""
     if not 0 <= p <= 1:
-        raise ValueError(f"dropout: p must be in [0, 1], got {p}")
+        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return input
     if p == 1:
         return input * 0
     # the kept entries are scaled by 1/(1-p): PyTorch refuses integers here, and only here
-    input._require_floating("dropout")
+    input._require_floating(name)
     rng = rng if rng is not None else np.random.default_rng()
-    keep = rng.random(input.shape) >= p
+    keep = rng.random(mask_shape) >= p
     return input * (keep / input.dtype.type(1 - p)).astype(input.dtype)
 
 
@@ -944,6 +1056,48 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
             .masked_fill(input.data >= max_val, max_val))
 
 
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """x where x > threshold, else `value` (gradient 1 where x is kept, 0 elsewhere); NaN is
+    kept, as in PyTorch."""
+    return input.masked_fill(input.data <= threshold, value)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    input._require_floating("hardshrink")
+    return input.masked_fill(np.abs(input.data) <= lambd, 0.0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x - lambd above lambd, x + lambd below -lambd, 0 between (lambd >= 0)."""
+    input._require_floating("softshrink")
+    if lambd < 0:
+        raise InvalidArgumentError(f"softshrink: lambd must be >= 0, got {lambd}")
+    toward_zero = input - input.sign() * lambd  # sign is a step function: gradient 1 here
+    return toward_zero.masked_fill(np.abs(input.data) <= lambd, 0.0)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else weight * x, with one learned slope per channel (dim 1; inputs of
+    fewer than 2 dims have one channel) or one `weight` entry for all."""
+    if weight.ndim > 1:
+        raise InvalidArgumentError(f"prelu: weight must be 0-d or 1-D, got shape {weight.shape}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() not in (1, channels):
+        raise InvalidArgumentError(f"prelu: weight has {weight.numel()} entries; it needs 1 or "
+                                   f"one per channel ({channels}, for the input {input.shape})")
+    if weight.numel() > 1:  # along dim 1 of the input
+        weight = weight.reshape(channels, *(1,) * (input.ndim - 2))
+    else:
+        weight = weight.reshape(())
+    return ops.Where.apply(*Tensor._operands(input, weight * input), cond=input.data > 0)
+
+
 def relu6(input: Tensor) -> Tensor:
     """min(max(x, 0), 6)."""
     return hardtanh(input, 0.0, 6.0)
@@ -1136,6 +1290,158 @@ def huber_loss(input: Tensor, target: ArrayLike, reduction: str = "mean",
     input._require_floating("huber_loss")
     _check_reduction("huber_loss", reduction)
     return _reduce(_huber(input - _loss_target("huber_loss", input, target), delta), reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: ArrayLike, margin: float = 0.0,
+                        *, reduction: str = "mean") -> Tensor:
+    """max(0, margin - target (input1 - input2)) for targets of 1 (input1 should rank higher)
+    or -1, reduced."""
+    _check_reduction("margin_ranking_loss", reduction)
+    difference = input1 - input2
+    target = _loss_target("margin_ranking_loss", difference, target)
+    # clamp_min, not relu: at 0 the gradient passes, as in PyTorch
+    return _reduce((margin - target * difference).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: ArrayLike, margin: float = 1.0, *,
+                         reduction: str = "mean") -> Tensor:
+    """input where the target is 1, max(0, margin - input) where it is -1 (PyTorch's sum of
+    both where it is neither), reduced."""
+    _check_reduction("hinge_embedding_loss", reduction)
+    target = _loss_target("hinge_embedding_loss", input, target).data
+    zero = Tensor._make(np.zeros((), input.dtype))
+    below_margin = ops.Where.apply((margin - input).clamp_min(0), zero, cond=target != 1)
+    return _reduce(below_margin + ops.Where.apply(input, zero, cond=target != -1), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target input)) for targets of 1 or -1, reduced."""
+    input._require_floating("soft_margin_loss")
+    _check_reduction("soft_margin_loss", reduction)
+    return _reduce(_softplus(-_loss_target("soft_margin_loss", input, target) * input),
+                   reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: ArrayLike,
+                          margin: float = 0.0, *, reduction: str = "mean") -> Tensor:
+    """1 - cos(input1, input2) where the target is 1, max(0, cos - margin) where it is -1, the
+    cosine taken over the last dim as PyTorch takes it: (x1 . x2) / sqrt((|x1|**2 + 1e-12)
+    (|x2|**2 + 1e-12)), reduced."""
+    _check_reduction("cosine_embedding_loss", reduction)
+    if input1.ndim not in (1, 2) or input1.shape != input2.shape:
+        raise InvalidArgumentError(f"cosine_embedding_loss: inputs must be of one shape, (N, D) "
+                                   f"or (D,), got {input1.shape} and {input2.shape}")
+    squares = [((x * x).sum(-1) + 1e-12) for x in (input1, input2)]
+    cosine = (input1 * input2).sum(-1) / (squares[0] * squares[1]).sqrt()
+    target = _loss_target("cosine_embedding_loss", cosine, target).data
+    zero = Tensor._make(np.zeros((), cosine.dtype))
+    losses = (ops.Where.apply(1 - cosine, zero, cond=target == 1)
+              + ops.Where.apply((cosine - margin).clamp_min(0), zero, cond=target == -1))
+    return _reduce(losses, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2.0, eps: float = 1e-6, swap: bool = False, *,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the pairwise_distance
+    with `p` and `eps`; with swap, d(anchor, negative) is the smaller of it and
+    d(positive, negative). Reduced."""
+    _check_reduction("triplet_margin_loss", reduction)
+    if margin <= 0:
+        raise InvalidArgumentError(f"triplet_margin_loss: margin must be positive, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise InvalidArgumentError(f"triplet_margin_loss: anchor, positive and negative must "
+                                   f"have as many dims, got {anchor.shape}, {positive.shape} and "
+                                   f"{negative.shape}")
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+    return _reduce((to_positive - to_negative + margin).clamp_min(0), reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """(log(var) + (input - target)**2 / var) / 2, plus log(2 pi) / 2 if `full`, reduced; var
+    (the input's shape, or it without the last dim or with it of size 1, or a number) is
+    taken at least eps in value, its gradient passing as if it were not (PyTorch's clamp
+    under no_grad)."""
+    _check_reduction("gaussian_nll_loss", reduction)
+    input._require_floating("gaussian_nll_loss")
+    var = var if isinstance(var, Tensor) else Tensor(np.asarray(var, dtype=input.dtype))
+    if var.ndim and var.shape != input.shape:
+        if var.shape == input.shape[:-1]:
+            var = var.unsqueeze(-1)  # one variance per sample
+        elif var.shape[-1] != 1 or not _broadcasts_to(var.shape, input.shape):
+            raise InvalidArgumentError(f"gaussian_nll_loss: var of shape {var.shape} does not "
+                                       f"fit the input's shape {input.shape}")
+    if (var.data < 0).any():
+        raise InvalidArgumentError("gaussian_nll_loss: var has negative entries")
+    var = var + (np.maximum(var.data, eps) - var.data)  # a constant raises it to eps
+    difference = input - _loss_target("gaussian_nll_loss", input, target)
+    losses = (var.log() + difference * difference / var) * 0.5
+    return _reduce(losses + 0.5 * math.log(2 * math.pi) if full else losses, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: ArrayLike, log_input: bool = True,
+                     full: bool = False, *, eps: float = 1e-8, reduction: str = "mean") -> Tensor:
+    """The Poisson negative log likelihood, reduced: exp(input) - target input for a log rate
+    (log_input), else input - target log(input + eps); with `full`, plus Stirling's
+    target log(target) - target + log(2 pi target) / 2 where the target exceeds 1."""
+    _check_reduction("poisson_nll_loss", reduction)
+    target = _loss_target("poisson_nll_loss", input, target)
+    losses = (input.exp() - target * input if log_input
+              else input - target * (input + eps).log())
+    if full:
+        above_1 = target.data > 1
+        stirling = target.masked_fill(~above_1, 1.0)  # its terms for targets above 1
+        losses = losses + (stirling * stirling.log() - stirling
+                           + (2 * math.pi * stirling).log() * 0.5).masked_fill(~above_1, 0.0)
+    return _reduce(losses, reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: ArrayLike,
+                                weight: ArrayLike | None = None, *, reduction: str = "mean"
+                                ) -> Tensor:
+    """-(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times the class weights if given,
+    averaged over the classes (the last dim), then reduced over the samples."""
+    input._require_floating("multilabel_soft_margin_loss")
+    _check_reduction("multilabel_soft_margin_loss", reduction)
+    target = _loss_target("multilabel_soft_margin_loss", input, target)
+    losses = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        losses = losses * _loss_target("multilabel_soft_margin_loss", input, weight)
+    return _reduce(losses.mean(-1), reduction)
+
+
+def multi_margin_loss(input: Tensor, target: ArrayLike, p: int = 1, margin: float = 1.0,
+                      weight: ArrayLike | None = None, *, reduction: str = "mean") -> Tensor:
+    """The multi-class hinge loss of (N, C) scores (or (C,)) and class targets: the sum over the
+    classes i other than the target y of max(0, margin - x[y] + x[i])**p (times weight[y]),
+    over C; reduced. p is 1 or 2."""
+    if p not in (1, 2):
+        raise InvalidArgumentError(f"multi_margin_loss: p must be 1 or 2, got {p}")
+    _check_reduction("multi_margin_loss", reduction)
+    scores = input.reshape(1, -1) if input.ndim == 1 else input
+    if scores.ndim != 2:
+        raise InvalidArgumentError(f"multi_margin_loss: input must be (N, C) or (C,), got "
+                                   f"{input.shape}")
+    classes = scores.shape[1]
+    target = np.reshape(_as_array(target), -1)
+    if target.size and (target.min() < 0 or target.max() >= classes):
+        # PyTorch's RuntimeError here (nll_loss's IndexError is _class_targets' own)
+        raise InvalidIndexError(f"multi_margin_loss: target must lie in [0, {classes}), got "
+                                f"{target.tolist()}")
+    target = _class_targets("multi_margin_loss", scores, target, ignore_index=-1)  # its types
+    chosen = scores.gather(1, target[:, None])
+    hinge = (margin - chosen + scores).clamp_min(0)
+    hinge = hinge if p == 1 else hinge * hinge
+    if weight is not None:
+        weights = _class_weights("multi_margin_loss", weight, classes, scores.dtype)
+        hinge = hinge * weights[target][:, None]
+    others = np.arange(classes) != target[:, None]  # the target's own term is left out
+    losses = hinge.masked_fill(~others, 0.0).sum(1) / classes
+    return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
 
 
 def _huber(difference: Tensor, delta: float) -> Tensor:

@@ -652,6 +652,27 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training, rng=self.rng)
 
 
+class Dropout1d(Dropout):
+    """Dropout of whole channels (F.dropout1d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout1d(x, self.p, self.training, rng=self.rng)
+
+
+class Dropout2d(Dropout):
+    """Dropout of whole channels (F.dropout2d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout2d(x, self.p, self.training, rng=self.rng)
+
+
+class Dropout3d(Dropout):
+    """Dropout of whole channels (F.dropout3d) while training."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.dropout3d(x, self.p, self.training, rng=self.rng)
+
+
 class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
     OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""
@@ -1146,6 +1167,101 @@ class Softmin(_AlongDim):
     _function = staticmethod(F.softmin)
 
 
+class Tanhshrink(_Pointwise):
+    _function = staticmethod(F.tanhshrink)
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.hardshrink(x, self.lambd)
+
+
+class Softshrink(Hardshrink):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.softshrink(x, self.lambd)
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float) -> None:
+        super().__init__()
+        self.threshold, self.value = threshold, value
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.threshold(x, self.threshold, self.value)
+
+
+class PReLU(Module):
+    """F.prelu with a learned slope for x < 0: one for all channels, or one per channel
+    (num_parameters = the channels, dim 1), each starting at `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.weight = Parameter(np.full(num_parameters, init), dtype=dtype)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.prelu(x, self.weight)
+
+
+class RMSNorm(Module):
+    """F.rms_norm over the trailing `normalized_shape` dims (an int: the last dim), then a
+    learned scale `weight` (ones) unless elementwise_affine=False, as PyTorch's RMSNorm."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
+                 elementwise_affine: bool = True, dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
+            tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.weight = Parameter(np.ones(self.normalized_shape), dtype=dtype) \
+            if elementwise_affine else None
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+
+class PixelShuffle(Module):
+    def __init__(self, upscale_factor: int) -> None:
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pixel_shuffle(x, self.upscale_factor)
+
+
+class PixelUnshuffle(Module):
+    def __init__(self, downscale_factor: int) -> None:
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pixel_unshuffle(x, self.downscale_factor)
+
+
 class Unflatten(Module):
     """x.unflatten(dim, unflattened_size) as a layer."""
 
@@ -1267,6 +1383,73 @@ class KLDivLoss(Module):
 
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class MarginRankingLoss(Module):
+    def __init__(self, margin: float = 0.0, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
+        return F.margin_ranking_loss(input1, input2, target, self.margin,
+                                     reduction=self.reduction)
+
+
+class CosineEmbeddingLoss(MarginRankingLoss):
+    def forward(self, input1: Tensor, input2: Tensor, target: Any) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, self.margin,
+                                       reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(Module):
+    def __init__(self, margin: float = 1.0, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.hinge_embedding_loss(input, target, self.margin, reduction=self.reduction)
+
+
+class SoftMarginLoss(Module):
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginLoss(Module):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+        self.reduction = reduction
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
+                                     self.swap, reduction=self.reduction)
+
+
+class GaussianNLLLoss(Module):
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean"
+                 ) -> None:
+        super().__init__()
+        self.full, self.eps, self.reduction = full, eps, reduction
+
+    def forward(self, input: Tensor, target: Any, var: Tensor | float) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
+
+
+class PoissonNLLLoss(Module):
+    def __init__(self, log_input: bool = True, full: bool = False, *, eps: float = 1e-8,
+                 reduction: str = "mean") -> None:
+        super().__init__()
+        self.log_input, self.full, self.eps, self.reduction = log_input, full, eps, reduction
+
+    def forward(self, log_input: Tensor, target: Any) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, self.log_input, self.full, eps=self.eps,
+                                  reduction=self.reduction)
 
 
 class ModuleDict(Module):

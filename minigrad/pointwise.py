@@ -10,14 +10,19 @@ from .engine import ArrayLike
 from .tensor import Tensor
 
 __all__ = [
-    "abs", "acos", "acosh", "add", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "div", "eq", "erf", "exp", "exp2",
-    "expm1", "floor", "floor_divide", "fmod", "ge", "gt", "isclose", "isfinite", "isinf", "isnan", "le",
-    "lerp", "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
-    "reciprocal", "relu", "remainder", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
-    "sqrt", "square", "sub", "tan", "tanh", "trunc",
+    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "div", "divide", "eq", "erf",
+    "exp", "exp2", "expm1", "floor", "floor_divide", "fmax", "fmin", "fmod", "ge", "greater",
+    "greater_equal", "gt", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf",
+    "isposinf", "le", "lerp", "less", "less_equal",
+    "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "multiply",
+    "nan_to_num", "ne", "neg", "negative", "not_equal", "pow", "rad2deg", "reciprocal", "relu",
+    "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
+    "sqrt", "square",
+    "sub", "subtract", "tan", "tanh", "true_divide", "trunc", "xlogy",
 ]
 
 
@@ -279,6 +284,35 @@ def logaddexp(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).logaddexp(other)
 
 
+def logaddexp2(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).logaddexp2(other)
+
+
+def hypot(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).hypot(other)
+
+
+def xlogy(input: Tensor | float, other: ArrayLike) -> Tensor:
+    return _tensor(input).xlogy(other)
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    return _tensor(input).logit(eps)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    return _tensor(input).nan_to_num(nan, posinf, neginf)
+
+
+def deg2rad(input: Tensor) -> Tensor:
+    return _tensor(input).deg2rad()
+
+
+def rad2deg(input: Tensor) -> Tensor:
+    return _tensor(input).rad2deg()
+
+
 def isclose(input: Tensor, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     return _tensor(input).isclose(other, rtol, atol, equal_nan)
@@ -302,3 +336,104 @@ def bitwise_left_shift(input: Tensor, other: ArrayLike) -> Tensor:
 
 def bitwise_right_shift(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).bitwise_right_shift(other)
+
+
+# PyTorch's other names for the functions above
+def absolute(input: Tensor) -> Tensor:
+    return _tensor(input).abs()
+
+
+def negative(input: Tensor) -> Tensor:
+    return -_tensor(input)
+
+
+def sgn(input: Tensor) -> Tensor:
+    return _tensor(input).sign()
+
+
+def multiply(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) * other
+
+
+def subtract(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+    return _tensor(input).sub(other, alpha=alpha)
+
+
+def divide(input: Tensor, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
+    return _tensor(input).div(other, rounding_mode=rounding_mode)
+
+
+def true_divide(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) / other
+
+
+def greater(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) > other
+
+
+def greater_equal(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) >= other
+
+
+def less(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) < other
+
+
+def less_equal(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) <= other
+
+
+def not_equal(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input) != other
+
+
+def arcsin(input: Tensor) -> Tensor:
+    return _tensor(input).asin()
+
+
+def arccos(input: Tensor) -> Tensor:
+    return _tensor(input).acos()
+
+
+def arctan(input: Tensor) -> Tensor:
+    return _tensor(input).atan()
+
+
+def arctan2(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).atan2(other)
+
+
+def arcsinh(input: Tensor) -> Tensor:
+    return _tensor(input).asinh()
+
+
+def arccosh(input: Tensor) -> Tensor:
+    return _tensor(input).acosh()
+
+
+def arctanh(input: Tensor) -> Tensor:
+    return _tensor(input).atanh()
+
+
+def fmax(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).fmax(other)
+
+
+def fmin(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).fmin(other)
+
+
+def sinc(input: Tensor) -> Tensor:
+    return _tensor(input).sinc()
+
+
+def signbit(input: Tensor) -> Tensor:
+    return _tensor(input).signbit()
+
+
+def isposinf(input: Tensor) -> Tensor:
+    return _tensor(input).isposinf()
+
+
+def isneginf(input: Tensor) -> Tensor:
+    return _tensor(input).isneginf()

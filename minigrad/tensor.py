@@ -280,12 +280,32 @@ def _scan(x: Tensor, dim: int, combine: Callable[[Tensor, Tensor], Tensor],
     return x.movedim(-1, dim)
 
 
+def _stable_order(data: np.ndarray, dim: int, descending: bool = False) -> np.ndarray:
+    """The int64 indices that sort `data` along `dim` (0 or -1 for 0-d data), NaN as the
+    largest, equal entries in their order (descending too)."""
+    flat = data.reshape(data.shape or (1,))
+    if descending:  # a stable ascending sort of the reversed entries, reversed back
+        flipped = np.argsort(np.flip(flat, dim), axis=dim, kind="stable")
+        order = flat.shape[dim] - 1 - np.flip(flipped, dim)
+    else:
+        order = np.argsort(flat, axis=dim, kind="stable")
+    return order.reshape(data.shape).astype(np.int64)
+
+
 class ValuesIndices(NamedTuple):
     """What max(dim) and min(dim) return, like PyTorch's torch.return_types.max: a pair that
     unpacks as (values, indices) and has `.values` and `.indices`."""
 
     values: Tensor
     indices: Tensor
+
+
+class MinMax(NamedTuple):
+    """What aminmax returns, like PyTorch's torch.return_types.aminmax: (min, max), with
+    `.min` and `.max`."""
+
+    min: Tensor
+    max: Tensor
 
 
 class Tensor:
@@ -454,6 +474,14 @@ class Tensor:
         detached = Tensor._make(self.data)
         detached._versions = self._versions  # one memory, one version counter
         return detached
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor off from the graph in place and return it: a leaf that requires no
+        grad. Backward from results computed from it earlier stops here too (PyTorch's goes on
+        through: the graph links tensors, not separate nodes)."""
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
 
     def retain_grad(self) -> Tensor:
         """Keep `.grad` on this non-leaf tensor after backward (leaves always keep theirs)."""
@@ -832,6 +860,10 @@ class Tensor:
     def neg(self) -> Tensor:
         return -self
 
+    def negative(self) -> Tensor:
+        """Alias of neg."""
+        return -self
+
     def remainder(self, other: ArrayLike) -> Tensor:
         """self % other, with the sign of `other` (Python's and PyTorch's %)."""
         return self % other
@@ -904,6 +936,52 @@ class Tensor:
 
     def ge(self, other: ArrayLike) -> Tensor:
         return self >= other
+
+    # PyTorch's longer names for the comparisons and arithmetic above
+    def greater(self, other: ArrayLike) -> Tensor:
+        """Alias of gt."""
+        return self > other
+
+    def greater_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of ge."""
+        return self >= other
+
+    def less(self, other: ArrayLike) -> Tensor:
+        """Alias of lt."""
+        return self < other
+
+    def less_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of le."""
+        return self <= other
+
+    def not_equal(self, other: ArrayLike) -> Tensor:
+        """Alias of ne."""
+        return self != other
+
+    def multiply(self, other: ArrayLike) -> Tensor:
+        """Alias of mul."""
+        return self * other
+
+    def subtract(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+        """Alias of sub."""
+        return self.sub(other, alpha=alpha)
+
+    def divide(self, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
+        """Alias of div."""
+        return self.div(other, rounding_mode=rounding_mode)
+
+    def true_divide(self, other: ArrayLike) -> Tensor:
+        """Alias of div without a rounding mode."""
+        return self / other
+
+    def allclose(self, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+                 equal_nan: bool = False) -> bool:
+        """Whether |self - other| <= atol + rtol |other| everywhere (the shapes broadcast)."""
+        return bool(self.isclose(other, rtol, atol, equal_nan).all())
+
+    def equal(self, other: Tensor) -> bool:
+        """Whether the two tensors have one shape and equal entries."""
+        return self.shape == other.shape and bool((self == other).all())
 
     def __bool__(self) -> bool:
         """The truth of a one-element tensor. Others raise, as in PyTorch: with elementwise ==,
@@ -1020,6 +1098,10 @@ class Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
         return self * np.sign(self.data)
 
+    def absolute(self) -> Tensor:
+        """Alias of abs."""
+        return self.abs()
+
     def __abs__(self) -> Tensor:
         return self.abs()
 
@@ -1125,6 +1207,10 @@ class Tensor:
         if self.data.dtype.kind != "f":
             return Tensor._make(np.sign(self.data))
         return self._step_function(np.sign(self.data))
+
+    def sgn(self) -> Tensor:
+        """sign, which it is for real tensors (PyTorch's sgn differs for complex ones only)."""
+        return self.sign()
 
     def maximum(self, other: ArrayLike) -> Tensor:
         """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
@@ -1281,6 +1367,35 @@ class Tensor:
         return (x.log1p() - (-x).log1p()) * 0.5
 
     # ---- more of PyTorch's pointwise functions of two tensors ----
+    # numpy's names, which PyTorch has too
+    def arcsin(self) -> Tensor:
+        """Alias of asin."""
+        return self.asin()
+
+    def arccos(self) -> Tensor:
+        """Alias of acos."""
+        return self.acos()
+
+    def arctan(self) -> Tensor:
+        """Alias of atan."""
+        return self.atan()
+
+    def arctan2(self, other: ArrayLike) -> Tensor:
+        """Alias of atan2."""
+        return self.atan2(other)
+
+    def arcsinh(self) -> Tensor:
+        """Alias of asinh."""
+        return self.asinh()
+
+    def arccosh(self) -> Tensor:
+        """Alias of acosh."""
+        return self.acosh()
+
+    def arctanh(self) -> Tensor:
+        """Alias of atanh."""
+        return self.atanh()
+
     def copysign(self, other: ArrayLike) -> Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
@@ -1295,11 +1410,119 @@ class Tensor:
     def logaddexp(self, other: ArrayLike) -> Tensor:
         """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
         out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
+        return self._log_of_sum(other, Tensor.exp, Tensor.log)
+
+    def logaddexp2(self, other: ArrayLike) -> Tensor:
+        """log2(2**self + 2**other), computed stably as logaddexp is; floats only, as in
+        PyTorch."""
+        self._require_floating("logaddexp2")
+        return self._log_of_sum(other, Tensor.exp2, Tensor.log2)
+
+    def _log_of_sum(self, other: ArrayLike, power: Callable[[Tensor], Tensor],
+                    log: Callable[[Tensor], Tensor]) -> Tensor:
         a, b = self._operands(other)
         a, b = a._floating(), b._floating()
         shift = np.maximum(a.data, b.data)
         shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
-        return ((a - shift).exp() + (b - shift).exp()).log() + shift
+        return log(power(a - shift) + power(b - shift)) + shift
+
+    def hypot(self, other: ArrayLike) -> Tensor:
+        """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
+        larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
+        only; at (0, 0) the gradient is NaN, as in PyTorch."""
+        self._require_floating("hypot")
+        a, b = self._operands(other)
+        larger = np.maximum(np.abs(a.data), np.abs(b.data))
+        scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
+        return ((a / scale).square() + (b / scale).square()).sqrt() * scale
+
+    def xlogy(self, other: ArrayLike) -> Tensor:
+        """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There
+        the gradient of self is log(other) where other > 0 and 0 elsewhere, and that of other
+        is 0 (PyTorch's self / other, which is NaN at other = 0)."""
+        x, y = self._operands(other)
+        x, y = x._floating(), y._floating()
+        zero_times_undefined = (x.data == 0) & ((y.data <= 0) | (y.data == math.inf))
+        return x * where(zero_times_undefined, 1.0, y).log()
+
+    def logit(self, eps: float | None = None) -> Tensor:
+        """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p is clamped to [eps, 1 - eps]
+        first (gradient 0 outside). -inf at 0, inf at 1, NaN outside [0, 1], as in PyTorch."""
+        p = self._floating()
+        if eps is not None:
+            p = p.clamp(eps, 1 - eps)
+        return p.log() - (-p).log1p()
+
+    def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,
+                   neginf: float | None = None) -> Tensor:
+        """NaN, +inf and -inf replaced by `nan`, `posinf` and `neginf` (by default 0, and the
+        largest and the lowest finite value of the dtype); those entries get gradient 0.
+        Integers and bools are returned as a copy, as in PyTorch."""
+        if self.dtype.kind != "f":
+            return self.clone()
+        finfo = np.finfo(self.dtype)
+        posinf = finfo.max if posinf is None else posinf
+        neginf = finfo.min if neginf is None else neginf
+        data = self.data
+        return (self.masked_fill(np.isnan(data), nan).masked_fill(data == math.inf, posinf)
+                .masked_fill(data == -math.inf, neginf))
+
+    def deg2rad(self) -> Tensor:
+        """Degrees to radians, x * pi / 180 (integers give float32, as in PyTorch)."""
+        return self._floating() * (math.pi / 180)
+
+    def rad2deg(self) -> Tensor:
+        """Radians to degrees, x * 180 / pi (integers give float32, as in PyTorch)."""
+        return self._floating() * (180 / math.pi)
+
+    def fmax(self, other: ArrayLike) -> Tensor:
+        """The larger of the two, where a NaN loses to a number (NaN only where both are), as
+        torch.fmax; at a tie the gradient goes to self, as PyTorch's."""
+        return self._nan_ignoring(other, np.greater_equal)
+
+    def fmin(self, other: ArrayLike) -> Tensor:
+        """The smaller of the two, where a NaN loses to a number: as fmax."""
+        return self._nan_ignoring(other, np.less_equal)
+
+    def _nan_ignoring(self, other: ArrayLike, keeps_self: np.ufunc) -> Tensor:
+        a, b = self._operands(other)
+        return ops.Where.apply(a, b, cond=keeps_self(a.data, b.data) | _nan(b.data))
+
+    def sinc(self) -> Tensor:
+        """sin(pi x) / (pi x), and 1 at 0 (with gradient 0 there, as in PyTorch)."""
+        x = self._floating()
+        at_zero = x.data == 0
+        angle = x.masked_fill(at_zero, 1.0) * math.pi
+        return (angle.sin() / angle).masked_fill(at_zero, 1.0)
+
+    def signbit(self) -> Tensor:
+        """Whether the sign bit is set (True for -0.0 and negative NaNs too): bool, without
+        grad."""
+        return Tensor._make(np.signbit(self.data))
+
+    def isposinf(self) -> Tensor:
+        """Where the entries are +inf: bool, without grad."""
+        return Tensor._make(np.isposinf(self.data))
+
+    def isneginf(self) -> Tensor:
+        """Where the entries are -inf: bool, without grad."""
+        return Tensor._make(np.isneginf(self.data))
+
+    def dist(self, other: ArrayLike, p: float = 2) -> Tensor:
+        """The p-norm of self - other (they broadcast), as torch.dist."""
+        return (self - other).norm(p)
+
+    def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
+        """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to it (by
+        maxnorm / (norm + 1e-7), as torch.renorm); the others as they are."""
+        d = _existing_dim("renorm", dim, self.ndim)
+        if p <= 0:
+            raise InvalidArgumentError(f"renorm: p must be positive, got {p}")
+        if maxnorm < 0:
+            raise InvalidArgumentError(f"renorm: maxnorm must be non-negative, got {maxnorm}")
+        norms = self.norm(p, [i for i in range(self.ndim) if i != d], keepdim=True)
+        factor = maxnorm / (norms + 1e-7)
+        return self * factor.masked_fill(norms.data <= maxnorm, 1.0)
 
     def isclose(self, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
                 equal_nan: bool = False) -> Tensor:
@@ -1371,7 +1594,12 @@ class Tensor:
                             f"{type(dim).__name__} {dim!r} (amax and amin reduce several dims "
                             f"at once)")
         indices = self._arg_extreme(op, arg, dim, keepdim=True)
-        values = self.gather(dim, indices)  # the gradient goes to the index returned
+        return self._picked(dim, indices.data, keepdim)
+
+    def _picked(self, dim: int, indices: np.ndarray, keepdim: bool) -> ValuesIndices:
+        """The entries at `indices` (one per slice, dim kept with size 1) along `dim`, and those
+        indices, as max(dim) returns them; the gradient goes to the entries picked."""
+        values, indices = self.gather(dim, indices), Tensor._make(indices)
         if keepdim:
             return ValuesIndices(values, indices)
         return ValuesIndices(values.squeeze(dim), indices.squeeze(dim))
@@ -1506,6 +1734,81 @@ class Tensor:
         dims = _reduced_dims("count_nonzero", dim, None, self.ndim)
         return Tensor._make(np.asarray(np.count_nonzero(self.data, axis=dims), dtype=np.int64))
 
+    def bincount(self, weights: ArrayLike | None = None, minlength: int = 0) -> Tensor:
+        """How often each of 0, 1, ..., max occurs in this 1-D tensor of non-negative integers
+        (at least `minlength` counts), as torch.bincount: int64; with `weights` (one per entry),
+        the sum of the weights at each value instead (in their float dtype, float64 for
+        integer weights). Without grad."""
+        if self.dtype.kind not in "iu":
+            raise InvalidTypeError(f"bincount: needs an integer tensor, got {self.dtype}")
+        if self.ndim != 1 or (self.data < 0).any():
+            raise InvalidArgumentError(f"bincount: needs a 1-D tensor of non-negative integers, "
+                                       f"got shape {self.shape}")
+        if minlength < 0:
+            raise InvalidArgumentError(f"bincount: minlength must be >= 0, got {minlength}")
+        if weights is None:
+            return Tensor._make(np.bincount(self.data, minlength=minlength).astype(np.int64))
+        weights = np.asarray(_as_array(weights))
+        if weights.shape != self.shape:
+            raise InvalidArgumentError(f"bincount: weights of shape {weights.shape} must be 1-D, "
+                                       f"one per entry of the input of shape {self.shape}")
+        dtype = weights.dtype if weights.dtype.kind == "f" else np.float64
+        return Tensor._make(np.bincount(self.data, weights, minlength).astype(dtype))
+
+    def histc(self, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+        """Counts of the entries in `bins` equal bins between min and max (when both are 0, the
+        entries' own min and max, widened by 1 either way if equal), as torch.histc: entries
+        outside are ignored, max falls in the last bin; floats only, counts in the tensor's
+        dtype, without grad."""
+        self._require_floating("histc")
+        if bins <= 0:
+            raise InvalidArgumentError(f"histc: bins must be > 0, got {bins}")
+        if min == max and self.numel():
+            min, max = self.data.min(), self.data.max()
+        if min == max:
+            min, max = min - 1, max + 1
+        if not (np.isfinite(min) and np.isfinite(max)):
+            raise InvalidArgumentError(f"histc: the range [{min}, {max}] is not finite")
+        if min > max:
+            raise InvalidArgumentError(f"histc: max must be larger than min, got [{min}, {max}]")
+        low, high = self.dtype.type(min), self.dtype.type(max)
+        inside = self.data[(self.data >= low) & (self.data <= high)]
+        # PyTorch's bin: (x - min) * bins / (max - min), truncated; max itself in the last one
+        place = ((inside - low) * bins / (high - low)).astype(np.int64)
+        counts = np.bincount(np.minimum(place, bins - 1), minlength=bins)
+        return Tensor._make(counts.astype(self.dtype))
+
+    def argwhere(self) -> Tensor:
+        """nonzero(): the indices of the nonzero entries, one row each."""
+        return self.nonzero()
+
+    def _unique_axis(self, op: str, dim: int | None) -> int | None:
+        """unique's and unique_consecutive's `dim` wrapped (None stays None); a 0-d tensor has
+        none, PyTorch's IndexError (not _existing_dim's error)."""
+        if dim is not None and self.ndim == 0:
+            raise IndexError(f"{op}: dim {dim} given, but a 0-d tensor has no dims")
+        return None if dim is None else _dim(op, dim, self.ndim)
+
+    def unique_consecutive(self, return_inverse: bool = False, return_counts: bool = False,
+                           dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
+        """Each run of equal consecutive entries (slices along `dim`) kept once, then, if
+        asked, the run each entry belongs to and the runs' lengths, as torch.unique_consecutive;
+        without grad."""
+        axis = self._unique_axis("unique_consecutive", dim)
+        data, axis = (self.data.reshape(-1), 0) if axis is None else (self.data, axis)
+        slices = np.moveaxis(data, axis, 0)
+        slices = slices.reshape(len(slices), math.prod(slices.shape[1:]))
+        starts = np.ones(len(slices), bool)
+        starts[1:] = (slices[1:] != slices[:-1]).any(axis=1)
+        run = np.cumsum(starts) - 1
+        values = np.compress(starts, data, axis=axis)
+        inverse = run.reshape(self.shape if dim is None else -1)
+        counts = np.diff(np.append(np.flatnonzero(starts), len(slices)))
+        found = [values, inverse.astype(np.int64), counts.astype(np.int64)]
+        out = tuple(Tensor._make(a) for a, wanted in zip(found, (True, return_inverse,
+                                                                 return_counts)) if wanted)
+        return out if len(out) > 1 else out[0]
+
     def nonzero(self, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
         """The indices of the nonzero entries, in row-major order: an int64 tensor with one row
         per entry and one column per dim, or with as_tuple=True one 1-D tensor per dim (a 0-d
@@ -1520,9 +1823,7 @@ class Tensor:
         then, if asked, where each entry (slice) went (int64, in the input's shape; along `dim`,
         one per slice) and how often each distinct one occurs, as torch.unique; NaNs are kept
         apart, as in PyTorch. Always sorted (`sorted=False` allows any order); without grad."""
-        if dim is not None and self.ndim == 0:  # PyTorch's IndexError, not _existing_dim's
-            raise IndexError(f"unique: dim {dim} given, but a 0-d tensor has no dims")
-        axis = None if dim is None else _dim("unique", dim, self.ndim)
+        axis = self._unique_axis("unique", dim)
         if axis is not None and 0 in self.shape[:axis] + self.shape[axis + 1:]:
             # PyTorch's refusal: empty slices would all be equal (numpy keeps one of them)
             raise InvalidArgumentError(f"unique: there are 0-sized dims other than dim {dim} "
@@ -1538,6 +1839,23 @@ class Tensor:
     def nansum(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
         """The sum with NaN entries counted as 0 (their gradient is 0)."""
         return self.masked_fill(self.isnan(), 0).sum(dim, keepdim, dtype=dtype)
+
+    def nanmean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+        """The mean of the entries that are not NaN (NaN where all are), as torch.nanmean: their
+        sum over their count, so each gets gradient 1 / count and the NaNs 0. Floats only."""
+        x = self if dtype is None else self.to(dtype)
+        x._require_floating("nanmean")
+        dims = _reduced_dims("nanmean", dim, None, x.ndim)
+        count = (~np.isnan(x.data)).sum(axis=dims, keepdims=keepdim).astype(x.dtype)
+        with np.errstate(invalid="ignore"):  # 0 / 0: a slice of NaNs only
+            return x.nansum(dims, keepdim) / count
+
+    def aminmax(self, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
+        """(amin, amax) over `dim` (every dim when None), as torch.aminmax, a pair with `.min`
+        and `.max`."""
+        if dim is not None and not isinstance(dim, (int, np.integer)):
+            raise TypeError(f"aminmax: dim must be an int or None, got {dim!r}")
+        return MinMax(self.amin(dim, keepdim), self.amax(dim, keepdim))
 
     def logsumexp(self, dim: Dim, keepdim: bool = False) -> Tensor:
         """log(sum(exp(x))) over `dim`, computed stably: the max m is taken out first,
@@ -1602,18 +1920,16 @@ class Tensor:
         is always stable, so `stable` changes nothing). Each value's gradient goes back to its
         entry."""
         d = _dim("sort", dim, self.ndim)
-        data = self.data.reshape(self.shape or (1,))
-        if descending:  # a stable ascending sort of the reversed entries, reversed back
-            flipped = np.argsort(np.flip(data, d), axis=d, kind="stable")
-            indices = data.shape[d] - 1 - np.flip(flipped, d)
-        else:
-            indices = np.argsort(data, axis=d, kind="stable")
-        indices = indices.reshape(self.shape).astype(np.int64)
+        indices = _stable_order(self.data, d, descending)
         return ValuesIndices(self.gather(d, indices), Tensor._make(indices))
 
     def argsort(self, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
         """The indices that sort the entries along `dim` (sort's second part)."""
         return self.sort(dim, descending, stable).indices
+
+    def msort(self) -> Tensor:
+        """The entries sorted along dim 0: sort(0).values."""
+        return self.sort(0).values
 
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
              ) -> ValuesIndices:
@@ -1629,6 +1945,161 @@ class Tensor:
         if self.ndim == 0:  # a 0-d tensor's top 1 is itself
             top = [part.reshape(()) for part in top]
         return ValuesIndices(*top)
+
+    def kthvalue(self, k: int, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """The k-th smallest entry along `dim` (k counts from 1) and its index, (values,
+        indices), as torch.kthvalue; NaN counts as the largest. Among equal entries the index
+        is the one a stable sort puts k-th (PyTorch leaves it unspecified). The gradient goes
+        to the entry at the index."""
+        d = _dim("kthvalue", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= size:
+            raise InvalidArgumentError(f"kthvalue: k must be an int in [1, {size}] (the size of "
+                                       f"dim {dim}), got {k!r}")
+        return self._picked(d, self._sorted_position(d, lambda nans: np.int64(k - 1)), keepdim)
+
+    def median(self, dim: int | None = None, keepdim: bool = False) -> Tensor | ValuesIndices:
+        """The median, as torch.median: the lower of the two middle entries for an even count.
+        Over every entry it is a 0-d tensor, whose gradient the entries equal to it share
+        equally (as PyTorch's); given `dim`, the medians along it and their indices, (values,
+        indices), the gradient going to those indices (among equal entries, the one a stable
+        sort puts in the middle). A NaN makes the median NaN (at the first NaN's index);
+        nanmedian skips NaNs instead."""
+        return self._median("median", dim, keepdim, skip_nan=False)
+
+    def nanmedian(self, dim: int | None = None, keepdim: bool = False
+                  ) -> Tensor | ValuesIndices:
+        """The median of the entries that are not NaN, as torch.nanmedian (NaN where all are);
+        otherwise as median."""
+        return self._median("nanmedian", dim, keepdim, skip_nan=True)
+
+    def _median(self, op: str, dim: int | None, keepdim: bool, skip_nan: bool
+                ) -> Tensor | ValuesIndices:
+        self._refuse_bool(op)
+
+        def middle(count: int) -> Callable[[np.ndarray], np.ndarray]:
+            """The median's place among `count` sorted entries, `nans` of them NaN (last)."""
+            if skip_nan:  # the lower middle of the others; all NaN: the first NaN (PyTorch's
+                # index there depends on its selection algorithm)
+                return lambda nans: np.maximum(count - nans - 1, 0) // 2
+            return lambda nans: np.where(nans > 0, count - nans, (count - 1) // 2)
+
+        if dim is not None:
+            d = _dim(op, dim, self.ndim)
+            count = self.shape[d] if self.ndim else 1
+            if count == 0:
+                raise IndexError(f"{op}: dim {dim} is empty (tensor of shape {self.shape}): no "
+                                 "entry to take the median of")
+            return self._picked(d, self._sorted_position(d, middle(count)), keepdim)
+        entries = self.reshape(-1)
+        if entries.numel() == 0:  # PyTorch's NaN, still in the graph
+            self._require_floating(f"{op} of an empty tensor")
+            median = entries.sum() * math.nan
+        else:
+            median_value = entries.data[entries._sorted_position(0, middle(entries.numel()))]
+            # the entries equal to the median (its NaNs, if NaN) share its gradient: it is
+            # their max, and Max splits the gradient among ties
+            ties = (entries.data == median_value) | (_nan(entries.data) & _nan(median_value))
+            median = entries.masked_select(ties).amax()
+        return median.reshape((1,) * self.ndim) if keepdim else median
+
+    def mode(self, dim: int = -1, keepdim: bool = False) -> ValuesIndices:
+        """The most frequent entry along `dim` and its index, (values, indices), as torch.mode:
+        among equally frequent entries the smallest, at the last place it occurs; NaNs count
+        as one value, the largest. The gradient goes to the entry at the index."""
+        d = _dim("mode", dim, self.ndim)
+        if self.ndim and self.shape[d] == 0:
+            raise IndexError(f"mode: dim {dim} is empty (tensor of shape {self.shape})")
+        data = np.moveaxis(self.data.reshape(self.shape or (1,)), d, -1)
+        order = _stable_order(data, -1)
+        ordered = np.take_along_axis(data, order, -1)
+        # runs of equal entries, NaNs one run (they sort last): how far into its run each is
+        nans = _nan(ordered)
+        starts = np.ones(ordered.shape, bool)
+        starts[..., 1:] = (ordered[..., 1:] != ordered[..., :-1]) & ~(nans[..., 1:]
+                                                                      & nans[..., :-1])
+        place = np.arange(ordered.shape[-1])
+        run_length = place - np.maximum.accumulate(np.where(starts, place, 0), axis=-1)
+        # the first longest run ends where its length first peaks: its last occurrence
+        last = np.argmax(run_length, axis=-1)[..., None]
+        indices = np.moveaxis(np.take_along_axis(order, last, -1), -1, d)
+        return self._picked(d, indices.reshape([1 if i == d else n
+                                                for i, n in enumerate(self.shape)]), keepdim)
+
+    def quantile(self, q: float | ArrayLike, dim: int | None = None, keepdim: bool = False, *,
+                 interpolation: str = "linear") -> Tensor:
+        """The q-th quantiles over `dim` (every entry when None), as torch.quantile: the value
+        at position q * (n - 1) among the n entries sorted, between two entries by
+        `interpolation`: 'linear', 'lower', 'higher', 'midpoint' or 'nearest' (to the even
+        position at a half). `q` in [0, 1] is a number or a 1-D tensor, whose dim then comes
+        first. A NaN makes its quantiles NaN; nanquantile skips NaNs. The gradient goes to the
+        one or two entries interpolated."""
+        return self._quantile("quantile", q, dim, keepdim, interpolation, skip_nan=False)
+
+    def nanquantile(self, q: float | ArrayLike, dim: int | None = None, keepdim: bool = False,
+                    *, interpolation: str = "linear") -> Tensor:
+        """The quantiles of the entries that are not NaN, as torch.nanquantile (NaN where all
+        are); otherwise as quantile."""
+        return self._quantile("nanquantile", q, dim, keepdim, interpolation, skip_nan=True)
+
+    def _quantile(self, op: str, q: float | ArrayLike, dim: int | None, keepdim: bool,
+                  interpolation: str, skip_nan: bool) -> Tensor:
+        self._require_floating(op)
+        if isinstance(q, Tensor) and q.dtype != self.dtype:
+            raise InvalidTypeError(f"{op}: q tensor must have the input's dtype {self.dtype}, "
+                                   f"got {q.dtype}")
+        qs = np.asarray(_as_array(q), dtype=self.dtype)
+        if qs.ndim > 1:
+            raise InvalidArgumentError(f"{op}: q must be a number or a 1-D tensor, got shape "
+                                       f"{qs.shape}")
+        if not ((qs >= 0) & (qs <= 1)).all():
+            raise InvalidArgumentError(f"{op}: q must lie in [0, 1], got {qs.tolist()}")
+        if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+            raise InvalidArgumentError(f"{op}: interpolation must be one of linear, lower, "
+                                       f"higher, midpoint or nearest, got {interpolation!r}")
+        d = None if dim is None else _dim(op, dim, self.ndim)
+        if self.numel() == 0:
+            raise InvalidArgumentError(f"{op}: the input tensor must be non-empty")
+        # the slices to take quantiles of, along the last dim; positions get one entry per q
+        rows = self.reshape(-1) if d is None else self.reshape(self.shape or (1,)).movedim(d, -1)
+        count = rows.shape[-1]
+        nans = _nan(rows.data).sum(axis=-1, keepdims=True)
+        if skip_nan:  # among the others; all NaN: at 0, a NaN
+            position = np.maximum(qs.reshape(-1) * (count - 1 - nans).astype(self.dtype), 0)
+        else:  # a NaN sorts last, and is the quantile
+            position = np.where(nans > 0, count - 1, qs.reshape(-1) * (count - 1))
+        if interpolation in ("lower", "higher", "nearest"):  # a position of an entry
+            position = {"lower": np.floor, "higher": np.ceil, "nearest": np.round}[
+                interpolation](position)
+        position = position.astype(self.dtype)  # in the tensor's dtype, as PyTorch's
+        order = _stable_order(rows.data, -1)
+
+        def sorted_at(places: np.ndarray) -> Tensor:
+            return rows.gather(-1, np.take_along_axis(order, places.astype(np.int64), -1))
+
+        below = np.floor(position)
+        values = sorted_at(below)
+        if interpolation in ("linear", "midpoint"):
+            weight = np.full_like(position, 0.5) if interpolation == "midpoint" \
+                else position - below
+            values = values.lerp(sorted_at(np.ceil(position)), Tensor._make(weight))
+        values = values.squeeze(-1) if qs.ndim == 0 else values.movedim(-1, 0)
+        if not keepdim:
+            return values
+        if d is None:
+            return values.reshape(qs.shape + (1,) * self.ndim)
+        return values.unsqueeze(qs.ndim + d) if self.ndim else values
+
+    def _sorted_position(self, dim: int, position: Callable[[np.ndarray], np.ndarray]
+                         ) -> np.ndarray:
+        """The index along `dim` of the entry a stable sort (NaN last) puts at
+        `position(nans)` in each slice, where `nans` counts the slice's NaNs: int64, with `dim`
+        kept with size 1."""
+        data = self.data.reshape(self.shape or (1,))
+        nans = _nan(data).sum(axis=dim, keepdims=True)
+        places = np.broadcast_to(position(nans), nans.shape).astype(np.int64)
+        indices = np.take_along_axis(_stable_order(data, dim), places, dim)
+        return indices.reshape([1 if i == dim else n for i, n in enumerate(self.shape)])
 
     def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
@@ -1725,6 +2196,14 @@ class Tensor:
         """This tensor in `other`'s shape."""
         return self.view(other.shape)
 
+    def reshape_as(self, other: Tensor) -> Tensor:
+        """This tensor reshaped to other's shape."""
+        return self.reshape(other.shape)
+
+    def ravel(self) -> Tensor:
+        """The entries as a 1-D tensor, in row-major order."""
+        return self.reshape(-1)
+
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
         if self.ndim == 0:
@@ -1775,6 +2254,10 @@ class Tensor:
             order.insert(to, moved)
         return self.permute(order)
 
+    def moveaxis(self, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+        """Alias of movedim."""
+        return self.movedim(source, destination)
+
     def expand(self, *sizes: int | Sequence[int]) -> Tensor:
         """This tensor repeated along new leading dims and along its dims of size 1, to shape
         `sizes` (-1 keeps a dim's size), without copying; the gradient sums the copies."""
@@ -1787,6 +2270,18 @@ class Tensor:
                                        "each dim must keep its size (or -1) or be 1, and new "
                                        "dims (not -1) go first")
         return ops.BroadcastTo.apply(self, shape=target)
+
+    def sum_to_size(self, *size: int | Sequence[int]) -> Tensor:
+        """This tensor summed down to `size`, a shape it broadcasts from (the reverse of
+        expand): leading dims summed away, dims of size 1 in `size` summed with keepdim."""
+        shape = _ints(size)
+        if not engine._broadcasts_to(shape, self.shape):
+            raise InvalidArgumentError(f"sum_to_size: {shape} does not expand to this tensor's "
+                                       f"shape {self.shape}")
+        lead = self.ndim - len(shape)
+        kept = [lead + d for d, n in enumerate(shape) if n == 1 and self.shape[lead + d] != 1]
+        out = self.sum(kept, keepdim=True) if kept else self
+        return out.sum(tuple(range(lead))) if lead else out
 
     def expand_as(self, other: Tensor) -> Tensor:
         """expand to other's shape."""
@@ -1849,6 +2344,78 @@ class Tensor:
                 out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
         return out._own_memory(self)
 
+    def fliplr(self) -> Tensor:
+        """flip(1): the columns in reverse order (a tensor of at least 2 dims)."""
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"fliplr: needs at least 2 dims, got shape {self.shape}")
+        return self.flip(1)
+
+    def flipud(self) -> Tensor:
+        """flip(0): the rows in reverse order (a tensor of at least 1 dim)."""
+        if self.ndim < 1:
+            raise InvalidArgumentError("flipud: needs at least 1 dim, got a 0-d tensor")
+        return self.flip(0)
+
+    def rot90(self, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
+        """Rotated k times by 90 degrees in the plane of `dims`, from the first dim towards the
+        second, as torch.rot90 (a negative k turns the other way)."""
+        if len(dims) != 2:
+            raise InvalidArgumentError(f"rot90: needs two dims to rotate in, got {tuple(dims)}")
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"rot90: needs at least 2 dims, got shape {self.shape}")
+        first, second = _dim_list("rot90", dims, self.ndim)
+        turns = k % 4
+        if turns == 1:
+            return self.flip(second).transpose(first, second)
+        if turns == 2:
+            return self.flip(first, second)
+        if turns == 3:
+            return self.flip(first).transpose(first, second)
+        return self.clone()
+
+    def diff(self, n: int = 1, dim: int = -1, prepend: Tensor | None = None,
+             append: Tensor | None = None) -> Tensor:
+        """The n-th forward difference along `dim`, out[i] = x[i + 1] - x[i] taken n times, of
+        the tensor with `prepend` and `append` joined to it along `dim` (tensors of as many
+        dims); as torch.diff, bools give logical_xor (outside the graph)."""
+        if self.ndim == 0:
+            raise InvalidArgumentError("diff: needs a tensor of at least 1 dim")
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise InvalidArgumentError(f"diff: the order n must be a non-negative int, got {n!r}")
+        d = _dim("diff", dim, self.ndim)
+        if any(t is not None and t.ndim != self.ndim for t in (prepend, append)):
+            raise InvalidArgumentError("diff: prepend and append must have as many dims as the "
+                                       f"input ({self.ndim})")
+        x = cat([t for t in (prepend, self, append) if t is not None], d)
+        for _ in range(min(n, x.shape[d])):  # each step is one shorter; past 0 it stays empty
+            later, earlier = x.narrow(d, 1, x.shape[d] - 1), x.narrow(d, 0, x.shape[d] - 1)
+            x = later.logical_xor(earlier) if x.dtype == np.bool_ else later - earlier
+        return x
+
+    def take_along_dim(self, indices: ArrayLike, dim: int | None = None) -> Tensor:
+        """The entries at `indices` along `dim`, as torch.take_along_dim: gather, with the
+        tensor's and the indices' other dims broadcast against each other; with no dim, of
+        the tensor and the indices read as 1-D. The gradient adds up at repeated indices."""
+        index = _index_array("take_along_dim", indices)
+        if dim is None:
+            return self.reshape(-1).gather(0, index.reshape(-1))
+        d = _dim("take_along_dim", dim, self.ndim)
+        if index.ndim != self.ndim:
+            raise InvalidArgumentError(f"take_along_dim: indices of shape {index.shape} need as "
+                                       f"many dims as the tensor of shape {self.shape}")
+
+        def along(shape: tuple[int, ...], size: int) -> tuple[int, ...]:
+            return shape[:d] + (size,) + shape[d + 1:]
+
+        try:
+            others = np.broadcast_shapes(along(self.shape, 1), along(index.shape, 1))
+        except ValueError:
+            raise InvalidArgumentError(f"take_along_dim: indices of shape {index.shape} do not "
+                                       f"broadcast with the tensor's shape {self.shape} outside "
+                                       f"dim {dim}") from None
+        return self.expand(along(others, self.shape[d])).gather(
+            d, np.broadcast_to(index, along(others, index.shape[d])))
+
     def narrow(self, dim: int, start: int, length: int) -> Tensor:
         """The `length` entries from `start` on along `dim` (a negative start counts from the
         end)."""
@@ -1886,6 +2453,25 @@ class Tensor:
                                            f"add up to the size {n} of dim {dim}")
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
+
+    def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
+                     ) -> tuple[Tensor, ...]:
+        """Pieces along `dim`, as torch.tensor_split: n pieces as equal as can be (the first
+        ones one longer), or the pieces between the listed indices (cut at the dim's end)."""
+        d = _existing_dim("tensor_split", dim, self.ndim)
+        size = self.shape[d]
+        if isinstance(indices_or_sections, (int, np.integer)):
+            pieces = int(indices_or_sections)
+            if pieces <= 0:
+                raise InvalidArgumentError(f"tensor_split: the number of sections must be "
+                                           f"positive, got {pieces}")
+            lengths = [size // pieces + (i < size % pieces) for i in range(pieces)]
+            cuts = list(np.cumsum(lengths[:-1]))
+        else:
+            cuts = [int(i) for i in indices_or_sections]
+        bounds = [min(b, size) for b in [0, *cuts, size]]
+        return tuple(self.narrow(d, start, max(end - start, 0))
+                     for start, end in zip(bounds, bounds[1:]))
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
@@ -1973,6 +2559,53 @@ class Tensor:
         places = _scatter_places(index, d, self.shape)
         last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
         return self._write_at(places[last], src.reshape(-1)[last])
+
+    def index_add(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
+                  ) -> Tensor:
+        """A copy with alpha * source's slices along `dim` added at the places `index` (1-D)
+        names, as torch.index_add (repeated places add up): scatter_add along `dim`."""
+        d, places = self._index_along("index_add", dim, index, source)
+        return self.scatter_add(d, places, source * alpha if alpha != 1 else source)
+
+    def index_copy(self, dim: int, index: ArrayLike, source: Tensor) -> Tensor:
+        """A copy with source's slices along `dim` written at the places `index` (1-D) names,
+        as torch.index_copy (at a repeated place, the last one written): scatter along `dim`."""
+        d, places = self._index_along("index_copy", dim, index, source)
+        return self.scatter(d, places, source)
+
+    def index_fill(self, dim: int, index: ArrayLike, value: float | Tensor) -> Tensor:
+        """A copy with the slices along `dim` at `index` (1-D) set to `value`, a number or a 0-d
+        tensor, as torch.index_fill: masked_fill of those slices."""
+        index = _index_array("index_fill", index)
+        d = _dim("index_fill", dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if index.ndim > 1 or (index.size and not (-size <= index.min() and index.max() < size)):
+            raise InvalidIndexError(f"index_fill: index must be 1-D with entries in [{-size}, "
+                                    f"{size}), got {index.tolist()}")
+        chosen = np.zeros(size, bool)
+        chosen[index] = True
+        return self.masked_fill(chosen.reshape((size,) + (1,) * (self.ndim - d - 1)), value)
+
+    def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
+                     ) -> tuple[int, np.ndarray]:
+        """index_add's and index_copy's 1-D `index`, one entry per slice of `source` along
+        `dim`, laid along that dim and broadcast to source's shape (scatter's index)."""
+        index = _index_array(op, index)
+        d = _dim(op, dim, self.ndim)
+        size = self.shape[d] if self.ndim else 1
+        if index.ndim > 1 or (index.size and (index.min() < 0 or index.max() >= size)):
+            raise InvalidIndexError(f"{op}: index must be 0-d or 1-D with entries in [0, {size}), "
+                                    f"got {index.tolist()}")
+        if source.ndim != self.ndim or (self.ndim and (
+                source.shape[d] != index.size
+                or source.shape[:d] + source.shape[d + 1:] != self.shape[:d] + self.shape[d + 1:])):
+            raise InvalidArgumentError(f"{op}: source of shape {source.shape} must have the "
+                                       f"tensor's shape {self.shape} but {index.size} slices "
+                                       f"along dim {dim}, one per index entry")
+        if not self.ndim:
+            return d, index.reshape(())
+        laid = index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1))
+        return d, np.broadcast_to(laid, source.shape)
 
     def scatter_reduce(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
                        include_self: bool = True) -> Tensor:
@@ -2087,6 +2720,17 @@ class Tensor:
         zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
         return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
 
+    def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+        """Each 1-D slice along the last dim as the `offset`-th diagonal of a square matrix of
+        zeros, in the result's dims dim1 and dim2, as torch.diag_embed (diag, batched)."""
+        first, second = _dim_list("diag_embed", (dim1, dim2), self.ndim + 1)
+        n = self.shape[-1] if self.ndim else 1
+        rows, cols = np.arange(n) + max(-offset, 0), np.arange(n) + max(offset, 0)
+        zeros = Tensor._make(np.zeros(self.shape[:-1] + (n + abs(offset),) * 2, self.dtype))
+        square = ops.ScatterAdd.apply(zeros, self.reshape(self.shape or (1,)),
+                                      index=(Ellipsis, rows, cols))
+        return square.movedim((-2, -1), (first, second))
+
     def masked_select(self, mask: ArrayLike) -> Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
         1-D tensor, in row-major order."""
@@ -2153,6 +2797,51 @@ class Tensor:
             raise InvalidArgumentError(f"outer: needs two 1-D tensors, got shapes {self.shape} and "
                                        f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
+
+    def inner(self, other: Tensor) -> Tensor:
+        """Sums of products over the last dims, out[i..., j...] = sum_k self[i..., k] *
+        other[j..., k], as torch.inner (a plain product when either is 0-d)."""
+        if self.ndim == 0 or other.ndim == 0:
+            return self * other
+        if self.shape[-1] != other.shape[-1]:
+            raise InvalidArgumentError(f"inner: the last dims must match, got shapes "
+                                       f"{self.shape} and {other.shape}")
+        return tensordot(self, other, ([-1], [-1]))
+
+    def kron(self, other: Tensor) -> Tensor:
+        """The Kronecker product, as torch.kron: every entry of self times the whole of other,
+        out[i * m + k] = self[i] * other[k] in each dim (the one with fewer dims gets leading
+        dims of size 1)."""
+        ndim = max(self.ndim, other.ndim)
+        a_shape = (1,) * (ndim - self.ndim) + self.shape
+        b_shape = (1,) * (ndim - other.ndim) + other.shape
+        # a's dims at the even places, b's at the odd ones: the product holds every pair
+        a = self.reshape([n for size in a_shape for n in (size, 1)])
+        b = other.reshape([n for size in b_shape for n in (1, size)])
+        return (a * b).reshape([m * n for m, n in zip(a_shape, b_shape)])
+
+    def cross(self, other: Tensor, dim: int | None = None) -> Tensor:
+        """The cross product of the 3-vectors along `dim`, as torch.cross: by default the first
+        dim of size 3 (torch.linalg.cross's default is -1); the other dims broadcast."""
+        if self.ndim != other.ndim:
+            raise InvalidArgumentError(f"cross: the tensors must have as many dims, got shapes "
+                                       f"{self.shape} and {other.shape}")
+        a, b = self._operands(other)
+        if dim is None:
+            d = next((i for i, n in enumerate(self.shape) if n == 3), None)
+            if d is None:
+                raise InvalidArgumentError(f"cross: no dim of size 3 in shape {self.shape}")
+        else:
+            d = _dim("cross", dim, self.ndim)
+        if a.shape[d] != 3 or b.shape[d] != 3:
+            raise InvalidArgumentError(f"cross: dim {d} must have size 3, got shapes {a.shape} "
+                                       f"and {b.shape}")
+
+        def taken(t: Tensor, order: list[int]) -> Tensor:
+            return t.index_select(d, np.array(order))
+
+        next_, after_next = [1, 2, 0], [2, 0, 1]  # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0)
+        return taken(a, next_) * taken(b, after_next) - taken(a, after_next) * taken(b, next_)
 
     def mm(self, mat2: Tensor) -> Tensor:
         """The product of two matrices (2-D tensors only; matmul broadcasts)."""
@@ -2369,4 +3058,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
-from .tensor_functions import where  # noqa: E402
+from .tensor_functions import cat, tensordot, where  # noqa: E402

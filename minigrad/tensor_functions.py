@@ -7,23 +7,28 @@ backward of its own.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, InvalidTypeError
 from .creation import tensor
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _operand,
-                     _result_dtype)
+from .dtypes import get_default_dtype
+from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
+                     _operand, _result_dtype)
 
-__all__ = ["allclose", "as_tensor", "cat", "equal", "from_numpy", "is_tensor", "meshgrid", "stack",
-           "std_mean", "var_mean", "where"]
+__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
+           "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
+           "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
+           "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "var_mean", "vstack",
+           "where"]
 
 
 # --------------------------------------------------------------------------------------------
-# Tensors from arrays, and whole-tensor comparisons
+# Tensors from arrays
 # --------------------------------------------------------------------------------------------
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing `ndarray`'s memory and dtype: changing one changes the other."""
@@ -44,17 +49,6 @@ def as_tensor(data: ArrayLike, dtype: Any = None) -> Tensor:
 
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
-
-
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
-    """Whether |input - other| <= atol + rtol |other| everywhere (the shapes broadcast)."""
-    return bool(input.isclose(other, rtol, atol, equal_nan).all())
-
-
-def equal(input: Tensor, other: Tensor) -> bool:
-    """Whether the two tensors have one shape and equal entries."""
-    return input.shape == other.shape and bool((input == other).all())
 
 
 # --------------------------------------------------------------------------------------------
@@ -78,6 +72,51 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                               for t in tensors), axis=d)
 
 
+def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
+    """The shape tensors of these shapes broadcast to together (an int is a 1-D shape)."""
+    try:
+        return tuple(np.broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s)
+                                           for s in shapes)))
+    except ValueError:
+        raise InvalidArgumentError(f"broadcast_shapes: {shapes} do not broadcast together"
+                                   ) from None
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common broadcast shape."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def isin(elements: Tensor | float, test_elements: Tensor | float, *, assume_unique: bool = False,
+         invert: bool = False) -> Tensor:
+    """Whether each entry of `elements` is among `test_elements` (or not, with invert): bool,
+    in elements' shape, without grad. assume_unique changes nothing."""
+    found = np.isin(_as_array(elements), _as_array(test_elements), invert=invert)
+    return Tensor._make(np.asarray(found))
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """F.cosine_similarity, which PyTorch has at the top level too."""
+    return functional.cosine_similarity(x1, x2, dim, eps)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """F.pairwise_distance, which PyTorch has at the top level too."""
+    return functional.pairwise_distance(x1, x2, p, eps, keepdim)
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Alias of cat."""
+    return cat(tensors, dim)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Alias of cat, with numpy's argument name."""
+    return cat(tensors, axis)
+
+
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join tensors of one shape along a new dim `dim`."""
     shapes = {t.shape for t in tensors}
@@ -86,6 +125,57 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                                    f"{[t.shape for t in tensors]}")
     dim = _dim("stack", dim, len(shapes.pop()) + 1)  # a dim of the result: IndexError if not
     return cat([t.reshape(*t.shape[:dim], 1, *t.shape[dim:]) for t in tensors], dim)
+
+
+def atleast_1d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 1 dim (a 0-d one reshaped to (1,)): one tensor for one, a
+    tuple for several or for a list, as torch.atleast_1d."""
+    return _at_least(tensors, lambda t: t.reshape(1) if t.ndim == 0 else t)
+
+
+def atleast_2d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 2 dims (0-d: (1, 1); 1-D (n,): (1, n)), as torch.atleast_2d."""
+    return _at_least(tensors, lambda t: t.reshape(1, -1) if t.ndim < 2 else t)
+
+
+def atleast_3d(*tensors: Tensor | Sequence[Tensor]) -> Tensor | tuple[Tensor, ...]:
+    """Each tensor with at least 3 dims (0-d: (1, 1, 1); 1-D (n,): (1, n, 1); 2-D (m, n):
+    (m, n, 1)), as torch.atleast_3d."""
+    shapes = {0: lambda s: (1, 1, 1), 1: lambda s: (1, *s, 1), 2: lambda s: (*s, 1)}
+    return _at_least(tensors, lambda t: t.reshape(shapes[t.ndim](t.shape)) if t.ndim < 3 else t)
+
+
+def _at_least(tensors: tuple, reshaped: Callable[[Tensor], Tensor]
+              ) -> Tensor | tuple[Tensor, ...]:
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return reshaped(tensors[0])
+    if len(tensors) == 1:  # one list or tuple of tensors
+        tensors = tuple(tensors[0])
+    return tuple(reshaped(t) for t in tensors)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 1, or along dim 0 when they are 1-D (0-d ones count as
+    1-D), as torch.hstack."""
+    tensors = atleast_1d(tuple(tensors))
+    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 2, after atleast_3d, as torch.dstack."""
+    return cat(atleast_3d(tuple(tensors)), 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors side by side as columns: 0-d and 1-D ones made (n, 1) columns, then
+    hstack, as torch.column_stack."""
+    return hstack([t.reshape(-1, 1) if t.ndim < 2 else t for t in tensors])
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """The tensors joined along dim 0, 0-d and 1-D ones first made rows (atleast_2d), as
+    torch.vstack."""
+    return cat(atleast_2d(tuple(tensors)), 0)
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
@@ -132,6 +222,48 @@ def where(condition: ArrayLike, input: ArrayLike | None = None, other: ArrayLike
 
 
 # --------------------------------------------------------------------------------------------
+# Sorted places
+# --------------------------------------------------------------------------------------------
+def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: ArrayLike | None = None
+                 ) -> Tensor:
+    """Where each entry of `input` would go in the last dim of `sorted_sequence` to keep it
+    sorted: before the entries equal to it, or after them with right=True or side='right', as
+    torch.searchsorted. `sorted_sequence` is 1-D, or has the leading dims of `input`; `sorter`
+    holds the indices that sort it, if it is not sorted itself. int64 (int32 with out_int32),
+    without grad."""
+    if side not in (None, "left", "right"):
+        raise InvalidArgumentError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if right and side == "left":
+        raise InvalidArgumentError("searchsorted: side='left' and right=True contradict each other")
+    side = side or ("right" if right else "left")
+    boundaries, values = _as_array(sorted_sequence), np.asarray(_as_array(input))
+    if sorter is not None:
+        boundaries = np.take_along_axis(boundaries, _index_array("searchsorted", sorter), -1)
+    dtype = np.int32 if out_int32 else np.int64
+    if boundaries.ndim == 1:
+        return Tensor._make(np.searchsorted(boundaries, values, side).astype(dtype))
+    if boundaries.shape[:-1] != values.shape[:-1]:
+        raise InvalidArgumentError(f"searchsorted: a sorted_sequence of shape {boundaries.shape} "
+                                   f"must be 1-D or share the leading dims of the input's shape "
+                                   f"{values.shape}")
+    rows = zip(boundaries.reshape(-1, boundaries.shape[-1]), values.reshape(-1, values.shape[-1]))
+    places = [np.searchsorted(row, row_values, side) for row, row_values in rows]
+    return Tensor._make(np.array(places, dtype=dtype).reshape(values.shape))
+
+
+def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
+    """The bucket of each entry among the sorted 1-D `boundaries`, as torch.bucketize: i with
+    boundaries[i - 1] < x <= boundaries[i] (right=True: boundaries[i - 1] <= x < boundaries[i]),
+    which is searchsorted(boundaries, input)."""
+    if np.ndim(_as_array(boundaries)) != 1:
+        raise InvalidArgumentError(f"bucketize: boundaries must be 1-D, got shape "
+                                   f"{np.shape(_as_array(boundaries))}")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# --------------------------------------------------------------------------------------------
 # Statistics in pairs
 # --------------------------------------------------------------------------------------------
 def std_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
@@ -146,6 +278,143 @@ def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepd
     """(var, mean) over `dim`, as torch.var_mean; the arguments are var's."""
     dim = _dims(dim, axis)
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
+
+
+# --------------------------------------------------------------------------------------------
+# Products and distances
+# --------------------------------------------------------------------------------------------
+def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[int | Sequence[int]] = 2) -> Tensor:
+    """Sums of products over the dims dims[0] of `a` paired with dims[1] of `b` (an int k: a's
+    last k with b's first k), as torch.tensordot: a's other dims, then b's. One matmul of the
+    two reshaped to matrices, so the gradient is MatMul's."""
+    if isinstance(dims, (int, np.integer)):
+        if dims < 0:
+            raise InvalidArgumentError(f"tensordot: dims must be >= 0, got {dims}")
+        a_dims, b_dims = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        a_dims, b_dims = ([d] if isinstance(d, (int, np.integer)) else list(d) for d in dims)
+    a_dims, b_dims = _dim_list("tensordot", a_dims, a.ndim), _dim_list("tensordot", b_dims, b.ndim)
+    if [a.shape[d] for d in a_dims] != [b.shape[d] for d in b_dims]:
+        raise InvalidArgumentError(f"tensordot: the contracted dims of shapes {a.shape} and "
+                                   f"{b.shape} differ in size ({a_dims} and {b_dims})")
+    a_free = [d for d in range(a.ndim) if d not in a_dims]
+    b_free = [d for d in range(b.ndim) if d not in b_dims]
+    a_kept, b_kept = [a.shape[d] for d in a_free], [b.shape[d] for d in b_free]
+    summed = math.prod(a.shape[d] for d in a_dims)
+    a_matrix = a.permute(a_free + a_dims).reshape(math.prod(a_kept), summed)
+    b_matrix = b.permute(b_dims + b_free).reshape(summed, math.prod(b_kept))
+    return (a_matrix @ b_matrix).reshape(a_kept + b_kept)
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between every row of x1 (..., P, M) and every row of x2
+    (..., R, M), as torch.cdist: shape (..., P, R), the batch dims broadcast. Computed as the
+    norm of the differences (`compute_mode`, which picks one of PyTorch's algorithms, changes
+    nothing); where two rows coincide the gradient is 0, as norm's."""
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise InvalidArgumentError(f"cdist: {compute_mode!r} is not a valid compute_mode")
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise InvalidArgumentError(f"cdist: needs tensors of at least 2 dims, got shapes "
+                                   f"{x1.shape} and {x2.shape}")
+    for x in (x1, x2):
+        x._require_floating("cdist")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise InvalidArgumentError(f"cdist: x1 and x2 must have as many columns, got shapes "
+                                   f"{x1.shape} and {x2.shape}")
+    if p < 0:
+        raise InvalidArgumentError(f"cdist: p must be non-negative, got {p}")
+    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors, read as matrices (0-d: 1 x 1, 1-D (n,): 1 x n), along the diagonal of one
+    matrix, zeros elsewhere, in their promoted dtype, as torch.block_diag."""
+    if any(t.ndim > 2 for t in tensors):
+        raise InvalidArgumentError(f"block_diag: the tensors must have at most 2 dims, got "
+                                   f"shapes {[t.shape for t in tensors]}")
+    if not tensors:  # PyTorch's empty matrix
+        return Tensor._make(np.zeros((1, 0), dtype=get_default_dtype()))
+    dtype = _result_dtype(*tensors)
+    blocks = [t.to(dtype).reshape(1, -1) if t.ndim < 2 else t.to(dtype) for t in tensors]
+    width = sum(block.shape[1] for block in blocks)
+    rows, start = [], 0
+    for block in blocks:
+        height, cols = block.shape
+        left = Tensor._make(np.zeros((height, start), dtype))
+        right = Tensor._make(np.zeros((height, width - start - cols), dtype))
+        rows.append(cat([left, block, right], 1))
+        start += cols
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one entry from each 1-D tensor, the last varying fastest: a tensor
+    of shape (N1 * N2 * ..., len(tensors)), as torch.cartesian_prod (of one tensor, itself)."""
+    if any(t.ndim != 1 for t in tensors):
+        raise InvalidArgumentError(f"cartesian_prod: needs 1-D tensors, got shapes "
+                                   f"{[t.shape for t in tensors]}")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None,
+        aweights: ArrayLike | None = None) -> Tensor:
+    """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
+    input is one variable: a 0-d result), as torch.cov: (x - mean) (x - mean)^T over
+    sum(w) - correction (times sum(w a) / sum(w) with aweights a), w = fweights * aweights
+    weighing the observations (constants)."""
+    if input.ndim > 2:
+        raise InvalidArgumentError(f"cov: needs a tensor of at most 2 dims, got shape "
+                                   f"{input.shape}")
+    x = input._floating().reshape(1, -1) if input.ndim < 2 else input._floating()
+    observations = x.shape[1]
+    weights = [None if w is None else np.asarray(_as_array(w)) for w in (fweights, aweights)]
+    for name, w in zip(("fweights", "aweights"), weights):
+        if w is not None and (w.shape != (observations,) or (w < 0).any()):
+            raise InvalidArgumentError(f"cov: {name} must be 1-D, non-negative, one per "
+                                       f"observation ({observations}), got {w.tolist()}")
+    if weights[0] is not None and weights[0].dtype.kind not in "iu":
+        raise InvalidTypeError(f"cov: fweights must be integers, got {weights[0].dtype}")
+    given = [w for w in weights if w is not None]
+    w = np.prod(given, axis=0).astype(x.dtype) if given else np.ones(observations, x.dtype)
+    total = w.sum()
+    centered = x - (x * w).sum(1, keepdim=True) / total
+    spread = 1 if weights[1] is None else (w * weights[1]).sum() / total
+    # no degrees of freedom left: inf or NaN, as PyTorch's (which warns)
+    covariance = (centered * w) @ centered.mT / max(total - correction * spread, 0)
+    return covariance.reshape(()) if x.shape[0] == 1 else covariance
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1
+              ) -> Tensor:
+    """The trapezoidal rule along `dim`: sum of (y[i] + y[i+1]) / 2 times the spacing, dx
+    (default 1) or the differences of the sample points x (1-D, or y's shape), as
+    torch.trapezoid."""
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+    y = y._floating()
+    d = _dim("trapezoid", dim, y.ndim)
+    size = y.shape[d] if y.ndim else 0
+    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y.sum(d)
+    if x is None:
+        return heights.sum(d) * (1.0 if dx is None else dx)
+    spacing = x.diff(dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:  # spread along dim
+        spacing = spacing.reshape((-1,) + (1,) * (y.ndim - d - 1))
+    return (heights * spacing).sum(d)
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson's correlation coefficients of the variables in input's rows: cov divided by
+    the two standard deviations, clamped to [-1, 1], as torch.corrcoef."""
+    covariance = cov(input)
+    if covariance.ndim == 0:
+        return covariance / covariance
+    deviations = covariance.diagonal().sqrt()
+    return (covariance / deviations[:, None] / deviations[None, :]).clamp(-1, 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,14 +555,20 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
 # The Tensor methods PyTorch also has as functions: torch.sum(x, 1) is x.sum(1)
 # --------------------------------------------------------------------------------------------
 _METHODS = (
-    "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
+    "allclose", "equal",
+    "sum", "mean", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "prod", "var",
+    "std", "nanmean", "msort",
     "any", "all", "logsumexp", "cumsum", "cumprod", "norm", "logcumsumexp", "cummax", "cummin",
-    "sort", "argsort", "topk", "unique",
+    "sort", "argsort", "topk", "unique", "bincount", "histc", "kthvalue", "median", "nanmedian",
+    "mode", "quantile", "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
-    "broadcast_to", "tile", "flip", "roll", "narrow", "split", "chunk", "unbind", "gather",
+    "moveaxis", "ravel", "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff",
+    "take_along_dim", "roll", "narrow", "split", "tensor_split", "chunk", "unbind", "gather",
+    "argwhere", "index_add", "index_copy", "index_fill", "dist", "renorm", "is_floating_point",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
-    "masked_select", "tril", "triu", "diagonal", "matmul", "dot", "outer",
+    "masked_select", "tril", "triu", "diagonal", "diag_embed", "unique_consecutive", "matmul",
+    "dot", "outer", "inner", "kron", "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "swapaxes", "swapdims", "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",
@@ -308,3 +583,7 @@ def __getattr__(name: str):
     if name in _METHODS:
         return getattr(Tensor, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# functional imports this module, so cosine_similarity finds it here only when called
+from . import functional  # noqa: E402

@@ -186,6 +186,47 @@ CASES = {
                       lambda t, a, b: t.logaddexp(a, b), lambda: [uniform(3, 4), uniform(4)],
                       lambda: [np.array([1.0, -700.0, 800.0, 2.0]),
                                np.array([1.0, -705.0, 790.0, -3.0])]),  # a tie; far out
+    "logaddexp2": Case(lambda a, b: a.logaddexp2(b), lambda a, b: np.log2(2.0 ** a + 2.0 ** b),
+                       lambda t, a, b: t.logaddexp2(a, b), lambda: [uniform(3, 4), uniform(4)],
+                       lambda: [np.array([1.0, -1100.0, 1100.0, 2.0, -np.inf]),
+                                np.array([1.0, -1105.0, 1090.0, -3.0, -np.inf])]),
+    "hypot": Case(lambda a, b: a.hypot(b), lambda a, b: np.sqrt(a * a + b * b),
+                  lambda t, a, b: t.hypot(a, b), lambda: [uniform(3, 4), uniform(4)],
+                  lambda: [np.array([3.0, 0.0, -1e300, 1e200, -2.5, 1e-300]),  # no overflow,
+                           np.array([4.0, -2.0, 1e300, 1e-200, 1.5, 1e-300])]),  # no underflow
+    "xlogy": Case(lambda a, b: a.xlogy(b), lambda a, b: a * np.log(b),
+                  lambda t, a, b: t.xlogy(a, b),
+                  lambda: [uniform(3, 4), uniform(4, low=0.1, high=3.0)],
+                  lambda: [np.array([0.0, 0.0, 0.0, 2.0, 2.0, -1.0, 1.0]),  # 0 where self is 0
+                           np.array([0.5, -1.0, np.nan, 0.0, 3.0, -1.0, np.inf])]),
+    "xlogy_number_first": unary(lambda b: minigrad.xlogy(2.5, b), lambda b: 2.5 * np.log(b),
+                                lambda t, b: t.xlogy(2.5, b), 0.1, 3.0),
+    "fmax": Case(lambda a, b: a.fmax(b), lambda a, b: np.where(a >= b, a, b),
+                 lambda t, a, b: t.fmax(a, b), lambda: [uniform(3, 4), uniform(4)],
+                 lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),  # NaN loses; ties: self
+                          np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "fmin": Case(lambda a, b: minigrad.fmin(a, b), lambda a, b: np.where(a <= b, a, b),
+                 lambda t, a, b: t.fmin(a, b), lambda: [uniform(3, 4), uniform(4)],
+                 lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),
+                          np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "sinc": unary(lambda x: x.sinc(), lambda x: np.sin(np.pi * x) / (np.pi * x),
+                  lambda t, x: t.sinc(x), kinks=(0.0,)),  # 1 at 0, with gradient 0
+    "logit": Case(lambda x: x.logit(), lambda x: np.log(x / (1 - x)), lambda t, x: t.logit(x),
+                  lambda: [uniform(3, 4, low=0.02, high=0.98)],
+                  lambda: [with_points([0.0, 1.0], 8, low=0.02, high=0.98)]),  # -inf, inf
+    "logit_eps": unary(lambda x: minigrad.logit(x, eps=0.2),
+                       lambda x: np.log(np.clip(x, 0.2, 0.8) / (1 - np.clip(x, 0.2, 0.8))),
+                       lambda t, x: t.logit(x, eps=0.2), -0.5, 1.5, (0.2, 0.8)),
+    "nan_to_num": unary(lambda x: x.nan_to_num(), np.nan_to_num, lambda t, x: t.nan_to_num(x),
+                        kinks=(np.nan, np.inf, -np.inf)),
+    "nan_to_num_values": unary(lambda x: minigrad.nan_to_num(x, 1.0, posinf=2.0, neginf=-3.0),
+                               lambda x: np.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-3.0),
+                               lambda t, x: t.nan_to_num(x, 1.0, posinf=2.0, neginf=-3.0),
+                               kinks=(np.nan, np.inf, -np.inf)),
+    "deg2rad": unary(lambda x: x.deg2rad(), lambda x: x * np.pi / 180, lambda t, x: t.deg2rad(x),
+                     -400.0, 400.0),
+    "rad2deg": unary(lambda x: minigrad.rad2deg(x), lambda x: x * 180 / np.pi,
+                     lambda t, x: t.rad2deg(x)),
     # ---- activations ----
     "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
                         kinks=(0.0,)),
@@ -225,6 +266,19 @@ CASES = {
                        tnn("hardswish"), -5, 5, (-3.0, 3.0)),
     "logsigmoid": unary(F.logsigmoid, lambda x: -np.log(1 + np.exp(-x)), tnn("logsigmoid"),
                         -8, 8, (0.0,)),
+    "hardshrink": unary(F.hardshrink, lambda x: np.where(np.abs(x) > 0.5, x, 0.0),
+                        tnn("hardshrink"), kinks=(-0.5, 0.5)),
+    "hardshrink_lambd": unary(lambda x: F.hardshrink(x, 1.5),
+                              lambda x: np.where(np.abs(x) > 1.5, x, 0.0),
+                              tnn("hardshrink", lambd=1.5), kinks=(-1.5, 1.5)),
+    "softshrink": unary(F.softshrink,
+                        lambda x: np.where(x > 0.5, x - 0.5, np.where(x < -0.5, x + 0.5, 0.0)),
+                        tnn("softshrink"), kinks=(-0.5, 0.0, 0.5)),
+    "softshrink_lambd_0": unary(lambda x: F.softshrink(x, 0.0), lambda x: x + 0.0,
+                                tnn("softshrink", lambd=0.0), kinks=(0.0,)),
+    "tanhshrink": unary(F.tanhshrink, lambda x: x - np.tanh(x), tnn("tanhshrink")),
+    "threshold": unary(lambda x: F.threshold(x, 0.3, -7.0), lambda x: np.where(x > 0.3, x, -7.0),
+                       lambda t, x: t.nn.functional.threshold(x, 0.3, -7.0), kinks=(0.3,)),
     "softsign": unary(F.softsign, lambda x: x / (1 + np.abs(x)), tnn("softsign"), kinks=(0.0,)),
 }
 
@@ -257,6 +311,10 @@ def test_keeps_float32(name):
 
 
 @pytest.mark.parametrize("name", list(CASES))
+# the kinks include poles and infinities (logit at 0 and 1, xlogy at 0, logaddexp2 of -inf),
+# where numpy warns as it computes the inf or NaN PyTorch also gives
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",
+                            "ignore:invalid value:RuntimeWarning")
 def test_matches_torch_values_and_gradients(name, torch):
     """On random inputs and on the kinks, where each library picks one of the one-sided
     derivatives (or half of each, for ties): minigrad picks PyTorch's."""
@@ -1479,3 +1537,148 @@ def test_allclose_and_equal_as_torch(torch):
                                                                    torch.tensor(y))
     assert not minigrad.equal(Tensor(np.ones(2)), Tensor(np.ones((1, 2))))
     assert not torch.equal(torch.ones(2), torch.ones(1, 2))
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",  # logit(1), logit(2)
+                            "ignore:invalid value:RuntimeWarning")
+def test_new_pointwise_functions_take_dtypes_as_torch(torch):
+    """Integers give float32 (deg2rad, rad2deg, logit, xlogy) or stay as they are (nan_to_num);
+    hypot and logaddexp2 refuse them, as PyTorch has no integer kernel for them."""
+    ints = np.array([1, 2, 3])
+    for name in ("deg2rad", "rad2deg", "logit", "nan_to_num"):
+        out = getattr(minigrad, name)(Tensor(ints))
+        expected = getattr(torch, name)(torch.from_numpy(ints))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    out = minigrad.xlogy(Tensor(ints), Tensor(ints))
+    expected = torch.xlogy(torch.from_numpy(ints), torch.from_numpy(ints))
+    assert out.dtype == np.float32 and str(expected.dtype) == "torch.float32"
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+    assert Tensor(np.float32([np.inf])).nan_to_num().item() == np.finfo(np.float32).max
+    for misuse in (lambda m, F: m.hypot(m.tensor([3]), m.tensor([4])),
+                   lambda m, F: m.logaddexp2(m.tensor([3]), m.tensor([4]))):
+        assert_raises_like_torch(misuse)
+
+
+def test_xlogy_where_self_is_0_and_other_0_or_inf():
+    """Values as PyTorch's (0); gradients the documented choice: 0 for other at (0, 0), where
+    PyTorch's self / other is NaN, and 0 for self at (0, inf), where PyTorch's is log(inf)."""
+    x = Tensor(np.array([0.0, 0.0]), requires_grad=True)
+    y = Tensor(np.array([0.0, np.inf]), requires_grad=True)
+    out = x.xlogy(y)
+    np.testing.assert_array_equal(out.data, [0.0, 0.0])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0])
+    np.testing.assert_array_equal(y.grad, [0.0, 0.0])
+
+
+@pytest.mark.parametrize("args", [(3, 4), (3, 3, 1), (3, 3, -1), (0, 3), (4, 2, 5), (2, 5, -3)])
+def test_tril_and_triu_indices_match_torch(args, torch):
+    for name in ("tril_indices", "triu_indices"):
+        got, expected = getattr(minigrad, name)(*args), getattr(torch, name)(*args)
+        assert got.dtype == np.int64 and got.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(got.data, expected.numpy())
+    rows, cols = minigrad.tril_indices(3, 4, dtype=np.int32).data
+    assert rows.dtype == np.int32 and (rows >= cols).all()  # the triangle, as numpy's tril
+
+
+def test_tril_and_triu_indices_refuse_negative_sizes():
+    assert_raises_like_torch(lambda m, F: m.tril_indices(-1, 3))
+
+
+def test_shrinking_activations_keep_nan_and_take_dtypes_as_torch(torch):
+    nan_row = np.array([np.nan, -1.0, 0.2, 3.0])
+    for name, args in [("hardshrink", ()), ("softshrink", (0.5,)), ("tanhshrink", ()),
+                       ("threshold", (0.3, -7.0))]:
+        got = getattr(F, name)(Tensor(nan_row), *args)
+        expected = getattr(torch.nn.functional, name)(torch.tensor(nan_row), *args)
+        np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-12)  # NaN kept
+    ints = np.array([1, 2, 0])
+    got = F.threshold(Tensor(ints), 1, 0)
+    expected = torch.nn.functional.threshold(torch.from_numpy(ints), 1, 0)
+    assert got.dtype == np.int64 and str(expected.dtype) == "torch.int64"
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    for misuse in (lambda m, F: F.softshrink(m.ones(3), -1.0),
+                   lambda m, F: F.hardshrink(m.tensor([1, 2])),
+                   lambda m, F: F.softshrink(m.tensor([1, 2]))):
+        assert_raises_like_torch(misuse)
+
+
+# PyTorch's second names: (alias, the function it names, arguments after the tensor)
+ALIASES = [("absolute", "abs", ()), ("negative", "neg", ()), ("sgn", "sign", ()),
+           ("multiply", "mul", (2.5,)), ("subtract", "sub", (0.5,)), ("divide", "div", (4.0,)),
+           ("true_divide", "div", (4.0,)), ("greater", "gt", (0.1,)),
+           ("greater_equal", "ge", (0.1,)), ("less", "lt", (0.1,)), ("less_equal", "le", (0.1,)),
+           ("not_equal", "ne", (0.1,)), ("arcsin", "asin", ()), ("arccos", "acos", ()),
+           ("arctan", "atan", ()), ("arctan2", "atan2", (np.array(0.3),)), ("arcsinh", "asinh", ()),
+           ("arccosh", "acosh", ()), ("arctanh", "atanh", ())]
+
+
+def _torch_arguments(torch, args):
+    return [torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+@pytest.mark.parametrize("alias,original,args", ALIASES, ids=[a[0] for a in ALIASES])
+def test_aliases_compute_what_they_name_as_torch(alias, original, args, torch):
+    data = np.array([-0.75, -0.25, 0.1, 0.5, 0.9]) if alias != "arccosh" else \
+        np.array([1.5, 2.0, 3.0])
+    for ours in (lambda: getattr(Tensor(data), alias)(*args),
+                 lambda: getattr(minigrad, alias)(Tensor(data), *args)):
+        got, named = ours(), getattr(Tensor(data), original)(*args)
+        expected = getattr(torch, alias)(torch.tensor(data), *_torch_arguments(torch, args))
+        assert got.dtype == named.dtype and str(expected.dtype) == f"torch.{got.dtype}"
+        np.testing.assert_array_equal(got.data, named.data)
+        np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-12)
+    x = Tensor(data, requires_grad=True)
+    if getattr(x, alias)(*args).requires_grad:  # comparisons are outside the graph
+        getattr(x, alias)(*args).sum().backward()
+        tx = torch.tensor(data, requires_grad=True)
+        getattr(tx, alias)(*_torch_arguments(torch, args)).sum().backward()
+        # force: sgn's gradient is one of PyTorch's ZeroTensors
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(force=True), rtol=1e-12)
+
+
+def test_allclose_and_equal_are_tensor_methods_too(torch):
+    x, y = np.array([1.0, np.nan]), np.array([1.0 + 1e-9, np.nan])
+    assert Tensor(x).allclose(Tensor(y), equal_nan=True) == torch.tensor(x).allclose(
+        torch.tensor(y), equal_nan=True) is True
+    assert Tensor(x).equal(Tensor(x)) == torch.tensor(x).equal(torch.tensor(x)) is False  # NaN
+
+
+def test_sign_bits_and_infinities_are_flags_as_torch(torch):
+    data = np.array([-0.0, 0.0, -2.0, np.inf, -np.inf, np.nan])
+    for name in ("signbit", "isposinf", "isneginf"):
+        got = getattr(minigrad, name)(Tensor(data))
+        assert got.dtype == np.bool_ and not got.requires_grad
+        np.testing.assert_array_equal(got.data, getattr(torch, name)(torch.tensor(data)).numpy())
+    assert minigrad.sinc(Tensor(np.array([0, 1]))).dtype == np.float32
+
+
+def test_top_level_cosine_similarity_and_pairwise_distance_are_Fs():
+    a, b = Tensor(rng.standard_normal((3, 4))), Tensor(rng.standard_normal((3, 4)))
+    np.testing.assert_array_equal(minigrad.cosine_similarity(a, b).data,
+                                  F.cosine_similarity(a, b).data)
+    np.testing.assert_array_equal(minigrad.pairwise_distance(a, b, 1.0).data,
+                                  F.pairwise_distance(a, b, 1.0).data)
+
+
+def test_randperm_is_a_permutation_from_its_generator():
+    first = minigrad.randperm(10, generator=minigrad.Generator().manual_seed(3))
+    again = minigrad.randperm(10, generator=minigrad.Generator().manual_seed(3))
+    assert first.dtype == np.int64 and sorted(first.tolist()) == list(range(10))
+    assert first.tolist() == again.tolist()
+    assert minigrad.randperm(0).shape == (0,) and minigrad.randperm(3, dtype=np.int32).dtype == \
+        np.int32
+    assert minigrad.is_floating_point(Tensor([1.0])) and not minigrad.is_floating_point(
+        Tensor(np.array([1])))
+    assert_raises_like_torch(lambda m, F: m.randperm(-1))
+
+
+@pytest.mark.parametrize("args, kwargs", [((0, 2, 3), {}), ((-1, 3, 5), {"base": 2.0}),
+                                          ((1, 0, 4), {"dtype": np.float64}), ((0, 1, 0), {})])
+def test_logspace_matches_torch(args, kwargs, torch):
+    got = minigrad.logspace(*args, **kwargs)
+    expected = torch.logspace(*args, **{k: torch.float64 if k == "dtype" else v
+                                        for k, v in kwargs.items()})
+    assert str(expected.dtype) == f"torch.{got.dtype}"
+    np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-6)

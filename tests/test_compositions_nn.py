@@ -1,5 +1,6 @@
-"""minigrad.functional's convolution, pooling, losses, normalize, softmin and
-scaled_dot_product_attention, and the nn modules built on them.
+"""minigrad.functional's convolution, pooling, losses (the margin and likelihood ones too),
+normalize, rms_norm, prelu, pixel_shuffle, softmin and scaled_dot_product_attention, and the nn
+modules built on them.
 
 Every case in CASES runs against a hand-written numpy reference (loops over windows and samples,
 written from PyTorch's documented formulas) with kernels on and off, against PyTorch in values
@@ -320,6 +321,51 @@ def ref_standardize(x, axes, eps=1e-5):
                                                              + eps)
 
 
+def ref_cosine_embedding(a, b, y, margin):
+    """1 - cos where y is 1, max(0, cos - margin) where it is -1, cos as PyTorch computes it."""
+    cos = (a * b).sum(-1) / np.sqrt(((a * a).sum(-1) + 1e-12) * ((b * b).sum(-1) + 1e-12))
+    return np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
+
+
+def ref_multi_margin(x, target, p, margin, weight):
+    """For each row: the sum over the other classes of weight[y] max(0, margin - x[y] + x[i])**p,
+    over the number of classes, by loops."""
+    out = np.zeros(len(x))
+    for n, (row, y) in enumerate(zip(x, target)):
+        for i in range(len(row)):
+            if i != y:
+                out[n] += weight[y] * max(0.0, margin - row[y] + row[i]) ** p
+    return out / x.shape[1]
+
+
+def ref_stirling(n):
+    """Stirling's approximation of log(n!), n log n - n + log(2 pi n) / 2."""
+    return n * np.log(n) - n + 0.5 * np.log(2 * np.pi * n)
+
+
+def ref_distance(a, b, p=2, eps=1e-6):
+    """pairwise_distance: the p-norm of a - b + eps over the last dim."""
+    return (np.abs(a - b + eps) ** p).sum(-1) ** (1 / p)
+
+
+def ref_pixel_shuffle(x, r):
+    """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
+    *batch, channels, height, width = x.shape
+    out = np.empty((*batch, channels // (r * r), height * r, width * r))
+    for c, h, w, i, j in np.ndindex(channels // (r * r), height, width, r, r):
+        out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w]
+    return out
+
+
+def ref_pixel_unshuffle(x, r):
+    """The inverse: out[..., c * r * r + i * r + j, h, w] = x[..., c, h * r + i, w * r + j]."""
+    *batch, channels, height, width = x.shape
+    out = np.empty((*batch, channels * r * r, height // r, width // r))
+    for c, h, w, i, j in np.ndindex(channels, height // r, width // r, r, r):
+        out[..., c * r * r + i * r + j, h, w] = x[..., c, h * r + i, w * r + j]
+    return out
+
+
 def ref_group_norm(x, groups, weight, bias, eps=1e-5):
     n, c = x.shape[:2]
     out = ref_standardize(x.reshape(n, groups, -1), 2, eps).reshape(x.shape)
@@ -526,6 +572,10 @@ def _probabilities(shape, class_dim=1):
 
 
 WEIGHT4 = np.array([0.5, 2.0, 1.0, 1.5])
+LABELS = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0]])
+CLASSES3 = np.array([1, 0, 3])
+SIGNS6 = np.array([1.0, -1.0, -1.0, 1.0, -1.0, 1.0])     # the targets of the margin losses
+COUNTS = np.random.default_rng(4).poisson(2.0, (5, 4)).astype(np.float64)
 RUNNING_MEAN, RUNNING_VAR = np.array([0.5, -1.0, 0.0]), np.array([2.0, 0.5, 1.0])
 QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S=5 keys
 MASK = np.random.default_rng(3).random((3, 5)) > 0.4
@@ -651,6 +701,99 @@ CASES = {
             x, t, torch.tensor(WEIGHT4[:3, None]), reduction="sum",
             pos_weight=torch.tensor(WEIGHT4)),
         make_inputs([normal(3, 4), uniform(0, 1, 3, 4)])),
+    "margin_ranking_loss": Case(
+        lambda a, b: F.margin_ranking_loss(a, b, SIGNS6, 0.3),
+        lambda a, b: np.maximum(0, 0.3 - SIGNS6 * (a - b)).mean(),
+        lambda torch, a, b: torch.nn.functional.margin_ranking_loss(a, b, torch.tensor(SIGNS6),
+                                                                    0.3),
+        make_inputs([normal(6), normal(6)])),
+    "hinge_embedding_loss_sum": Case(
+        lambda x: F.hinge_embedding_loss(x, SIGNS6.reshape(2, 3), 0.7, reduction="sum"),
+        lambda x: np.where(SIGNS6.reshape(2, 3) == 1, x, np.maximum(0, 0.7 - x)).sum(),
+        lambda torch, x: torch.nn.functional.hinge_embedding_loss(
+            x, torch.tensor(SIGNS6.reshape(2, 3)), 0.7, reduction="sum"),
+        make_inputs([normal(2, 3)])),
+    "soft_margin_loss_none": Case(
+        lambda x: F.soft_margin_loss(x, SIGNS6, reduction="none"),
+        lambda x: np.log1p(np.exp(-SIGNS6 * x)),
+        lambda torch, x: torch.nn.functional.soft_margin_loss(x, torch.tensor(SIGNS6),
+                                                              reduction="none"),
+        make_inputs([normal(6)])),
+    "cosine_embedding_loss": Case(
+        lambda a, b: F.cosine_embedding_loss(a, b, SIGNS6, 0.2),
+        lambda a, b: ref_cosine_embedding(a, b, SIGNS6, 0.2).mean(),
+        lambda torch, a, b: torch.nn.functional.cosine_embedding_loss(a, b, torch.tensor(SIGNS6),
+                                                                      0.2),
+        make_inputs([normal(6, 4), normal(6, 4)])),
+    "triplet_margin_loss": Case(
+        F.triplet_margin_loss,
+        lambda a, b, c: np.maximum(ref_distance(a, b) - ref_distance(a, c) + 1.0, 0).mean(),
+        lambda torch, a, b, c: torch.nn.functional.triplet_margin_loss(a, b, c),
+        make_inputs([normal(5, 4), normal(5, 4), normal(5, 4)])),
+    "triplet_margin_loss_swap_p1": Case(
+        lambda a, b, c: F.triplet_margin_loss(a, b, c, margin=0.5, p=1, swap=True,
+                                              reduction="none"),
+        lambda a, b, c: np.maximum(ref_distance(a, b, 1) - np.minimum(
+            ref_distance(a, c, 1), ref_distance(b, c, 1)) + 0.5, 0),
+        lambda torch, a, b, c: torch.nn.functional.triplet_margin_loss(
+            a, b, c, margin=0.5, p=1, swap=True, reduction="none"),
+        make_inputs([normal(5, 4), normal(5, 4), normal(5, 4)])),
+    "gaussian_nll_loss": Case(
+        F.gaussian_nll_loss,
+        lambda x, t, v: (0.5 * (np.log(v) + (x - t) ** 2 / v)).mean(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v),
+        make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5, 4)])),
+    "gaussian_nll_loss_full_one_var_per_sample": Case(
+        lambda x, t, v: F.gaussian_nll_loss(x, t, v, full=True, reduction="sum"),
+        lambda x, t, v: (0.5 * (np.log(v[:, None]) + (x - t) ** 2 / v[:, None]
+                                + np.log(2 * np.pi))).sum(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v, full=True,
+                                                                      reduction="sum"),
+        make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5)])),
+    "poisson_nll_loss": Case(
+        lambda x: F.poisson_nll_loss(x, COUNTS),
+        lambda x: (np.exp(x) - COUNTS * x).mean(),
+        lambda torch, x: torch.nn.functional.poisson_nll_loss(x, torch.tensor(COUNTS)),
+        make_inputs([normal(5, 4)])),
+    "poisson_nll_loss_rate_full": Case(
+        lambda x: F.poisson_nll_loss(x, COUNTS, log_input=False, full=True, eps=1e-3),
+        lambda x: (x - COUNTS * np.log(x + 1e-3) + np.where(
+            COUNTS > 1, ref_stirling(np.maximum(COUNTS, 1)), 0)).mean(),
+        lambda torch, x: torch.nn.functional.poisson_nll_loss(
+            x, torch.tensor(COUNTS), log_input=False, full=True, eps=1e-3),
+        make_inputs([uniform(0.2, 3.0, 5, 4)])),
+    "bilinear": Case(F.bilinear,
+                     lambda a, b, w, c: np.einsum("ni,oij,nj->no", a, w, b) + c,
+                     lambda torch, a, b, w, c: torch.nn.functional.bilinear(a, b, w, c),
+                     make_inputs([normal(2, 3), normal(2, 4), normal(5, 3, 4), normal(5)])),
+    "bilinear_batched_no_bias": Case(
+        F.bilinear, lambda a, b, w: np.einsum("bni,oij,bnj->bno", a, w, b),
+        lambda torch, a, b, w: torch.nn.functional.bilinear(a, b, w),
+        make_inputs([normal(2, 3, 3), normal(2, 3, 4), normal(5, 3, 4)])),
+    "multilabel_soft_margin_loss": Case(
+        lambda x: F.multilabel_soft_margin_loss(x, LABELS),
+        lambda x: (-(LABELS * np.log(1 / (1 + np.exp(-x)))
+                     + (1 - LABELS) * np.log(1 / (1 + np.exp(x))))).mean(-1).mean(),
+        lambda torch, x: torch.nn.functional.multilabel_soft_margin_loss(x, torch.tensor(LABELS)),
+        make_inputs([normal(3, 4)])),
+    "multilabel_soft_margin_loss_weight_none": Case(
+        lambda x: F.multilabel_soft_margin_loss(x, LABELS, WEIGHT4, reduction="none"),
+        lambda x: (-(LABELS * np.log(1 / (1 + np.exp(-x)))
+                     + (1 - LABELS) * np.log(1 / (1 + np.exp(x)))) * WEIGHT4).mean(-1),
+        lambda torch, x: torch.nn.functional.multilabel_soft_margin_loss(
+            x, torch.tensor(LABELS), torch.tensor(WEIGHT4), reduction="none"),
+        make_inputs([normal(3, 4)])),
+    "multi_margin_loss": Case(
+        lambda x: F.multi_margin_loss(x, CLASSES3),
+        lambda x: ref_multi_margin(x, CLASSES3, 1, 1.0, np.ones(4)).mean(),
+        lambda torch, x: torch.nn.functional.multi_margin_loss(x, torch.tensor(CLASSES3)),
+        make_inputs([distinct(3, 4)])),
+    "multi_margin_loss_p2_weight_none": Case(
+        lambda x: F.multi_margin_loss(x, CLASSES3, 2, 0.5, WEIGHT4, reduction="none"),
+        lambda x: ref_multi_margin(x, CLASSES3, 2, 0.5, WEIGHT4),
+        lambda torch, x: torch.nn.functional.multi_margin_loss(
+            x, torch.tensor(CLASSES3), 2, 0.5, torch.tensor(WEIGHT4), reduction="none"),
+        make_inputs([distinct(3, 4)])),
     "mse_loss": Case(lambda x, y: F.mse_loss(x, y), lambda x, y: ((x - y) ** 2).mean(),
                      lambda torch, x, y: torch.nn.functional.mse_loss(x, y),
                      make_inputs([normal(3, 4), normal(3, 4)])),
@@ -717,6 +860,32 @@ CASES = {
         lambda x: ref_group_norm(x, 3, np.ones(6), np.zeros(6), 0.01),
         lambda torch, x: torch.nn.functional.group_norm(x, 3, eps=0.01),
         make_inputs([normal(2, 6, 3, 2)])),
+    "rms_norm": Case(lambda x: F.rms_norm(x, (4,)),
+                     lambda x: x / np.sqrt((x ** 2).mean(-1, keepdims=True)
+                                           + np.finfo(np.float64).eps),
+                     lambda torch, x: torch.nn.functional.rms_norm(x, (4,)),
+                     make_inputs([normal(2, 3, 4)])),
+    "rms_norm_two_dims_weight_eps": Case(
+        lambda x, w: F.rms_norm(x, [3, 4], w, eps=1e-3),
+        lambda x, w: x / np.sqrt((x ** 2).mean((-2, -1), keepdims=True) + 1e-3) * w,
+        lambda torch, x, w: torch.nn.functional.rms_norm(x, [3, 4], w, eps=1e-3),
+        make_inputs([normal(2, 3, 4), normal(3, 4)])),
+    "prelu_per_channel": Case(F.prelu, lambda x, w: np.where(x > 0, x, w[:, None] * x),
+                              lambda torch, x, w: torch.nn.functional.prelu(x, w),
+                              make_inputs([normal(2, 3, 4), normal(3)])),
+    "prelu_one_slope": Case(F.prelu, lambda x, w: np.where(x > 0, x, w * x),
+                            lambda torch, x, w: torch.nn.functional.prelu(x, w),
+                            make_inputs([normal(5), normal(1)])),
+    "pixel_shuffle": Case(lambda x: F.pixel_shuffle(x, 2), lambda x: ref_pixel_shuffle(x, 2),
+                          lambda torch, x: torch.nn.functional.pixel_shuffle(x, 2),
+                          make_inputs([normal(2, 8, 2, 3)])),
+    "pixel_shuffle_unbatched": Case(lambda x: F.pixel_shuffle(x, 3),
+                                    lambda x: ref_pixel_shuffle(x, 3),
+                                    lambda torch, x: torch.nn.functional.pixel_shuffle(x, 3),
+                                    make_inputs([normal(9, 2, 1)])),
+    "pixel_unshuffle": Case(lambda x: F.pixel_unshuffle(x, 2), lambda x: ref_pixel_unshuffle(x, 2),
+                            lambda torch, x: torch.nn.functional.pixel_unshuffle(x, 2),
+                            make_inputs([normal(2, 1, 2, 4, 6)])),
     # a weight (in_features,): one output, its dim dropped (PyTorch's docs allow bias (),
     # which its own kernel refuses; the reference adds it after)
     "linear_1d_weight": Case(F.linear, lambda x, w: x @ w,
@@ -2204,3 +2373,193 @@ def test_module_dict_deletes_and_refuses_as_torch(torch):
             lib.nn.ModuleDict({"keys": lib.nn.ReLU()})  # would hide the method
         with pytest.raises(TypeError):
             lib.nn.ModuleDict({"a": 3})
+
+
+def test_pixel_unshuffle_undoes_pixel_shuffle():
+    x = Tensor(rng.standard_normal((2, 12, 3, 2)))
+    np.testing.assert_array_equal(F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2).data, x.data)
+
+
+def test_rms_norm_default_eps_is_the_dtypes_epsilon_as_torch(torch):
+    """Rows of zeros show the eps: x / sqrt(eps) is 0, and its gradient 1 / sqrt(eps)."""
+    for dtype in (np.float32, np.float64):
+        data = np.zeros((2, 3), dtype)
+        x = Tensor(data, requires_grad=True)
+        F.rms_norm(x, (3,)).sum().backward()
+        tx = torch.tensor(data, requires_grad=True)
+        torch.nn.functional.rms_norm(tx, (3,)).sum().backward()
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.prelu(m.ones(3), m.ones(3)),
+    lambda m, F: F.prelu(m.ones(2, 3), m.ones(2)),
+    lambda m, F: F.prelu(m.ones(2, 3), m.ones(1, 3)),
+    lambda m, F: F.rms_norm(m.ones(2, 3), (2,)),
+    lambda m, F: F.rms_norm(m.ones(2, 3), (3,), m.ones(2)),
+    lambda m, F: F.pixel_shuffle(m.ones(7, 2, 3), 2),
+    lambda m, F: F.pixel_shuffle(m.ones(2, 3), 2),
+    lambda m, F: F.pixel_shuffle(m.ones(1, 8, 2, 3), 0),
+    lambda m, F: F.pixel_unshuffle(m.ones(1, 2, 3, 6), 2),
+])
+def test_new_layers_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_margin_losses_at_their_edges_follow_torch(torch):
+    """The gradient passes where a clamp at 0 is met exactly; hinge_embedding_loss's targets
+    other than 1 and -1 add both terms; gaussian_nll_loss raises a small variance to eps in
+    value only."""
+    cases = [
+        (lambda F, x: F.margin_ranking_loss(x, x * 1.0, x.new_tensor([1.0, -1.0])),
+         [1.0, 2.0]),
+        (lambda F, x: F.hinge_embedding_loss(x, x.new_tensor([-1.0, -1.0, 0.0, 2.0])),
+         [1.0, 0.3, 0.5, -0.5]),
+        (lambda F, x: F.cosine_embedding_loss(x.reshape(1, 3), x.new_tensor([[1.0, 2.0, 3.0]]),
+                                              x.new_tensor([-1.0])), [0.0, 0.0, 0.0]),
+        (lambda F, x: F.gaussian_nll_loss(x.new_tensor([0.5, 1.0, -1.0]),
+                                          x.new_tensor([0.0, 0.0, 0.0]), x),
+         [1e-8, 0.0, 2.0]),
+    ]
+    for loss, data in cases:
+        ours = Tensor(np.array(data), requires_grad=True)
+        theirs = torch.tensor(data, dtype=torch.float64, requires_grad=True)
+        got, expected = loss(F, ours), loss(torch.nn.functional, theirs)
+        np.testing.assert_allclose(got.data, expected.detach().numpy(), rtol=1e-12)
+        got.backward()
+        expected.backward()
+        np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-8)
+
+
+def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
+    """PyTorch's is NaN there (0 log 0 in the Stirling term it then masks out); elsewhere they
+    agree."""
+    target = np.array([0.0, 1.0, 2.0, 3.0])
+    ours = Tensor(target.copy(), requires_grad=True)
+    theirs = torch.tensor(target, requires_grad=True)
+    F.poisson_nll_loss(Tensor(np.full(4, 0.3)), ours, full=True).backward()
+    torch.nn.functional.poisson_nll_loss(torch.full((4,), 0.3, dtype=torch.float64), theirs,
+                                         full=True).backward()
+    assert np.isfinite(ours.grad).all() and torch.isnan(theirs.grad[0])
+    np.testing.assert_allclose(ours.grad[1:], theirs.grad.numpy()[1:], rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3), margin=1.0),
+    lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3), margin=0.0),
+    lambda m, F: F.cosine_embedding_loss(m.ones(2, 3), m.ones(2, 4), m.ones(2)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3, 3)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), -m.ones(2, 3)),
+    lambda m, F: F.soft_margin_loss(m.ones(2), m.ones(2), reduction="average"),
+])
+def test_new_losses_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("Hardshrink", ()), ("Softshrink", (0.3,)), ("Tanhshrink", ()), ("Threshold", (0.1, 2.0)),
+    ("PixelShuffle", (2,)), ("PixelUnshuffle", (2,)),
+])
+def test_new_activation_and_shuffle_modules_match_torch(torch, name, args):
+    x = rng.uniform(-2, 2, size=(2, 4, 4, 6))
+    ours, theirs = getattr(nn, name)(*args), getattr(torch.nn, name)(*args)
+    _compare_modules(torch, ours, theirs, x)
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib, dtype: lib.nn.PReLU(dtype=dtype),
+    lambda lib, dtype: lib.nn.PReLU(4, 0.1, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm(6, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm([5, 6], eps=1e-3, dtype=dtype),
+    lambda lib, dtype: lib.nn.RMSNorm(6, elementwise_affine=False, dtype=dtype),
+])
+def test_prelu_and_rms_norm_modules_match_torch(torch, make):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    _compare_modules(torch, ours, theirs, rng.standard_normal((3, 4, 5, 6)))
+
+
+@pytest.mark.parametrize("name, kwargs, inputs", [
+    ("MarginRankingLoss", dict(margin=0.2), lambda: [rng.standard_normal(6),
+                                                     rng.standard_normal(6), SIGNS6]),
+    ("CosineEmbeddingLoss", dict(margin=0.1, reduction="sum"),
+     lambda: [rng.standard_normal((6, 3)), rng.standard_normal((6, 3)), SIGNS6]),
+    ("HingeEmbeddingLoss", dict(margin=0.5), lambda: [rng.standard_normal(6), SIGNS6]),
+    ("SoftMarginLoss", dict(reduction="none"), lambda: [rng.standard_normal(6), SIGNS6]),
+    ("TripletMarginLoss", dict(margin=0.5, p=1.0, swap=True),
+     lambda: [rng.standard_normal((4, 3)) for _ in range(3)]),
+    ("GaussianNLLLoss", dict(full=True), lambda: [rng.standard_normal((4, 3)),
+                                                  rng.standard_normal((4, 3)),
+                                                  rng.uniform(0.5, 2, (4, 3))]),
+    ("PoissonNLLLoss", dict(log_input=False, full=True),
+     lambda: [rng.uniform(0.5, 2, (4, 3)), COUNTS[:4, :3]]),
+])
+def test_new_loss_modules_match_torch(torch, name, kwargs, inputs):
+    """The first input requires grad; the others are given as they are (targets)."""
+    arrays = inputs()
+    leaf, t_leaf = Tensor(arrays[0], requires_grad=True), torch.tensor(arrays[0],
+                                                                        requires_grad=True)
+    ours, theirs = getattr(nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    out = ours(leaf, *arrays[1:]) if name != "TripletMarginLoss" else ours(
+        leaf, *map(Tensor, arrays[1:]))
+    t_out = theirs(t_leaf, *map(torch.tensor, arrays[1:]))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10)
+    out.sum().backward()
+    t_out.sum().backward()
+    np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-10, atol=1e-12)
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("name, shape, channels", [
+    ("dropout1d", (4, 6, 5), 2), ("dropout1d", (8, 5), 1), ("dropout2d", (4, 6, 3, 5), 2),
+    ("dropout2d", (4, 6, 5), 2),  # 3-D: read as (N, C, L), as PyTorch does
+    ("dropout3d", (2, 4, 2, 3, 4), 2), ("dropout3d", (8, 2, 3, 4), 1),
+])
+def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(name, shape, channels):
+    x = Tensor(rng.uniform(1, 2, shape), requires_grad=True)
+    out = getattr(F, name)(x, 0.4, rng=np.random.default_rng(5))
+    ratio = np.round(out.data / x.data, 12).reshape(math.prod(shape[:channels]), -1)
+    assert set(np.unique(ratio)) <= {0.0, round(1 / 0.6, 12)}
+    assert (ratio == ratio[:, :1]).all()  # one draw per channel
+    assert 0 < (ratio[:, 0] == 0).sum() < len(ratio)
+    again = getattr(F, name)(x, 0.4, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(out.data, again.data)
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad, out.data / x.data)
+    assert getattr(F, name)(x, 0.4, training=False) is x
+
+
+def test_channel_dropout_modules_drop_channels_while_training_only():
+    x = Tensor(rng.uniform(1, 2, (2, 3, 4, 5, 6)))
+    for layer, sample in ((nn.Dropout1d(0.5), x[0, 0]), (nn.Dropout2d(0.5), x[0]),
+                          (nn.Dropout3d(0.5), x)):
+        assert layer.eval()(sample) is sample
+        dropped = layer.train()(sample).data == 0
+        channels = dropped.reshape(math.prod(sample.shape[:-(layer_dims(layer))]), -1)
+        assert (channels.all(1) | ~channels.any(1)).all()  # whole channels or nothing
+
+
+def layer_dims(layer):
+    """The spatial dims a channel dropout layer treats as one channel."""
+    return {nn.Dropout1d: 1, nn.Dropout2d: 2, nn.Dropout3d: 3}[type(layer)]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.dropout1d(m.ones(2, 3, 4, 5)),
+    lambda m, F: F.dropout1d(m.ones(3)),
+    lambda m, F: F.dropout2d(m.ones(2, 3), 1.5),
+])
+def test_channel_dropout_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.bilinear(m.ones(2, 3), m.ones(2, 4), m.ones(5, 3, 3)),
+    lambda m, F: F.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 3]), p=3),
+    lambda m, F: F.multi_margin_loss(m.ones(3, 4), m.tensor([1, 0, 4])),
+])
+def test_bilinear_and_multi_margin_loss_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)

@@ -1,8 +1,8 @@
 """Reductions (sum, mean, max, min, amax, amin, argmax, argmin, prod, var, std, any, all,
-logsumexp, cumsum, cumprod, norm): each against a hand-written numpy reference, gradient-checked
-in float64 on primitives alone, float32 kept, and against PyTorch (values and gradients) when
-it is installed; then the behaviours PyTorch defines at the edges: ties, zeros, 0-d tensors,
-infinities, and the errors for bad dims.
+logsumexp, cumsum, cumprod, norm, median, nanmedian, kthvalue): each against a hand-written
+numpy reference, gradient-checked in float64 on primitives alone, float32 kept, and against
+PyTorch (values and gradients) when it is installed; then the behaviours PyTorch defines at
+the edges: ties, zeros, NaN, 0-d tensors, infinities, and the errors for bad dims.
 """
 import math
 
@@ -62,6 +62,53 @@ def _sorted(x, axis, descending=False):
         indices[pos] = sorted(range(len(row)), key=lambda i: row[i], reverse=descending)
     values = np.take_along_axis(x, indices, -1)
     return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def _kth_smallest(x, axis, k, keepdims=False):
+    """The entry sorted k-th (from 0) along `axis` and its index, by _sorted's Python sort."""
+    values, indices = (np.take(part, [k], axis=axis) for part in _sorted(x, axis))
+    return (values, indices) if keepdims else (values.squeeze(axis), indices.squeeze(axis))
+
+
+def _mode(x, axis, keepdims=False):
+    """The most frequent entry along `axis` (among equally frequent ones the smallest) and its
+    last index, by counting with a dict."""
+    x = np.moveaxis(x, axis, -1)
+    values, indices = np.empty(x.shape[:-1]), np.empty(x.shape[:-1], dtype=np.int64)
+    for pos in np.ndindex(*x.shape[:-1]):
+        counts = {}
+        for value in x[pos]:
+            counts[value] = counts.get(value, 0) + 1
+        values[pos] = min(counts, key=lambda value: (-counts[value], value))
+        indices[pos] = max(i for i, value in enumerate(x[pos]) if value == values[pos])
+    if keepdims:
+        return np.expand_dims(values, axis), np.expand_dims(indices, axis)
+    return values, indices
+
+
+def _covariance(x, w, correction=1, aweights=None):
+    """sum_k w_k (x_ik - m_i)(x_jk - m_j) / (sum w - correction * sum(w a) / sum w), m the
+    w-weighted means, by loops over the variables."""
+    means = [(row * w).sum() / w.sum() for row in x]
+    spread = 1 if aweights is None else (w * aweights).sum() / w.sum()
+    out = np.empty((len(x), len(x)))
+    for i, j in np.ndindex(*out.shape):
+        out[i, j] = (w * (x[i] - means[i]) * (x[j] - means[j])).sum()
+    out /= w.sum() - correction * spread
+    return out[0, 0] if len(x) == 1 else out
+
+
+COV_FW, COV_AW = np.array([1, 2, 1, 3, 1]), np.array([0.5, 1.0, 2.0, 1.0, 0.3])
+
+
+def _renormed(x, p, axis, maxnorm):
+    """Each slice along `axis` with a p-norm above maxnorm scaled by maxnorm / (norm + 1e-7)."""
+    out = np.moveaxis(x.copy(), axis, 0)
+    for i in range(out.shape[0]):
+        norm = _p_norm(out[i], p)
+        if norm > maxnorm:
+            out[i] *= maxnorm / (norm + 1e-7)
+    return np.moveaxis(out, 0, axis)
 
 
 SHAPE = [(2, 3, 4)]
@@ -187,6 +234,97 @@ CASES = {
                              lambda x: (_var(x, (0, 2), 0, True), x.mean((0, 2), keepdims=True)),
                              SHAPE, torch_fn=lambda x: (x.var((0, 2), keepdim=True, correction=0),
                                                         x.mean((0, 2), keepdim=True))),
+    "median_all_odd": Case(lambda x: x.median(), lambda x: sorted(x.ravel())[7], [(3, 5)],
+                           "distinct"),
+    "median_all_even_is_the_lower_middle": Case(lambda x: x.median(),
+                                                lambda x: sorted(x.ravel())[11], SHAPE, "distinct"),
+    "median_dim": Case(lambda x: x.median(1), lambda x: _kth_smallest(x, 1, 1), SHAPE,
+                       "distinct"),
+    "median_dim_even_keepdim": Case(lambda x: x.median(-1, keepdim=True),
+                                    lambda x: _kth_smallest(x, 2, 1, keepdims=True), SHAPE,
+                                    "distinct"),
+    "median_function_dim_0": Case(lambda x: minigrad.median(x, 0) if isinstance(x, Tensor)
+                                  else x.median(0), lambda x: _kth_smallest(x, 0, 0), SHAPE,
+                                  "distinct"),
+    "median_0d_dim_0": Case(lambda x: x.median(0), lambda x: (x, np.int64(0)), SCALAR),
+    "nanmedian_dim_without_nan": Case(lambda x: x.nanmedian(2), lambda x: _kth_smallest(x, 2, 1),
+                                      SHAPE, "distinct"),
+    "nanmedian_all": Case(lambda x: x.nanmedian(), lambda x: sorted(x.ravel())[2], [(6,)],
+                          "distinct"),
+    "kthvalue_default_dim": Case(lambda x: x.kthvalue(3), lambda x: _kth_smallest(x, 2, 2), SHAPE,
+                                 "distinct"),
+    "kthvalue_dim_0_keepdim": Case(lambda x: x.kthvalue(2, 0, True),
+                                   lambda x: _kth_smallest(x, 0, 1, keepdims=True), SHAPE,
+                                   "distinct"),
+    "kthvalue_0d": Case(lambda x: x.kthvalue(1, -1), lambda x: (x, np.int64(0)), SCALAR),
+    "mode_distinct_is_the_smallest": Case(lambda x: x.mode(1),
+                                          lambda x: (x.min(axis=1), x.argmin(axis=1)), SHAPE,
+                                          "distinct"),
+    "mode_repeated_zeros_keepdim": Case(lambda x: minigrad.mode(x, 0, True) if isinstance(
+        x, Tensor) else x.mode(0, True), lambda x: _mode(x, 0, keepdims=True), [(9, 4)], "zeros",
+        differentiable=False),
+    "mode_0d": Case(lambda x: x.mode(), lambda x: (x, np.int64(0)), SCALAR),
+    "nanmean_without_nan": Case(lambda x: x.nanmean((0, 2), keepdim=True),
+                                lambda x: x.mean(axis=(0, 2), keepdims=True), SHAPE),
+    "nanmean_with_nan": Case(  # a NaN where x <= -0.5: about a third of the entries
+        lambda x: minigrad.where(x.data > -0.5, x, float("nan")).nanmean(1),
+        lambda x: np.nanmean(np.where(x > -0.5, x, np.nan), axis=1), [(3, 6)],
+        torch_fn=lambda x: torch_or_skip().where(x > -0.5, x, float("nan")).nanmean(1)),
+    "aminmax": Case(lambda x: minigrad.aminmax(x) if isinstance(x, Tensor) else
+                    torch_or_skip().aminmax(x), lambda x: (x.min(), x.max()), SHAPE, "distinct"),
+    "aminmax_dim_keepdim": Case(lambda x: x.aminmax(dim=-1, keepdim=True),
+                                lambda x: (x.min(-1, keepdims=True), x.max(-1, keepdims=True)),
+                                SHAPE, "distinct"),
+    "msort": Case(lambda x: x.msort(), lambda x: _sorted(x, 0)[0], SHAPE, "distinct"),
+    "dist": Case(lambda x, y: x.dist(y, 3), lambda x, y: _p_norm(x - y, 3), [(3, 4), (4,)]),
+    "dist_function_inf": Case(lambda x, y: minigrad.dist(x, y, math.inf) if isinstance(
+        x, Tensor) else x.dist(y, math.inf), lambda x, y: np.abs(x - y).max(), [(3, 4), (3, 4)],
+        "distinct"),
+    "renorm": Case(lambda x: x.renorm(2, 0, 1.5), lambda x: _renormed(x, 2, 0, 1.5), [(4, 5)]),
+    "renorm_p1_dim_1": Case(lambda x: minigrad.renorm(x, 1, 1, 2.0) if isinstance(x, Tensor)
+                            else x.renorm(1, 1, 2.0), lambda x: _renormed(x, 1, 1, 2.0),
+                            [(4, 5)]),
+    "cov": Case(lambda x: minigrad.cov(x), lambda x: _covariance(x, np.ones(5)), [(3, 5)],
+                torch_fn=lambda x: torch_or_skip().cov(x)),
+    "cov_one_variable_correction_0": Case(
+        lambda x: minigrad.cov(x, correction=0), lambda x: _covariance(x[None], np.ones(6), 0),
+        [(6,)], torch_fn=lambda x: torch_or_skip().cov(x, correction=0)),
+    "cov_weights": Case(lambda x: minigrad.cov(x, fweights=COV_FW, aweights=COV_AW),
+                        lambda x: _covariance(x, COV_FW * COV_AW, 1, COV_AW), [(3, 5)],
+                        torch_fn=lambda x: torch_or_skip().cov(
+                            x, fweights=torch_or_skip().tensor(COV_FW),
+                            aweights=torch_or_skip().tensor(COV_AW))),
+    "corrcoef": Case(lambda x: minigrad.corrcoef(x), np.corrcoef, [(3, 5)],
+                     torch_fn=lambda x: torch_or_skip().corrcoef(x)),
+    "trapezoid": Case(lambda y: minigrad.trapezoid(y), lambda y: ((y[..., 1:] + y[..., :-1]) / 2)
+                      .sum(-1), SHAPE, torch_fn=lambda y: torch_or_skip().trapezoid(y)),
+    "trapezoid_dx_dim_0": Case(lambda y: minigrad.trapezoid(y, dx=0.5, dim=0),
+                               lambda y: ((y[1:] + y[:-1]) / 2).sum(0) * 0.5, SHAPE,
+                               torch_fn=lambda y: torch_or_skip().trapezoid(y, dx=0.5, dim=0)),
+    "trapezoid_points": Case(lambda y, x: minigrad.trapezoid(y, x, dim=0),
+                             lambda y, x: (((y[1:] + y[:-1]) / 2) * np.diff(x)[:, None, None])
+                             .sum(0), [(2, 3, 4), (2,)],
+                             torch_fn=lambda y, x: torch_or_skip().trapezoid(y, x, dim=0)),
+    "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
+                         "distinct"),
+    "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
+                                lambda x: np.quantile(x, [0.0, 0.1, 0.5, 1.0], axis=1), SHAPE,
+                                "distinct"),
+    "quantile_function_vector_keepdim": Case(
+        lambda x: minigrad.quantile(x, x.new_tensor([0.25, 0.8]), keepdim=True)
+        if isinstance(x, Tensor) else x.quantile(x.new_tensor([0.25, 0.8]), keepdim=True),
+        lambda x: np.quantile(x, [0.25, 0.8], keepdims=True), SHAPE, "distinct"),
+    **{f"quantile_dim_keepdim_{method}": Case(
+        lambda x, method=method: x.quantile(0.45, -1, keepdim=True, interpolation=method),
+        lambda x, method=method: np.quantile(x, 0.45, axis=-1, keepdims=True, method=method),
+        SHAPE, "distinct") for method in ("lower", "higher", "midpoint", "nearest")},
+    "quantile_nearest_rounds_halves_to_even": Case(  # positions 8 q = 0.5, 1.5, 2.5, 3.5
+        lambda x: x.quantile(x.new_tensor([1 / 16, 3 / 16, 5 / 16, 7 / 16]), 0,
+                             interpolation="nearest"),
+        lambda x: np.sort(x, axis=0)[[0, 2, 2, 4]], [(9, 3)], "distinct"),
+    "quantile_0d": Case(lambda x: x.quantile(0.7, 0), lambda x: x, SCALAR),
+    "nanquantile_dim_without_nan": Case(lambda x: x.nanquantile(0.6, 0),
+                                        lambda x: np.quantile(x, 0.6, axis=0), SHAPE, "distinct"),
 }
 DIFFERENTIABLE = [name for name, case in CASES.items() if case.differentiable]
 
@@ -672,3 +810,315 @@ def test_gradcheck_of_a_chain_of_reductions():
 ])
 def test_max_and_min_of_nothing_raise_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# median, nanmedian and kthvalue: the lower middle, ties, NaN, and the edges
+# --------------------------------------------------------------------------------------------
+def _values_indices_and_gradient(op, data, *args, **kwargs):
+    """(values, indices or None, gradient of sum(values * w)) of minigrad's op and of torch's."""
+    torch = torch_or_skip()
+    results = []
+    for lib_tensor in (lambda a: Tensor(a.copy(), requires_grad=True),
+                       lambda a: torch.tensor(a, requires_grad=True)):
+        x = lib_tensor(np.asarray(data, dtype=np.float64))
+        out = getattr(x, op)(*args, **kwargs)
+        values, indices = out if isinstance(out, tuple) else (out, None)
+        weights = np.random.default_rng(3).standard_normal(values.shape)
+        (values * (Tensor(weights) if isinstance(x, Tensor) else torch.tensor(weights))
+         ).sum().backward()
+        as_array = (lambda t: t.data) if isinstance(x, Tensor) else (
+            lambda t: t.detach().numpy())
+        results.append((as_array(values), None if indices is None else as_array(indices),
+                        np.asarray(x.grad)))
+    return results
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian"])
+@pytest.mark.parametrize("data", [[1.0, 1.0, 2.0, 1.0, 3.0], [2.0, 2.0], [0.5, 0.5, 4.0, 4.0]])
+def test_median_of_every_entry_shares_the_gradient_among_ties_as_torch(op, data):
+    (got, _, got_grad), (want, _, want_grad) = _values_indices_and_gradient(op, data)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-15)
+
+
+def test_median_along_a_dim_with_ties_picks_an_entry_equal_to_torchs():
+    """PyTorch leaves which of equal entries an index names unspecified: the values must agree,
+    and the index must name an entry of that value, which gets the whole gradient."""
+    data = np.array([[2.0, 1.0, 2.0, 1.0, 2.0, 1.0], [3.0, 3.0, 3.0, 0.0, 0.0, 5.0]])
+    for op, args in [("median", (1,)), ("nanmedian", (1,)), ("kthvalue", (2, 1)),
+                     ("kthvalue", (5, -1))]:
+        (got, indices, grad), (want, _, _) = _values_indices_and_gradient(op, data, *args)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.take_along_axis(data, indices[:, None], 1)[:, 0], want)
+        assert (grad != 0).sum(axis=1).tolist() == [1, 1]
+
+
+def test_median_is_nan_at_a_nan_and_nanmedian_skips_them_as_torch():
+    nan = math.nan
+    data = [[1.0, nan, 2.0, nan], [3.0, 1.0, 0.0, 2.0], [nan, 4.0, 6.0, 5.0]]
+    for op in ("median", "nanmedian"):
+        (got, indices, grad), (want, want_indices, want_grad) = _values_indices_and_gradient(
+            op, data, 1)
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(indices, want_indices)
+        np.testing.assert_array_equal(grad, want_grad)
+        (got, _, grad), (want, _, want_grad) = _values_indices_and_gradient(op, data)
+        np.testing.assert_array_equal(got, want)  # a NaN: every NaN shares the gradient
+        np.testing.assert_allclose(grad, want_grad, rtol=1e-15)
+    # NaN counts as the largest entry for kthvalue, as for sort
+    (got, indices, _), (want, want_indices, _) = _values_indices_and_gradient(
+        "kthvalue", [nan, 1.0, 3.0], 3)
+    assert math.isnan(got) and math.isnan(want) and indices == want_indices == 0
+
+
+def test_nanmedian_of_only_nans_is_nan_at_a_nan():
+    """PyTorch's index among NaNs depends on its selection algorithm; minigrad's is the first."""
+    values, indices = Tensor(np.full((2, 4), np.nan)).nanmedian(1)
+    assert np.isnan(values.data).all() and indices.tolist() == [0, 0]
+    assert np.isnan(Tensor(np.full(3, np.nan)).nanmedian().item())
+
+
+def test_median_keeps_integers_and_the_empty_cases_follow_torch():
+    torch = torch_or_skip()
+    ints = np.array([[5, 1, 4, 2], [0, 9, 7, 3]], dtype=np.int32)
+    for op, args in [("median", ()), ("median", (1,)), ("nanmedian", (0, True)),
+                     ("kthvalue", (3,))]:
+        out = getattr(Tensor(ints), op)(*args)
+        expected = getattr(torch.from_numpy(ints), op)(*args)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        for got, want in zip(out, expected):
+            assert str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_array_equal(got.data, want.numpy())
+    empty = Tensor(np.zeros(0), requires_grad=True)
+    median = empty.median()
+    assert median.shape == () and math.isnan(median.item()) and torch.zeros(0).median().isnan()
+    median.backward()
+    assert empty.grad.shape == (0,)
+    values, indices = Tensor(np.zeros((2, 0))).median(0)
+    assert values.shape == indices.shape == tuple(torch.zeros(2, 0).median(0).values.shape)
+    kept = Tensor(np.arange(6.0).reshape(2, 3)).median(keepdim=True)
+    assert kept.shape == (1, 1) and kept.item() == 2.0  # keepdim without dim, as max()
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0, 3).median(0),  # no entry to take the median of
+    lambda m, F: m.zeros(2, 0).nanmedian(-1),
+    lambda m, F: m.ones(2, 3).median(2),
+    lambda m, F: m.ones(()).nanmedian(1),
+    lambda m, F: m.tensor([True, False]).median(),
+    lambda m, F: m.ones(2, 3).kthvalue(0),
+    lambda m, F: m.ones(2, 3).kthvalue(4),
+    lambda m, F: m.ones(2, 3).kthvalue(3, 0),
+    lambda m, F: m.ones(2, 3).kthvalue(1, -3),
+])
+def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_quantile_is_nan_at_a_nan_and_nanquantile_skips_them_as_torch():
+    nan = math.nan
+    data = [[1.0, nan, 3.0, 2.0, nan], [nan] * 5, [4.0, 1.0, 2.0, 0.5, 7.0]]
+    for op in ("quantile", "nanquantile"):
+        for method in ("linear", "lower", "higher", "midpoint", "nearest"):
+            (got, _, grad), (want, _, want_grad) = _values_indices_and_gradient(
+                op, data, 0.4, 1, interpolation=method)
+            np.testing.assert_allclose(got, want, rtol=1e-15)
+            np.testing.assert_allclose(grad, want_grad, rtol=1e-15)
+    assert np.isnan(Tensor(np.array(data)).quantile(0.5).item())
+    assert Tensor(np.array(data)).nanquantile(0.5).item() == np.nanquantile(data, 0.5)
+
+
+def test_quantile_keeps_float32_in_its_positions_as_torch():
+    """The position q (n - 1) is computed in the tensor's dtype, as PyTorch computes it."""
+    torch = torch_or_skip()
+    data = np.random.default_rng(4).standard_normal((7, 33)).astype(np.float32)
+    q = np.array([0.1, 0.37, 0.93], dtype=np.float32)
+    out = Tensor(data).quantile(Tensor(q), dim=1)
+    expected = torch.from_numpy(data).quantile(torch.from_numpy(q), dim=1)
+    assert out.dtype == np.float32 and out.shape == tuple(expected.shape) == (3, 7)
+    np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0).quantile(0.5),
+    lambda m, F: m.zeros(3, 0).nanquantile(0.5, dim=0),
+    lambda m, F: m.tensor([1, 2, 3]).quantile(0.5),
+    lambda m, F: m.ones(3).quantile(1.5),
+    lambda m, F: m.ones(3).nanquantile(m.tensor([0.5, -0.1])),
+    lambda m, F: m.ones(3).quantile(m.tensor([[0.5]])),
+    lambda m, F: m.ones(3).quantile(m.tensor([0.5], dtype=m.float64)),
+    lambda m, F: m.ones(3).quantile(0.5, interpolation="cubic"),
+    lambda m, F: m.ones(2, 3).quantile(0.5, dim=2),
+])
+def test_quantile_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_mode_follows_torch_on_repeats_ties_nan_and_bools():
+    """The smallest of the most frequent entries, at its last place; NaNs are one value."""
+    torch = torch_or_skip()
+    nan = math.nan
+    rng = np.random.default_rng(6)
+    cases = [([[1.0, 2.0, 2.0, 1.0, 3.0], [5.0, 5.0, 4.0, 4.0, 4.0]], ()),
+             ([2.0, 1.0, 2.0, 1.0], ()), ([nan, 1.0, 1.0], ()), ([nan, nan, 1.0, 1.0], ()),
+             (rng.integers(0, 3, (4, 5, 6)), (1,)), (rng.integers(0, 3, (4, 5, 6)), (0, True)),
+             ([True, False, True], ()), (np.zeros((2, 0)), (0,))]
+    for data, args in cases:
+        data = np.array(data)
+        got, want = Tensor(data).mode(*args), torch.from_numpy(data).mode(*args)
+        for mine, theirs in zip(got, want):
+            assert str(theirs.dtype) == f"torch.{mine.dtype}"
+            np.testing.assert_array_equal(mine.data, theirs.numpy())
+    assert math.isnan(Tensor([nan, nan, 1.0]).mode().values.item())
+    (_, _, grad), (_, _, want_grad) = _values_indices_and_gradient("mode",
+                                                                   [1.0, 2.0, 2.0, 1.0, 2.0])
+    np.testing.assert_array_equal(grad, want_grad)  # all to the index returned
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(0).mode(),
+    lambda m, F: m.zeros(3, 0).mode(1),
+    lambda m, F: m.ones(2, 3).mode(2),
+])
+def test_mode_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# counting and sorted places, outside the graph: bincount, histc, searchsorted, bucketize
+# --------------------------------------------------------------------------------------------
+def _same_as_torch(got, expected):
+    assert got.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{got.dtype}"
+    np.testing.assert_array_equal(got.data, expected.numpy())
+
+
+def test_bincount_counts_or_sums_weights_as_torch():
+    torch = torch_or_skip()
+    values = np.array([1, 3, 3, 0, 5])
+    cases = [(values, {}), (values, {"minlength": 8}), (np.zeros(0, np.int64), {}),
+             (np.array([1, 2], np.uint8), {}),
+             (values, {"weights": np.full(5, 0.5, np.float32)}),
+             (values, {"weights": np.arange(5, dtype=np.int32)})]  # integer weights: float64
+    for data, kwargs in cases:
+        got = Tensor(data).bincount(**{k: Tensor(v) if isinstance(v, np.ndarray) else v
+                                       for k, v in kwargs.items()})
+        expected = torch.from_numpy(data).bincount(
+            **{k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+               for k, v in kwargs.items()})
+        _same_as_torch(got, expected)
+    assert minigrad.bincount(Tensor(values)).tolist() == [1, 1, 0, 2, 0, 1]
+
+
+def test_histc_puts_entries_in_torchs_bins():
+    """Including float32 entries on a bin edge, where the bin is computed as PyTorch does."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(8)
+    small = np.array([1.0, 2.0, 1.0, 4.0, 2.5, 9.0, -1.0, np.nan])
+    for data in [small, rng.standard_normal(1000), rng.standard_normal(1000).astype(np.float32),
+                 np.array([2.0, 2.0]), np.zeros(0, np.float32)]:
+        for args in [(4, 0, 3), (7, -1.5, 9.0), (13, 0.1, 0.7), (100,), (3,)]:
+            if np.isnan(data).any() and len(args) == 1:
+                continue  # the range would come from the entries, and be NaN
+            _same_as_torch(Tensor(data).histc(*args), torch.from_numpy(data).histc(*args))
+
+
+def test_searchsorted_and_bucketize_match_torch():
+    torch = torch_or_skip()
+    boundaries = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
+    values = np.array([[3.0, 6.0, 9.0], [0.0, 6.0, 10.0]])
+    rows = np.array([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]])
+    for kwargs in [{}, {"right": True}, {"side": "right"}, {"side": "left"}, {"out_int32": True}]:
+        _same_as_torch(minigrad.searchsorted(Tensor(boundaries), Tensor(values), **kwargs),
+                       torch.searchsorted(torch.from_numpy(boundaries),
+                                          torch.from_numpy(values), **kwargs))
+    firsts = values[:, :2].copy()  # contiguous: PyTorch warns about a strided view
+    _same_as_torch(minigrad.searchsorted(Tensor(rows), Tensor(firsts)),
+                   torch.searchsorted(torch.from_numpy(rows), torch.from_numpy(firsts)))
+    unsorted, sorter = np.array([5.0, 1.0, 3.0]), np.array([1, 2, 0])
+    _same_as_torch(minigrad.searchsorted(Tensor(unsorted), Tensor(values), sorter=Tensor(sorter)),
+                   torch.searchsorted(torch.from_numpy(unsorted), torch.from_numpy(values),
+                                      sorter=torch.from_numpy(sorter)))
+    _same_as_torch(minigrad.searchsorted(Tensor(boundaries), 3.0),
+                   torch.searchsorted(torch.from_numpy(boundaries), 3.0))
+    for kwargs in [{}, {"right": True}, {"out_int32": True}]:
+        _same_as_torch(minigrad.bucketize(Tensor(values), Tensor(boundaries), **kwargs),
+                       torch.bucketize(torch.from_numpy(values), torch.from_numpy(boundaries),
+                                       **kwargs))
+    _same_as_torch(minigrad.bucketize(4.0, Tensor(boundaries)),
+                   torch.bucketize(4.0, torch.from_numpy(boundaries)))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([-1, 2]).bincount(),
+    lambda m, F: m.tensor([1.0, 2.0]).bincount(),
+    lambda m, F: m.tensor([True, False]).bincount(),
+    lambda m, F: m.zeros(2, 2, dtype=m.int64).bincount(),
+    lambda m, F: m.tensor([1, 2]).bincount(m.ones(3)),
+    lambda m, F: m.tensor([1, 2]).bincount(minlength=-1),
+    lambda m, F: m.tensor([1, 2]).histc(3),
+    lambda m, F: m.ones(3).histc(0),
+    lambda m, F: m.ones(3).histc(4, 3, 1),
+    lambda m, F: m.tensor([0.0, float("nan")]).histc(2),
+    lambda m, F: m.tensor([0.0, float("inf")]).histc(2),
+    lambda m, F: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
+    lambda m, F: m.searchsorted(m.ones(2, 3), m.ones(2)),
+    lambda m, F: m.bucketize(m.ones(2), m.ones(2, 2)),
+])
+def test_counting_and_searching_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_nanmean_of_only_nans_is_nan_and_aminmax_names_its_parts_as_torch():
+    torch = torch_or_skip()
+    data = np.array([[np.nan, np.nan], [1.0, np.nan]])
+    got, expected = Tensor(data).nanmean(1), torch.tensor(data).nanmean(1)
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    assert Tensor(data).nanmean(dtype=np.float32).dtype == np.float32
+    pair, their_pair = Tensor(np.arange(6).reshape(2, 3)).aminmax(dim=0), torch.arange(
+        6).reshape(2, 3).aminmax(dim=0)
+    np.testing.assert_array_equal(pair.min.data, their_pair.min.numpy())
+    np.testing.assert_array_equal(pair.max.data, their_pair.max.numpy())
+    for misuse in (lambda m, F: m.tensor([1, 2]).nanmean(), lambda m, F: m.ones(0, 2).aminmax()):
+        assert_raises_like_torch(misuse)
+
+
+def test_unique_consecutive_matches_torch():
+    torch = torch_or_skip()
+    cases = [(np.array([1, 1, 2, 2, 3, 1, 1, 2]), dict(return_inverse=True, return_counts=True)),
+             (np.array([[1, 1], [1, 2]]), dict(return_inverse=True)),
+             (np.array([[1, 1], [1, 1], [2, 3]]), dict(dim=0, return_counts=True)),
+             (np.array([[1, 1, 2], [1, 1, 3]]), dict(dim=1, return_inverse=True)),
+             (np.array([2.0, np.nan, np.nan]), {}), (np.zeros(0), dict(return_counts=True))]
+    for data, kwargs in cases:
+        out = Tensor(data).unique_consecutive(**kwargs)
+        expected = torch.from_numpy(data).unique_consecutive(**kwargs)
+        out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            _same_as_torch(got, want)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.cov(m.ones(2, 3, 4)),
+    lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1, 2])),
+    lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1.0, 2.0, 1.0])),
+    lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([1.0, -2.0, 1.0])),
+    lambda m, F: m.ones(()).unique_consecutive(dim=0),
+])
+def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_sum_to_size_undoes_expand_as_torch():
+    torch = torch_or_skip()
+    data = np.random.default_rng(11).standard_normal((2, 3, 4))
+    for size in [(3, 1), ((1, 3, 4),), (4,), (2, 1, 1), (2, 3, 4)]:
+        x = Tensor(data, requires_grad=True)
+        out = x.sum_to_size(*size)
+        expected = torch.tensor(data).sum_to_size(*size)
+        assert out.shape == tuple(expected.shape)
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-12)
+        out.sum().backward()
+        np.testing.assert_array_equal(x.grad, np.ones(data.shape))
+    assert_raises_like_torch(lambda m, F: m.ones(2, 3).sum_to_size(4))

@@ -1,10 +1,13 @@
 """Shape ops (view, flatten, unflatten, squeeze, unsqueeze, movedim, expand, repeat, flip, roll,
 narrow, split, chunk, gather, index_select, take, scatter_add, masked_select, tril, triu,
-diagonal, pad, one_hot, cat, stack) and linear algebra (matmul, dot, outer, einsum): each
-against a hand-written numpy reference, gradient-checked in float64 on primitives alone,
-float32 kept, and against PyTorch (values and gradients) when it is installed; then the errors
-for bad dims and shapes.
+diagonal, pad, one_hot, cat, stack, fliplr, flipud, rot90, diff, take_along_dim, atleast_nd,
+hstack, vstack) and linear algebra (matmul, dot, outer, einsum, cross, cdist, tensordot,
+inner, kron, block_diag, cartesian_prod): each against a hand-written numpy reference,
+gradient-checked in float64 on primitives alone, float32 kept, and against PyTorch (values and
+gradients) when it is installed; then the errors for bad dims and shapes.
 """
+import itertools
+
 import numpy as np
 import pytest
 
@@ -36,6 +39,50 @@ def _scatter_add_loops(x, dim, index, src):
         target = list(pos)
         target[dim] = index[pos]
         out[tuple(target)] += src[pos]
+    return out
+
+
+def _diagonal_matrices(x, offset):
+    """Each last-dim slice written by loops down the offset-th diagonal of a zero matrix."""
+    n = x.shape[-1]
+    out = np.zeros(x.shape[:-1] + (n + abs(offset),) * 2)
+    for i in range(n):
+        out[..., i + max(-offset, 0), i + max(offset, 0)] = x[..., i]
+    return out
+
+
+def _index_add_loops(x, dim, index, source):
+    out = np.moveaxis(x.copy(), dim, 0)
+    for i, place in enumerate(index):
+        out[place] += np.moveaxis(source, dim, 0)[i]
+    return np.moveaxis(out, 0, dim)
+
+
+def _index_copy_loops(x, dim, index, source):
+    out = np.moveaxis(x.copy(), dim, 0)
+    for i, place in enumerate(index):
+        out[place] = np.moveaxis(source, dim, 0)[i]
+    return np.moveaxis(out, 0, dim)
+
+
+def _distances(a, b, p):
+    """Loops: the p-norm distance between each row of a and each row of b (batch dims of a)."""
+    a, b = np.broadcast_arrays(a[..., :, None, :], b[..., None, :, :])
+    out = np.empty(a.shape[:-1])
+    for pos in np.ndindex(*out.shape):
+        gaps = np.abs(a[pos] - b[pos])
+        out[pos] = gaps.max() if p == np.inf else (gaps ** p).sum() ** (1 / p)
+    return out
+
+
+def _block_diagonal(*blocks):
+    """Each block (0-d: 1 x 1, 1-D: one row) written into a zero matrix, down the diagonal."""
+    blocks = [np.asarray(b).reshape(1, -1) if np.ndim(b) < 2 else b for b in blocks]
+    out = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)))
+    row = col = 0
+    for b in blocks:
+        out[row:row + b.shape[0], col:col + b.shape[1]] = b
+        row, col = row + b.shape[0], col + b.shape[1]
     return out
 
 
@@ -91,6 +138,8 @@ SCATTER_INDEX = np.array([[0, 1, 2, 0], [0, 1, 0, 2]])     # for a (3, 4) tensor
 DISTINCT_INDEX = np.array([[0, 1, 2, 0], [2, 0, 1, 1]])    # no place named twice (dim 0)
 MASK = np.array([True, False, True, True])
 ROWS = [(2, 3, 4)]
+INDEX3 = np.array([0, 2, 0])                                # a repeated place: they add up
+TAKE_INDEX = np.array([[[2, 0, 1, 2]], [[1, 2, 0, 1]]])   # along dim 1 of ROWS, broadcast
 
 
 def T(array):
@@ -275,6 +324,128 @@ CASES = {
     "stack_last": Case(lambda x, y: minigrad.stack([x, y], dim=-1),
                        lambda x, y: np.stack([x, y], -1), [(2, 3), (2, 3)],
                        torch_fn=lambda x, y: _torch().stack([x, y], dim=-1)),
+    "moveaxis": Case(lambda x: x.moveaxis((0, 1), (2, 0)),
+                     lambda x: np.moveaxis(x, (0, 1), (2, 0)), ROWS),
+    "ravel": Case(lambda x: minigrad.ravel(x) if isinstance(x, Tensor) else x.ravel(),
+                  lambda x: x.reshape(-1), ROWS),
+    "reshape_as": Case(lambda x, y: x.reshape_as(y), lambda x, y: x.reshape(y.shape),
+                       [(2, 3, 4), (6, 4)], torch_fn=lambda x, y: x.reshape_as(y.detach())),
+    "concat": Case(lambda x, y: minigrad.concat([x, y], 1), lambda x, y: np.concatenate([x, y], 1),
+                   [(2, 3), (2, 1)], torch_fn=lambda x, y: _torch().concat([x, y], 1)),
+    "concatenate_axis": Case(lambda x, y: minigrad.concatenate([x, y], axis=0),
+                             lambda x, y: np.concatenate([x, y], 0), [(2, 3), (1, 3)],
+                             torch_fn=lambda x, y: _torch().concatenate([x, y], axis=0)),
+    "index_add": Case(lambda x, s: x.index_add(1, INDEX3, s, alpha=2.0),
+                      lambda x, s: _index_add_loops(x, 1, INDEX3, 2.0 * s), [(2, 4), (2, 3)],
+                      torch_fn=lambda x, s: x.index_add(1, T(INDEX3), s, alpha=2.0)),
+    "index_add_function_dim_0": Case(lambda x, s: minigrad.index_add(x, 0, INDEX3[:2], s),
+                                     lambda x, s: _index_add_loops(x, 0, INDEX3[:2], s),
+                                     [(3, 2), (2, 2)],
+                                     torch_fn=lambda x, s: _torch().index_add(x, 0, T(INDEX3[:2]),
+                                                                              s)),
+    "index_copy": Case(lambda x, s: x.index_copy(1, np.array([3, 0]), s),
+                       lambda x, s: _index_copy_loops(x, 1, np.array([3, 0]), s),
+                       [(2, 4), (2, 2)],
+                       torch_fn=lambda x, s: x.index_copy(1, T(np.array([3, 0])), s)),
+    "index_fill": Case(lambda x: x.index_fill(1, np.array([1, -1]), -2.0),
+                       lambda x: np.where(np.isin(np.arange(4), [1, 3]), -2.0, x), [(2, 4)],
+                       torch_fn=lambda x: x.index_fill(1, T(np.array([1, -1])), -2.0)),
+    "index_fill_tensor_value": Case(lambda x, v: minigrad.index_fill(x, 0, np.array([1]), v),
+                                    lambda x, v: np.where(np.arange(3)[:, None] == 1, v, x),
+                                    [(3, 2), ()],
+                                    torch_fn=lambda x, v: _torch().index_fill(
+                                        x, 0, T(np.array([1])), v)),
+    "tensor_split_sections": Case(lambda x: x.tensor_split(3, dim=2),
+                                  lambda x: tuple(np.array_split(x, 3, axis=2)), [(2, 3, 7)]),
+    "tensor_split_indices": Case(lambda x: minigrad.tensor_split(x, (1, 9, 3))
+                                 if isinstance(x, Tensor) else x.tensor_split((1, 9, 3)),
+                                 lambda x: (x[:1], x[1:9], x[9:3], x[3:]), [(7, 2)]),
+    "diag_embed": Case(lambda x: x.diag_embed(), lambda x: _diagonal_matrices(x, 0), ROWS),
+    "diag_embed_offset_dims": Case(lambda x: minigrad.diag_embed(x, -1, 1, 0),
+                                   lambda x: np.moveaxis(_diagonal_matrices(x, -1), (-2, -1),
+                                                         (1, 0)), ROWS,
+                                   torch_fn=lambda x: _torch().diag_embed(x, -1, 1, 0)),
+    "dstack": Case(lambda a, b: minigrad.dstack([a, b]), lambda a, b: np.dstack([a, b]),
+                   [(3,), (1, 3, 2)], torch_fn=lambda a, b: _torch().dstack([a, b])),
+    "column_stack": Case(lambda a, b, c: minigrad.column_stack([a, b, c]),
+                         lambda a, b, c: np.column_stack([a, b, c]), [(2,), (2, 3), (2,)],
+                         torch_fn=lambda a, b, c: _torch().column_stack([a, b, c])),
+    "fliplr": Case(lambda x: x.fliplr(), lambda x: x[:, ::-1], ROWS),
+    "flipud": Case(lambda x: minigrad.flipud(x) if isinstance(x, Tensor) else x.flipud(),
+                   lambda x: x[::-1], [(4,)]),
+    **{f"rot90_{k}": Case(lambda x, k=k: x.rot90(k, (2, 0)),
+                          lambda x, k=k: np.rot90(x, k, (2, 0)), ROWS) for k in (-1, 0, 1, 2, 3)},
+    "rot90_default": Case(lambda x: x.rot90(), lambda x: np.stack([r.T[::-1] for r in
+                                                                   np.moveaxis(x, 2, 0)], -1),
+                          ROWS),
+    "diff": Case(lambda x: x.diff(), lambda x: x[..., 1:] - x[..., :-1], ROWS),
+    "diff_second_order_dim_0": Case(lambda x: minigrad.diff(x, 2, 0) if isinstance(x, Tensor)
+                                    else x.diff(2, 0), lambda x: x[2:] - 2 * x[1:-1] + x[:-2],
+                                    [(5, 3)]),
+    "diff_prepend_append": Case(lambda x, a, b: x.diff(3, 1, prepend=a, append=b),
+                                lambda x, a, b: np.diff(np.concatenate([a, x, b], 1), 3, 1),
+                                [(2, 3, 4), (2, 2, 4), (2, 1, 4)]),
+    "diff_order_past_the_size": Case(lambda x: x.diff(5, 1), lambda x: x[:, :0], ROWS),
+    "take_along_dim": Case(lambda x: x.take_along_dim(TAKE_INDEX, 1),
+                           lambda x: np.take_along_axis(x, TAKE_INDEX, 1), ROWS,
+                           torch_fn=lambda x: x.take_along_dim(T(TAKE_INDEX), 1)),
+    "take_along_dim_broadcast": Case(
+        lambda x: minigrad.take_along_dim(x, TAKE_INDEX.transpose(2, 1, 0), -1),
+        lambda x: np.take_along_axis(np.broadcast_to(x, (4, 3, 4)), TAKE_INDEX.transpose(2, 1, 0),
+                                     -1), [(1, 3, 4)],
+        torch_fn=lambda x: _torch().take_along_dim(x, T(TAKE_INDEX.transpose(2, 1, 0)), -1)),
+    "take_along_dim_flat": Case(lambda x: x.take_along_dim(np.array([[23, 0], [5, 5]])),
+                                lambda x: x.reshape(-1)[[23, 0, 5, 5]], ROWS,
+                                torch_fn=lambda x: x.take_along_dim(T(np.array([[23, 0],
+                                                                                [5, 5]])))),
+    "atleast_2d": Case(lambda a, b, c: minigrad.atleast_2d(a, b, c),
+                       lambda a, b, c: tuple(np.atleast_2d(a, b, c)), [(), (3,), (2, 2, 1)],
+                       torch_fn=lambda a, b, c: _torch().atleast_2d(a, b, c)),
+    "atleast_3d_list": Case(lambda a, b, c: minigrad.atleast_3d([a, b, c]),
+                            lambda a, b, c: tuple(np.atleast_3d(a, b, c)), [(), (3,), (2, 4)],
+                            torch_fn=lambda a, b, c: _torch().atleast_3d([a, b, c])),
+    "atleast_1d_one": Case(lambda a: minigrad.atleast_1d(a), np.atleast_1d, [()],
+                           torch_fn=lambda a: _torch().atleast_1d(a)),
+    "hstack": Case(lambda a, b: minigrad.hstack([a, b]), lambda a, b: np.hstack([a, b]),
+                   [(2, 3), (2, 1)], torch_fn=lambda a, b: _torch().hstack([a, b])),
+    "hstack_1d_and_0d": Case(lambda a, b: minigrad.hstack((a, b)), lambda a, b: np.hstack([a, b]),
+                             [(3,), ()], torch_fn=lambda a, b: _torch().hstack((a, b))),
+    "vstack": Case(lambda a, b: minigrad.vstack([a, b]), lambda a, b: np.vstack([a, b]),
+                   [(3,), (2, 3)], torch_fn=lambda a, b: _torch().vstack([a, b])),
+    "cross_first_dim_of_size_3": Case(lambda a, b: a.cross(b), lambda a, b: np.cross(a, b, axis=0),
+                                      [(3, 2, 3), (3, 1, 3)],  # PyTorch warns without a dim
+                                      torch_fn=lambda a, b: a.cross(b, dim=0)),
+    "cross_dim_broadcast": Case(lambda a, b: minigrad.cross(a, b, dim=-1),
+                                lambda a, b: np.cross(a, b), [(4, 3), (1, 3)],
+                                torch_fn=lambda a, b: _torch().cross(a, b, dim=-1)),
+    "cdist": Case(lambda a, b: minigrad.cdist(a, b), lambda a, b: _distances(a, b, 2),
+                  [(5, 3), (4, 3)], torch_fn=lambda a, b: _torch().cdist(a, b)),
+    "cdist_batch_p1": Case(lambda a, b: minigrad.cdist(a, b, p=1.0),
+                           lambda a, b: _distances(a, b, 1), [(2, 5, 3), (4, 3)],
+                           torch_fn=lambda a, b: _torch().cdist(a, b, p=1.0)),
+    "cdist_p_inf": Case(lambda a, b: minigrad.cdist(a, b, np.inf),
+                        lambda a, b: _distances(a, b, np.inf), [(2, 5, 3), (2, 4, 3)], "distinct",
+                        torch_fn=lambda a, b: _torch().cdist(a, b, np.inf)),
+    "tensordot": Case(lambda a, b: minigrad.tensordot(a, b), np.tensordot, [(2, 3, 4), (3, 4, 5)],
+                      torch_fn=lambda a, b: _torch().tensordot(a, b)),
+    "tensordot_dims": Case(lambda a, b: minigrad.tensordot(a, b, ([1, 2], [1, 0])),
+                           lambda a, b: np.tensordot(a, b, ([1, 2], [1, 0])), [(2, 3, 4), (4, 3)],
+                           torch_fn=lambda a, b: _torch().tensordot(a, b, ([1, 2], [1, 0]))),
+    "tensordot_0_is_outer": Case(lambda a, b: minigrad.tensordot(a, b, 0),
+                                 lambda a, b: np.multiply.outer(a, b), [(2, 3), (4,)],
+                                 torch_fn=lambda a, b: _torch().tensordot(a, b, 0)),
+    "inner": Case(lambda a, b: a.inner(b), np.inner, [(2, 3), (4, 5, 3)]),
+    "inner_0d": Case(lambda a, b: minigrad.inner(a, b), lambda a, b: a * b, [(), (4, 3)],
+                     torch_fn=lambda a, b: _torch().inner(a, b)),
+    "kron": Case(lambda a, b: a.kron(b), np.kron, [(2, 3), (4,)]),
+    "kron_3d": Case(lambda a, b: minigrad.kron(a, b), np.kron, [(2, 1, 3), (3, 2, 2)],
+                    torch_fn=lambda a, b: _torch().kron(a, b)),
+    "block_diag": Case(lambda a, b, c: minigrad.block_diag(a, b, c), _block_diagonal,
+                       [(), (2,), (2, 3)], torch_fn=lambda a, b, c: _torch().block_diag(a, b, c)),
+    "cartesian_prod": Case(lambda a, b, c: minigrad.cartesian_prod(a, b, c),
+                           lambda a, b, c: np.array(list(itertools.product(a, b, c))),
+                           [(2,), (3,), (2,)],
+                           torch_fn=lambda a, b, c: _torch().cartesian_prod(a, b, c)),
     "matmul": Case(lambda a, b: minigrad.matmul(a, b), np.matmul, [(2, 3, 4), (4, 5)],
                    torch_fn=lambda a, b: _torch().matmul(a, b)),
     "matmul_method_vector": Case(lambda a, b: a.matmul(b), np.matmul, [(3, 4), (4,)]),
@@ -701,3 +872,125 @@ def test_gradcheck_of_a_chain_of_shape_ops():
 
     with minigrad.fused(False):
         assert gradcheck(chain, [x])
+
+
+def test_diff_of_bools_and_integers_follows_torch():
+    torch = torch_or_skip()
+    for data, args in [(np.array([True, False, False, True]), ()), (np.array([1, 4, 9, 16]), (2,)),
+                       (np.arange(6).reshape(2, 3), (1, 0))]:
+        out, expected = Tensor(data).diff(*args), torch.from_numpy(data).diff(*args)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(()).diff(),
+    lambda m, F: m.ones(3).diff(-1),
+    lambda m, F: m.ones(2, 3).diff(dim=2),
+    lambda m, F: m.ones(2, 3).diff(prepend=m.ones(3)),
+    lambda m, F: m.ones(2, 3).diff(append=m.ones(3, 1)),
+    lambda m, F: m.ones(3).rot90(),
+    lambda m, F: m.ones(2, 3).rot90(1, [0]),
+    lambda m, F: m.ones(2, 3).rot90(1, [1, -1]),
+    lambda m, F: m.ones(2, 3).rot90(1, [0, 2]),
+    lambda m, F: m.ones(3).fliplr(),
+    lambda m, F: m.ones(()).flipud(),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(2, dtype=m.int64), 1),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(3, 1, dtype=m.int64), 1),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.zeros(2, 1, dtype=m.int64), 2),
+    lambda m, F: m.ones(2, 3).take_along_dim(m.ones(2, 1), 1),
+    lambda m, F: m.hstack([m.ones(2, 3), m.ones(3, 3)]),
+    lambda m, F: m.vstack([m.ones(3), m.ones(2)]),
+])
+def test_new_shape_ops_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_new_products_follow_torch_at_the_edges():
+    """Integer cross products, empty blocks, block_diag of nothing, cartesian_prod of one
+    tensor, and cdist's gradient 0 where two rows coincide."""
+    torch = torch_or_skip()
+    ints = np.array([1, 2, 3]), np.array([4, 5, 6])
+    out = minigrad.cross(Tensor(ints[0]), Tensor(ints[1]))
+    assert out.dtype == np.int64
+    np.testing.assert_array_equal(out.data, torch.cross(*map(torch.from_numpy, ints), dim=0))
+    for blocks in [(np.ones(0), np.ones((2, 0))), (np.array([1, 2]), np.ones(1)), ()]:
+        out = minigrad.block_diag(*map(Tensor, blocks))
+        expected = torch.block_diag(*map(torch.from_numpy, blocks))
+        assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    single = Tensor(np.array([1, 2]))
+    assert minigrad.cartesian_prod(single) is single
+    rows = np.array([[1.0, 2.0], [0.5, -1.0]])
+    x1, x2 = Tensor(rows, requires_grad=True), Tensor(rows.copy(), requires_grad=True)
+    minigrad.cdist(x1, x2).sum().backward()
+    t1, t2 = torch.tensor(rows, requires_grad=True), torch.tensor(rows, requires_grad=True)
+    torch.cdist(t1, t2, compute_mode="donot_use_mm_for_euclid_dist").sum().backward()
+    np.testing.assert_allclose(x1.grad, t1.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x2.grad, t2.grad.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.cross(m.ones(4, 3), m.ones(3), dim=1),
+    pytest.param(lambda m, F: m.cross(m.ones(2, 4), m.ones(2, 4)),
+                 marks=pytest.mark.filterwarnings("ignore:Using torch.cross without")),
+    lambda m, F: m.cross(m.ones(3, 4), m.ones(3, 4), dim=1),
+    lambda m, F: m.cross(m.ones(3), m.ones(3), dim=1),
+    lambda m, F: m.cdist(m.ones(3), m.ones(3)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 2)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 3), p=-1.0),
+    lambda m, F: m.cdist(m.ones(2, 3, dtype=m.int64), m.ones(4, 3, dtype=m.int64)),
+    lambda m, F: m.cdist(m.ones(2, 3), m.ones(4, 3), compute_mode="fast"),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(4, 5), 1),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(3, 5), -1),
+    lambda m, F: m.tensordot(m.ones(2, 3), m.ones(3, 5), ([2], [0])),
+    lambda m, F: m.inner(m.ones(2, 3), m.ones(4, 2)),
+    lambda m, F: m.block_diag(m.ones(2, 2, 2)),
+    lambda m, F: m.cartesian_prod(m.ones(2, 2)),
+])
+def test_new_products_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
+    """The value is PyTorch's; the gradient goes to the last source slice only (PyTorch's goes
+    to both, as for scatter: docs/api.md lists the difference)."""
+    torch = torch_or_skip()
+    x, source = np.zeros((3, 2)), np.arange(4.0).reshape(2, 2)
+    got = Tensor(x).index_copy(0, np.array([2, 2]), Tensor(source))
+    expected = torch.tensor(x).index_copy(0, torch.tensor([2, 2]), torch.tensor(source))
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    source_leaf = Tensor(source, requires_grad=True)
+    Tensor(x).index_copy(0, np.array([2, 2]), source_leaf).sum().backward()
+    np.testing.assert_array_equal(source_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_argwhere_broadcasting_and_isin_match_torch():
+    torch = torch_or_skip()
+    data = np.array([[0, 1], [1, 0]])
+    np.testing.assert_array_equal(minigrad.argwhere(Tensor(data)).data, torch.argwhere(
+        torch.from_numpy(data)).numpy())
+    assert minigrad.broadcast_shapes((2, 1), (3,)) == tuple(torch.broadcast_shapes((2, 1), (3,)))
+    assert minigrad.broadcast_shapes(3, (2, 1)) == (2, 3)
+    shapes = [t.shape for t in minigrad.broadcast_tensors(Tensor(np.ones((2, 1))),
+                                                          Tensor(np.ones(3)))]
+    assert shapes == [(2, 3), (2, 3)]
+    for kwargs in ({}, {"invert": True}):
+        got = minigrad.isin(Tensor(np.array([1, 2, 3])), Tensor(np.array([2, 5])), **kwargs)
+        expected = torch.isin(torch.tensor([1, 2, 3]), torch.tensor([2, 5]), **kwargs)
+        np.testing.assert_array_equal(got.data, expected.numpy())
+    assert minigrad.isin(Tensor(np.array([1, 2])), 2).tolist() == [False, True]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([0, 5, 0]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([0, 1]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_add(1, m.tensor([[0, 1, 1]]), m.ones(3, 3)),
+    lambda m, F: m.ones(3, 4).index_copy(0, m.tensor([0]), m.ones(1, 3)),
+    lambda m, F: m.ones(3, 4).index_fill(1, m.tensor([4]), 0.0),
+    lambda m, F: m.ones(3, 4).tensor_split(0),
+    lambda m, F: m.ones(()).tensor_split(2),
+    lambda m, F: m.broadcast_tensors(m.ones(2), m.ones(3)),
+])
+def test_index_ops_and_tensor_split_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)

@@ -180,6 +180,27 @@ def test_detach_shares_data_and_drops_graph():
     assert b.grad_fn is not None  # the original keeps its graph
 
 
+def test_detach_in_place_makes_a_leaf_that_requires_no_grad():
+    a = leaf(3)
+    b = a * 2.0
+    assert b.detach_() is b and b.grad_fn is None and not b.requires_grad and b.is_leaf
+    (b * a).sum().backward()  # only the path through a's own use remains
+    np.testing.assert_array_equal(a.grad, b.data)
+    assert b.grad is None
+    assert not a.detach_().requires_grad
+
+
+def test_detach_in_place_cuts_the_earlier_uses_too():
+    """minigrad's graph links tensors, so a result computed before detach_() no longer reaches
+    through it (PyTorch's does: docs/api.md lists the difference)."""
+    a = leaf(3)
+    b = a * 2.0
+    c = b * 3.0
+    b.detach_()
+    c.sum().backward()
+    assert a.grad is None
+
+
 def test_round_has_pytorchs_meaning_gradient_zero():
     a = Tensor(np.array([1.234, -5.678, 2.5]), requires_grad=True)
     r = a.round(1)
