@@ -9,8 +9,8 @@ moments of a shared, noisy machine. One step is forward, backward, gradient clip
 on nanoGPT's baby GPT (batch 12 x 64) in one Python thread, with each commit's default ops, or
 with `--threads N` data parallel over N threads as `python -m train` runs it (both commits need
 train/parallel.py). `--load N` times everything while N busy processes compete for the cores.
-The first step of every block is untimed: BLAS threads spin for a while after their last call and would
-otherwise steal the next block's cores.
+The first step of every block is untimed: BLAS threads spin for a while after their last call and
+would otherwise steal the next block's cores.
 """
 from __future__ import annotations
 

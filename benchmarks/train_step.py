@@ -102,8 +102,10 @@ def torch_step() -> Callable[[], float]:
         def __init__(self) -> None:
             super().__init__()
             self.ln_1, self.ln_2 = tnn.LayerNorm(c.n_embd), tnn.LayerNorm(c.n_embd)
-            self.qkv, self.proj = tnn.Linear(c.n_embd, 3 * c.n_embd), tnn.Linear(c.n_embd, c.n_embd)
-            self.fc, self.fc_proj = tnn.Linear(c.n_embd, 4 * c.n_embd), tnn.Linear(4 * c.n_embd, c.n_embd)
+            self.qkv = tnn.Linear(c.n_embd, 3 * c.n_embd)
+            self.proj = tnn.Linear(c.n_embd, c.n_embd)
+            self.fc = tnn.Linear(c.n_embd, 4 * c.n_embd)
+            self.fc_proj = tnn.Linear(4 * c.n_embd, c.n_embd)
 
         def forward(self, x):
             b, t, e = x.shape
@@ -116,7 +118,8 @@ def torch_step() -> Callable[[], float]:
     class TorchGPT(tnn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.wte, self.wpe = tnn.Embedding(c.vocab_size, c.n_embd), tnn.Embedding(c.block_size, c.n_embd)
+            self.wte = tnn.Embedding(c.vocab_size, c.n_embd)
+            self.wpe = tnn.Embedding(c.block_size, c.n_embd)
             self.blocks = tnn.ModuleList(Block() for _ in range(c.n_layer))
             self.ln_f = tnn.LayerNorm(c.n_embd)
 
@@ -334,9 +337,10 @@ def main() -> int:
     if "pytorch" in modes:
         rss["pytorch"] = peak_rss_mb("torch", args.warmup + 5)
 
-    print(f"\nbaby GPT training step ({minigrad.nn.Module.num_parameters(modes['minigrad'].model) / 1e6:.2f}M "  # type: ignore[attr-defined]
-          f"parameters, batch {BATCH} x {CONFIG.block_size}), {args.steps} steps per "
-          f"mode, interleaved in blocks of {args.block}")
+    size = minigrad.nn.Module.num_parameters(modes["minigrad"].model)  # type: ignore[attr-defined]
+    print(f"\nbaby GPT training step ({size / 1e6:.2f}M parameters, batch {BATCH} x "
+          f"{CONFIG.block_size}), {args.steps} steps per mode, interleaved in blocks of "
+          f"{args.block}")
     print(f"{'mode':<24}{'median ms':>10}{'min':>8}{'max':>8}{'/ pytorch':>11}{'peak RSS MB':>13}")
     results: dict[str, Any] = {"machine": machine, "load": args.load}
     for name, r in quiet.items():

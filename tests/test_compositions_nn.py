@@ -1956,7 +1956,8 @@ def test_conv_classifier_example_learns_well_below_chance():
 
 def test_conv_classifier_example_takes_its_settings_and_stops_quietly_without_a_reader():
     result = subprocess.run([sys.executable, "-m", "examples.conv_classifier", "--steps", "0"],
-                            cwd=Path(__file__).parents[1], capture_output=True, text=True, timeout=120)
+                            cwd=Path(__file__).parents[1], capture_output=True, text=True,
+                            timeout=120)
     assert result.returncode == 2 and "--steps" in result.stderr
     assert_stops_quietly_when_its_reader_is_gone("examples.conv_classifier", "--steps", "1")
 

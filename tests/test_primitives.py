@@ -344,8 +344,8 @@ def test_sigmoid_does_not_overflow_for_large_inputs():
     x = Tensor(np.array([-1000.0, -50.0, 0.0, 50.0, 1000.0]))
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         out = x.sigmoid().data
-    np.testing.assert_allclose(out, [0.0, 1 / (1 + math.exp(50)), 0.5, 1 / (1 + math.exp(-50)), 1.0],
-                               rtol=1e-15, atol=0)
+    expected = [0.0, 1 / (1 + math.exp(50)), 0.5, 1 / (1 + math.exp(-50)), 1.0]
+    np.testing.assert_allclose(out, expected, rtol=1e-15, atol=0)
 
 
 BINARY = {
