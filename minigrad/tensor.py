@@ -1435,8 +1435,8 @@ class Tensor:
         count = math.prod(self.shape[d] for d in dims)
         x = _accumulating(self).permute(kept + list(dims)).reshape(*kept_shape, count)
         one = Tensor._make(np.ones((*kept_shape, 1), dtype=x.dtype))
-        if count == 0:
-            x = one  # the product of nothing
+        if count == 0:  # the product of nothing, 1, kept in x's graph (as PyTorch's)
+            x = ops.Concat.apply(x, one, axis=-1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2 == 1:  # a factor 1 to pair the last entry with
                 x = ops.Concat.apply(x, one, axis=-1)

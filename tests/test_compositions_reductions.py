@@ -322,6 +322,16 @@ def test_empty_product_is_one_and_empty_sum_zero():
     np.testing.assert_array_equal(x.sum(1).data, [0.0, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_empty_product_stays_in_the_graph(dim):
+    # as PyTorch: the product of nothing requires grad, and the gradient is empty
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    out = x.prod() if dim is None else x.prod(dim)
+    assert out.requires_grad
+    out.sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
 def test_integer_and_bool_tensors_accumulate_in_int64():
     flags = Tensor(np.array([True, True, False, True]))
     assert flags.cumsum(0).data.tolist() == [1, 2, 2, 3] and flags.cumsum(0).dtype == np.int64
