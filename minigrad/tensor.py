@@ -807,8 +807,8 @@ class Tensor:
             return self / other
         if rounding_mode == "trunc":
             a, b = self._operands(other)
-            if a.dtype.kind == "f":
-                return (a / b).trunc()
+            if a.dtype.kind == "f":  # a step function: gradient 0, also where b is 0 or inf
+                return a._step_function(np.trunc(a.data / b.data), b)
             # integers stay integers (as in PyTorch): floor division, then one up where the
             # quotient is negative and inexact, which floor rounded down and trunc rounds up
             quotient = np.floor_divide(a.data, _integer_divisor("div", b).data)

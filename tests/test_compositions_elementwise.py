@@ -290,6 +290,18 @@ def test_step_functions_pass_back_zeros():
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0])
 
 
+def test_division_with_rounding_passes_back_zeros_also_at_zero_and_inf():
+    # as PyTorch's: the quotient is a step function of both operands wherever it is defined
+    a = Tensor(np.array([1.0, 0.0, np.inf, 3.0, -2.0]), requires_grad=True)
+    b = Tensor(np.array([0.0, 0.0, 2.0, np.inf, 0.5]), requires_grad=True)
+    for mode in ("trunc", "floor"):
+        a.grad = b.grad = None
+        with np.errstate(divide="ignore", invalid="ignore"):  # the zeros are the point
+            a.div(b, rounding_mode=mode).sum().backward()
+        np.testing.assert_array_equal(a.grad, np.zeros(5))
+        np.testing.assert_array_equal(b.grad, np.zeros(5))
+
+
 def test_rounding_an_integer_tensor_copies_it():
     x = Tensor(np.array([3, -2]))
     for out in (x.floor(), x.ceil(), x.trunc(), x.round()):
