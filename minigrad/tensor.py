@@ -134,6 +134,11 @@ def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -
         raise InvalidArgumentError(f"{op}: index of shape {index.shape} does not fit a tensor of "
                                    f"shape {shape}: it needs {len(shape)} dims, none larger than "
                                    f"the tensor's except dim {dim}")
+    _check_index_range(op, index, shape, dim)
+
+
+def _check_index_range(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
+    """Entries of `index` in [0, size) along `dim`."""
     size = shape[dim] if shape else 1
     if index.size and (index.min() < 0 or index.max() >= size):
         raise InvalidIndexError(f"{op}: index entries must lie in [0, {size}) for dim {dim} of a "
@@ -1916,9 +1921,7 @@ class Tensor:
         d = _dim("index_select", dim, self.ndim)
         if self.ndim == 0:  # its one entry, as PyTorch returns it
             return self.reshape(1).index_select(0, index).reshape(())
-        # gather's range check, with index laid along dim
-        _check_index("index_select", index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)),
-                     self.shape, d)
+        _check_index_range("index_select", index, self.shape, d)
         return ops.GetItem.apply(self, index=(slice(None),) * d + (index.reshape(-1),))
 
     def take(self, index: ArrayLike) -> Tensor:
