@@ -940,6 +940,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     in PyTorch."""
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
+    input._refuse_bool("hardtanh")
     return (input.masked_fill(input.data <= min_val, min_val)
             .masked_fill(input.data >= max_val, max_val))
 

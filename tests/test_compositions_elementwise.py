@@ -691,6 +691,11 @@ def test_hardtanh_rejects_min_above_max():
         F.hardtanh(Tensor(np.zeros(2)), 1.0, -1.0)
 
 
+@pytest.mark.parametrize("name", ["hardtanh", "relu6"])
+def test_hardtanh_refuses_bool_tensors_as_pytorch(name):
+    assert_raises_like_torch(lambda lib, F: getattr(F, name)(lib.tensor([True, False])))
+
+
 # --------------------------------------------------------------------------------------------
 # Comparisons: elementwise bool tensors with no grad (regression: == was identity, < raised)
 # --------------------------------------------------------------------------------------------
