@@ -734,7 +734,7 @@ class Tensor:
         ints meet index arrays (as __getitem__): the ints select a view first."""
         if not isinstance(index, tuple):
             return self.data, _index_part(index)
-        parts = tuple(_index_part(part) for part in index)
+        parts = _index_parts(index, self.ndim)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             return self.data[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
         return self.data, parts
@@ -1708,7 +1708,7 @@ class Tensor:
         treats 0 as an index array too and gives (len(idx), 3)."""
         if not isinstance(index, tuple):
             return ops.GetItem.apply(self, index=_index_part(index))
-        parts = tuple(_index_part(part) for part in index)
+        parts = _index_parts(index, self.ndim)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             selected = ops.GetItem.apply(self, index=tuple(_select_ints(parts)))
             return ops.GetItem.apply(selected, index=tuple(_drop_ints(parts)))
@@ -2322,6 +2322,32 @@ def _index_part(part: Any) -> Any:
             return int(part)
         return part.copy()
     return part
+
+
+def _index_parts(index: tuple, ndim: int) -> tuple:
+    """The entries of an index (`_index_part`), with an Ellipsis written out as the full slices
+    it stands for where index arrays are present: PyTorch reads arrays on both sides of an
+    Ellipsis that covers no dim as adjacent (their dims stay in place), numpy as separated
+    (their dims go first)."""
+    parts = tuple(_index_part(part) for part in index)
+    ellipses = [k for k, part in enumerate(parts) if part is Ellipsis]
+    if len(ellipses) != 1 or not any(map(_is_array, parts)):
+        return parts  # nothing to rewrite (several ellipses: numpy raises)
+    covered = ndim - sum(map(_dims_indexed, parts))
+    if covered < 0:
+        return parts  # too many indices: numpy raises
+    k = ellipses[0]
+    return parts[:k] + (slice(None),) * covered + parts[k + 1:]
+
+
+def _dims_indexed(part: Any) -> int:
+    """How many of the tensor's dims one index entry consumes (an Ellipsis: none of its own)."""
+    if part is None or part is Ellipsis or isinstance(part, (bool, np.bool_)):
+        return 0
+    if isinstance(part, (np.ndarray, list, tuple)):
+        array = np.asarray(part)
+        return array.ndim if array.dtype.kind == "b" else 1
+    return 1
 
 
 def _is_int(part: Any) -> bool:

@@ -993,6 +993,10 @@ INDEXES = {
     "bool_scalar_int_array": (True, 0, slice(None), IDX),
     "int_slice_bool_scalar_array": (0, slice(None), True, IDX),
     "slice_step_int_array": (slice(None, None, 2), 2, IDX),
+    "arrays_around_an_empty_ellipsis": (slice(None), IDX, Ellipsis, np.array([1, 3])),
+    "int_array_empty_ellipsis_array": (1, IDX, Ellipsis, np.array([1, 3])),
+    "mask_none_empty_ellipsis_array": (None, MASK3[:2], slice(None), Ellipsis, IDX),
+    "arrays_around_an_ellipsis": (IDX[:1], Ellipsis, np.array([1, 3])),
     "ints_only": (1, 2),
     "arrays_only": (np.array([1, 0, 1]), slice(None), IDX[:1]),
     "single_array": np.array([1, 1, 0]),
@@ -1028,6 +1032,16 @@ def test_indexing_matches_torch_in_values_and_gradients(name, torch):
     out.backward(upstream)
     expected.backward(torch.tensor(upstream))
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-15, atol=0)
+
+
+def test_assignment_through_arrays_around_an_empty_ellipsis_matches_torch(torch):
+    # numpy would take the arrays for separated and want a value of shape (2, 2) transposed
+    data = rng.standard_normal((2, 3, 4))
+    value = rng.standard_normal((2, 2))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    ours[:, IDX, ..., np.array([1, 3])] = Tensor(value)
+    theirs[:, torch.tensor(IDX), ..., torch.tensor([1, 3])] = torch.tensor(value)
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
 
 
 def test_slices_with_negative_steps_take_numpys_meaning():
