@@ -1015,8 +1015,13 @@ class Tensor:
         return ops.Sigmoid.apply(self._floating())
 
     def abs(self) -> Tensor:
-        """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
-        return self * np.sign(self.data)
+        """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0). For
+        floats the sign of a zero keeps x's sign bit, so that |-0.0| = -0.0 * -0.0 is +0.0, as
+        in PyTorch (1 / |x| is then inf, not -inf)."""
+        sign = np.sign(self.data)
+        if sign.dtype.kind == "f":
+            sign = np.copysign(sign, self.data)
+        return self * sign
 
     def __abs__(self) -> Tensor:
         return self.abs()

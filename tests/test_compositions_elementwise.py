@@ -280,6 +280,16 @@ def test_matches_torch_values_and_gradients(name, torch):
                                        err_msg=f"{name}: gradient of input {i} at {arrays}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_abs_of_negative_zero_is_positive_zero(dtype):
+    # as PyTorch (and IEEE fabs): the sign bit is cleared, so 1 / |x| is +inf
+    x = Tensor(np.array([-0.0, 0.0, -2.0], dtype=dtype), requires_grad=True)
+    out = x.abs()
+    assert not np.signbit(out.data).any() and out.dtype == dtype
+    out.backward(np.ones(3, dtype=dtype))
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, -1.0])
+
+
 def test_step_functions_pass_back_zeros():
     """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
     so backward through them works."""
