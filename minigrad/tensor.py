@@ -765,6 +765,7 @@ class Tensor:
         return ops.MatMul.apply(self._lift(other), self)
 
     def __neg__(self) -> Tensor:
+        self._refuse_bool("neg")  # PyTorch points to ~ or logical_not
         return ops.Neg.apply(self)
 
     def __mod__(self, other: ArrayLike) -> Tensor:
@@ -1018,6 +1019,7 @@ class Tensor:
         """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0). For
         floats the sign of a zero keeps x's sign bit, so that |-0.0| = -0.0 * -0.0 is +0.0, as
         in PyTorch (1 / |x| is then inf, not -inf)."""
+        self._refuse_bool("abs")
         sign = np.sign(self.data)
         if sign.dtype.kind == "f":
             sign = np.copysign(sign, self.data)
@@ -1311,6 +1313,8 @@ class Tensor:
         equal_nan."""
         a, b = self._operands(other)
         x, y = a.data, b.data
+        if x.dtype == np.bool_:  # equal or not: numpy has no bool subtraction
+            return Tensor._make(np.asarray(x == y))
         with np.errstate(invalid="ignore"):  # inf - inf: those are settled by x == y
             error = np.abs(x - y)
             close = (x == y) | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))

@@ -575,6 +575,12 @@ def test_integer_tensor_to_negative_integer_tensor_powers_as_torch():
         Tensor(base) ** -1
 
 
+def test_isclose_of_bool_tensors_is_equality_as_in_pytorch():
+    flags = Tensor(np.array([True, False, True]))
+    out = flags.isclose(Tensor(np.array([True, True, True])), equal_nan=True)
+    assert out.dtype == np.bool_ and out.tolist() == [True, False, True]
+
+
 def test_sign_and_square_of_bool_tensors_have_torchs_dtypes():
     torch = pytest.importorskip("torch", reason="PyTorch not installed: dtypes not checked")
     flags = np.array([True, False, True])
@@ -1106,6 +1112,8 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4).bitwise_not(),
     lambda m, F: ~m.ones(4),
     lambda m, F: m.tensor([-2, 0, 2]) ** -2,
+    lambda m, F: -m.tensor([True, False]),
+    lambda m, F: m.tensor([True, False]).abs(),
     lambda m, F: m.ones(2).div(m.ones(2), rounding_mode="typo"),
     # an integer divided by zero: PyTorch's RuntimeError ("ZeroDivisionError"), not numpy's 0
     lambda m, F: m.fmod(m.tensor([5, -3]), m.tensor([0, 2])),
