@@ -1371,7 +1371,7 @@ class Tensor:
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
                  keepdim: bool) -> Tensor | ValuesIndices:
         if dim is None:
-            self._check_extreme_exists(op, tuple(range(self.ndim)), InvalidArgumentError)
+            self._check_extreme_exists(op, tuple(range(self.ndim)), dim)
             return primitive.apply(self, keepdims=keepdim)
         if not isinstance(dim, (int, np.integer)):
             raise TypeError(f"{op}: dim must be an int or a tensor to compare with, got "
@@ -1387,23 +1387,23 @@ class Tensor:
              keepdims: bool | None = None) -> Tensor:
         """The largest entries over `dim` (tied maxima share the gradient equally)."""
         dims = _reduced_dims("amax", dim, axis, self.ndim)
-        self._check_extreme_exists("amax", dims, IndexError if _dims(dim, axis) is not None
-                                   else InvalidArgumentError)
+        self._check_extreme_exists("amax", dims, _dims(dim, axis))
         return ops.Max.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
     def amin(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
              keepdims: bool | None = None) -> Tensor:
         """The smallest entries over `dim` (tied minima share the gradient equally)."""
         dims = _reduced_dims("amin", dim, axis, self.ndim)
-        self._check_extreme_exists("amin", dims, IndexError if _dims(dim, axis) is not None
-                                   else InvalidArgumentError)
+        self._check_extreme_exists("amin", dims, _dims(dim, axis))
         return ops.Min.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
-    def _check_extreme_exists(self, op: str, dims: tuple[int, ...], error: type[Exception]
-                              ) -> None:
+    def _check_extreme_exists(self, op: str, dims: tuple[int, ...], dim: Dim) -> None:
         """The max or min over an empty dim does not exist (other dims may be empty, as in
-        PyTorch, which raises IndexError when the dim is named, else RuntimeError)."""
+        PyTorch, which raises IndexError when the dim is named, else RuntimeError: `dim` is
+        the argument given, None or () for every dim)."""
         if any(self.shape[d] == 0 for d in dims):
+            every_dim = dim is None or (isinstance(dim, (tuple, list)) and not dim)
+            error = InvalidArgumentError if every_dim else IndexError
             raise error(f"{op}: cannot take the {op[-3:]} over an empty dim of a tensor of "
                         f"shape {self.shape}")
 
@@ -1673,7 +1673,11 @@ class Tensor:
     def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
                 ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        axes = [_dim("permute", d, self.ndim) for d in _ints(order, dims, "permute", "dims")]
+        order = _ints(order, dims, "permute", "dims")
+        if len(order) != self.ndim:  # checked before the range of each, as PyTorch does
+            raise InvalidArgumentError(f"permute: {len(order)} dims {tuple(order)} given for a "
+                                       f"tensor of {self.ndim} dims, shape {self.shape}")
+        axes = [_dim("permute", d, self.ndim) for d in order]
         return ops.Transpose.apply(self, axes=tuple(axes))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:

@@ -677,6 +677,8 @@ def test_gradcheck_of_a_chain_of_reductions():
     lambda lib, F: lib.zeros(0, 3).amax(0),  # the dim reduced is empty: no max to take
     lambda lib, F: lib.zeros(0, 3).amin(dim=(0, 1)),
     lambda lib, F: lib.zeros(0, 3).amax(),
+    lambda lib, F: lib.zeros(0, 3).amax(()),  # () is every dim, as None
+    lambda lib, F: lib.zeros(0, 3).amin([]),
     lambda lib, F: lib.zeros(0, 3).max(),
     lambda lib, F: lib.zeros(2, 0).min(),
 ])

@@ -621,6 +621,7 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(3, 4).flip(2),
     lambda m, F: m.ones(3, 4).permute(0, 0),
     lambda m, F: m.ones(3, 4, 5, 6).permute(0, 2),
+    lambda m, F: m.ones(2, 3).permute(0, 1, 2),  # the count is checked before the range
     lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
     lambda m, F: m.ones(3, 4).reshape(5, 2),
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
