@@ -1738,9 +1738,9 @@ class Tensor:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
-        if self.ndim == 0:
-            return self.reshape(1)
         start, end = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
+        if self.ndim == 0:  # its dims 0 and -1, checked above, are the entry itself
+            return self.reshape(1)
         if start > end:
             raise InvalidArgumentError(f"flatten: start_dim {start_dim} comes after end_dim "
                                        f"{end_dim} for a tensor of shape {self.shape}")
@@ -1873,7 +1873,9 @@ class Tensor:
 
     def select(self, dim: int, index: int) -> Tensor:
         """The slice at `index` along `dim`, that dim removed: x.select(1, i) is x[:, i]."""
-        dim = _existing_dim("select", dim, self.ndim)
+        if self.ndim == 0:  # IndexError, as PyTorch's (narrow, split and chunk: RuntimeError)
+            raise IndexError("select: a 0-d tensor has no dim to select from")
+        dim = _dim("select", dim, self.ndim)
         if not -self.shape[dim] <= index < self.shape[dim]:
             raise IndexError(f"select: index {index} is out of range for dim {dim} of size "
                              f"{self.shape[dim]}")
