@@ -1029,6 +1029,7 @@ def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = N
     (floats). As PyTorch: `weight` (C,) rescales each class, targets equal to `ignore_index`
     count for nothing (and 'mean' averages over the others, weighted), and `label_smoothing` = e
     mixes the target with the uniform distribution: (1 - e) target + e / C."""
+    input._require_floating("cross_entropy")  # before the kernel, which assumes floats
     _check_reduction("cross_entropy", reduction)
     if not 0 <= label_smoothing <= 1:
         raise InvalidArgumentError(f"cross_entropy: label_smoothing must be in [0, 1], got "
@@ -1069,6 +1070,7 @@ def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | N
     """-(t log p + (1 - t) log(1 - p)) for probabilities `input` p and `target` t of one shape,
     times `weight` (broadcast) when given. Each log is floored at -100, as in PyTorch, so p = 0
     or 1 gives a finite loss."""
+    input._require_floating("binary_cross_entropy")
     _check_reduction("binary_cross_entropy", reduction)
     target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
     if np.any((input.data < 0) | (input.data > 1)):
