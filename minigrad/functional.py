@@ -1316,7 +1316,7 @@ def attention(query: Tensor, key: Tensor, value: Tensor, mask: ArrayLike | None 
     attention weights); a query whose every key is masked gets weights 0 (not NaN).
 
     With kernels on, the weights are for looking at only (gradients flow through the output)."""
-    _check_attention_shapes("attention", query, key, value)
+    _check_attention_inputs("attention", query, key, value)
     mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
     scale = _attention_scale(query, scale)
     if is_fused_enabled():
@@ -1347,7 +1347,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         raise InvalidArgumentError(f"{name}: dropout_p must be in [0, 1], got {dropout_p}")
     if enable_gqa:
         key, value = _share_kv_heads(name, query, key, value)
-    scores_shape = _check_attention_shapes(name, query, key, value)
+    scores_shape = _check_attention_inputs(name, query, key, value)
     if is_causal:
         if attn_mask is not None:
             raise InvalidArgumentError(f"{name}: give attn_mask or is_causal=True, not both")
@@ -1377,9 +1377,12 @@ def _attention_weights(query: Tensor, key: Tensor, mask: np.ndarray | Tensor | N
     return softmax(scores, dim=-1)
 
 
-def _check_attention_shapes(name: str, query: Tensor, key: Tensor,
+def _check_attention_inputs(name: str, query: Tensor, key: Tensor,
                             value: Tensor) -> tuple[int, ...]:
-    """Check that query, key and value fit; return the shape of the scores (..., L, S)."""
+    """Check that query, key and value are floats (softmax's rule) and fit; return the shape
+    of the scores (..., L, S)."""
+    for tensor in (query, key, value):
+        tensor._require_floating(name)
     try:
         batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     except ValueError:
