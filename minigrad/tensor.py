@@ -1337,6 +1337,9 @@ class Tensor:
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
              axis: Dim = None, keepdims: bool | None = None) -> Tensor:
+        if dtype is not None and np.dtype(dtype).kind != "f":  # a mean is not an integer
+            raise InvalidTypeError(f"mean: dtype must be a floating-point dtype, got "
+                                   f"{np.dtype(dtype)}")
         dims = _reduced_dims("mean", dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
         return self.sum(dims, keepdims or keepdim, dtype=dtype) / count

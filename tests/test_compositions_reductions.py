@@ -498,6 +498,7 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
 
 # Misuse that PyTorch rejects too, written once for both libraries (`m` is minigrad or torch).
 TORCH_ERRORS = [
+    lambda m, F: m.tensor([1.5, 2.5]).mean(dtype=m.int64),  # a mean is not an integer
     lambda m, F: m.ones(2, 3).sum(5),
     lambda m, F: m.ones(()).sum(1),
     lambda m, F: m.ones(3, 4).sum((0, 0)),
