@@ -1640,12 +1640,16 @@ class Tensor:
             top = [part.reshape(()) for part in top]
         return ValuesIndices(*top)
 
-    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
+    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False, *,
+             dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
         'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
-        as in PyTorch (the subgradient where the derivative does not exist)."""
+        as in PyTorch (the subgradient where the derivative does not exist). `dtype` converts
+        the tensor first, as in PyTorch."""
         self._require_floating("norm")
+        if dtype is not None:
+            return self.to(dtype).norm(p, dim, keepdim)
         if isinstance(p, str):
             if p != "fro":
                 raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "

@@ -685,3 +685,17 @@ def test_gradcheck_of_a_chain_of_reductions():
 ])
 def test_max_and_min_of_nothing_raise_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_norm_with_dtype_converts_the_tensor_first_as_torch():
+    torch = torch_or_skip()
+    data = np.array([[1.0, -2.0], [3.0, 4.0]], dtype=np.float32)
+    x, t = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, expected = x.norm(1.5, dim=1, dtype=np.float64), t.norm(1.5, dim=1, dtype=torch.float64)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    expected.sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-6)
+    assert_raises_like_torch(lambda lib, F: lib.norm(lib.tensor([3, 4]), dtype=lib.float32))
