@@ -596,6 +596,30 @@ class Tensor:
     def __itruediv__(self, other: ArrayLike) -> Tensor:
         return self._in_place("/=", Tensor.__truediv__, other)
 
+    def __ifloordiv__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("//=", Tensor.__floordiv__, other)
+
+    def __imod__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("%=", Tensor.__mod__, other)
+
+    def __ipow__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("**=", Tensor.__pow__, other)
+
+    def __iand__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("&=", Tensor.__and__, other)
+
+    def __ior__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("|=", Tensor.__or__, other)
+
+    def __ixor__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("^=", Tensor.__xor__, other)
+
+    def __ilshift__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("<<=", Tensor.__lshift__, other)
+
+    def __irshift__(self, other: ArrayLike) -> Tensor:
+        return self._in_place(">>=", Tensor.__rshift__, other)
+
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
         """`self symbol other` written into this tensor's array, as PyTorch's in-place ops do,
@@ -609,7 +633,7 @@ class Tensor:
             raise InvalidArgumentError(
                 f"{name}: x is a leaf tensor that requires grad, which cannot be changed in "
                 f"place; do it under minigrad.no_grad() (as an optimizer step does), or write "
-                f"x = x {symbol[0]} y for a new tensor")
+                f"x = x {symbol[:-1]} y for a new tensor")
         result = op(self, other)
         if result.requires_grad:
             self._check_replacement(name, result.data, "same_kind")
