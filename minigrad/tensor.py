@@ -1743,6 +1743,9 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: a batch of transposed matrices."""
+        if self.ndim < 2:  # a RuntimeError, as PyTorch's (transpose's would be an IndexError)
+            raise InvalidArgumentError(f"mT: needs a matrix or a batch of them, got shape "
+                                       f"{self.shape}")
         return self.transpose(-2, -1)
 
     def __getitem__(self, index: Any) -> Tensor:

@@ -624,6 +624,7 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(2, 3).permute(0, 1, 2),  # the count is checked before the range
     lambda m, F: m.tensor(1.0).flatten(-2),  # a 0-d tensor takes dims 0 and -1 only
     lambda m, F: m.tensor(1.0).select(0, 0),  # IndexError, where narrow's is RuntimeError
+    lambda m, F: m.ones(3).mT,
     lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
     lambda m, F: m.ones(3, 4).reshape(5, 2),
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
