@@ -55,6 +55,17 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
     return _dim(op, dim, ndim)
 
 
+def _check_broadcast(op: str, *tensors: Tensor) -> None:
+    """Shapes that do not broadcast raise as a primitive's would (PyTorch's RuntimeError),
+    before a composition's numpy work on the arrays raises numpy's ValueError."""
+    shapes = [t.shape for t in tensors]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise InvalidArgumentError(f"{op}: shapes {' and '.join(map(str, shapes))} do not "
+                                   "broadcast together") from None
+
+
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
     returns 0 with a warning, and has no integer division of two bools."""
@@ -1159,14 +1170,15 @@ class Tensor:
         """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
         NaN where either is NaN. At a tie each side gets half the gradient, as in PyTorch (at a
         tie of infinities other gets it all)."""
-        return self._larger_or_smaller(other, np.greater)
+        return self._larger_or_smaller("maximum", other, np.greater)
 
     def minimum(self, other: ArrayLike) -> Tensor:
         """The smaller of self and other, entry by entry: as maximum."""
-        return self._larger_or_smaller(other, np.less)
+        return self._larger_or_smaller("minimum", other, np.less)
 
-    def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
+    def _larger_or_smaller(self, op: str, other: ArrayLike, wins: np.ufunc) -> Tensor:
         a, b = self._operands(other)
+        _check_broadcast(op, a, b)
         x, y = a.data, b.data
         chosen = ops.Where.apply(a, b, cond=wins(x, y) | _nan(x))  # a tie picks b
         if chosen.dtype.kind != "f":
@@ -1189,10 +1201,12 @@ class Tensor:
         nan = _nan(x.data)
         if min is not None:
             low = x._lift(min).to(dtype)
+            _check_broadcast("clamp", x, low)
             out = ops.Where.apply(low, out, cond=x.data < low.data)
             nan = nan | _nan(low.data)
         if max is not None:
             high = x._lift(max).to(dtype)
+            _check_broadcast("clamp", out, high)
             out = ops.Where.apply(high, out, cond=out.data > high.data)
             nan = nan | _nan(high.data)
         if nan.any():  # a NaN entry or bound gives NaN, with gradient 0 to all three, as in
@@ -1314,6 +1328,7 @@ class Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
         a, b = self._operands(other)
+        _check_broadcast("copysign", a, b)
         a, b = a._floating(), b._floating()
         flip = np.signbit(a.data) != np.signbit(b.data)
         moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
@@ -1325,6 +1340,7 @@ class Tensor:
         """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
         out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
         a, b = self._operands(other)
+        _check_broadcast("logaddexp", a, b)
         a, b = a._floating(), b._floating()
         shift = np.maximum(a.data, b.data)
         shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
@@ -1336,6 +1352,7 @@ class Tensor:
         grad; equal entries (infinities too) are close, NaN is close to NaN only with
         equal_nan."""
         a, b = self._operands(other)
+        _check_broadcast("isclose", a, b)
         x, y = a.data, b.data
         if x.dtype == np.bool_:  # equal or not: numpy has no bool subtraction
             return Tensor._make(np.asarray(x == y))
@@ -1699,7 +1716,11 @@ class Tensor:
     # ---- shape ----
     def reshape(self, *sizes: int | Sequence[int], shape: Sequence[int] | None = None
                 ) -> Tensor:
-        return ops.Reshape.apply(self, shape=_ints(sizes, shape, "reshape", "shape"))
+        new_shape = _ints(sizes, shape, "reshape", "shape")
+        if any(n < -1 for n in new_shape):  # numpy would read any negative size as -1
+            raise InvalidArgumentError(f"reshape: sizes must be non-negative or -1 (inferred), "
+                                       f"got {tuple(new_shape)}")
+        return ops.Reshape.apply(self, shape=new_shape)
 
     def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
                 ) -> Tensor:

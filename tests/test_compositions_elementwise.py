@@ -1105,6 +1105,11 @@ def test_index_errors_name_the_op():
 # `F` its functional module. Most are RuntimeError in PyTorch, a bad type TypeError.
 TORCH_ERRORS = [
     lambda m, F: m.ones(2) + m.ones(3),
+    # compositions that look at the arrays first: the shapes are checked before numpy's error
+    *[lambda m, F, name=name: getattr(m, name)(m.ones(2, 3), m.ones(4))
+      for name in ("maximum", "minimum", "logaddexp", "copysign", "isclose")],
+    lambda m, F: m.ones(2, 3).clamp(m.zeros(4)),
+    lambda m, F: m.ones(2, 3).clamp(max=m.zeros(4)),
     lambda m, F: m.ones(2) < m.ones(3),
     lambda m, F: m.where(m.ones(2, dtype=m.bool), m.ones(3), m.ones(3)),
     lambda m, F: m.ones(4) & m.ones(4),

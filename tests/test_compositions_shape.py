@@ -628,6 +628,8 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
     lambda m, F: m.ones(3, 4).reshape(5, 2),
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
+    lambda m, F: m.ones(3, 4).reshape(4, -3),  # only -1 is inferred (numpy takes any negative)
+    lambda m, F: m.ones(3, 4).view(-2, 3),
     lambda m, F: m.ones(2, 3, 4).flatten(2, 1),
     lambda m, F: m.ones(6).unflatten(0, (4, 2)),
     lambda m, F: m.tensor(1.0).unbind(0),  # IndexError, where split and chunk: RuntimeError
