@@ -1146,6 +1146,8 @@ TORCH_ERRORS = [
     lambda m, F: m.zeros(2, dtype="x"),
     lambda m, F: m.arange(0, 5, 0),
     lambda m, F: m.arange(5, 0, 1),
+    lambda m, F: m.arange(0, float("inf")),
+    lambda m, F: m.arange(float("nan")),
     lambda m, F: m.linspace(1, 2, -1),
     lambda m, F: m.linspace(1, 2, 2.5),
     lambda m, F: m.linspace(5, 10, 3, dtype=m.bool),
