@@ -55,6 +55,12 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
     return _dim(op, dim, ndim)
 
 
+def _older_unbiased_form(dim: Any, unbiased: bool | None) -> tuple[Any, bool | None]:
+    """(dim, unbiased), read from PyTorch's older var(unbiased) form too: a bool where the dim
+    goes is `unbiased`, over every dim."""
+    return (None, dim) if isinstance(dim, bool) else (dim, unbiased)
+
+
 def _check_broadcast(op: str, *tensors: Tensor) -> None:
     """Shapes that do not broadcast raise as a primitive's would (PyTorch's RuntimeError),
     before a composition's numpy work on the arrays raises numpy's ValueError."""
@@ -1523,8 +1529,7 @@ class Tensor:
     def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
                   correction: float | None, axis: Dim) -> Tensor:
         self._require_floating(op)
-        if isinstance(dim, bool):  # PyTorch's older var(unbiased) form
-            dim, unbiased = None, dim
+        dim, unbiased = _older_unbiased_form(dim, unbiased)
         if unbiased is not None and correction is not None:
             raise TypeError(f"{op}: give correction= or unbiased=, not both")
         if correction is None:

@@ -15,8 +15,8 @@ from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError
 from .creation import tensor
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _operand,
-                     _result_dtype)
+from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dims, _older_unbiased_form,
+                     _operand, _result_dtype)
 
 __all__ = ["allclose", "as_tensor", "cat", "equal", "from_numpy", "is_tensor", "meshgrid", "stack",
            "std_mean", "var_mean", "where"]
@@ -137,14 +137,14 @@ def where(condition: ArrayLike, input: ArrayLike | None = None, other: ArrayLike
 def std_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
     """(std, mean) over `dim`, as torch.std_mean; the arguments are std's."""
-    dim = _dims(dim, axis)
+    dim, unbiased = _older_unbiased_form(_dims(dim, axis), unbiased)
     return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 
 def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
     """(var, mean) over `dim`, as torch.var_mean; the arguments are var's."""
-    dim = _dims(dim, axis)
+    dim, unbiased = _older_unbiased_form(_dims(dim, axis), unbiased)
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 

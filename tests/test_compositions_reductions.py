@@ -650,6 +650,11 @@ def test_std_mean_and_var_mean_match_torch():
             theirs = getattr(torch, name)(torch.tensor(data), **kw)
             for got, want in zip(ours, theirs):
                 np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
+    for name in ("std_mean", "var_mean"):  # the older (input, unbiased) form: every dim
+        ours = getattr(minigrad, name)(Tensor(data), False)
+        theirs = getattr(torch, name)(torch.tensor(data), False)
+        for got, want in zip(ours, theirs):
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
 
 
 def test_top_level_functions_are_the_methods():
