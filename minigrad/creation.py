@@ -8,6 +8,7 @@ or from the default generator that `minigrad.manual_seed` seeds.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Union
 
@@ -207,6 +208,9 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
         start, end = 0, start
     if step == 0:
         raise InvalidArgumentError("arange: step must be nonzero")
+    if not all(map(math.isfinite, (start, end, step))):
+        raise InvalidArgumentError(f"arange: start {start}, end {end} and step {step} must be "
+                                   "finite")
     if (end - start) * step < 0:
         raise InvalidArgumentError(f"arange: end {end} cannot be reached from start {start} with "
                                    f"step {step}")

@@ -1052,6 +1052,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     in PyTorch."""
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
+    input._refuse_bool("hardtanh")
     return (input.masked_fill(input.data <= min_val, min_val)
             .masked_fill(input.data >= max_val, max_val))
 
@@ -1182,6 +1183,7 @@ def cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | None = N
     (floats). As PyTorch: `weight` (C,) rescales each class, targets equal to `ignore_index`
     count for nothing (and 'mean' averages over the others, weighted), and `label_smoothing` = e
     mixes the target with the uniform distribution: (1 - e) target + e / C."""
+    input._require_floating("cross_entropy")  # before the kernel, which assumes floats
     _check_reduction("cross_entropy", reduction)
     if not 0 <= label_smoothing <= 1:
         raise InvalidArgumentError(f"cross_entropy: label_smoothing must be in [0, 1], got "
@@ -1222,6 +1224,7 @@ def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | N
     """-(t log p + (1 - t) log(1 - p)) for probabilities `input` p and `target` t of one shape,
     times `weight` (broadcast) when given. Each log is floored at -100, as in PyTorch, so p = 0
     or 1 gives a finite loss."""
+    input._require_floating("binary_cross_entropy")
     _check_reduction("binary_cross_entropy", reduction)
     target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
     if np.any((input.data < 0) | (input.data > 1)):
@@ -1619,7 +1622,7 @@ def attention(query: Tensor, key: Tensor, value: Tensor, mask: ArrayLike | None 
     attention weights); a query whose every key is masked gets weights 0 (not NaN).
 
     With kernels on, the weights are for looking at only (gradients flow through the output)."""
-    _check_attention_shapes("attention", query, key, value)
+    _check_attention_inputs("attention", query, key, value)
     mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
     scale = _attention_scale(query, scale)
     if is_fused_enabled():
@@ -1683,7 +1686,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
         raise InvalidArgumentError(f"{name}: dropout_p must be in [0, 1], got {dropout_p}")
     if enable_gqa:
         key, value = _share_kv_heads(name, query, key, value)
-    scores_shape = _check_attention_shapes(name, query, key, value)
+    scores_shape = _check_attention_inputs(name, query, key, value)
     if is_causal:
         if attn_mask is not None:
             raise InvalidArgumentError(f"{name}: give attn_mask or is_causal=True, not both")
@@ -1713,9 +1716,12 @@ def _attention_weights(query: Tensor, key: Tensor, mask: np.ndarray | Tensor | N
     return softmax(scores, dim=-1)
 
 
-def _check_attention_shapes(name: str, query: Tensor, key: Tensor,
+def _check_attention_inputs(name: str, query: Tensor, key: Tensor,
                             value: Tensor) -> tuple[int, ...]:
-    """Check that query, key and value fit; return the shape of the scores (..., L, S)."""
+    """Check that query, key and value are floats (softmax's rule) and fit; return the shape
+    of the scores (..., L, S)."""
+    for tensor in (query, key, value):
+        tensor._require_floating(name)
     try:
         batch = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     except ValueError:

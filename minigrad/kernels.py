@@ -153,9 +153,10 @@ class Gelu(Function):
         s = self.s
         da = self.square * (6 * c * k)  # becomes c' (1 + 3k a^2), then the whole derivative
         da += 2 * c
+        # (1 - s) before out: for large a it is 0, where c' (1 + 3k a^2) * out would overflow
+        # first (inf * 0 = NaN; float32 from a ~ 1e13)
+        da *= np.subtract(1, s, dtype=s.dtype)
         da *= self.out
-        one_minus_s = np.subtract(1, s, dtype=s.dtype)
-        da *= one_minus_s
         da += s
         da *= g
         return da

@@ -55,6 +55,23 @@ def _existing_dim(op: str, dim: int, ndim: int) -> int:
     return _dim(op, dim, ndim)
 
 
+def _older_unbiased_form(dim: Any, unbiased: bool | None) -> tuple[Any, bool | None]:
+    """(dim, unbiased), read from PyTorch's older var(unbiased) form too: a bool where the dim
+    goes is `unbiased`, over every dim."""
+    return (None, dim) if isinstance(dim, bool) else (dim, unbiased)
+
+
+def _check_broadcast(op: str, *tensors: Tensor) -> None:
+    """Shapes that do not broadcast raise as a primitive's would (PyTorch's RuntimeError),
+    before a composition's numpy work on the arrays raises numpy's ValueError."""
+    shapes = [t.shape for t in tensors]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise InvalidArgumentError(f"{op}: shapes {' and '.join(map(str, shapes))} do not "
+                                   "broadcast together") from None
+
+
 def _integer_divisor(op: str, divisor: Tensor) -> Tensor:
     """`divisor`, checked: PyTorch raises for an integer division by zero, where numpy
     returns 0 with a warning, and has no integer division of two bools."""
@@ -134,6 +151,11 @@ def _check_index(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -
         raise InvalidArgumentError(f"{op}: index of shape {index.shape} does not fit a tensor of "
                                    f"shape {shape}: it needs {len(shape)} dims, none larger than "
                                    f"the tensor's except dim {dim}")
+    _check_index_range(op, index, shape, dim)
+
+
+def _check_index_range(op: str, index: np.ndarray, shape: tuple[int, ...], dim: int) -> None:
+    """Entries of `index` in [0, size) along `dim`."""
     size = shape[dim] if shape else 1
     if index.size and (index.min() < 0 or index.max() >= size):
         raise InvalidIndexError(f"{op}: index entries must lie in [0, {size}) for dim {dim} of a "
@@ -626,6 +648,30 @@ class Tensor:
     def __itruediv__(self, other: ArrayLike) -> Tensor:
         return self._in_place("/=", Tensor.__truediv__, other)
 
+    def __ifloordiv__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("//=", Tensor.__floordiv__, other)
+
+    def __imod__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("%=", Tensor.__mod__, other)
+
+    def __ipow__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("**=", Tensor.__pow__, other)
+
+    def __iand__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("&=", Tensor.__and__, other)
+
+    def __ior__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("|=", Tensor.__or__, other)
+
+    def __ixor__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("^=", Tensor.__xor__, other)
+
+    def __ilshift__(self, other: ArrayLike) -> Tensor:
+        return self._in_place("<<=", Tensor.__lshift__, other)
+
+    def __irshift__(self, other: ArrayLike) -> Tensor:
+        return self._in_place(">>=", Tensor.__rshift__, other)
+
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
         """`self symbol other` written into this tensor's array, as PyTorch's in-place ops do,
@@ -639,7 +685,7 @@ class Tensor:
             raise InvalidArgumentError(
                 f"{name}: x is a leaf tensor that requires grad, which cannot be changed in "
                 f"place; do it under minigrad.no_grad() (as an optimizer step does), or write "
-                f"x = x {symbol[0]} y for a new tensor")
+                f"x = x {symbol[:-1]} y for a new tensor")
         result = op(self, other)
         if result.requires_grad:
             self._check_replacement(name, result.data, "same_kind")
@@ -764,7 +810,7 @@ class Tensor:
         ints meet index arrays (as __getitem__): the ints select a view first."""
         if not isinstance(index, tuple):
             return self.data, _index_part(index)
-        parts = tuple(_index_part(part) for part in index)
+        parts = _index_parts(index, self.ndim)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             return self.data[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
         return self.data, parts
@@ -795,6 +841,7 @@ class Tensor:
         return ops.MatMul.apply(self._lift(other), self)
 
     def __neg__(self) -> Tensor:
+        self._refuse_bool("neg")  # PyTorch points to ~ or logical_not
         return ops.Neg.apply(self)
 
     def __mod__(self, other: ArrayLike) -> Tensor:
@@ -842,8 +889,8 @@ class Tensor:
             return self / other
         if rounding_mode == "trunc":
             a, b = self._operands(other)
-            if a.dtype.kind == "f":
-                return (a / b).trunc()
+            if a.dtype.kind == "f":  # a step function: gradient 0, also where b is 0 or inf
+                return a._step_function(np.trunc(a.data / b.data), b)
             # integers stay integers (as in PyTorch): floor division, then one up where the
             # quotient is negative and inexact, which floor rounded down and trunc rounds up
             quotient = np.floor_divide(a.data, _integer_divisor("div", b).data)
@@ -1095,8 +1142,14 @@ class Tensor:
         return ops.Sigmoid.apply(self._floating())
 
     def abs(self) -> Tensor:
-        """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0)."""
-        return self * np.sign(self.data)
+        """|x| = x * sign(x); sign is a constant, so the gradient is sign(x) (0 at x = 0). For
+        floats the sign of a zero keeps x's sign bit, so that |-0.0| = -0.0 * -0.0 is +0.0, as
+        in PyTorch (1 / |x| is then inf, not -inf)."""
+        self._refuse_bool("abs")
+        sign = np.sign(self.data)
+        if sign.dtype.kind == "f":
+            sign = np.copysign(sign, self.data)
+        return self * sign
 
     def absolute(self) -> Tensor:
         """Alias of abs."""
@@ -1216,14 +1269,15 @@ class Tensor:
         """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
         NaN where either is NaN. At a tie each side gets half the gradient, as in PyTorch (at a
         tie of infinities other gets it all)."""
-        return self._larger_or_smaller(other, np.greater)
+        return self._larger_or_smaller("maximum", other, np.greater)
 
     def minimum(self, other: ArrayLike) -> Tensor:
         """The smaller of self and other, entry by entry: as maximum."""
-        return self._larger_or_smaller(other, np.less)
+        return self._larger_or_smaller("minimum", other, np.less)
 
-    def _larger_or_smaller(self, other: ArrayLike, wins: np.ufunc) -> Tensor:
+    def _larger_or_smaller(self, op: str, other: ArrayLike, wins: np.ufunc) -> Tensor:
         a, b = self._operands(other)
+        _check_broadcast(op, a, b)
         x, y = a.data, b.data
         chosen = ops.Where.apply(a, b, cond=wins(x, y) | _nan(x))  # a tie picks b
         if chosen.dtype.kind != "f":
@@ -1246,10 +1300,12 @@ class Tensor:
         nan = _nan(x.data)
         if min is not None:
             low = x._lift(min).to(dtype)
+            _check_broadcast("clamp", x, low)
             out = ops.Where.apply(low, out, cond=x.data < low.data)
             nan = nan | _nan(low.data)
         if max is not None:
             high = x._lift(max).to(dtype)
+            _check_broadcast("clamp", out, high)
             out = ops.Where.apply(high, out, cond=out.data > high.data)
             nan = nan | _nan(high.data)
         if nan.any():  # a NaN entry or bound gives NaN, with gradient 0 to all three, as in
@@ -1400,6 +1456,7 @@ class Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
         a, b = self._operands(other)
+        _check_broadcast("copysign", a, b)
         a, b = a._floating(), b._floating()
         flip = np.signbit(a.data) != np.signbit(b.data)
         moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
@@ -1421,6 +1478,7 @@ class Tensor:
     def _log_of_sum(self, other: ArrayLike, power: Callable[[Tensor], Tensor],
                     log: Callable[[Tensor], Tensor]) -> Tensor:
         a, b = self._operands(other)
+        _check_broadcast("logaddexp", a, b)
         a, b = a._floating(), b._floating()
         shift = np.maximum(a.data, b.data)
         shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
@@ -1530,7 +1588,10 @@ class Tensor:
         grad; equal entries (infinities too) are close, NaN is close to NaN only with
         equal_nan."""
         a, b = self._operands(other)
+        _check_broadcast("isclose", a, b)
         x, y = a.data, b.data
+        if x.dtype == np.bool_:  # equal or not: numpy has no bool subtraction
+            return Tensor._make(np.asarray(x == y))
         with np.errstate(invalid="ignore"):  # inf - inf: those are settled by x == y
             error = np.abs(x - y)
             close = (x == y) | (np.isfinite(error) & (error <= atol + np.abs(rtol * y)))
@@ -1553,6 +1614,9 @@ class Tensor:
 
     def mean(self, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None,
              axis: Dim = None, keepdims: bool | None = None) -> Tensor:
+        if dtype is not None and np.dtype(dtype).kind != "f":  # a mean is not an integer
+            raise InvalidTypeError(f"mean: dtype must be a floating-point dtype, got "
+                                   f"{np.dtype(dtype)}")
         dims = _reduced_dims("mean", dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)  # entries averaged into each output
         return self.sum(dims, keepdims or keepdim, dtype=dtype) / count
@@ -1587,7 +1651,7 @@ class Tensor:
     def _extreme(self, op: str, primitive: type[engine.Function], arg: Callable, dim: Any,
                  keepdim: bool) -> Tensor | ValuesIndices:
         if dim is None:
-            self._check_extreme_exists(op, tuple(range(self.ndim)), InvalidArgumentError)
+            self._check_extreme_exists(op, tuple(range(self.ndim)), dim)
             return primitive.apply(self, keepdims=keepdim)
         if not isinstance(dim, (int, np.integer)):
             raise TypeError(f"{op}: dim must be an int or a tensor to compare with, got "
@@ -1608,23 +1672,23 @@ class Tensor:
              keepdims: bool | None = None) -> Tensor:
         """The largest entries over `dim` (tied maxima share the gradient equally)."""
         dims = _reduced_dims("amax", dim, axis, self.ndim)
-        self._check_extreme_exists("amax", dims, IndexError if _dims(dim, axis) is not None
-                                   else InvalidArgumentError)
+        self._check_extreme_exists("amax", dims, _dims(dim, axis))
         return ops.Max.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
     def amin(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
              keepdims: bool | None = None) -> Tensor:
         """The smallest entries over `dim` (tied minima share the gradient equally)."""
         dims = _reduced_dims("amin", dim, axis, self.ndim)
-        self._check_extreme_exists("amin", dims, IndexError if _dims(dim, axis) is not None
-                                   else InvalidArgumentError)
+        self._check_extreme_exists("amin", dims, _dims(dim, axis))
         return ops.Min.apply(self, axis=dims, keepdims=keepdims or keepdim)
 
-    def _check_extreme_exists(self, op: str, dims: tuple[int, ...], error: type[Exception]
-                              ) -> None:
+    def _check_extreme_exists(self, op: str, dims: tuple[int, ...], dim: Dim) -> None:
         """The max or min over an empty dim does not exist (other dims may be empty, as in
-        PyTorch, which raises IndexError when the dim is named, else RuntimeError)."""
+        PyTorch, which raises IndexError when the dim is named, else RuntimeError: `dim` is
+        the argument given, None or () for every dim)."""
         if any(self.shape[d] == 0 for d in dims):
+            every_dim = dim is None or (isinstance(dim, (tuple, list)) and not dim)
+            error = InvalidArgumentError if every_dim else IndexError
             raise error(f"{op}: cannot take the {op[-3:]} over an empty dim of a tensor of "
                         f"shape {self.shape}")
 
@@ -1670,8 +1734,8 @@ class Tensor:
         count = math.prod(self.shape[d] for d in dims)
         x = _accumulating(self).permute(kept + list(dims)).reshape(*kept_shape, count)
         one = Tensor._make(np.ones((*kept_shape, 1), dtype=x.dtype))
-        if count == 0:
-            x = one  # the product of nothing
+        if count == 0:  # the product of nothing, 1, kept in x's graph (as PyTorch's)
+            x = ops.Concat.apply(x, one, axis=-1)
         while x.shape[-1] > 1:
             if x.shape[-1] % 2 == 1:  # a factor 1 to pair the last entry with
                 x = ops.Concat.apply(x, one, axis=-1)
@@ -1700,8 +1764,7 @@ class Tensor:
     def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
                   correction: float | None, axis: Dim) -> Tensor:
         self._require_floating(op)
-        if isinstance(dim, bool):  # PyTorch's older var(unbiased) form
-            dim, unbiased = None, dim
+        dim, unbiased = _older_unbiased_form(dim, unbiased)
         if unbiased is not None and correction is not None:
             raise TypeError(f"{op}: give correction= or unbiased=, not both")
         if correction is None:
@@ -2101,12 +2164,16 @@ class Tensor:
         indices = np.take_along_axis(_stable_order(data, dim), places, dim)
         return indices.reshape([1 if i == dim else n for i, n in enumerate(self.shape)])
 
-    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False) -> Tensor:
+    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False, *,
+             dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
         'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
-        as in PyTorch (the subgradient where the derivative does not exist)."""
+        as in PyTorch (the subgradient where the derivative does not exist). `dtype` converts
+        the tensor first, as in PyTorch."""
         self._require_floating("norm")
+        if dtype is not None:
+            return self.to(dtype).norm(p, dim, keepdim)
         if isinstance(p, str):
             if p != "fro":
                 raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
@@ -2132,12 +2199,20 @@ class Tensor:
     # ---- shape ----
     def reshape(self, *sizes: int | Sequence[int], shape: Sequence[int] | None = None
                 ) -> Tensor:
-        return ops.Reshape.apply(self, shape=_ints(sizes, shape, "reshape", "shape"))
+        new_shape = _ints(sizes, shape, "reshape", "shape")
+        if any(n < -1 for n in new_shape):  # numpy would read any negative size as -1
+            raise InvalidArgumentError(f"reshape: sizes must be non-negative or -1 (inferred), "
+                                       f"got {tuple(new_shape)}")
+        return ops.Reshape.apply(self, shape=new_shape)
 
     def permute(self, *order: int | Sequence[int], dims: Sequence[int] | None = None
                 ) -> Tensor:
         """Reorder the dims: out.shape[i] = self.shape[dims[i]]."""
-        axes = [_dim("permute", d, self.ndim) for d in _ints(order, dims, "permute", "dims")]
+        order = _ints(order, dims, "permute", "dims")
+        if len(order) != self.ndim:  # checked before the range of each, as PyTorch does
+            raise InvalidArgumentError(f"permute: {len(order)} dims {tuple(order)} given for a "
+                                       f"tensor of {self.ndim} dims, shape {self.shape}")
+        axes = [_dim("permute", d, self.ndim) for d in order]
         return ops.Transpose.apply(self, axes=tuple(axes))
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
@@ -2172,6 +2247,9 @@ class Tensor:
     @property
     def mT(self) -> Tensor:
         """The last two dims swapped: a batch of transposed matrices."""
+        if self.ndim < 2:  # a RuntimeError, as PyTorch's (transpose's would be an IndexError)
+            raise InvalidArgumentError(f"mT: needs a matrix or a batch of them, got shape "
+                                       f"{self.shape}")
         return self.transpose(-2, -1)
 
     def __getitem__(self, index: Any) -> Tensor:
@@ -2181,7 +2259,7 @@ class Tensor:
         treats 0 as an index array too and gives (len(idx), 3)."""
         if not isinstance(index, tuple):
             return ops.GetItem.apply(self, index=_index_part(index))
-        parts = tuple(_index_part(part) for part in index)
+        parts = _index_parts(index, self.ndim)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             selected = ops.GetItem.apply(self, index=tuple(_select_ints(parts)))
             return ops.GetItem.apply(selected, index=tuple(_drop_ints(parts)))
@@ -2206,9 +2284,9 @@ class Tensor:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         """Merge the dims start_dim..end_dim into one (a 0-d tensor becomes 1-D)."""
-        if self.ndim == 0:
-            return self.reshape(1)
         start, end = _dim("flatten", start_dim, self.ndim), _dim("flatten", end_dim, self.ndim)
+        if self.ndim == 0:  # its dims 0 and -1, checked above, are the entry itself
+            return self.reshape(1)
         if start > end:
             raise InvalidArgumentError(f"flatten: start_dim {start_dim} comes after end_dim "
                                        f"{end_dim} for a tensor of shape {self.shape}")
@@ -2429,7 +2507,9 @@ class Tensor:
 
     def select(self, dim: int, index: int) -> Tensor:
         """The slice at `index` along `dim`, that dim removed: x.select(1, i) is x[:, i]."""
-        dim = _existing_dim("select", dim, self.ndim)
+        if self.ndim == 0:  # IndexError, as PyTorch's (narrow, split and chunk: RuntimeError)
+            raise IndexError("select: a 0-d tensor has no dim to select from")
+        dim = _dim("select", dim, self.ndim)
         if not -self.shape[dim] <= index < self.shape[dim]:
             raise IndexError(f"select: index {index} is out of range for dim {dim} of size "
                              f"{self.shape[dim]}")
@@ -2509,9 +2589,7 @@ class Tensor:
         d = _dim("index_select", dim, self.ndim)
         if self.ndim == 0:  # its one entry, as PyTorch returns it
             return self.reshape(1).index_select(0, index).reshape(())
-        # gather's range check, with index laid along dim
-        _check_index("index_select", index.reshape((1,) * d + (-1,) + (1,) * (self.ndim - d - 1)),
-                     self.shape, d)
+        _check_index_range("index_select", index, self.shape, d)
         return ops.GetItem.apply(self, index=(slice(None),) * d + (index.reshape(-1),))
 
     def take(self, index: ArrayLike) -> Tensor:
@@ -3022,6 +3100,32 @@ def _index_part(part: Any) -> Any:
             return int(part)
         return part.copy()
     return part
+
+
+def _index_parts(index: tuple, ndim: int) -> tuple:
+    """The entries of an index (`_index_part`), with an Ellipsis written out as the full slices
+    it stands for where index arrays are present: PyTorch reads arrays on both sides of an
+    Ellipsis that covers no dim as adjacent (their dims stay in place), numpy as separated
+    (their dims go first)."""
+    parts = tuple(_index_part(part) for part in index)
+    ellipses = [k for k, part in enumerate(parts) if part is Ellipsis]
+    if len(ellipses) != 1 or not any(map(_is_array, parts)):
+        return parts  # nothing to rewrite (several ellipses: numpy raises)
+    covered = ndim - sum(map(_dims_indexed, parts))
+    if covered < 0:
+        return parts  # too many indices: numpy raises
+    k = ellipses[0]
+    return parts[:k] + (slice(None),) * covered + parts[k + 1:]
+
+
+def _dims_indexed(part: Any) -> int:
+    """How many of the tensor's dims one index entry consumes (an Ellipsis: none of its own)."""
+    if part is None or part is Ellipsis or isinstance(part, (bool, np.bool_)):
+        return 0
+    if isinstance(part, (np.ndarray, list, tuple)):
+        array = np.asarray(part)
+        return array.ndim if array.dtype.kind == "b" else 1
+    return 1
 
 
 def _is_int(part: Any) -> bool:

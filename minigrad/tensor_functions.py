@@ -17,7 +17,7 @@ from .errors import InvalidArgumentError, InvalidTypeError
 from .creation import tensor
 from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
-                     _operand, _result_dtype)
+                     _older_unbiased_form, _operand, _result_dtype)
 
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
@@ -269,14 +269,14 @@ def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = Fa
 def std_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
     """(std, mean) over `dim`, as torch.std_mean; the arguments are std's."""
-    dim = _dims(dim, axis)
+    dim, unbiased = _older_unbiased_form(_dims(dim, axis), unbiased)
     return input.std(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 
 def var_mean(input: Tensor, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False,
              *, correction: float | None = None, axis: Dim = None) -> tuple[Tensor, Tensor]:
     """(var, mean) over `dim`, as torch.var_mean; the arguments are var's."""
-    dim = _dims(dim, axis)
+    dim, unbiased = _older_unbiased_form(_dims(dim, axis), unbiased)
     return input.var(dim, unbiased, keepdim, correction=correction), input.mean(dim, keepdim)
 
 

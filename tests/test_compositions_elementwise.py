@@ -338,6 +338,16 @@ def test_matches_torch_values_and_gradients(name, torch):
                                        err_msg=f"{name}: gradient of input {i} at {arrays}")
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_abs_of_negative_zero_is_positive_zero(dtype):
+    # as PyTorch (and IEEE fabs): the sign bit is cleared, so 1 / |x| is +inf
+    x = Tensor(np.array([-0.0, 0.0, -2.0], dtype=dtype), requires_grad=True)
+    out = x.abs()
+    assert not np.signbit(out.data).any() and out.dtype == dtype
+    out.backward(np.ones(3, dtype=dtype))
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, -1.0])
+
+
 def test_step_functions_pass_back_zeros():
     """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
     so backward through them works."""
@@ -346,6 +356,18 @@ def test_step_functions_pass_back_zeros():
         assert out.requires_grad
         out.sum().backward()
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0])
+
+
+def test_division_with_rounding_passes_back_zeros_also_at_zero_and_inf():
+    # as PyTorch's: the quotient is a step function of both operands wherever it is defined
+    a = Tensor(np.array([1.0, 0.0, np.inf, 3.0, -2.0]), requires_grad=True)
+    b = Tensor(np.array([0.0, 0.0, 2.0, np.inf, 0.5]), requires_grad=True)
+    for mode in ("trunc", "floor"):
+        a.grad = b.grad = None
+        with np.errstate(divide="ignore", invalid="ignore"):  # the zeros are the point
+            a.div(b, rounding_mode=mode).sum().backward()
+        np.testing.assert_array_equal(a.grad, np.zeros(5))
+        np.testing.assert_array_equal(b.grad, np.zeros(5))
 
 
 def test_rounding_an_integer_tensor_copies_it():
@@ -611,6 +633,12 @@ def test_integer_tensor_to_negative_integer_tensor_powers_as_torch():
         Tensor(base) ** -1
 
 
+def test_isclose_of_bool_tensors_is_equality_as_in_pytorch():
+    flags = Tensor(np.array([True, False, True]))
+    out = flags.isclose(Tensor(np.array([True, True, True])), equal_nan=True)
+    assert out.dtype == np.bool_ and out.tolist() == [True, False, True]
+
+
 def test_sign_and_square_of_bool_tensors_have_torchs_dtypes():
     torch = pytest.importorskip("torch", reason="PyTorch not installed: dtypes not checked")
     flags = np.array([True, False, True])
@@ -735,6 +763,11 @@ def test_gelu_default_is_exact_and_differs_from_tanh():
 def test_hardtanh_rejects_min_above_max():
     with pytest.raises(ValueError, match="hardtanh"):
         F.hardtanh(Tensor(np.zeros(2)), 1.0, -1.0)
+
+
+@pytest.mark.parametrize("name", ["hardtanh", "relu6"])
+def test_hardtanh_refuses_bool_tensors_as_pytorch(name):
+    assert_raises_like_torch(lambda lib, F: getattr(F, name)(lib.tensor([True, False])))
 
 
 # --------------------------------------------------------------------------------------------
@@ -1034,6 +1067,10 @@ INDEXES = {
     "bool_scalar_int_array": (True, 0, slice(None), IDX),
     "int_slice_bool_scalar_array": (0, slice(None), True, IDX),
     "slice_step_int_array": (slice(None, None, 2), 2, IDX),
+    "arrays_around_an_empty_ellipsis": (slice(None), IDX, Ellipsis, np.array([1, 3])),
+    "int_array_empty_ellipsis_array": (1, IDX, Ellipsis, np.array([1, 3])),
+    "mask_none_empty_ellipsis_array": (None, MASK3[:2], slice(None), Ellipsis, IDX),
+    "arrays_around_an_ellipsis": (IDX[:1], Ellipsis, np.array([1, 3])),
     "ints_only": (1, 2),
     "arrays_only": (np.array([1, 0, 1]), slice(None), IDX[:1]),
     "single_array": np.array([1, 1, 0]),
@@ -1069,6 +1106,16 @@ def test_indexing_matches_torch_in_values_and_gradients(name, torch):
     out.backward(upstream)
     expected.backward(torch.tensor(upstream))
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-15, atol=0)
+
+
+def test_assignment_through_arrays_around_an_empty_ellipsis_matches_torch(torch):
+    # numpy would take the arrays for separated and want a value of shape (2, 2) transposed
+    data = rng.standard_normal((2, 3, 4))
+    value = rng.standard_normal((2, 2))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    ours[:, IDX, ..., np.array([1, 3])] = Tensor(value)
+    theirs[:, torch.tensor(IDX), ..., torch.tensor([1, 3])] = torch.tensor(value)
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
 
 
 def test_slices_with_negative_steps_take_numpys_meaning():
@@ -1116,6 +1163,11 @@ def test_index_errors_name_the_op():
 # `F` its functional module. Most are RuntimeError in PyTorch, a bad type TypeError.
 TORCH_ERRORS = [
     lambda m, F: m.ones(2) + m.ones(3),
+    # compositions that look at the arrays first: the shapes are checked before numpy's error
+    *[lambda m, F, name=name: getattr(m, name)(m.ones(2, 3), m.ones(4))
+      for name in ("maximum", "minimum", "logaddexp", "copysign", "isclose")],
+    lambda m, F: m.ones(2, 3).clamp(m.zeros(4)),
+    lambda m, F: m.ones(2, 3).clamp(max=m.zeros(4)),
     lambda m, F: m.ones(2) < m.ones(3),
     lambda m, F: m.where(m.ones(2, dtype=m.bool), m.ones(3), m.ones(3)),
     lambda m, F: m.ones(4) & m.ones(4),
@@ -1123,6 +1175,8 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4).bitwise_not(),
     lambda m, F: ~m.ones(4),
     lambda m, F: m.tensor([-2, 0, 2]) ** -2,
+    lambda m, F: -m.tensor([True, False]),
+    lambda m, F: m.tensor([True, False]).abs(),
     lambda m, F: m.ones(2).div(m.ones(2), rounding_mode="typo"),
     # an integer divided by zero: PyTorch's RuntimeError ("ZeroDivisionError"), not numpy's 0
     lambda m, F: m.fmod(m.tensor([5, -3]), m.tensor([0, 2])),
@@ -1150,6 +1204,8 @@ TORCH_ERRORS = [
     lambda m, F: m.zeros(2, dtype="x"),
     lambda m, F: m.arange(0, 5, 0),
     lambda m, F: m.arange(5, 0, 1),
+    lambda m, F: m.arange(0, float("inf")),
+    lambda m, F: m.arange(float("nan")),
     lambda m, F: m.linspace(1, 2, -1),
     lambda m, F: m.linspace(1, 2, 2.5),
     lambda m, F: m.linspace(5, 10, 3, dtype=m.bool),

@@ -1697,6 +1697,10 @@ TORCH_ERRORS = [
     *[lambda m, F, name=name: getattr(F, name)(m.tensor([1, 2]), m.tensor([1, 3]))
       for name in ("mse_loss", "smooth_l1_loss", "huber_loss", "kl_div")],
     lambda m, F: F.nll_loss(m.tensor([[1, 2]]), m.tensor([1])),
+    # integer logits: refused before the fused kernel is chosen, which would fail otherwise
+    lambda m, F: F.cross_entropy(m.tensor([[1, 2], [3, 4]]), m.tensor([1, 0])),
+    lambda m, F: F.binary_cross_entropy(m.tensor([1, 0]), m.tensor([1.0, 0.0])),
+    lambda m, F: F.scaled_dot_product_attention(*[m.ones(1, 2, 3, dtype=m.int64)] * 3),
     lambda m, F: F.binary_cross_entropy_with_logits(m.tensor([1, 2]), m.tensor([1.0, 0.0])),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 5)),
     lambda m, F: F.linear(m.ones(2, 3), m.ones(4, 3), m.ones(3)),  # a bias that does not broadcast

@@ -460,6 +460,16 @@ def test_empty_product_is_one_and_empty_sum_zero():
     np.testing.assert_array_equal(x.sum(1).data, [0.0, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_empty_product_stays_in_the_graph(dim):
+    # as PyTorch: the product of nothing requires grad, and the gradient is empty
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    out = x.prod() if dim is None else x.prod(dim)
+    assert out.requires_grad
+    out.sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
 def test_integer_and_bool_tensors_accumulate_in_int64():
     flags = Tensor(np.array([True, True, False, True]))
     assert flags.cumsum(0).data.tolist() == [1, 2, 2, 3] and flags.cumsum(0).dtype == np.int64
@@ -626,6 +636,7 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
 
 # Misuse that PyTorch rejects too, written once for both libraries (`m` is minigrad or torch).
 TORCH_ERRORS = [
+    lambda m, F: m.tensor([1.5, 2.5]).mean(dtype=m.int64),  # a mean is not an integer
     lambda m, F: m.ones(2, 3).sum(5),
     lambda m, F: m.ones(()).sum(1),
     lambda m, F: m.ones(3, 4).sum((0, 0)),
@@ -777,6 +788,11 @@ def test_std_mean_and_var_mean_match_torch():
             theirs = getattr(torch, name)(torch.tensor(data), **kw)
             for got, want in zip(ours, theirs):
                 np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
+    for name in ("std_mean", "var_mean"):  # the older (input, unbiased) form: every dim
+        ours = getattr(minigrad, name)(Tensor(data), False)
+        theirs = getattr(torch, name)(torch.tensor(data), False)
+        for got, want in zip(ours, theirs):
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
 
 
 def test_top_level_functions_are_the_methods():
@@ -805,6 +821,8 @@ def test_gradcheck_of_a_chain_of_reductions():
     lambda lib, F: lib.zeros(0, 3).amax(0),  # the dim reduced is empty: no max to take
     lambda lib, F: lib.zeros(0, 3).amin(dim=(0, 1)),
     lambda lib, F: lib.zeros(0, 3).amax(),
+    lambda lib, F: lib.zeros(0, 3).amax(()),  # () is every dim, as None
+    lambda lib, F: lib.zeros(0, 3).amin([]),
     lambda lib, F: lib.zeros(0, 3).max(),
     lambda lib, F: lib.zeros(2, 0).min(),
 ])
@@ -1122,3 +1140,17 @@ def test_sum_to_size_undoes_expand_as_torch():
         out.sum().backward()
         np.testing.assert_array_equal(x.grad, np.ones(data.shape))
     assert_raises_like_torch(lambda m, F: m.ones(2, 3).sum_to_size(4))
+
+
+def test_norm_with_dtype_converts_the_tensor_first_as_torch():
+    torch = torch_or_skip()
+    data = np.array([[1.0, -2.0], [3.0, 4.0]], dtype=np.float32)
+    x, t = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, expected = x.norm(1.5, dim=1, dtype=np.float64), t.norm(1.5, dim=1, dtype=torch.float64)
+    assert out.dtype == np.float64
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    expected.sum().backward()
+    assert x.grad.dtype == np.float32
+    np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-6)
+    assert_raises_like_torch(lambda lib, F: lib.norm(lib.tensor([3, 4]), dtype=lib.float32))

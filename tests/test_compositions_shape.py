@@ -222,6 +222,9 @@ CASES = {
     "index_select_0d_index": Case(lambda x: minigrad.index_select(x, -1, np.array(1)),
                                   lambda x: x[..., 1:2], [(2, 3)],
                                   torch_fn=lambda x: x.index_select(-1, T(np.array(1)))),
+    "index_select_empty_other_dim": Case(lambda x: x.index_select(1, np.array([2, 0])),
+                                         lambda x: x[:, [2, 0]], [(0, 3, 2)],
+                                         torch_fn=lambda x: x.index_select(1, T(np.array([2, 0])))),
     "take": Case(lambda x: x.take(np.array([[0, 11], [-1, 5]])),
                  lambda x: np.array([[x[0, 0, 0], x[1, 2, 1]], [x[1, 2, 1], x[0, 2, 1]]]),
                  [(2, 3, 2)], torch_fn=lambda x: x.take(T(np.array([[0, 11], [-1, 5]])))),
@@ -789,9 +792,15 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(3, 4).flip(2),
     lambda m, F: m.ones(3, 4).permute(0, 0),
     lambda m, F: m.ones(3, 4, 5, 6).permute(0, 2),
+    lambda m, F: m.ones(2, 3).permute(0, 1, 2),  # the count is checked before the range
+    lambda m, F: m.tensor(1.0).flatten(-2),  # a 0-d tensor takes dims 0 and -1 only
+    lambda m, F: m.tensor(1.0).select(0, 0),  # IndexError, where narrow's is RuntimeError
+    lambda m, F: m.ones(3).mT,
     lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
     lambda m, F: m.ones(3, 4).reshape(5, 2),
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
+    lambda m, F: m.ones(3, 4).reshape(4, -3),  # only -1 is inferred (numpy takes any negative)
+    lambda m, F: m.ones(3, 4).view(-2, 3),
     lambda m, F: m.ones(2, 3, 4).flatten(2, 1),
     lambda m, F: m.ones(6).unflatten(0, (4, 2)),
     lambda m, F: m.tensor(1.0).unbind(0),  # IndexError, where split and chunk: RuntimeError

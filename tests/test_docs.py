@@ -198,7 +198,10 @@ OPERATORS = {
     "x >> y": ("__rshift__",), "x[index]": ("__getitem__",),
     "v in x": ("__contains__",), "len(x)": ("__len__",), "bool(x)": ("__bool__",),
     "iter(x)": ("__iter__",), "x += y": ("__iadd__",), "x -= y": ("__isub__",),
-    "x *= y": ("__imul__",), "x /= y": ("__itruediv__",), "np.asarray(x)": ("__array__",),
+    "x *= y": ("__imul__",), "x /= y": ("__itruediv__",), "x //= y": ("__ifloordiv__",),
+    "x %= y": ("__imod__",), "x **= y": ("__ipow__",), "x &= y": ("__iand__",),
+    "x |= y": ("__ior__",), "x ^= y": ("__ixor__",), "x <<= y": ("__ilshift__",),
+    "x >>= y": ("__irshift__",), "np.asarray(x)": ("__array__",),
     "x[index] = value": ("__setitem__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",),
 }

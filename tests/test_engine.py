@@ -1149,7 +1149,10 @@ def test_reshape_and_transpose_accept_numpy_integers():
 # --------------------------------------------------------------------------------------------
 # x += y and the like: in place when no graph is recorded, as PyTorch's in-place ops
 # --------------------------------------------------------------------------------------------
-IN_PLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv}
+IN_PLACE = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+            "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow}
+BITWISE_IN_PLACE = {"&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,
+                    "<<=": operator.ilshift, ">>=": operator.irshift}
 
 
 @pytest.mark.parametrize("symbol", IN_PLACE)
@@ -1168,6 +1171,22 @@ def test_in_place_arithmetic_under_no_grad_updates_the_tensor_itself_as_torch(sy
         theirs = IN_PLACE[symbol](theirs, torch.from_numpy(other))
     assert ours is same and ours.requires_grad and ours.dtype == np.float32
     np.testing.assert_allclose(ours.data, theirs.detach().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("symbol", BITWISE_IN_PLACE)
+def test_in_place_bitwise_ops_update_the_tensor_itself_as_torch(symbol):
+    """`mask &= other` changes the mask every reference sees, as in PyTorch."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for values, other in ((np.array([5, 12, 3]), np.array([1, 2, 3])),
+                          (np.array([True, False, True]), np.array([True, True, False]))):
+        if values.dtype == np.bool_ and symbol in ("<<=", ">>="):
+            continue  # PyTorch has no bool shifts
+        ours, theirs = Tensor(values.copy()), torch.tensor(values)
+        same = ours
+        ours = BITWISE_IN_PLACE[symbol](ours, Tensor(other))
+        theirs = BITWISE_IN_PLACE[symbol](theirs, torch.tensor(other))
+        assert ours is same and ours.dtype == values.dtype
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
 
 
 def test_in_place_arithmetic_under_no_grad_writes_into_the_array_and_its_views_as_torch():

@@ -150,6 +150,19 @@ def test_gelu_saturates_quietly_far_from_zero(dtype):
     np.testing.assert_allclose(x.grad, [0, 0, 0, 0.5, 1, 1, 1], atol=1e-12)
 
 
+@pytest.mark.parametrize("fused", [True, False], ids=["kernel", "composed"])
+def test_gelu_tanh_slope_is_1_far_above_zero_in_float32(fused):
+    """Regression: the kernel's backward multiplied c' (1 + 3k a^2) by the output before by
+    1 - s, which is 0 there; in float32 that product overflows from a ~ 1e13, and inf * 0 gave
+    NaN where the composition (and PyTorch) give slope 1."""
+    x = Tensor(np.array([1e13, 1e15, 1e18], dtype=np.float32), requires_grad=True)
+    with minigrad.fused(fused), np.errstate(over="ignore"):  # a**3 is inf in the composition
+        out = F.gelu(x, approximate="tanh")
+        out.backward(np.ones(3, dtype=np.float32))
+    np.testing.assert_array_equal(out.data, x.data)
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0, 1.0])
+
+
 PAST = [rng.standard_normal((2, 2, 3, 2)) for _ in range(2)]  # cached keys, values: 3 positions
 
 
