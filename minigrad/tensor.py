@@ -2457,9 +2457,13 @@ class Tensor:
     def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
         """Pieces along `dim`, as torch.tensor_split: n pieces as equal as can be (the first
-        ones one longer), or the pieces between the listed indices (cut at the dim's end)."""
+        ones one longer), or the pieces between the listed indices, read as slice bounds are
+        (a negative one counts from the end; cut at the dim's ends); a 0-d tensor is a number
+        of sections, a 1-D one indices."""
         d = _existing_dim("tensor_split", dim, self.ndim)
         size = self.shape[d]
+        if isinstance(indices_or_sections, Tensor) and indices_or_sections.ndim == 0:
+            indices_or_sections = indices_or_sections.item()
         if isinstance(indices_or_sections, (int, np.integer)):
             pieces = int(indices_or_sections)
             if pieces <= 0:
@@ -2469,7 +2473,8 @@ class Tensor:
             cuts = list(np.cumsum(lengths[:-1]))
         else:
             cuts = [int(i) for i in indices_or_sections]
-        bounds = [min(b, size) for b in [0, *cuts, size]]
+        # each bound as a slice reads it: a negative one from the end, then clipped to [0, size]
+        bounds = [min(max(b + size if b < 0 else b, 0), size) for b in [0, *cuts, size]]
         return tuple(self.narrow(d, start, max(end - start, 0))
                      for start, end in zip(bounds, bounds[1:]))
 

@@ -965,6 +965,20 @@ def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
     np.testing.assert_array_equal(source_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
 
 
+def test_tensor_split_reads_negative_indices_and_0_d_tensors_as_torch():
+    """Indices are slice bounds (a negative one counts from the end); a 0-d tensor is a count
+    of sections, as in PyTorch."""
+    torch = torch_or_skip()
+    data = np.arange(12.0).reshape(6, 2)
+    for split in ([-1], [-2, 4], [-10, 2], [4, -3], [7], [1, -1]):
+        got = Tensor(data).tensor_split(split)
+        expected = torch.tensor(data).tensor_split(split)
+        assert [t.tolist() for t in got] == [t.tolist() for t in expected]
+    got = Tensor(data).tensor_split(Tensor(np.array(4)))
+    expected = torch.tensor(data).tensor_split(torch.tensor(4))
+    assert [t.tolist() for t in got] == [t.tolist() for t in expected]
+
+
 def test_argwhere_broadcasting_and_isin_match_torch():
     torch = torch_or_skip()
     data = np.array([[0, 1], [1, 0]])
