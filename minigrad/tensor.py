@@ -1429,12 +1429,14 @@ class Tensor:
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
         larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
-        only; at (0, 0) the gradient is NaN, as in PyTorch."""
+        only; at (0, 0) the gradient is NaN, as in PyTorch; inf where either is infinite, even
+        if the other is NaN (C's hypot, and PyTorch's)."""
         self._require_floating("hypot")
         a, b = self._operands(other)
         larger = np.maximum(np.abs(a.data), np.abs(b.data))
         scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
-        return ((a / scale).square() + (b / scale).square()).sqrt() * scale
+        out = ((a / scale).square() + (b / scale).square()).sqrt() * scale
+        return out.masked_fill(np.isinf(a.data) | np.isinf(b.data), math.inf)
 
     def xlogy(self, other: ArrayLike) -> Tensor:
         """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There

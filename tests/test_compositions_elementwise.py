@@ -1572,6 +1572,20 @@ def test_xlogy_where_self_is_0_and_other_0_or_inf():
     np.testing.assert_array_equal(y.grad, [0.0, 0.0])
 
 
+def test_hypot_is_inf_where_either_is_infinite_even_beside_a_nan(torch):
+    """C's hypot(inf, NaN) is inf, and so is PyTorch's; the gradient is NaN there in both."""
+    a = np.array([np.inf, -np.inf, np.nan, np.nan, 1.0, 3.0])
+    b = np.array([np.nan, np.nan, np.inf, 1.0, -np.inf, 4.0])
+    x = Tensor(a, requires_grad=True)
+    out = x.hypot(Tensor(b))
+    out.sum().backward()
+    expected = torch.tensor(a, requires_grad=True)
+    torch_out = expected.hypot(torch.tensor(b))
+    torch_out.sum().backward()
+    np.testing.assert_array_equal(out.data, torch_out.detach().numpy())
+    np.testing.assert_allclose(x.grad, expected.grad.numpy(), rtol=1e-15)
+
+
 @pytest.mark.parametrize("args", [(3, 4), (3, 3, 1), (3, 3, -1), (0, 3), (4, 2, 5), (2, 5, -3)])
 def test_tril_and_triu_indices_match_torch(args, torch):
     for name in ("tril_indices", "triu_indices"):
