@@ -395,10 +395,13 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     torch.trapezoid."""
     if x is not None and dx is not None:
         raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+    if y.ndim == 0:  # IndexError, as PyTorch's
+        raise IndexError(f"trapezoid: dim {dim} given, but a 0-d tensor has no dims")
     y = y._floating()
     d = _dim("trapezoid", dim, y.ndim)
-    size = y.shape[d] if y.ndim else 0
-    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y.sum(d)
+    size = y.shape[d]
+    # an empty dim has no intervals: y itself, empty along d, sums to 0
+    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y
     if x is None:
         return heights.sum(d) * (1.0 if dx is None else dx)
     spacing = x.diff(dim=-1 if x.ndim == 1 else d)

@@ -1110,6 +1110,18 @@ def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
 
 
+def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
+    torch = torch_or_skip()
+    for shape, kwargs in [((3, 0), {}), ((3, 0), {"dx": 2.0}), ((0,), {}), ((3, 0), {"dim": 0}),
+                          ((3, 1), {})]:
+        out = minigrad.trapezoid(minigrad.ones(*shape), **kwargs)
+        expected = torch.trapezoid(torch.ones(*shape), **kwargs)
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
+    out = minigrad.trapezoid(minigrad.ones(3, 0), minigrad.ones(0))
+    assert out.tolist() == torch.trapezoid(torch.ones(3, 0), torch.ones(0)).tolist()
+    assert_raises_like_torch(lambda m, F: m.trapezoid(m.tensor(2.0)))
+
+
 def test_sum_to_size_undoes_expand_as_torch():
     torch = torch_or_skip()
     data = np.random.default_rng(11).standard_normal((2, 3, 4))
