@@ -2591,7 +2591,9 @@ class Tensor:
                                     f"{size}), got {index.tolist()}")
         chosen = np.zeros(size, bool)
         chosen[index] = True
-        return self.masked_fill(chosen.reshape((size,) + (1,) * (self.ndim - d - 1)), value)
+        # laid along d (for a 0-d tensor, its one entry)
+        return self.masked_fill(chosen.reshape(self.shape[d:d + 1] + (1,) * (self.ndim - d - 1)),
+                                value)
 
     def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
                      ) -> tuple[int, np.ndarray]:

@@ -979,6 +979,18 @@ def test_tensor_split_reads_negative_indices_and_0_d_tensors_as_torch():
     assert [t.tolist() for t in got] == [t.tolist() for t in expected]
 
 
+def test_index_fill_of_a_0_d_tensor_fills_its_entry_as_torch():
+    torch = torch_or_skip()
+    for index in ([0], [-1], []):
+        x = Tensor(np.array(2.0), requires_grad=True)
+        out = x.index_fill(0, np.array(index, np.int64), 3.0)
+        expected = torch.tensor(2.0).index_fill(0, torch.tensor(index, dtype=torch.int64), 3.0)
+        assert out.shape == () and out.item() == expected.item()
+        out.backward()
+        assert x.grad == (0.0 if index else 1.0)
+    assert_raises_like_torch(lambda m, F: m.tensor(2.0).index_fill(0, m.tensor([1]), 3.0))
+
+
 def test_argwhere_broadcasting_and_isin_match_torch():
     torch = torch_or_skip()
     data = np.array([[0, 1], [1, 0]])
