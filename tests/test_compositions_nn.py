@@ -2431,6 +2431,22 @@ def test_margin_losses_at_their_edges_follow_torch(torch):
         np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-8)
 
 
+def test_nll_loss_and_cross_entropy_take_negative_class_weights_as_torch(torch):
+    """'mean' divides by the targets' total weight whatever its sign (it was NaN unless
+    positive)."""
+    x = np.random.default_rng(12).standard_normal((3, 4))
+    target, weight = np.array([1, 1, 0]), np.array([1.0, -1.0, 2.0, 4.0])
+    for name in ("nll_loss", "cross_entropy"):
+        leaf, torch_leaf = Tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        out = getattr(F, name)(leaf, target, weight)
+        expected = getattr(torch.nn.functional, name)(torch_leaf, torch.tensor(target),
+                                                      torch.tensor(weight))
+        np.testing.assert_allclose(out.item(), expected.item(), rtol=1e-12)
+        out.backward()
+        expected.backward()
+        np.testing.assert_allclose(leaf.grad, torch_leaf.grad.numpy(), rtol=1e-12)
+
+
 def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
     """PyTorch's is NaN there (0 log 0 in the Stirling term it then masks out); elsewhere they
     agree."""
