@@ -381,6 +381,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None
     given = [w for w in weights if w is not None]
     w = np.prod(given, axis=0).astype(x.dtype) if given else np.ones(observations, x.dtype)
     total = w.sum()
+    if given and total == 0:  # PyTorch's refusal (its NaNs would follow from 0 / 0)
+        raise InvalidArgumentError("cov: the weights sum to zero, so they cannot be normalized")
     centered = x - (x * w).sum(1, keepdim=True) / total
     spread = 1 if weights[1] is None else (w * weights[1]).sum() / total
     # no degrees of freedom left: inf or NaN, as PyTorch's (which warns)
