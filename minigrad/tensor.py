@@ -1517,7 +1517,9 @@ class Tensor:
     def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
         """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to it (by
         maxnorm / (norm + 1e-7), as torch.renorm); the others as they are."""
-        d = _existing_dim("renorm", dim, self.ndim)
+        if self.ndim < 2:  # PyTorch's refusal: each slice would be a single entry
+            raise InvalidArgumentError(f"renorm: needs at least 2 dims, got shape {self.shape}")
+        d = _dim("renorm", dim, self.ndim)
         if p <= 0:
             raise InvalidArgumentError(f"renorm: p must be positive, got {p}")
         if maxnorm < 0:

@@ -1105,10 +1105,12 @@ def test_unique_consecutive_matches_torch():
     lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1.0, 2.0, 1.0])),
     lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([1.0, -2.0, 1.0])),
     lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([0.0, 0.0, 0.0])),
+    lambda m, F: m.ones(4).renorm(2, 0, 1.0),
+    lambda m, F: m.ones(()).renorm(2, 0, 1.0),
     lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([0, 0, 0])),
     lambda m, F: m.ones(()).unique_consecutive(dim=0),
 ])
-def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
+def test_cov_unique_consecutive_and_renorm_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
 
 
