@@ -2390,6 +2390,8 @@ class Tensor:
         if any(t is not None and t.ndim != self.ndim for t in (prepend, append)):
             raise InvalidArgumentError("diff: prepend and append must have as many dims as the "
                                        f"input ({self.ndim})")
+        if n == 0:  # the input as it is, without prepend and append, as PyTorch (and numpy)
+            return self
         x = cat([t for t in (prepend, self, append) if t is not None], d)
         for _ in range(min(n, x.shape[d])):  # each step is one shorter; past 0 it stays empty
             later, earlier = x.narrow(d, 1, x.shape[d] - 1), x.narrow(d, 0, x.shape[d] - 1)

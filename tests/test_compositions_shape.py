@@ -881,6 +881,12 @@ def test_diff_of_bools_and_integers_follows_torch():
         out, expected = Tensor(data).diff(*args), torch.from_numpy(data).diff(*args)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())
+    # order 0: the input as it is, prepend and append left out
+    data, before, after = np.arange(3.0), np.ones(2), np.ones(1)
+    out = Tensor(data).diff(0, prepend=Tensor(before), append=Tensor(after))
+    expected = torch.from_numpy(data).diff(0, prepend=torch.from_numpy(before),
+                                           append=torch.from_numpy(after))
+    np.testing.assert_array_equal(out.data, expected.numpy())
 
 
 @pytest.mark.parametrize("misuse", [
