@@ -1008,6 +1008,9 @@ def test_bincount_counts_or_sums_weights_as_torch():
                for k, v in kwargs.items()})
         _same_as_torch(got, expected)
     assert minigrad.bincount(Tensor(values)).tolist() == [1, 1, 0, 2, 0, 1]
+    # empty with weights: the weights' dtype (PyTorch's int64 is listed among the differences)
+    empty = Tensor(np.zeros(0, np.int64)).bincount(Tensor(np.zeros(0, np.float32)), minlength=3)
+    assert empty.dtype == np.float32 and empty.tolist() == [0.0, 0.0, 0.0]
 
 
 def test_histc_puts_entries_in_torchs_bins():
