@@ -325,7 +325,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
                                    f"{x1.shape} and {x2.shape}")
     if p < 0:
         raise InvalidArgumentError(f"cdist: p must be non-negative, got {p}")
-    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+    differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    # rows of no columns are 0 apart for every p (norm's inf and -inf refuse an empty dim)
+    return differences.norm(p, dim=-1) if x1.shape[-1] else differences.sum(-1)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:

@@ -934,6 +934,10 @@ def test_new_products_follow_torch_at_the_edges():
     torch.cdist(t1, t2, compute_mode="donot_use_mm_for_euclid_dist").sum().backward()
     np.testing.assert_allclose(x1.grad, t1.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(x2.grad, t2.grad.numpy(), rtol=1e-12)
+    for p in (0.0, 1.0, 2.0, float("inf")):  # rows of no columns: 0 apart for every p
+        out = minigrad.cdist(minigrad.ones(3, 0), minigrad.ones(2, 0), p)
+        expected = torch.cdist(torch.ones(3, 0), torch.ones(2, 0), p)
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("misuse", [
