@@ -1586,6 +1586,19 @@ def test_hypot_is_inf_where_either_is_infinite_even_beside_a_nan(torch):
     np.testing.assert_allclose(x.grad, expected.grad.numpy(), rtol=1e-15)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sinc_gradient_near_0_is_the_series_one(dtype, torch):
+    """Near 0, d/dx sin(pi x) / (pi x) = -pi**2 x / 3 (to a relative a**2 / 10): the quotient's
+    gradient, two terms of size 1 / x, cancelled to -inf at 1e-300; the values are PyTorch's."""
+    data = np.array([1e-300, 1e-155, 1e-20, 1e-5, 1e-3, 0.0], dtype)
+    x = Tensor(data, requires_grad=True)
+    out = x.sinc()
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad, -np.pi ** 2 * data.astype(np.float64) / 3, rtol=1e-5)
+    np.testing.assert_allclose(out.data, torch.from_numpy(data).sinc().numpy(), rtol=1e-7)
+    assert out.dtype == dtype
+
+
 @pytest.mark.parametrize("args", [(3, 4), (3, 3, 1), (3, 3, -1), (0, 3), (4, 2, 5), (2, 5, -3)])
 def test_tril_and_triu_indices_match_torch(args, torch):
     for name in ("tril_indices", "triu_indices"):
