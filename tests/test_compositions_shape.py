@@ -1001,6 +1001,13 @@ def test_index_fill_of_a_0_d_tensor_fills_its_entry_as_torch():
     assert_raises_like_torch(lambda m, F: m.tensor(2.0).index_fill(0, m.tensor([1]), 3.0))
 
 
+def test_take_along_dim_refuses_indices_out_of_range():
+    """As gather; PyTorch's takes them modulo the size, unchecked (docs/api.md lists it)."""
+    for index in (3, -1):
+        with pytest.raises(IndexError):
+            minigrad.ones(2, 3).take_along_dim(np.array([[index]]), 1)
+
+
 def test_argwhere_broadcasting_and_isin_match_torch():
     torch = torch_or_skip()
     data = np.array([[0, 1], [1, 0]])
