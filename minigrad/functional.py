@@ -1562,9 +1562,9 @@ def _negative_log_likelihood(log_probs: Tensor, target: np.ndarray, weight: np.n
         losses = (1 - label_smoothing) * losses + (label_smoothing / classes) * uniform
     if reduction != "mean":
         return _reduce(losses, reduction)
-    total = target_weights.sum()
+    total = target_weights.sum()  # of any sign: PyTorch takes negative class weights too
     # every target ignored: the mean of nothing is NaN, as in PyTorch (without a 0/0 warning)
-    return losses.sum() / (total if total > 0 else np.nan)
+    return losses.sum() / (total if total != 0 else np.nan)
 
 
 def _soft_cross_entropy(input: Tensor, target: ArrayLike, weight: np.ndarray | None,

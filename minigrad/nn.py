@@ -486,6 +486,29 @@ class Linear(Module):
         return F.linear(x, self.weight, self.bias)
 
 
+class Bilinear(Module):
+    """y[o] = x1 @ weight[o] @ x2 + bias[o], weight (out_features, in1_features,
+    in2_features) as in PyTorch. Initialised like PyTorch: uniform in +-1/sqrt(in1_features)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        rng = _default_rng(rng)
+        self.weight = _uniform_init((out_features, in1_features, in2_features), in1_features,
+                                    rng, dtype)
+        self.bias = _uniform_init((out_features,), in1_features, rng, dtype) if bias else None
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+
 class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
     rows. Initialised N(0, 1), like PyTorch."""
@@ -1429,6 +1452,30 @@ class TripletMarginLoss(Module):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """F.multilabel_soft_margin_loss as a module (class `weight` a buffer)."""
+
+    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
+        super().__init__(reduction, weight=weight)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, self._given(self.weight),
+                                             reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """F.multi_margin_loss as a module (class `weight` a buffer)."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, *,
+                 reduction: str = "mean") -> None:
+        super().__init__(reduction, weight=weight)
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multi_margin_loss(input, target, self.p, self.margin, self._given(self.weight),
+                                   reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):

@@ -1487,12 +1487,14 @@ class Tensor:
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
         larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
-        only; at (0, 0) the gradient is NaN, as in PyTorch."""
+        only; at (0, 0) the gradient is NaN, as in PyTorch; inf where either is infinite, even
+        if the other is NaN (C's hypot, and PyTorch's)."""
         self._require_floating("hypot")
         a, b = self._operands(other)
         larger = np.maximum(np.abs(a.data), np.abs(b.data))
         scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
-        return ((a / scale).square() + (b / scale).square()).sqrt() * scale
+        out = ((a / scale).square() + (b / scale).square()).sqrt() * scale
+        return out.masked_fill(np.isinf(a.data) | np.isinf(b.data), math.inf)
 
     def xlogy(self, other: ArrayLike) -> Tensor:
         """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There
@@ -1547,11 +1549,13 @@ class Tensor:
         return ops.Where.apply(a, b, cond=keeps_self(a.data, b.data) | _nan(b.data))
 
     def sinc(self) -> Tensor:
-        """sin(pi x) / (pi x), and 1 at 0 (with gradient 0 there, as in PyTorch)."""
-        x = self._floating()
-        at_zero = x.data == 0
-        angle = x.masked_fill(at_zero, 1.0) * math.pi
-        return (angle.sin() / angle).masked_fill(at_zero, 1.0)
+        """sin(a) / a for a = pi x; near 0 its series 1 - a**2 / 6 (1 at 0, with gradient 0
+        there, as in PyTorch), whose gradient keeps its digits where sin(a) / a's, a difference
+        of two terms of size 1 / a, cancels them (-inf at x = 1e-300)."""
+        angle = self._floating() * math.pi
+        small = np.abs(angle.data) < np.finfo(angle.dtype).eps ** 0.25  # a**4 / 120 is lost
+        safe = angle.masked_fill(small, 1.0)
+        return where(small, 1 - angle.square() / 6, safe.sin() / safe)
 
     def signbit(self) -> Tensor:
         """Whether the sign bit is set (True for -0.0 and negative NaNs too): bool, without
@@ -1573,7 +1577,9 @@ class Tensor:
     def renorm(self, p: float, dim: int, maxnorm: float) -> Tensor:
         """Each slice along `dim` whose p-norm exceeds maxnorm scaled down to it (by
         maxnorm / (norm + 1e-7), as torch.renorm); the others as they are."""
-        d = _existing_dim("renorm", dim, self.ndim)
+        if self.ndim < 2:  # PyTorch's refusal: each slice would be a single entry
+            raise InvalidArgumentError(f"renorm: needs at least 2 dims, got shape {self.shape}")
+        d = _dim("renorm", dim, self.ndim)
         if p <= 0:
             raise InvalidArgumentError(f"renorm: p must be positive, got {p}")
         if maxnorm < 0:
@@ -2464,6 +2470,8 @@ class Tensor:
         if any(t is not None and t.ndim != self.ndim for t in (prepend, append)):
             raise InvalidArgumentError("diff: prepend and append must have as many dims as the "
                                        f"input ({self.ndim})")
+        if n == 0:  # the input as it is, without prepend and append, as PyTorch (and numpy)
+            return self
         x = cat([t for t in (prepend, self, append) if t is not None], d)
         for _ in range(min(n, x.shape[d])):  # each step is one shorter; past 0 it stays empty
             later, earlier = x.narrow(d, 1, x.shape[d] - 1), x.narrow(d, 0, x.shape[d] - 1)
@@ -2537,9 +2545,13 @@ class Tensor:
     def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
         """Pieces along `dim`, as torch.tensor_split: n pieces as equal as can be (the first
-        ones one longer), or the pieces between the listed indices (cut at the dim's end)."""
+        ones one longer), or the pieces between the listed indices, read as slice bounds are
+        (a negative one counts from the end; cut at the dim's ends); a 0-d tensor is a number
+        of sections, a 1-D one indices."""
         d = _existing_dim("tensor_split", dim, self.ndim)
         size = self.shape[d]
+        if isinstance(indices_or_sections, Tensor) and indices_or_sections.ndim == 0:
+            indices_or_sections = indices_or_sections.item()
         if isinstance(indices_or_sections, (int, np.integer)):
             pieces = int(indices_or_sections)
             if pieces <= 0:
@@ -2549,7 +2561,8 @@ class Tensor:
             cuts = list(np.cumsum(lengths[:-1]))
         else:
             cuts = [int(i) for i in indices_or_sections]
-        bounds = [min(b, size) for b in [0, *cuts, size]]
+        # each bound as a slice reads it: a negative one from the end, then clipped to [0, size]
+        bounds = [min(max(b + size if b < 0 else b, 0), size) for b in [0, *cuts, size]]
         return tuple(self.narrow(d, start, max(end - start, 0))
                      for start, end in zip(bounds, bounds[1:]))
 
@@ -2662,7 +2675,9 @@ class Tensor:
                                     f"{size}), got {index.tolist()}")
         chosen = np.zeros(size, bool)
         chosen[index] = True
-        return self.masked_fill(chosen.reshape((size,) + (1,) * (self.ndim - d - 1)), value)
+        # laid along d (for a 0-d tensor, its one entry)
+        return self.masked_fill(chosen.reshape(self.shape[d:d + 1] + (1,) * (self.ndim - d - 1)),
+                                value)
 
     def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
                      ) -> tuple[int, np.ndarray]:

@@ -325,7 +325,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
                                    f"{x1.shape} and {x2.shape}")
     if p < 0:
         raise InvalidArgumentError(f"cdist: p must be non-negative, got {p}")
-    return (x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, dim=-1)
+    differences = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    # rows of no columns are 0 apart for every p (norm's inf and -inf refuse an empty dim)
+    return differences.norm(p, dim=-1) if x1.shape[-1] else differences.sum(-1)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
@@ -381,6 +383,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None
     given = [w for w in weights if w is not None]
     w = np.prod(given, axis=0).astype(x.dtype) if given else np.ones(observations, x.dtype)
     total = w.sum()
+    if given and total == 0:  # PyTorch's refusal (its NaNs would follow from 0 / 0)
+        raise InvalidArgumentError("cov: the weights sum to zero, so they cannot be normalized")
     centered = x - (x * w).sum(1, keepdim=True) / total
     spread = 1 if weights[1] is None else (w * weights[1]).sum() / total
     # no degrees of freedom left: inf or NaN, as PyTorch's (which warns)
@@ -395,10 +399,13 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     torch.trapezoid."""
     if x is not None and dx is not None:
         raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+    if y.ndim == 0:  # IndexError, as PyTorch's
+        raise IndexError(f"trapezoid: dim {dim} given, but a 0-d tensor has no dims")
     y = y._floating()
     d = _dim("trapezoid", dim, y.ndim)
-    size = y.shape[d] if y.ndim else 0
-    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y.sum(d)
+    size = y.shape[d]
+    # an empty dim has no intervals: y itself, empty along d, sums to 0
+    heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y
     if x is None:
         return heights.sum(d) * (1.0 if dx is None else dx)
     spacing = x.diff(dim=-1 if x.ndim == 1 else d)

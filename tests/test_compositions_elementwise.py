@@ -1628,6 +1628,33 @@ def test_xlogy_where_self_is_0_and_other_0_or_inf():
     np.testing.assert_array_equal(y.grad, [0.0, 0.0])
 
 
+def test_hypot_is_inf_where_either_is_infinite_even_beside_a_nan(torch):
+    """C's hypot(inf, NaN) is inf, and so is PyTorch's; the gradient is NaN there in both."""
+    a = np.array([np.inf, -np.inf, np.nan, np.nan, 1.0, 3.0])
+    b = np.array([np.nan, np.nan, np.inf, 1.0, -np.inf, 4.0])
+    x = Tensor(a, requires_grad=True)
+    out = x.hypot(Tensor(b))
+    out.sum().backward()
+    expected = torch.tensor(a, requires_grad=True)
+    torch_out = expected.hypot(torch.tensor(b))
+    torch_out.sum().backward()
+    np.testing.assert_array_equal(out.data, torch_out.detach().numpy())
+    np.testing.assert_allclose(x.grad, expected.grad.numpy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sinc_gradient_near_0_is_the_series_one(dtype, torch):
+    """Near 0, d/dx sin(pi x) / (pi x) = -pi**2 x / 3 (to a relative a**2 / 10): the quotient's
+    gradient, two terms of size 1 / x, cancelled to -inf at 1e-300; the values are PyTorch's."""
+    data = np.array([1e-300, 1e-155, 1e-20, 1e-5, 1e-3, 0.0], dtype)
+    x = Tensor(data, requires_grad=True)
+    out = x.sinc()
+    out.sum().backward()
+    np.testing.assert_allclose(x.grad, -np.pi ** 2 * data.astype(np.float64) / 3, rtol=1e-5)
+    np.testing.assert_allclose(out.data, torch.from_numpy(data).sinc().numpy(), rtol=1e-7)
+    assert out.dtype == dtype
+
+
 @pytest.mark.parametrize("args", [(3, 4), (3, 3, 1), (3, 3, -1), (0, 3), (4, 2, 5), (2, 5, -3)])
 def test_tril_and_triu_indices_match_torch(args, torch):
     for name in ("tril_indices", "triu_indices"):
@@ -1738,3 +1765,10 @@ def test_logspace_matches_torch(args, kwargs, torch):
                                         for k, v in kwargs.items()})
     assert str(expected.dtype) == f"torch.{got.dtype}"
     np.testing.assert_allclose(got.data, expected.numpy(), rtol=1e-6)
+
+
+def test_logspace_with_an_integer_dtype_truncates_the_float_values():
+    """10 ** 0.5, 10 ** 1.75, 10 ** 3, truncated (PyTorch truncates start first: docs/api.md
+    lists the difference); with integer ends the two agree."""
+    assert minigrad.logspace(0.5, 3, 3, dtype=np.int64).tolist() == [3, 56, 1000]
+    assert minigrad.logspace(0, 1, 3, dtype=np.int64).tolist() == [1, 3, 10]

@@ -2436,6 +2436,22 @@ def test_margin_losses_at_their_edges_follow_torch(torch):
         np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-8)
 
 
+def test_nll_loss_and_cross_entropy_take_negative_class_weights_as_torch(torch):
+    """'mean' divides by the targets' total weight whatever its sign (it was NaN unless
+    positive)."""
+    x = np.random.default_rng(12).standard_normal((3, 4))
+    target, weight = np.array([1, 1, 0]), np.array([1.0, -1.0, 2.0, 4.0])
+    for name in ("nll_loss", "cross_entropy"):
+        leaf, torch_leaf = Tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+        out = getattr(F, name)(leaf, target, weight)
+        expected = getattr(torch.nn.functional, name)(torch_leaf, torch.tensor(target),
+                                                      torch.tensor(weight))
+        np.testing.assert_allclose(out.item(), expected.item(), rtol=1e-12)
+        out.backward()
+        expected.backward()
+        np.testing.assert_allclose(leaf.grad, torch_leaf.grad.numpy(), rtol=1e-12)
+
+
 def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
     """PyTorch's is NaN there (0 log 0 in the Stirling term it then masks out); elsewhere they
     agree."""
@@ -2487,6 +2503,23 @@ def test_prelu_and_rms_norm_modules_match_torch(torch, make):
     _compare_modules(torch, ours, theirs, rng.standard_normal((3, 4, 5, 6)))
 
 
+def test_bilinear_module_matches_torch_with_its_parameters(torch):
+    ours = nn.Bilinear(3, 4, 5, rng=np.random.default_rng(0), dtype=np.float64)
+    theirs = torch.nn.Bilinear(3, 4, 5, dtype=torch.float64)
+    assert repr(ours) == repr(theirs) and repr(nn.Bilinear(2, 2, 1, bias=False)) == repr(
+        torch.nn.Bilinear(2, 2, 1, bias=False))
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    assert np.abs(ours.weight.data).max() <= 1 / np.sqrt(3)  # PyTorch's bound, 1/sqrt(in1)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.tensor(ours.weight.data))
+        theirs.bias.copy_(torch.tensor(ours.bias.data))
+    x1, x2 = rng.standard_normal((2, 6, 3)), rng.standard_normal((2, 6, 4))
+    np.testing.assert_allclose(ours(Tensor(x1), Tensor(x2)).data,
+                               theirs(torch.tensor(x1), torch.tensor(x2)).detach().numpy(),
+                               rtol=1e-12)
+
+
 @pytest.mark.parametrize("name, kwargs, inputs", [
     ("MarginRankingLoss", dict(margin=0.2), lambda: [rng.standard_normal(6),
                                                      rng.standard_normal(6), SIGNS6]),
@@ -2501,6 +2534,10 @@ def test_prelu_and_rms_norm_modules_match_torch(torch, make):
                                                   rng.uniform(0.5, 2, (4, 3))]),
     ("PoissonNLLLoss", dict(log_input=False, full=True),
      lambda: [rng.uniform(0.5, 2, (4, 3)), COUNTS[:4, :3]]),
+    ("MultiLabelSoftMarginLoss", dict(reduction="sum"),
+     lambda: [rng.standard_normal((4, 3)), (rng.uniform(size=(4, 3)) > 0.5).astype(float)]),
+    ("MultiMarginLoss", dict(p=2, margin=0.5), lambda: [rng.standard_normal((4, 3)),
+                                                         np.array([0, 2, 1, 1])]),
 ])
 def test_new_loss_modules_match_torch(torch, name, kwargs, inputs):
     """The first input requires grad; the others are given as they are (targets)."""

@@ -1026,6 +1026,9 @@ def test_bincount_counts_or_sums_weights_as_torch():
                for k, v in kwargs.items()})
         _same_as_torch(got, expected)
     assert minigrad.bincount(Tensor(values)).tolist() == [1, 1, 0, 2, 0, 1]
+    # empty with weights: the weights' dtype (PyTorch's int64 is listed among the differences)
+    empty = Tensor(np.zeros(0, np.int64)).bincount(Tensor(np.zeros(0, np.float32)), minlength=3)
+    assert empty.dtype == np.float32 and empty.tolist() == [0.0, 0.0, 0.0]
 
 
 def test_histc_puts_entries_in_torchs_bins():
@@ -1122,10 +1125,26 @@ def test_unique_consecutive_matches_torch():
     lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1, 2])),
     lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([1.0, 2.0, 1.0])),
     lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([1.0, -2.0, 1.0])),
+    lambda m, F: m.cov(m.ones(2, 3), aweights=m.tensor([0.0, 0.0, 0.0])),
+    lambda m, F: m.ones(4).renorm(2, 0, 1.0),
+    lambda m, F: m.ones(()).renorm(2, 0, 1.0),
+    lambda m, F: m.cov(m.ones(2, 3), fweights=m.tensor([0, 0, 0])),
     lambda m, F: m.ones(()).unique_consecutive(dim=0),
 ])
-def test_cov_and_unique_consecutive_misuse_raises_as_torch(misuse):
+def test_cov_unique_consecutive_and_renorm_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
+    torch = torch_or_skip()
+    for shape, kwargs in [((3, 0), {}), ((3, 0), {"dx": 2.0}), ((0,), {}), ((3, 0), {"dim": 0}),
+                          ((3, 1), {})]:
+        out = minigrad.trapezoid(minigrad.ones(*shape), **kwargs)
+        expected = torch.trapezoid(torch.ones(*shape), **kwargs)
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
+    out = minigrad.trapezoid(minigrad.ones(3, 0), minigrad.ones(0))
+    assert out.tolist() == torch.trapezoid(torch.ones(3, 0), torch.ones(0)).tolist()
+    assert_raises_like_torch(lambda m, F: m.trapezoid(m.tensor(2.0)))
 
 
 def test_sum_to_size_undoes_expand_as_torch():

@@ -890,6 +890,12 @@ def test_diff_of_bools_and_integers_follows_torch():
         out, expected = Tensor(data).diff(*args), torch.from_numpy(data).diff(*args)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())
+    # order 0: the input as it is, prepend and append left out
+    data, before, after = np.arange(3.0), np.ones(2), np.ones(1)
+    out = Tensor(data).diff(0, prepend=Tensor(before), append=Tensor(after))
+    expected = torch.from_numpy(data).diff(0, prepend=torch.from_numpy(before),
+                                           append=torch.from_numpy(after))
+    np.testing.assert_array_equal(out.data, expected.numpy())
 
 
 @pytest.mark.parametrize("misuse", [
@@ -937,6 +943,10 @@ def test_new_products_follow_torch_at_the_edges():
     torch.cdist(t1, t2, compute_mode="donot_use_mm_for_euclid_dist").sum().backward()
     np.testing.assert_allclose(x1.grad, t1.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(x2.grad, t2.grad.numpy(), rtol=1e-12)
+    for p in (0.0, 1.0, 2.0, float("inf")):  # rows of no columns: 0 apart for every p
+        out = minigrad.cdist(minigrad.ones(3, 0), minigrad.ones(2, 0), p)
+        expected = torch.cdist(torch.ones(3, 0), torch.ones(2, 0), p)
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
 
 
 @pytest.mark.parametrize("misuse", [
@@ -972,6 +982,39 @@ def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
     source_leaf = Tensor(source, requires_grad=True)
     Tensor(x).index_copy(0, np.array([2, 2]), source_leaf).sum().backward()
     np.testing.assert_array_equal(source_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_tensor_split_reads_negative_indices_and_0_d_tensors_as_torch():
+    """Indices are slice bounds (a negative one counts from the end); a 0-d tensor is a count
+    of sections, as in PyTorch."""
+    torch = torch_or_skip()
+    data = np.arange(12.0).reshape(6, 2)
+    for split in ([-1], [-2, 4], [-10, 2], [4, -3], [7], [1, -1]):
+        got = Tensor(data).tensor_split(split)
+        expected = torch.tensor(data).tensor_split(split)
+        assert [t.tolist() for t in got] == [t.tolist() for t in expected]
+    got = Tensor(data).tensor_split(Tensor(np.array(4)))
+    expected = torch.tensor(data).tensor_split(torch.tensor(4))
+    assert [t.tolist() for t in got] == [t.tolist() for t in expected]
+
+
+def test_index_fill_of_a_0_d_tensor_fills_its_entry_as_torch():
+    torch = torch_or_skip()
+    for index in ([0], [-1], []):
+        x = Tensor(np.array(2.0), requires_grad=True)
+        out = x.index_fill(0, np.array(index, np.int64), 3.0)
+        expected = torch.tensor(2.0).index_fill(0, torch.tensor(index, dtype=torch.int64), 3.0)
+        assert out.shape == () and out.item() == expected.item()
+        out.backward()
+        assert x.grad == (0.0 if index else 1.0)
+    assert_raises_like_torch(lambda m, F: m.tensor(2.0).index_fill(0, m.tensor([1]), 3.0))
+
+
+def test_take_along_dim_refuses_indices_out_of_range():
+    """As gather; PyTorch's takes them modulo the size, unchecked (docs/api.md lists it)."""
+    for index in (3, -1):
+        with pytest.raises(IndexError):
+            minigrad.ones(2, 3).take_along_dim(np.array([[index]]), 1)
 
 
 def test_argwhere_broadcasting_and_isin_match_torch():
