@@ -1323,6 +1323,30 @@ def test_float_to_float_conversions_are_differentiable():
     assert x.to(Tensor(np.zeros(1, dtype=np.float64))).dtype == np.float64
 
 
+def test_type_names_the_dtype_as_torch_and_converts_as_to(torch):
+    """x.type() is PyTorch's legacy name under minigrad's module; x.type(dtype) converts, from
+    a dtype or either library's name, to the dtype PyTorch's would."""
+    for numpy_dtype, torch_dtype in [(np.float32, torch.float32), (np.float64, torch.float64),
+                                     (np.float16, torch.float16), (np.int64, torch.int64),
+                                     (np.int32, torch.int32), (np.int16, torch.int16),
+                                     (np.int8, torch.int8), (np.uint8, torch.uint8),
+                                     (np.bool_, torch.bool)]:
+        name = torch.zeros(1, dtype=torch_dtype).type()
+        assert minigrad.zeros(1, dtype=numpy_dtype).type() == name.replace("torch.", "minigrad.")
+        x = Tensor(np.array([1.5, -2.0]))
+        expected = torch.tensor([1.5, -2.0], dtype=torch.float64).type(name)
+        for target in (numpy_dtype, name, name.replace("torch.", "minigrad.")):
+            np.testing.assert_array_equal(x.type(target).data, expected.numpy())
+            assert x.type(target).dtype == numpy_dtype
+    x = Tensor(np.array([1.5, -2.0], dtype=np.float32), requires_grad=True)
+    assert x.type(np.float32) is x and x.type("torch.FloatTensor") is x
+    x.type(minigrad.float64).sum().backward()  # float to float: differentiable, as `to`
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])
+    for wrong in ("FloatTensor", "float64", "torch.NoSuchTensor", "numpy.FloatTensor"):
+        with pytest.raises(ValueError, match="invalid type"):
+            x.type(wrong)
+
+
 def test_np_asarray_gives_the_values_as_torch():
     torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
     values = np.array([[1.5, -2.0], [0.0, 4.0]], dtype=np.float32)
