@@ -945,8 +945,23 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
 # --------------------------------------------------------------------------------------------
 # Activations
 # --------------------------------------------------------------------------------------------
-def relu(input: Tensor) -> Tensor:
-    return input.relu()
+def _result(name: str, input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    """An activation's `inplace=True`: the result written into `input`, which is returned, as
+    PyTorch's; but where the result requires grad (grad mode on, input requiring grad) it would
+    have to be recorded in place, which minigrad does not do, so it is returned as a new
+    tensor, as `x += y` does. Code that uses what the call returns works either way."""
+    if not inplace or result.requires_grad:
+        return result
+    return input._modified(name, result)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _result("relu", input, input.relu(), inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """relu into `input` itself, as Tensor.relu_ (refused while recording a graph)."""
+    return input.relu_()
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -973,10 +988,16 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return 0.5 * input * (1 + inner.tanh())
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
     input._require_floating("leaky_relu")
-    return ops.Where.apply(input, input * negative_slope, cond=input.data > 0)
+    return _result("leaky_relu", input,
+                   ops.Where.apply(input, input * negative_slope, cond=input.data > 0), inplace)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """leaky_relu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("leaky_relu_", leaky_relu(input, negative_slope))
 
 
 def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
@@ -988,34 +1009,49 @@ def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -
     return ops.Where.apply(input, negative, cond=positive)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
     input._require_floating("elu")
-    return _exponential_linear(input, alpha)
+    return _result("elu", input, _exponential_linear(input, alpha), inplace)
 
 
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """elu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("elu_", elu(input, alpha))
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     input._require_floating("celu")
     if alpha == 0:
         raise InvalidArgumentError("celu: alpha must be nonzero")
-    return _exponential_linear(input, alpha, 1 / alpha)
+    return _result("celu", input, _exponential_linear(input, alpha, 1 / alpha), inplace)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """celu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("celu_", celu(input, alpha))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def selu(input: Tensor) -> Tensor:
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al. (2017)."""
     input._require_floating("selu")
-    return _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE
+    return _result("selu", input, _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE, inplace)
 
 
-def silu(input: Tensor) -> Tensor:
+def selu_(input: Tensor) -> Tensor:
+    """selu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("selu_", selu(input))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
     input._require_floating("silu")
-    return input * input.sigmoid()
+    return _result("silu", input, input * input.sigmoid(), inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -1029,10 +1065,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return ops.Where.apply(input, soft, cond=linear)
 
 
-def mish(input: Tensor) -> Tensor:
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     input._require_floating("mish")
-    return input * softplus(input).tanh()
+    return _result("mish", input, input * softplus(input).tanh(), inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -1047,20 +1083,36 @@ def softsign(input: Tensor) -> Tensor:
     return input / (1 + input.abs())
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
     """x limited to [min_val, max_val]. Unlike clamp, the gradient is 0 at the bounds too, as
     in PyTorch."""
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
     input._refuse_bool("hardtanh")
-    return (input.masked_fill(input.data <= min_val, min_val)
-            .masked_fill(input.data >= max_val, max_val))
+    limited = (input.masked_fill(input.data <= min_val, min_val)
+               .masked_fill(input.data >= max_val, max_val))
+    return _result("hardtanh", input, limited, inplace)
 
 
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """hardtanh into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("hardtanh_", hardtanh(input, min_val, max_val))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value` (gradient 1 where x is kept, 0 elsewhere); NaN is
     kept, as in PyTorch."""
-    return input.masked_fill(input.data <= threshold, value)
+    return _result("threshold", input, input.masked_fill(input.data <= threshold, value),
+                   inplace)
+
+
+_threshold = threshold  # for threshold_, whose argument `threshold` hides the function
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("threshold_", _threshold(input, threshold, value))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -1099,21 +1151,21 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return ops.Where.apply(*Tensor._operands(input, weight * input), cond=input.data > 0)
 
 
-def relu6(input: Tensor) -> Tensor:
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6)."""
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def hardsigmoid(input: Tensor) -> Tensor:
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
     input._require_floating("hardsigmoid")
-    return relu6(input + 3) / 6
+    return _result("hardsigmoid", input, relu6(input + 3) / 6, inplace)
 
 
-def hardswish(input: Tensor) -> Tensor:
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * hardsigmoid(x)."""
     input._require_floating("hardswish")
-    return input * hardsigmoid(input)
+    return _result("hardswish", input, input * hardsigmoid(input), inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

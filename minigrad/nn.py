@@ -938,13 +938,6 @@ class Flatten(Module):
         return x.reshape(*x.shape[:start], -1, *x.shape[end + 1:])
 
 
-class ReLU(Module):
-    """F.relu as a layer."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x)
-
-
 class GELU(Module):
     """F.gelu as a layer: approximate='none' (exact, erf) or 'tanh'."""
 
@@ -967,13 +960,6 @@ class Identity(Module):
 
     def forward(self, input: Any) -> Any:
         return input
-
-
-class SiLU(Module):
-    """F.silu as a layer."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x)
 
 
 class _AlongDim(Module):
@@ -1082,23 +1068,49 @@ class _Pointwise(Module):
         return type(self)._function(x)
 
 
-class ReLU6(_Pointwise):
+class _PointwiseInPlace(_Pointwise):
+    """A function of one tensor with PyTorch's `inplace` flag, as a layer (ReLU, SiLU, ...):
+    F.relu(x, inplace=True) writes into x unless the result requires grad."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._function(x, inplace=self.inplace)
+
+
+class ReLU(_PointwiseInPlace):
+    _function = staticmethod(F.relu)
+
+
+class SiLU(_PointwiseInPlace):
+    _function = staticmethod(F.silu)
+
+
+class ReLU6(_PointwiseInPlace):
     _function = staticmethod(F.relu6)
 
 
-class SELU(_Pointwise):
+class SELU(_PointwiseInPlace):
     _function = staticmethod(F.selu)
 
 
-class Mish(_Pointwise):
+class Mish(_PointwiseInPlace):
     _function = staticmethod(F.mish)
 
 
-class Hardsigmoid(_Pointwise):
+class Hardsigmoid(_PointwiseInPlace):
     _function = staticmethod(F.hardsigmoid)
 
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's shows no inplace here
 
-class Hardswish(_Pointwise):
+
+class Hardswish(Hardsigmoid):
     _function = staticmethod(F.hardswish)
 
 
@@ -1110,33 +1122,38 @@ class Softsign(_Pointwise):
     _function = staticmethod(F.softsign)
 
 
+def _inplace_repr(inplace: bool) -> str:
+    """The end of an activation's extra_repr, as PyTorch's: the flag only when it is set."""
+    return ", inplace=True" if inplace else ""
+
+
 class LeakyReLU(Module):
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
 
 class ELU(Module):
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
-        self.alpha = alpha
+        self.alpha, self.inplace = alpha, inplace
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha)
+        return F.elu(x, self.alpha, self.inplace)
 
 
 class CELU(ELU):
     def forward(self, x: Tensor) -> Tensor:
-        return F.celu(x, self.alpha)
+        return F.celu(x, self.alpha, self.inplace)
 
 
 class Softplus(Module):
@@ -1152,15 +1169,16 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+                 ) -> None:
         super().__init__()
-        self.min_val, self.max_val = min_val, max_val
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.hardtanh(x, self.min_val, self.max_val)
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
 
 
 class Softmin(_AlongDim):
@@ -1189,15 +1207,15 @@ class Softshrink(Hardshrink):
 
 
 class Threshold(Module):
-    def __init__(self, threshold: float, value: float) -> None:
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
-        self.threshold, self.value = threshold, value
+        self.threshold, self.value, self.inplace = threshold, value, inplace
 
     def extra_repr(self) -> str:
-        return f"threshold={self.threshold}, value={self.value}"
+        return f"threshold={self.threshold}, value={self.value}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.threshold(x, self.threshold, self.value)
+        return F.threshold(x, self.threshold, self.value, self.inplace)
 
 
 class PReLU(Module):

@@ -747,6 +747,21 @@ class Tensor:
     def clamp_(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
         return self._modified("clamp_", self.clamp(min, max))
 
+    def clip_(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
+        return self._modified("clip_", self.clamp(min, max))
+
+    def relu_(self) -> Tensor:
+        return self._modified("relu_", self.relu())
+
+    def sigmoid_(self) -> Tensor:
+        return self._modified("sigmoid_", self.sigmoid())
+
+    def tanh_(self) -> Tensor:
+        return self._modified("tanh_", self.tanh())
+
+    def masked_fill_(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
+        return self._modified("masked_fill_", self.masked_fill(mask, value))
+
     def copy_(self, src: ArrayLike) -> Tensor:
         """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
         its dtype whatever theirs (as PyTorch does)."""

@@ -2568,3 +2568,130 @@ def test_channel_dropout_misuse_raises_as_torch(misuse):
 ])
 def test_bilinear_and_multi_margin_loss_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# In-place activations: inplace=True, F.relu_ and the like, Tensor.relu_ and the like
+# --------------------------------------------------------------------------------------------
+IN_PLACE_ACTIVATIONS = [  # (name of F's function, its arguments after the input)
+    ("relu", ()), ("relu6", ()), ("elu", (0.7,)), ("celu", (1.5,)), ("selu", ()),
+    ("leaky_relu", (0.2,)), ("hardtanh", (-0.5, 2.0)), ("threshold", (0.1, 2.0)),
+    ("hardsigmoid", ()), ("hardswish", ()), ("silu", ()), ("mish", ()),
+]
+
+
+@pytest.mark.parametrize("name, args", IN_PLACE_ACTIVATIONS)
+def test_inplace_true_writes_into_a_tensor_that_records_nothing_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(3, 5))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    out = getattr(F, name)(ours, *args, inplace=True)
+    expected = getattr(torch.nn.functional, name)(theirs, *args, inplace=True)
+    assert out is ours and expected is theirs
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+    with minigrad.no_grad():  # a tensor requiring grad is written into too under no_grad
+        leaf = Tensor(data.copy(), requires_grad=True)
+        assert getattr(F, name)(leaf, *args, inplace=True) is leaf
+    np.testing.assert_allclose(leaf.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, args", IN_PLACE_ACTIVATIONS)
+def test_inplace_true_while_recording_gives_torchs_values_and_gradients(torch, name, args):
+    """PyTorch records the op in place; minigrad returns a new tensor, as `x += y` does, and
+    leaves its input unchanged: what the call returns, and its gradient, are PyTorch's."""
+    data = rng.uniform(-4, 7, size=(3, 5))
+    upstream = rng.standard_normal((3, 5))
+    leaf = Tensor(data, requires_grad=True)
+    hidden = leaf * 2.0
+    out = getattr(F, name)(hidden, *args, inplace=True)
+    assert out is not hidden and out.requires_grad
+    np.testing.assert_array_equal(hidden.data, data * 2.0)
+    out.backward(upstream)
+    their_leaf = torch.tensor(data, requires_grad=True)
+    expected = getattr(torch.nn.functional, name)(their_leaf * 2.0, *args, inplace=True)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    # rtol: PyTorch's hardsigmoid slope is 1/6 rounded to float32 (docs/api.md)
+    np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-7, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, args", [  # those PyTorch has with a trailing underscore
+    (name, args) for name, args in IN_PLACE_ACTIVATIONS
+    if name in ("relu", "elu", "celu", "selu", "leaky_relu", "hardtanh", "threshold")])
+def test_underscore_functions_write_into_their_input_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(3, 5))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    assert getattr(F, name + "_")(ours, *args) is ours
+    getattr(torch.nn.functional, name + "_")(theirs, *args)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+    # as add_: refused while recording, for a leaf requiring grad as PyTorch (RuntimeError)
+    assert_raises_like_torch(lambda m, F: getattr(F, name + "_")(
+        m.ones(3, requires_grad=True), *args))
+    with pytest.raises(RuntimeError, match="not recorded in the graph"):
+        getattr(F, name + "_")(Tensor(data, requires_grad=True) * 1.0, *args)
+
+
+@pytest.mark.parametrize("method, args", [
+    ("relu_", ()), ("sigmoid_", ()), ("tanh_", ()), ("clamp_", (-0.5, 1.0)),
+    ("clip_", (None, 0.3)), ("masked_fill_", ("mask", 2.5)),
+])
+def test_in_place_methods_write_into_the_tensor_as_torch(torch, method, args):
+    data = rng.standard_normal((3, 4))
+    mask = rng.standard_normal(4) > 0
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    our_args = [Tensor(mask) if a == "mask" else a for a in args]
+    their_args = [torch.tensor(mask) if a == "mask" else a for a in args]
+    assert getattr(ours, method)(*our_args) is ours
+    getattr(theirs, method)(*their_args)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-15, atol=0)
+    leaf = Tensor(data.copy(), requires_grad=True)
+    with minigrad.no_grad():
+        assert getattr(leaf, method)(*our_args) is leaf  # allowed under no_grad, as add_
+    np.testing.assert_allclose(leaf.data, theirs.numpy(), rtol=1e-15, atol=0)
+    assert_raises_like_torch(lambda m, F: getattr(m.ones(3, 4, requires_grad=True), method)(
+        *[m.tensor(mask) if a == "mask" else a for a in args]))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([1, -2]).sigmoid_(),  # a float result does not fit an integer tensor
+    lambda m, F: m.tensor([1, -2]).tanh_(),
+    lambda m, F: m.tensor([True]).relu_(),
+    lambda m, F: m.ones(2).masked_fill_(m.ones(3, 2, dtype=m.bool), 1.0),
+    lambda m, F: F.relu_(m.tensor([True])),
+])
+def test_in_place_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_an_in_place_activation_after_use_is_caught_by_backward():
+    """The version check of every in-place change: sigmoid saved x's value, relu_ changed it."""
+    x = Tensor(rng.standard_normal(4), requires_grad=True)
+    y = x * 1.0
+    out = y.sigmoid()
+    with minigrad.no_grad():
+        F.relu(y, inplace=True)
+    with pytest.raises(RuntimeError, match="changed by an in-place operation"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("name, args", [
+    ("ReLU", ()), ("ReLU6", ()), ("SELU", ()), ("Mish", ()), ("SiLU", ()), ("Hardsigmoid", ()),
+    ("Hardswish", ()), ("LeakyReLU", (0.2,)), ("ELU", (0.7,)), ("CELU", (1.5,)),
+    ("Hardtanh", (-0.5, 2.0)), ("Threshold", (0.1, 2.0)),
+])
+def test_activation_modules_take_inplace_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(2, 3, 4))
+    for inplace in (False, True):
+        ours = getattr(nn, name)(*args, inplace=inplace)
+        theirs = getattr(torch.nn, name)(*args, inplace=inplace)
+        assert repr(ours) == repr(theirs) and ours.inplace == theirs.inplace
+        leaf, their_leaf = Tensor(data, requires_grad=True), torch.tensor(data,
+                                                                          requires_grad=True)
+        out, expected = ours(leaf * 2.0), theirs(their_leaf * 2.0)  # recording: a new tensor
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+        out.sum().backward()
+        expected.sum().backward()
+        np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-7, atol=1e-15)
+        x = Tensor(data.copy())
+        assert (ours(x) is x) == inplace
+        np.testing.assert_allclose(x.data, theirs(torch.tensor(data.copy())).numpy()
+                                   if inplace else data, rtol=1e-12, atol=1e-15)
