@@ -1336,6 +1336,250 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
+# --------------------------------------------------------------------------------------------
+# Layers for functions of F that had none
+# --------------------------------------------------------------------------------------------
+class Bilinear(Module):
+    """y = x1^T W x2 + b (F.bilinear), weight (out_features, in1_features, in2_features).
+
+    Initialised like PyTorch: uniform in +-1/sqrt(in1_features), weight and bias alike."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        rng = _default_rng(rng)
+        self.weight = _uniform_init((out_features, in1_features, in2_features), in1_features,
+                                    rng, dtype)
+        self.bias = _uniform_init((out_features,), in1_features, rng, dtype) if bias else None
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """F.multilabel_soft_margin_loss(input, target) as a module (class `weight` a buffer)."""
+
+    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
+        super().__init__(reduction, weight=weight)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, self._given(self.weight),
+                                             reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """F.multi_margin_loss(input, target) as a module (class `weight` a buffer)."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, *,
+                 reduction: str = "mean") -> None:
+        if p not in (1, 2):  # PyTorch checks it here already
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 are supported, got {p}")
+        super().__init__(reduction, weight=weight)
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multi_margin_loss(input, target, self.p, self.margin, self._given(self.weight),
+                                   reduction=self.reduction)
+
+
+class GLU(_AlongDim):
+    """F.glu along `dim` as a layer."""
+
+    _function = staticmethod(F.glu)
+
+
+class Softmax2d(Module):
+    """F.softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in (3, 4):
+            raise InvalidArgumentError(f"Softmax2d: expects (N, C, H, W) or (C, H, W), got "
+                                       f"shape {x.shape}")
+        return F.softmax(x, -3)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim  # `norm`: PyTorch's name for p
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
+class AvgPool3d(AvgPool2d):
+    """F.avg_pool3d as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class MaxUnpool2d(Module):
+    """F.max_unpool2d as a layer: forward(input, indices, output_size=None)."""
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None,
+                 padding: int | Sequence[int] = 0) -> None:
+        super().__init__()  # pairs, as PyTorch keeps them
+        self.kernel_size = F._ints("MaxUnpool2d", "kernel_size", kernel_size, 2, minimum=1)
+        self.stride = self.kernel_size if stride is None else \
+            F._ints("MaxUnpool2d", "stride", stride, 2, minimum=1)
+        self.padding = F._ints("MaxUnpool2d", "padding", padding, 2, minimum=0)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor, indices: Any,
+                output_size: Sequence[int] | None = None) -> Tensor:
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class Unfold(Module):
+    """F.unfold (im2col) as a layer."""
+
+    def __init__(self, kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+                 padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Upsample(Module):
+    """F.interpolate as a layer: to `size`, or by `scale_factor`."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                 align_corners: bool | None = None) -> None:
+        super().__init__()
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        self.scale_factor = (float(scale_factor) if isinstance(scale_factor, (int, float))
+                             else scale_factor)  # PyTorch keeps a float
+
+    def extra_repr(self) -> str:
+        given = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                 else f"size={self.size!r}")
+        return f"{given}, mode={self.mode!r}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+
+
+class _Pad(Module):
+    """F.pad of the last `_dims` dims as a layer: `padding` one int for every side, or
+    (left, right, top, bottom, front, back) as F.pad reads them."""
+
+    _dims: int
+    _mode: str
+
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__()
+        self.padding = F._ints(type(self).__name__, "padding", padding, 2 * self._dims,
+                               minimum=-math.inf)  # a negative amount crops, as in F.pad
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pad(x, self.padding, self._mode, getattr(self, "value", None))
+
+
+class ConstantPad1d(_Pad):
+    _dims, _mode = 1, "constant"
+
+    def __init__(self, padding: int | Sequence[int], value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad2d(ConstantPad1d):
+    _dims = 2
+
+
+class ConstantPad3d(ConstantPad1d):
+    _dims = 3
+
+
+class ZeroPad1d(_Pad):
+    _dims, _mode = 1, "constant"
+
+
+class ZeroPad2d(ZeroPad1d):
+    _dims = 2
+
+
+class ZeroPad3d(ZeroPad1d):
+    _dims = 3
+
+
+class ReflectionPad1d(_Pad):
+    _dims, _mode = 1, "reflect"
+
+
+class ReflectionPad2d(ReflectionPad1d):
+    _dims = 2
+
+
+class ReflectionPad3d(ReflectionPad1d):
+    _dims = 3
+
+
+class ReplicationPad1d(_Pad):
+    _dims, _mode = 1, "replicate"
+
+
+class ReplicationPad2d(ReplicationPad1d):
+    _dims = 2
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    _dims = 3
+
+
+class CircularPad1d(_Pad):
+    _dims, _mode = 1, "circular"
+
+
+class CircularPad2d(CircularPad1d):
+    _dims = 2
+
+
+class CircularPad3d(CircularPad1d):
+    _dims = 3
+
+
 class NLLLoss(_WeightedLoss):
     """F.nll_loss(input, target) as a module (class `weight` a constant array)."""
 

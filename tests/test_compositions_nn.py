@@ -2695,3 +2695,106 @@ def test_activation_modules_take_inplace_as_torch(torch, name, args):
         assert (ours(x) is x) == inplace
         np.testing.assert_allclose(x.data, theirs(torch.tensor(data.copy())).numpy()
                                    if inplace else data, rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------------------------
+# Layers for functions of F that had none
+# --------------------------------------------------------------------------------------------
+def _class_or_multilabel_targets(kind, shape):
+    """Integer class targets or 0/1 multilabel targets for the loss modules below."""
+    if kind == "classes":
+        return rng.integers(0, shape[1], size=shape[0])
+    return (rng.uniform(size=shape) > 0.5).astype(np.float64)
+
+
+@pytest.mark.parametrize("make, shapes, target", [
+    (lambda lib, dtype: lib.nn.Bilinear(3, 4, 5, dtype=dtype), [(6, 3), (6, 4)], None),
+    (lambda lib, dtype: lib.nn.Bilinear(3, 2, 1, bias=False, dtype=dtype), [(2, 6, 3), (2, 6, 2)],
+     None),
+    (lambda lib, dtype: lib.nn.MultiLabelSoftMarginLoss(), [(4, 5)], "multilabel"),
+    (lambda lib, dtype: lib.nn.MultiLabelSoftMarginLoss(
+        lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5], dtype=dtype), reduction="sum"), [(4, 5)],
+     "multilabel"),
+    (lambda lib, dtype: lib.nn.MultiMarginLoss(), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.MultiMarginLoss(2, 0.7, lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5],
+                                                                  dtype=dtype),
+                                               reduction="none"), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.GLU(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.GLU(0), [(4, 3)], None),
+    (lambda lib, dtype: lib.nn.Softmax2d(), [(2, 3, 4, 5)], None),
+    (lambda lib, dtype: lib.nn.Softmax2d(), [(3, 4, 5)], None),
+    (lambda lib, dtype: lib.nn.CosineSimilarity(), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.CosineSimilarity(0, 1e-3), [(3, 4), (3, 1)], None),
+    (lambda lib, dtype: lib.nn.PairwiseDistance(), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.PairwiseDistance(1.0, 1e-3, True), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool1d(3), [(2, 3, 7)], None),
+    (lambda lib, dtype: lib.nn.AvgPool3d(2, 1, 1, count_include_pad=False), [(1, 2, 3, 4, 4)],
+     None),
+    (lambda lib, dtype: lib.nn.Unfold((2, 3), 1, 1, 2), [(2, 3, 5, 6)], None),
+    (lambda lib, dtype: lib.nn.Upsample(scale_factor=2), [(1, 2, 3, 4)], None),
+    (lambda lib, dtype: lib.nn.Upsample((5, 7), mode="bilinear", align_corners=True),
+     [(1, 2, 3, 4)], None),
+    *[(lambda lib, dtype, name=name, padding=padding: getattr(lib.nn, name)(padding),
+       [shape], None)
+      for name, padding, shape in [
+          ("ZeroPad1d", (1, 2), (2, 3, 4)), ("ZeroPad2d", 1, (2, 3, 4)),
+          ("ZeroPad3d", (1, 0, 2, 1, 0, 1), (1, 2, 3, 4)), ("ReflectionPad1d", 2, (2, 3, 4)),
+          ("ReflectionPad2d", (1, 2, 0, 1), (1, 2, 3, 4)), ("ReflectionPad3d", 1, (1, 2, 3, 3, 4)),
+          ("ReplicationPad1d", (0, 3), (2, 3, 4)), ("ReplicationPad2d", 2, (1, 2, 3, 4)),
+          ("ReplicationPad3d", (1, 0, 2, 1, 0, 1), (1, 2, 3, 3, 4)),
+          ("CircularPad1d", 2, (2, 3, 4)), ("CircularPad2d", (1, 2, 0, 1), (1, 2, 3, 4)),
+          ("CircularPad3d", 1, (1, 2, 3, 3, 4))]],
+    *[(lambda lib, dtype, name=name, padding=padding: getattr(lib.nn, name)(padding, -1.5),
+       [shape], None)
+      for name, padding, shape in [("ConstantPad1d", (2, -1), (2, 3, 4)),
+                                   ("ConstantPad2d", 1, (3, 4)),
+                                   ("ConstantPad3d", (0, 1, 1, 0, 2, 2), (1, 2, 2, 3))]],
+])
+def test_new_modules_match_torch_in_values_and_gradients(torch, make, shapes, target):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    their_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        p.data[...] = their_params[name].detach().numpy()
+    data = [rng.standard_normal(shape) for shape in shapes]
+    args = [Tensor(a, requires_grad=True) for a in data]
+    their_args = [torch.tensor(a, requires_grad=True) for a in data]
+    extra, their_extra = [], []
+    if target is not None:
+        targets = _class_or_multilabel_targets(target, shapes[0])
+        extra, their_extra = [targets], [torch.tensor(targets)]
+    out, expected = ours(*args, *extra), theirs(*their_args, *their_extra)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    for a, t in zip(args, their_args):
+        np.testing.assert_allclose(a.grad, t.grad.numpy(), rtol=1e-9, atol=1e-12)
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, their_params[name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=name)
+
+
+def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
+    data = rng.standard_normal((2, 3, 4, 6))
+    pooled, indices = F.max_pool2d(Tensor(data), 2, return_indices=True)
+    ours, theirs = nn.MaxUnpool2d(2), torch.nn.MaxUnpool2d(2)
+    assert repr(ours) == repr(theirs)
+    their_pooled, their_indices = torch.nn.functional.max_pool2d(torch.tensor(data), 2,
+                                                                 return_indices=True)
+    np.testing.assert_array_equal(ours(pooled, indices).data,
+                                  theirs(their_pooled, their_indices).numpy())
+    np.testing.assert_array_equal(ours(pooled, indices, (5, 7)).data,
+                                  theirs(their_pooled, their_indices, (5, 7)).numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.nn.MultiMarginLoss(p=3),
+    lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
+    lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),
+    lambda m, F: m.nn.ZeroPad2d((1, 2, 3))(m.ones(2, 3, 4)),  # minigrad: in the constructor
+])
+def test_new_modules_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
