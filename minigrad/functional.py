@@ -559,6 +559,114 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tens
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
+def _first_max_or_last_nan(values: np.ndarray) -> np.ndarray:
+    """Where along the last axis PyTorch's max pooling scan ends: the first maximum, or the last
+    NaN where there is one (its scan takes a value that is larger, or NaN)."""
+    winner = values.argmax(axis=-1)
+    if values.dtype.kind == "f":
+        nans = np.isnan(values)
+        last_nan = values.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
+        winner = np.where(nans.any(axis=-1), last_nan, winner)
+    return winner
+
+
+def _picked_in_planes(x: Tensor, places: np.ndarray, batched: bool, return_indices: bool
+                      ) -> Tensor | tuple[Tensor, Tensor]:
+    """The entries of (N, C, *spatial) x at the flat `places` (N, C, *out) of their input
+    planes: gather, so the gradient goes to those entries alone; with their indices (int64)."""
+    n, c = x.shape[:2]
+    out = x.reshape(n, c, -1).gather(2, places.reshape(n, c, -1)).reshape(places.shape)
+    indices = places.astype(np.int64)
+    if not batched:
+        out, indices = out.reshape(out.shape[1:]), indices[0]
+    return (out, Tensor(indices)) if return_indices else out
+
+
+def max_pool3d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W); arguments,
+    gradient (to the first maximum of each window, or its last NaN; never the padding) and
+    indices (flat, d * H * W + h * W + w) as max_pool2d's. The winners are found in numpy and
+    gathered, so the gradient is gather's."""
+    name = "max_pool3d"
+    x, batched = _batched(name, input, 3, "(N, C, D, H, W) or (C, D, H, W)", floating=False)
+    geometry = _pool_geometry(name, x.shape[2:], kernel_size, stride, padding, dilation,
+                              ceil_mode)
+    spatial_axes = (2, 3, 4)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # integers pool too
+    padded = np.pad(x.data, ((0, 0), (0, 0), *geometry["padding"]), constant_values=lowest)
+    inside = np.pad(np.ones(x.shape[2:], bool), geometry["padding"])
+
+    def windows(a: np.ndarray) -> np.ndarray:
+        """(..., *out, kD * kH * kW): each window's entries, dilation applied."""
+        spans = [d * (k - 1) + 1 for k, d in zip(geometry["kernel_size"], geometry["dilation"])]
+        view = np.lib.stride_tricks.sliding_window_view(a, spans, axis=tuple(range(-3, 0)))
+        (sd, sh, sw), (dd, dh, dw) = geometry["stride"], geometry["dilation"]
+        view = view[..., ::sd, ::sh, ::sw, ::dd, ::dh, ::dw]
+        return view.reshape(*view.shape[:-3], -1)
+
+    entries = windows(padded)
+    entries_inside = np.broadcast_to(windows(inside), entries.shape)
+    winner = _first_max_or_last_nan(entries)
+    # where every entry inside the window is the lowest value the padding ties with them, but
+    # PyTorch's scan starts at the window's first entry inside the input: that one wins
+    won_by_padding = ~np.take_along_axis(entries_inside, winner[..., None], -1)[..., 0]
+    winner = np.where(won_by_padding, entries_inside.argmax(-1), winner)
+    offsets = np.unravel_index(winner, geometry["kernel_size"])  # the winner in its window
+    coordinates = [np.arange(size).reshape([-1 if k == axis else 1 for k in spatial_axes])
+                   * step - before + offset * dilate
+                   for axis, size, step, (before, _), offset, dilate in zip(
+                       spatial_axes, winner.shape[2:], geometry["stride"], geometry["padding"],
+                       offsets, geometry["dilation"])]
+    places = np.ravel_multi_index(np.broadcast_arrays(*coordinates), x.shape[2:])
+    return _picked_in_planes(x, places, batched, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, H, W) or (C, H, W), binned as adaptive_avg_pool2d's (None
+    keeps that dim); the gradient goes to one entry per bin, its first maximum (its last NaN if
+    it has any), as in PyTorch, and `return_indices=True` also returns where that is (flat,
+    h * W + w, int64)."""
+    name = "adaptive_max_pool2d"
+    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")  # floats, as PyTorch
+    sizes = (output_size,) * 2 if output_size is None or isinstance(
+        output_size, (int, np.integer)) else tuple(output_size)
+    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
+                                  for s in sizes):
+        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
+                                   f"each >= 0, got {output_size!r}")
+    if 0 in x.shape[2:]:  # a bin of an empty dim would have no maximum
+        raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
+                                   f"non-batch dimensions, got shape {input.shape}")
+    (h, w), n, c = x.shape[2:], *x.shape[:2]
+    out_h, out_w = (size if out is None else out for size, out in zip((h, w), sizes))
+    places = np.zeros((n, c, out_h, out_w), np.int64)
+    for i in range(out_h):
+        top, bottom = i * h // out_h, -(-(i + 1) * h // out_h)
+        for j in range(out_w):
+            left, right = j * w // out_w, -(-(j + 1) * w // out_w)
+            winner = _first_max_or_last_nan(x.data[:, :, top:bottom, left:right]
+                                            .reshape(n, c, -1))
+            row, col = np.divmod(winner, right - left)
+            places[:, :, i, j] = (top + row) * w + left + col
+    return _picked_in_planes(x, places, batched, return_indices)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, L) or (C, L), binned as adaptive_avg_pool1d's:
+    adaptive_max_pool2d over a height of 1 (its gradient; indices along L)."""
+    _batched("adaptive_max_pool1d", input, 1, "(N, C, L) or (C, L)")
+    size = _ints("adaptive_max_pool1d", "output_size", output_size, 1, minimum=0)[0]
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
              count_include_pad: bool, divisor_override: int | None) -> Tensor:
     """The windows' sums (N, C, *out) divided by their sizes as PyTorch counts them, or by

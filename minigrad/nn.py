@@ -1428,6 +1428,34 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
         return F.adaptive_avg_pool1d(x, self.output_size)
 
 
+class AdaptiveMaxPool2d(Module):
+    """F.adaptive_max_pool2d as a layer."""
+
+    def __init__(self, output_size: int | None | Sequence[int | None],
+                 return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """F.max_pool3d as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
 class AvgPool3d(AvgPool2d):
     """F.avg_pool3d as a layer."""
 

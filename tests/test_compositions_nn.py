@@ -2798,3 +2798,96 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
 ])
 def test_new_modules_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# max_pool3d and the adaptive max pools: values, indices and gradients as PyTorch's
+# --------------------------------------------------------------------------------------------
+def _max_pool_data(shape, kind):
+    """Entries with no ties, with ties and a NaN, or all -inf (where the padding ties)."""
+    if kind == "distinct":
+        return rng.permutation(np.prod(shape)).reshape(shape) * 0.1
+    if kind == "ties_and_nan":
+        data = np.round(rng.standard_normal(shape))
+        data[..., 0, 1] = np.nan
+        return data
+    return np.full(shape, -np.inf)
+
+
+def _compare_max_pools(torch, ours, theirs, data):
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    (out, indices), (expected, expected_indices) = ours(x), theirs(tx)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices.data, expected_indices.numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties_and_nan", "all_minus_inf"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6, 7), (3, 4, 5, 5)])
+@pytest.mark.parametrize("kwargs", [
+    dict(kernel_size=2), dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), padding=(1, 1, 0)),
+    dict(kernel_size=3, stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True),
+    dict(kernel_size=2, ceil_mode=True),
+])
+def test_max_pool3d_matches_torch(torch, kwargs, shape, kind):
+    _compare_max_pools(torch, lambda x: F.max_pool3d(x, **kwargs, return_indices=True),
+                       lambda x: torch.nn.functional.max_pool3d(x, **kwargs,
+                                                                return_indices=True),
+                       _max_pool_data(shape, kind))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties_and_nan"])
+@pytest.mark.parametrize("output_size, shape", [
+    (3, (2, 3, 7, 9)), ((2, 5), (3, 5, 4)), ((None, 3), (2, 3, 7, 9)), ((7, 1), (1, 7, 9)),
+    ((9, 10), (1, 2, 4, 5)),
+])
+def test_adaptive_max_pool2d_matches_torch(torch, output_size, shape, kind):
+    _compare_max_pools(torch, lambda x: F.adaptive_max_pool2d(x, output_size, True),
+                       lambda x: torch.nn.functional.adaptive_max_pool2d(x, output_size, True),
+                       _max_pool_data(shape, kind))
+
+
+@pytest.mark.parametrize("output_size, shape", [(3, (2, 3, 7)), (5, (3, 4)), (1, (2, 1, 6))])
+def test_adaptive_max_pool1d_matches_torch(torch, output_size, shape):
+    _compare_max_pools(torch, lambda x: F.adaptive_max_pool1d(x, output_size, True),
+                       lambda x: torch.nn.functional.adaptive_max_pool1d(x, output_size, True),
+                       _max_pool_data(shape, "ties_and_nan"))
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda lib: lib.nn.MaxPool3d(2, 1, 1, 2, ceil_mode=True), (2, 2, 5, 4, 6)),
+    (lambda lib: lib.nn.MaxPool3d((1, 2, 2)), (2, 4, 4, 6)),
+    (lambda lib: lib.nn.AdaptiveMaxPool2d((2, None)), (2, 3, 5, 4)),
+    (lambda lib: lib.nn.AdaptiveMaxPool1d(3), (2, 3, 7)),
+])
+def test_max_pool3d_and_adaptive_max_pool_modules_match_torch(torch, make, shape):
+    ours, theirs = make(minigrad), make(torch)
+    assert repr(ours) == repr(theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal(shape))
+    x = Tensor(rng.standard_normal(shape).astype(np.float32))
+    assert ours(x).dtype == np.float32
+    ours.return_indices = theirs.return_indices = True
+    _compare_max_pools(torch, ours, theirs, _max_pool_data(shape, "ties_and_nan"))
+
+
+def test_max_pool3d_takes_integers_as_torch(torch):
+    data = rng.integers(-9, 9, size=(2, 3, 4, 4, 4))
+    np.testing.assert_array_equal(F.max_pool3d(Tensor(data), 2).data,
+                                  torch.nn.functional.max_pool3d(torch.tensor(data), 2).numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 5),
+    lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 2, padding=2),
+    lambda m, F: F.max_pool3d(m.ones(3, 4), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(2, 3, 0, 4), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(3), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.adaptive_max_pool1d(m.ones(2, 3, 4, 4), 2),
+])
+def test_max_pool3d_and_adaptive_max_pool_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
