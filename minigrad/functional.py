@@ -389,6 +389,44 @@ def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequ
     return out if batched else out.reshape(out.shape[1:])
 
 
+def fold(input: Tensor, output_size: int | Sequence[int], kernel_size: int | Sequence[int],
+         dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+         stride: int | Sequence[int] = 1) -> Tensor:
+    """unfold's adjoint (col2im): the columns of (N, C * kH * kW, L), or (C * kH * kW, L), put
+    back as (kH, kW) blocks of an (N, C, *output_size) image, entries that overlap added up.
+    Composed: each column entry is added at its place in the padded image (index_add), and
+    the padding is cut off; so the gradient is unfold's of the upstream one."""
+    name = "fold"
+    if input.ndim not in (2, 3):
+        raise InvalidArgumentError(f"{name}: expected input (N, C * kH * kW, L) or "
+                                   f"(C * kH * kW, L), got shape {input.shape}")
+    x = input if input.ndim == 3 else input.reshape(1, *input.shape)
+    height, width = _ints(name, "output_size", output_size, 2, minimum=1)
+    (kh, kw) = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
+    (dh, dw) = _ints(name, "dilation", dilation, 2, minimum=1)
+    (ph, pw) = _ints(name, "padding", padding, 2, minimum=0)
+    (sh, sw) = _ints(name, "stride", stride, 2, minimum=1)
+    n, column_size, length = x.shape
+    blocks_h = (height + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    blocks_w = (width + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if column_size % (kh * kw) or blocks_h < 1 or blocks_w < 1 or blocks_h * blocks_w != length:
+        raise InvalidArgumentError(
+            f"{name}: input {input.shape} does not fit: dim -2 must be a multiple of "
+            f"kH * kW = {kh * kw}, and dim -1 the number of blocks in output_size "
+            f"{(height, width)} ({max(blocks_h, 0)} * {max(blocks_w, 0)})")
+    channels, padded_width = column_size // (kh * kw), width + 2 * pw
+    # the place in the padded image of kernel entry (i, j) of block (bh, bw), in the order
+    # of the input's (kH * kW, L) entries
+    rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(blocks_h) * sh)[:, None]
+    cols = (np.arange(kw) * dw)[None, :, None, None] + np.arange(blocks_w) * sw
+    places = (rows * padded_width + cols).reshape(-1)
+    image = x.new_zeros(n, channels, (height + 2 * ph) * padded_width)
+    image = image.index_add(2, places, x.reshape(n, channels, -1))
+    image = image.reshape(n, channels, height + 2 * ph, padded_width)[
+        :, :, ph:ph + height, pw:pw + width]
+    return image if input.ndim == 3 else image.reshape(image.shape[1:])
+
+
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
            stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
            dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:

@@ -1502,6 +1502,25 @@ class Unfold(Module):
         return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
+class Fold(Module):
+    """F.fold (col2im, unfold's adjoint) as a layer."""
+
+    def __init__(self, output_size: int | Sequence[int], kernel_size: int | Sequence[int],
+                 dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 stride: int | Sequence[int] = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+
 class Upsample(Module):
     """F.interpolate as a layer: to `size`, or by `scale_factor`."""
 

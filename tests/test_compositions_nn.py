@@ -2891,3 +2891,50 @@ def test_max_pool3d_takes_integers_as_torch(torch):
 ])
 def test_max_pool3d_and_adaptive_max_pool_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# fold: unfold's adjoint
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("output_size, kernel_size, kwargs", [
+    ((4, 5), 2, {}), ((6, 7), (2, 3), dict(dilation=(1, 2), padding=(1, 2), stride=(2, 1))),
+    (5, 3, dict(stride=2, padding=1)), ((3, 3), 3, {}), ((2, 4), 1, dict(stride=2)),
+])
+@pytest.mark.parametrize("batched", [True, False])
+def test_fold_matches_torch_and_is_unfolds_adjoint(torch, output_size, kernel_size, kwargs,
+                                                   batched):
+    sizes = (output_size,) * 2 if isinstance(output_size, int) else output_size
+    image = rng.standard_normal((2, 3, *sizes))
+    columns_shape = F.unfold(Tensor(image), kernel_size, **kwargs).shape
+    data = rng.standard_normal(columns_shape if batched else columns_shape[1:])
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out = F.fold(x, output_size, kernel_size, **kwargs)
+    expected = torch.nn.functional.fold(tx, output_size, kernel_size, **kwargs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-14)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    # the adjoint: <fold(c), u> == <c, unfold(u)>, by the math rather than by PyTorch
+    np.testing.assert_allclose(x.grad, F.unfold(Tensor(upstream), kernel_size, **kwargs).data,
+                               rtol=1e-12, atol=1e-14)
+    assert gradcheck(lambda c: F.fold(c, output_size, kernel_size, **kwargs),
+                     [Tensor(data, requires_grad=True)])
+    assert F.fold(Tensor(data.astype(np.float32)), output_size, kernel_size,
+                  **kwargs).dtype == np.float32
+
+
+def test_fold_module_matches_torch(torch):
+    ours, theirs = nn.Fold((4, 5), 2, padding=1), torch.nn.Fold((4, 5), 2, padding=1)
+    assert repr(ours) == repr(theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 12, 30)))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.fold(m.ones(2, 7, 12), (4, 5), 2),  # 7 is no multiple of kH * kW
+    lambda m, F: F.fold(m.ones(2, 12, 11), (4, 5), 2),  # 12 blocks fit, not 11
+    lambda m, F: F.fold(m.ones(2, 3, 4, 4), (4, 5), 2),
+    lambda m, F: F.fold(m.ones(2, 12, 12), (4, 5), 0),
+])
+def test_fold_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
