@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels, ops
-from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
+from .engine import ArrayLike, _broadcasts_to, is_fused_enabled, no_grad
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
 from .tensor_functions import cat, einsum, where
@@ -56,9 +56,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
-def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0) -> Tensor:
     """Rows of `weight` picked by the integer ids in `input` (any shape). The row
-    `padding_idx` (if given) gets no gradient, as in PyTorch."""
+    `padding_idx` (if given) gets no gradient, as in PyTorch. With `max_norm`, the rows
+    picked whose `norm_type`-norm exceeds it are first scaled down to it in `weight` itself,
+    outside the graph, as PyTorch's embedding_renorm_ does."""
     ids = np.array(_as_array(input))  # a copy: backward reads it, the caller may change theirs
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
@@ -68,6 +71,8 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
+    if max_norm is not None:
+        _renormalize_rows(weight, np.unique(ids), max_norm, norm_type)
     if padding_idx is not None:
         if not -len(weight) <= padding_idx < len(weight):
             raise AssertionError(f"embedding: padding_idx must be within num_embeddings "
@@ -78,6 +83,17 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     if is_fused_enabled():
         return kernels.Embedding.apply(weight, ids=ids)
     return weight[ids]
+
+
+def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float
+                      ) -> None:
+    """embedding's max_norm: the `rows` of `weight` whose norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), in place (PyTorch's formula); a change of weight's version, so
+    a graph that used weight before refuses its backward, as in PyTorch."""
+    used = weight.data[rows]
+    norms = np.linalg.norm(used, ord=norm_type, axis=1, keepdims=True)
+    with no_grad():
+        weight[rows] = np.where(norms > max_norm, used * (max_norm / (norms + 1e-7)), used)
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],

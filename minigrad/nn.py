@@ -488,10 +488,12 @@ class Linear(Module):
 
 class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
-    rows. Initialised N(0, 1), like PyTorch."""
+    rows. Initialised N(0, 1), like PyTorch. With `max_norm`, the rows looked up are first
+    scaled down in place to that norm (F.embedding's)."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
+                 max_norm: float | None = None, norm_type: float = 2.0,
                  _weight: Parameter | None = None) -> None:
         super().__init__()
         if padding_idx is not None:
@@ -500,7 +502,7 @@ class Embedding(Module):
                                      f"({num_embeddings}), got {padding_idx}")
             padding_idx %= num_embeddings  # PyTorch keeps it non-negative
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx = padding_idx
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
             self.weight = _weight
             return
@@ -511,7 +513,8 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings: Any, freeze: bool = True,
-                        padding_idx: int | None = None) -> Embedding:
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0) -> Embedding:
         """An Embedding whose weight is `embeddings` (num_embeddings, embedding_dim), as
         PyTorch's: it shares their memory, is frozen (requires_grad=False) unless freeze=False,
         and its padding row is kept as given (it gets no gradient)."""
@@ -519,14 +522,22 @@ class Embedding(Module):
         if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
             raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
                                  f"got shape {weight.shape}")
-        return cls(*weight.shape, padding_idx=padding_idx, _weight=weight)
+        return cls(*weight.shape, padding_idx=padding_idx, max_norm=max_norm,
+                   norm_type=norm_type, _weight=weight)
 
     def extra_repr(self) -> str:
-        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+        settings = [f"{self.num_embeddings}, {self.embedding_dim}"]
+        if self.padding_idx is not None:
+            settings.append(f"padding_idx={self.padding_idx}")
+        if self.max_norm is not None:
+            settings.append(f"max_norm={self.max_norm}")
+        if self.norm_type != 2:
+            settings.append(f"norm_type={self.norm_type}")
+        return ", ".join(settings)
 
     def forward(self, indices: Any) -> Tensor:
-        return F.embedding(indices, self.weight, self.padding_idx)
+        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type)
 
 
 class LayerNorm(Module):

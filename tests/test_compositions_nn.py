@@ -2938,3 +2938,61 @@ def test_fold_module_matches_torch(torch):
 ])
 def test_fold_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# embedding's max_norm: the rows looked up renormalised in place
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (2.5, 1.0), (0.5, np.inf),
+                                                 (100.0, 2.0)])
+def test_embedding_max_norm_renormalises_the_rows_used_as_torch(torch, max_norm, norm_type):
+    table = rng.standard_normal((6, 3)) * 3
+    ids = np.array([[0, 2], [2, 5]])
+    weight, their_weight = Tensor(table.copy(), requires_grad=True), torch.tensor(
+        table.copy(), requires_grad=True)
+    out = F.embedding(ids, weight, max_norm=max_norm, norm_type=norm_type)
+    expected = torch.nn.functional.embedding(torch.tensor(ids), their_weight, max_norm=max_norm,
+                                             norm_type=norm_type)
+    np.testing.assert_allclose(weight.data, their_weight.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    # by the formula: the rows used now have norm min(norm, max_norm) (up to the 1e-7); the
+    # others are untouched
+    norms = np.linalg.norm(table[[0, 2, 5]], ord=norm_type, axis=1)
+    np.testing.assert_allclose(np.linalg.norm(weight.data[[0, 2, 5]], ord=norm_type, axis=1),
+                               np.minimum(norms, max_norm), rtol=1e-6)
+    np.testing.assert_array_equal(weight.data[[1, 3, 4]], table[[1, 3, 4]])
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(weight.grad, their_weight.grad.numpy(), rtol=1e-12)
+
+
+def test_embedding_max_norm_changes_the_weight_a_graph_used_before_as_torch(torch):
+    """The renormalisation is an in-place change of weight: a graph that read weight before
+    refuses its backward, in both libraries."""
+    table = rng.standard_normal((4, 3)) * 3
+    for lib, F_ in ((minigrad, F), (torch, torch.nn.functional)):
+        weight = lib.tensor(table, requires_grad=True)
+        earlier = (weight * weight).sum()
+        F_.embedding(lib.tensor([1, 2]), weight, max_norm=1.0)
+        with pytest.raises(RuntimeError):
+            earlier.backward()
+
+
+def test_embedding_module_max_norm_as_torch(torch):
+    for kwargs in (dict(max_norm=1.5), dict(max_norm=2.0, norm_type=1.0, padding_idx=0), {}):
+        ours = nn.Embedding(5, 3, **kwargs, dtype=np.float64)
+        theirs = torch.nn.Embedding(5, 3, **kwargs, dtype=torch.float64)
+        assert repr(ours) == repr(theirs)
+        with torch.no_grad():
+            theirs.weight.copy_(torch.tensor(ours.weight.data * 3))
+        with minigrad.no_grad():
+            ours.weight.mul_(3)
+        ids = np.array([[1, 4, 4], [0, 2, 1]])
+        np.testing.assert_allclose(ours(ids).data, theirs(torch.tensor(ids)).detach().numpy(),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ours.weight.data, theirs.weight.detach().numpy(), rtol=1e-12)
+    pretrained = nn.Embedding.from_pretrained(np.full((3, 2), 4.0), max_norm=1.0)
+    assert repr(pretrained) == repr(torch.nn.Embedding.from_pretrained(torch.full((3, 2), 4.0),
+                                                                       max_norm=1.0))
+    np.testing.assert_allclose(pretrained(np.array([1])).data, [[1 / 2 ** 0.5] * 2], rtol=1e-6)
