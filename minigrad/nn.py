@@ -595,11 +595,14 @@ class _BatchNorm(Module):
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
 
-    def forward(self, x: Tensor) -> Tensor:
+    def _check_rank(self, x: Tensor) -> None:
         if x.ndim not in self._ranks:
             raise ValueError(f"{type(self).__name__}: expected "
                              f"{' or '.join(f'{r}D' for r in self._ranks)} input (got "
                              f"{x.ndim}D input)")
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check_rank(x)
         momentum = self.momentum
         if self.training and self.running_mean is not None:
             self.num_batches_tracked.data += 1
@@ -620,6 +623,57 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W)."""
 
     _ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W)."""
+
+    _ranks = (5,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """InstanceNorm1d, 2d and 3d: F.instance_norm, each channel of each sample normalised over
+    its spatial dims; PyTorch's defaults (no affine weight and bias, no running statistics).
+    With track_running_stats, eval mode uses the running statistics; an unbatched
+    (C, *spatial) input is one sample."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False,
+                 dtype: Any = np.float32, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype,
+                         bias=bias)
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check_rank(x)
+        batched = x.ndim == self._ranks[-1]
+        channels = x.shape[1 if batched else 0]
+        if self.affine and channels != self.num_features:  # PyTorch only warns without affine
+            raise ValueError(f"{type(self).__name__}: expected input's size at dim="
+                             f"{int(batched)} to match num_features ({self.num_features}), "
+                             f"but got: {channels}.")
+        out = F.instance_norm(x if batched else x.unsqueeze(0), self.running_mean,
+                              self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              0.0 if self.momentum is None else self.momentum, self.eps)
+        return out if batched else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L)."""
+
+    _ranks = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W)."""
+
+    _ranks = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W)."""
+
+    _ranks = (4, 5)
 
 
 class GroupNorm(Module):

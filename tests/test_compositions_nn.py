@@ -2996,3 +2996,51 @@ def test_embedding_module_max_norm_as_torch(torch):
     assert repr(pretrained) == repr(torch.nn.Embedding.from_pretrained(torch.full((3, 2), 4.0),
                                                                        max_norm=1.0))
     np.testing.assert_allclose(pretrained(np.array([1])).data, [[1 / 2 ** 0.5] * 2], rtol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# BatchNorm3d and the InstanceNorm layers
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make, shape", [
+    (lambda lib, dtype: lib.nn.BatchNorm3d(3, dtype=dtype), (2, 3, 2, 3, 4)),
+    (lambda lib, dtype: lib.nn.InstanceNorm1d(3, dtype=dtype), (2, 3, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm1d(3, dtype=dtype), (3, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm2d(3, affine=True, track_running_stats=True,
+                                              dtype=dtype), (2, 3, 4, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm2d(3, momentum=None, track_running_stats=True,
+                                              dtype=dtype), (3, 4, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm3d(2, 1e-3, 0.3, True, bias=False, dtype=dtype),
+     (2, 2, 3, 2, 4)),
+])
+def test_batch_norm_3d_and_instance_norm_modules_match_torch(torch, make, shape):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    for _ in range(2):  # training: the batch's statistics, the running ones updated
+        data = rng.standard_normal(shape) * 2 + 1
+        x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        out, expected = ours(x), theirs(tx)
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+        upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
+        out.backward(upstream)
+        expected.backward(torch.tensor(upstream))
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    their_state = theirs.state_dict()
+    for name, value in ours.state_dict().items():
+        np.testing.assert_allclose(value.data, their_state[name].numpy(), rtol=1e-12,
+                                   err_msg=name)
+    ours.eval(), theirs.eval()
+    data = rng.standard_normal(shape)
+    np.testing.assert_allclose(ours(Tensor(data)).data,
+                               theirs(torch.tensor(data)).detach().numpy(), rtol=1e-10,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.nn.InstanceNorm1d(3, affine=True)(m.randn(2, 4, 5)),
+    lambda m, F: m.nn.InstanceNorm2d(3)(m.randn(3, 5)),
+    lambda m, F: m.nn.BatchNorm3d(3)(m.randn(2, 3, 4, 5)),
+])
+def test_instance_norm_and_batch_norm_3d_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
