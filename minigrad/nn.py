@@ -1606,6 +1606,22 @@ class Upsample(Module):
         return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
 
 
+class UpsamplingNearest2d(Upsample):
+    """Upsample with mode 'nearest' (of (N, C, H, W) inputs, for PyTorch's name)."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Upsample with mode 'bilinear' and align_corners=True, as PyTorch's."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
 class _Pad(Module):
     """F.pad of the last `_dims` dims as a layer: `padding` one int for every side, or
     (left, right, top, bottom, front, back) as F.pad reads them."""
