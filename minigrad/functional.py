@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from . import kernels, ops
-from .engine import ArrayLike, _broadcasts_to, is_fused_enabled
+from .engine import ArrayLike, _broadcasts_to, is_fused_enabled, no_grad
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
 from .tensor_functions import cat, einsum, where
@@ -56,9 +56,12 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else out + bias
 
 
-def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0) -> Tensor:
     """Rows of `weight` picked by the integer ids in `input` (any shape). The row
-    `padding_idx` (if given) gets no gradient, as in PyTorch."""
+    `padding_idx` (if given) gets no gradient, as in PyTorch. With `max_norm`, the rows
+    picked whose `norm_type`-norm exceeds it are first scaled down to it in `weight` itself,
+    outside the graph, as PyTorch's embedding_renorm_ does."""
     ids = np.array(_as_array(input))  # a copy: backward reads it, the caller may change theirs
     if ids.dtype.kind not in "iu":
         raise InvalidTypeError(f"embedding: ids must be integers, got dtype {ids.dtype}")
@@ -68,6 +71,8 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
         raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
                          f"from {ids.min()} to {ids.max()}")
+    if max_norm is not None:
+        _renormalize_rows(weight, np.unique(ids), max_norm, norm_type)
     if padding_idx is not None:
         if not -len(weight) <= padding_idx < len(weight):
             raise AssertionError(f"embedding: padding_idx must be within num_embeddings "
@@ -78,6 +83,17 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None) 
     if is_fused_enabled():
         return kernels.Embedding.apply(weight, ids=ids)
     return weight[ids]
+
+
+def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_type: float
+                      ) -> None:
+    """embedding's max_norm: the `rows` of `weight` whose norm exceeds max_norm scaled by
+    max_norm / (norm + 1e-7), in place (PyTorch's formula); a change of weight's version, so
+    a graph that used weight before refuses its backward, as in PyTorch."""
+    used = weight.data[rows]
+    norms = np.linalg.norm(used, ord=norm_type, axis=1, keepdims=True)
+    with no_grad():
+        weight[rows] = np.where(norms > max_norm, used * (max_norm / (norms + 1e-7)), used)
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
@@ -389,6 +405,44 @@ def unfold(input: Tensor, kernel_size: int | Sequence[int], dilation: int | Sequ
     return out if batched else out.reshape(out.shape[1:])
 
 
+def fold(input: Tensor, output_size: int | Sequence[int], kernel_size: int | Sequence[int],
+         dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+         stride: int | Sequence[int] = 1) -> Tensor:
+    """unfold's adjoint (col2im): the columns of (N, C * kH * kW, L), or (C * kH * kW, L), put
+    back as (kH, kW) blocks of an (N, C, *output_size) image, entries that overlap added up.
+    Composed: each column entry is added at its place in the padded image (index_add), and
+    the padding is cut off; so the gradient is unfold's of the upstream one."""
+    name = "fold"
+    if input.ndim not in (2, 3):
+        raise InvalidArgumentError(f"{name}: expected input (N, C * kH * kW, L) or "
+                                   f"(C * kH * kW, L), got shape {input.shape}")
+    x = input if input.ndim == 3 else input.reshape(1, *input.shape)
+    height, width = _ints(name, "output_size", output_size, 2, minimum=1)
+    (kh, kw) = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
+    (dh, dw) = _ints(name, "dilation", dilation, 2, minimum=1)
+    (ph, pw) = _ints(name, "padding", padding, 2, minimum=0)
+    (sh, sw) = _ints(name, "stride", stride, 2, minimum=1)
+    n, column_size, length = x.shape
+    blocks_h = (height + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    blocks_w = (width + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if column_size % (kh * kw) or blocks_h < 1 or blocks_w < 1 or blocks_h * blocks_w != length:
+        raise InvalidArgumentError(
+            f"{name}: input {input.shape} does not fit: dim -2 must be a multiple of "
+            f"kH * kW = {kh * kw}, and dim -1 the number of blocks in output_size "
+            f"{(height, width)} ({max(blocks_h, 0)} * {max(blocks_w, 0)})")
+    channels, padded_width = column_size // (kh * kw), width + 2 * pw
+    # the place in the padded image of kernel entry (i, j) of block (bh, bw), in the order
+    # of the input's (kH * kW, L) entries
+    rows = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(blocks_h) * sh)[:, None]
+    cols = (np.arange(kw) * dw)[None, :, None, None] + np.arange(blocks_w) * sw
+    places = (rows * padded_width + cols).reshape(-1)
+    image = x.new_zeros(n, channels, (height + 2 * ph) * padded_width)
+    image = image.index_add(2, places, x.reshape(n, channels, -1))
+    image = image.reshape(n, channels, height + 2 * ph, padded_width)[
+        :, :, ph:ph + height, pw:pw + width]
+    return image if input.ndim == 3 else image.reshape(image.shape[1:])
+
+
 def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
            stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
            dilation: int | Sequence[int] = 1, groups: int = 1) -> Tensor:
@@ -557,6 +611,114 @@ def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tens
     _batched("adaptive_avg_pool1d", input, 1, "(N, C, L) or (C, L)")
     size = _ints("adaptive_avg_pool1d", "output_size", output_size, 1, minimum=0)[0]
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
+
+
+def _first_max_or_last_nan(values: np.ndarray) -> np.ndarray:
+    """Where along the last axis PyTorch's max pooling scan ends: the first maximum, or the last
+    NaN where there is one (its scan takes a value that is larger, or NaN)."""
+    winner = values.argmax(axis=-1)
+    if values.dtype.kind == "f":
+        nans = np.isnan(values)
+        last_nan = values.shape[-1] - 1 - nans[..., ::-1].argmax(axis=-1)
+        winner = np.where(nans.any(axis=-1), last_nan, winner)
+    return winner
+
+
+def _picked_in_planes(x: Tensor, places: np.ndarray, batched: bool, return_indices: bool
+                      ) -> Tensor | tuple[Tensor, Tensor]:
+    """The entries of (N, C, *spatial) x at the flat `places` (N, C, *out) of their input
+    planes: gather, so the gradient goes to those entries alone; with their indices (int64)."""
+    n, c = x.shape[:2]
+    out = x.reshape(n, c, -1).gather(2, places.reshape(n, c, -1)).reshape(places.shape)
+    indices = places.astype(np.int64)
+    if not batched:
+        out, indices = out.reshape(out.shape[1:]), indices[0]
+    return (out, Tensor(indices)) if return_indices else out
+
+
+def max_pool3d(input: Tensor, kernel_size: int | Sequence[int],
+               stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+               dilation: int | Sequence[int] = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W); arguments,
+    gradient (to the first maximum of each window, or its last NaN; never the padding) and
+    indices (flat, d * H * W + h * W + w) as max_pool2d's. The winners are found in numpy and
+    gathered, so the gradient is gather's."""
+    name = "max_pool3d"
+    x, batched = _batched(name, input, 3, "(N, C, D, H, W) or (C, D, H, W)", floating=False)
+    geometry = _pool_geometry(name, x.shape[2:], kernel_size, stride, padding, dilation,
+                              ceil_mode)
+    spatial_axes = (2, 3, 4)
+    lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min  # integers pool too
+    padded = np.pad(x.data, ((0, 0), (0, 0), *geometry["padding"]), constant_values=lowest)
+    inside = np.pad(np.ones(x.shape[2:], bool), geometry["padding"])
+
+    def windows(a: np.ndarray) -> np.ndarray:
+        """(..., *out, kD * kH * kW): each window's entries, dilation applied."""
+        spans = [d * (k - 1) + 1 for k, d in zip(geometry["kernel_size"], geometry["dilation"])]
+        view = np.lib.stride_tricks.sliding_window_view(a, spans, axis=tuple(range(-3, 0)))
+        (sd, sh, sw), (dd, dh, dw) = geometry["stride"], geometry["dilation"]
+        view = view[..., ::sd, ::sh, ::sw, ::dd, ::dh, ::dw]
+        return view.reshape(*view.shape[:-3], -1)
+
+    entries = windows(padded)
+    entries_inside = np.broadcast_to(windows(inside), entries.shape)
+    winner = _first_max_or_last_nan(entries)
+    # where every entry inside the window is the lowest value the padding ties with them, but
+    # PyTorch's scan starts at the window's first entry inside the input: that one wins
+    won_by_padding = ~np.take_along_axis(entries_inside, winner[..., None], -1)[..., 0]
+    winner = np.where(won_by_padding, entries_inside.argmax(-1), winner)
+    offsets = np.unravel_index(winner, geometry["kernel_size"])  # the winner in its window
+    coordinates = [np.arange(size).reshape([-1 if k == axis else 1 for k in spatial_axes])
+                   * step - before + offset * dilate
+                   for axis, size, step, (before, _), offset, dilate in zip(
+                       spatial_axes, winner.shape[2:], geometry["stride"], geometry["padding"],
+                       offsets, geometry["dilation"])]
+    places = np.ravel_multi_index(np.broadcast_arrays(*coordinates), x.shape[2:])
+    return _picked_in_planes(x, places, batched, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, H, W) or (C, H, W), binned as adaptive_avg_pool2d's (None
+    keeps that dim); the gradient goes to one entry per bin, its first maximum (its last NaN if
+    it has any), as in PyTorch, and `return_indices=True` also returns where that is (flat,
+    h * W + w, int64)."""
+    name = "adaptive_max_pool2d"
+    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")  # floats, as PyTorch
+    sizes = (output_size,) * 2 if output_size is None or isinstance(
+        output_size, (int, np.integer)) else tuple(output_size)
+    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
+                                  for s in sizes):
+        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
+                                   f"each >= 0, got {output_size!r}")
+    if 0 in x.shape[2:]:  # a bin of an empty dim would have no maximum
+        raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
+                                   f"non-batch dimensions, got shape {input.shape}")
+    (h, w), n, c = x.shape[2:], *x.shape[:2]
+    out_h, out_w = (size if out is None else out for size, out in zip((h, w), sizes))
+    places = np.zeros((n, c, out_h, out_w), np.int64)
+    for i in range(out_h):
+        top, bottom = i * h // out_h, -(-(i + 1) * h // out_h)
+        for j in range(out_w):
+            left, right = j * w // out_w, -(-(j + 1) * w // out_w)
+            winner = _first_max_or_last_nan(x.data[:, :, top:bottom, left:right]
+                                            .reshape(n, c, -1))
+            row, col = np.divmod(winner, right - left)
+            places[:, :, i, j] = (top + row) * w + left + col
+    return _picked_in_planes(x, places, batched, return_indices)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, L) or (C, L), binned as adaptive_avg_pool1d's:
+    adaptive_max_pool2d over a height of 1 (its gradient; indices along L)."""
+    _batched("adaptive_max_pool1d", input, 1, "(N, C, L) or (C, L)")
+    size = _ints("adaptive_max_pool1d", "output_size", output_size, 1, minimum=0)[0]
+    out = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
 
 
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
@@ -945,8 +1107,23 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
 # --------------------------------------------------------------------------------------------
 # Activations
 # --------------------------------------------------------------------------------------------
-def relu(input: Tensor) -> Tensor:
-    return input.relu()
+def _result(name: str, input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    """An activation's `inplace=True`: the result written into `input`, which is returned, as
+    PyTorch's; but where the result requires grad (grad mode on, input requiring grad) it would
+    have to be recorded in place, which minigrad does not do, so it is returned as a new
+    tensor, as `x += y` does. Code that uses what the call returns works either way."""
+    if not inplace or result.requires_grad:
+        return result
+    return input._modified(name, result)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _result("relu", input, input.relu(), inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """relu into `input` itself, as Tensor.relu_ (refused while recording a graph)."""
+    return input.relu_()
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -973,10 +1150,16 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return 0.5 * input * (1 + inner.tanh())
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x."""
     input._require_floating("leaky_relu")
-    return ops.Where.apply(input, input * negative_slope, cond=input.data > 0)
+    return _result("leaky_relu", input,
+                   ops.Where.apply(input, input * negative_slope, cond=input.data > 0), inplace)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """leaky_relu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("leaky_relu_", leaky_relu(input, negative_slope))
 
 
 def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
@@ -988,34 +1171,49 @@ def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -
     return ops.Where.apply(input, negative, cond=positive)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1)."""
     input._require_floating("elu")
-    return _exponential_linear(input, alpha)
+    return _result("elu", input, _exponential_linear(input, alpha), inplace)
 
 
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """elu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("elu_", elu(input, alpha))
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x / alpha) - 1)."""
     input._require_floating("celu")
     if alpha == 0:
         raise InvalidArgumentError("celu: alpha must be nonzero")
-    return _exponential_linear(input, alpha, 1 / alpha)
+    return _result("celu", input, _exponential_linear(input, alpha, 1 / alpha), inplace)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """celu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("celu_", celu(input, alpha))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def selu(input: Tensor) -> Tensor:
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al. (2017)."""
     input._require_floating("selu")
-    return _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE
+    return _result("selu", input, _exponential_linear(input, _SELU_ALPHA) * _SELU_SCALE, inplace)
 
 
-def silu(input: Tensor) -> Tensor:
+def selu_(input: Tensor) -> Tensor:
+    """selu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("selu_", selu(input))
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (also called swish)."""
     input._require_floating("silu")
-    return input * input.sigmoid()
+    return _result("silu", input, input * input.sigmoid(), inplace)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -1029,10 +1227,10 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     return ops.Where.apply(input, soft, cond=linear)
 
 
-def mish(input: Tensor) -> Tensor:
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
     input._require_floating("mish")
-    return input * softplus(input).tanh()
+    return _result("mish", input, input * softplus(input).tanh(), inplace)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -1047,20 +1245,36 @@ def softsign(input: Tensor) -> Tensor:
     return input / (1 + input.abs())
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
+             inplace: bool = False) -> Tensor:
     """x limited to [min_val, max_val]. Unlike clamp, the gradient is 0 at the bounds too, as
     in PyTorch."""
     if min_val > max_val:
         raise ValueError(f"hardtanh: min_val ({min_val}) must not exceed max_val ({max_val})")
     input._refuse_bool("hardtanh")
-    return (input.masked_fill(input.data <= min_val, min_val)
-            .masked_fill(input.data >= max_val, max_val))
+    limited = (input.masked_fill(input.data <= min_val, min_val)
+               .masked_fill(input.data >= max_val, max_val))
+    return _result("hardtanh", input, limited, inplace)
 
 
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """hardtanh into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("hardtanh_", hardtanh(input, min_val, max_val))
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else `value` (gradient 1 where x is kept, 0 elsewhere); NaN is
     kept, as in PyTorch."""
-    return input.masked_fill(input.data <= threshold, value)
+    return _result("threshold", input, input.masked_fill(input.data <= threshold, value),
+                   inplace)
+
+
+_threshold = threshold  # for threshold_, whose argument `threshold` hides the function
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """threshold into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    return input._modified("threshold_", _threshold(input, threshold, value))
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -1099,21 +1313,21 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return ops.Where.apply(*Tensor._operands(input, weight * input), cond=input.data > 0)
 
 
-def relu6(input: Tensor) -> Tensor:
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6)."""
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def hardsigmoid(input: Tensor) -> Tensor:
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6: 0 below -3, 1 above 3, linear between."""
     input._require_floating("hardsigmoid")
-    return relu6(input + 3) / 6
+    return _result("hardsigmoid", input, relu6(input + 3) / 6, inplace)
 
 
-def hardswish(input: Tensor) -> Tensor:
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * hardsigmoid(x)."""
     input._require_floating("hardswish")
-    return input * hardsigmoid(input)
+    return _result("hardswish", input, input * hardsigmoid(input), inplace)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

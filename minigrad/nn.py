@@ -486,35 +486,14 @@ class Linear(Module):
         return F.linear(x, self.weight, self.bias)
 
 
-class Bilinear(Module):
-    """y[o] = x1 @ weight[o] @ x2 + bias[o], weight (out_features, in1_features,
-    in2_features) as in PyTorch. Initialised like PyTorch: uniform in +-1/sqrt(in1_features)."""
-
-    def __init__(self, in1_features: int, in2_features: int, out_features: int,
-                 bias: bool = True, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
-        super().__init__()
-        self.in1_features, self.in2_features = in1_features, in2_features
-        self.out_features = out_features
-        rng = _default_rng(rng)
-        self.weight = _uniform_init((out_features, in1_features, in2_features), in1_features,
-                                    rng, dtype)
-        self.bias = _uniform_init((out_features,), in1_features, rng, dtype) if bias else None
-
-    def extra_repr(self) -> str:
-        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
-                f"out_features={self.out_features}, bias={self.bias is not None}")
-
-    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
-        return F.bilinear(input1, input2, self.weight, self.bias)
-
-
 class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
-    rows. Initialised N(0, 1), like PyTorch."""
+    rows. Initialised N(0, 1), like PyTorch. With `max_norm`, the rows looked up are first
+    scaled down in place to that norm (F.embedding's)."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
+                 max_norm: float | None = None, norm_type: float = 2.0,
                  _weight: Parameter | None = None) -> None:
         super().__init__()
         if padding_idx is not None:
@@ -523,7 +502,7 @@ class Embedding(Module):
                                      f"({num_embeddings}), got {padding_idx}")
             padding_idx %= num_embeddings  # PyTorch keeps it non-negative
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.padding_idx = padding_idx
+        self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
             self.weight = _weight
             return
@@ -534,7 +513,8 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(cls, embeddings: Any, freeze: bool = True,
-                        padding_idx: int | None = None) -> Embedding:
+                        padding_idx: int | None = None, max_norm: float | None = None,
+                        norm_type: float = 2.0) -> Embedding:
         """An Embedding whose weight is `embeddings` (num_embeddings, embedding_dim), as
         PyTorch's: it shares their memory, is frozen (requires_grad=False) unless freeze=False,
         and its padding row is kept as given (it gets no gradient)."""
@@ -542,14 +522,22 @@ class Embedding(Module):
         if weight.ndim != 2:  # PyTorch's class for it, as for padding_idx
             raise AssertionError(f"Embedding.from_pretrained: embeddings must be 2-dimensional, "
                                  f"got shape {weight.shape}")
-        return cls(*weight.shape, padding_idx=padding_idx, _weight=weight)
+        return cls(*weight.shape, padding_idx=padding_idx, max_norm=max_norm,
+                   norm_type=norm_type, _weight=weight)
 
     def extra_repr(self) -> str:
-        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+        settings = [f"{self.num_embeddings}, {self.embedding_dim}"]
+        if self.padding_idx is not None:
+            settings.append(f"padding_idx={self.padding_idx}")
+        if self.max_norm is not None:
+            settings.append(f"max_norm={self.max_norm}")
+        if self.norm_type != 2:
+            settings.append(f"norm_type={self.norm_type}")
+        return ", ".join(settings)
 
     def forward(self, indices: Any) -> Tensor:
-        return F.embedding(indices, self.weight, self.padding_idx)
+        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
+                           self.norm_type)
 
 
 class LayerNorm(Module):
@@ -607,11 +595,14 @@ class _BatchNorm(Module):
                 f"affine={self.affine}, bias={self.bias is not None}, "
                 f"track_running_stats={self.track_running_stats}")
 
-    def forward(self, x: Tensor) -> Tensor:
+    def _check_rank(self, x: Tensor) -> None:
         if x.ndim not in self._ranks:
             raise ValueError(f"{type(self).__name__}: expected "
                              f"{' or '.join(f'{r}D' for r in self._ranks)} input (got "
                              f"{x.ndim}D input)")
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check_rank(x)
         momentum = self.momentum
         if self.training and self.running_mean is not None:
             self.num_batches_tracked.data += 1
@@ -632,6 +623,57 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W)."""
 
     _ranks = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W)."""
+
+    _ranks = (5,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """InstanceNorm1d, 2d and 3d: F.instance_norm, each channel of each sample normalised over
+    its spatial dims; PyTorch's defaults (no affine weight and bias, no running statistics).
+    With track_running_stats, eval mode uses the running statistics; an unbatched
+    (C, *spatial) input is one sample."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
+                 affine: bool = False, track_running_stats: bool = False,
+                 dtype: Any = np.float32, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype,
+                         bias=bias)
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check_rank(x)
+        batched = x.ndim == self._ranks[-1]
+        channels = x.shape[1 if batched else 0]
+        if self.affine and channels != self.num_features:  # PyTorch only warns without affine
+            raise ValueError(f"{type(self).__name__}: expected input's size at dim="
+                             f"{int(batched)} to match num_features ({self.num_features}), "
+                             f"but got: {channels}.")
+        out = F.instance_norm(x if batched else x.unsqueeze(0), self.running_mean,
+                              self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              0.0 if self.momentum is None else self.momentum, self.eps)
+        return out if batched else out.squeeze(0)
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalisation of (N, C, L) or (C, L)."""
+
+    _ranks = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalisation of (N, C, H, W) or (C, H, W)."""
+
+    _ranks = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of (N, C, D, H, W) or (C, D, H, W)."""
+
+    _ranks = (4, 5)
 
 
 class GroupNorm(Module):
@@ -961,13 +1003,6 @@ class Flatten(Module):
         return x.reshape(*x.shape[:start], -1, *x.shape[end + 1:])
 
 
-class ReLU(Module):
-    """F.relu as a layer."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.relu(x)
-
-
 class GELU(Module):
     """F.gelu as a layer: approximate='none' (exact, erf) or 'tanh'."""
 
@@ -990,13 +1025,6 @@ class Identity(Module):
 
     def forward(self, input: Any) -> Any:
         return input
-
-
-class SiLU(Module):
-    """F.silu as a layer."""
-
-    def forward(self, x: Tensor) -> Tensor:
-        return F.silu(x)
 
 
 class _AlongDim(Module):
@@ -1105,23 +1133,49 @@ class _Pointwise(Module):
         return type(self)._function(x)
 
 
-class ReLU6(_Pointwise):
+class _PointwiseInPlace(_Pointwise):
+    """A function of one tensor with PyTorch's `inplace` flag, as a layer (ReLU, SiLU, ...):
+    F.relu(x, inplace=True) writes into x unless the result requires grad."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return type(self)._function(x, inplace=self.inplace)
+
+
+class ReLU(_PointwiseInPlace):
+    _function = staticmethod(F.relu)
+
+
+class SiLU(_PointwiseInPlace):
+    _function = staticmethod(F.silu)
+
+
+class ReLU6(_PointwiseInPlace):
     _function = staticmethod(F.relu6)
 
 
-class SELU(_Pointwise):
+class SELU(_PointwiseInPlace):
     _function = staticmethod(F.selu)
 
 
-class Mish(_Pointwise):
+class Mish(_PointwiseInPlace):
     _function = staticmethod(F.mish)
 
 
-class Hardsigmoid(_Pointwise):
+class Hardsigmoid(_PointwiseInPlace):
     _function = staticmethod(F.hardsigmoid)
 
+    def extra_repr(self) -> str:
+        return ""  # PyTorch's shows no inplace here
 
-class Hardswish(_Pointwise):
+
+class Hardswish(Hardsigmoid):
     _function = staticmethod(F.hardswish)
 
 
@@ -1133,33 +1187,38 @@ class Softsign(_Pointwise):
     _function = staticmethod(F.softsign)
 
 
+def _inplace_repr(inplace: bool) -> str:
+    """The end of an activation's extra_repr, as PyTorch's: the flag only when it is set."""
+    return ", inplace=True" if inplace else ""
+
+
 class LeakyReLU(Module):
-    def __init__(self, negative_slope: float = 0.01) -> None:
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
-        self.negative_slope = negative_slope
+        self.negative_slope, self.inplace = negative_slope, inplace
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
 
 class ELU(Module):
-    def __init__(self, alpha: float = 1.0) -> None:
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
-        self.alpha = alpha
+        self.alpha, self.inplace = alpha, inplace
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha)
+        return F.elu(x, self.alpha, self.inplace)
 
 
 class CELU(ELU):
     def forward(self, x: Tensor) -> Tensor:
-        return F.celu(x, self.alpha)
+        return F.celu(x, self.alpha, self.inplace)
 
 
 class Softplus(Module):
@@ -1175,15 +1234,16 @@ class Softplus(Module):
 
 
 class Hardtanh(Module):
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+                 ) -> None:
         super().__init__()
-        self.min_val, self.max_val = min_val, max_val
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
 
     def extra_repr(self) -> str:
-        return f"min_val={self.min_val}, max_val={self.max_val}"
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.hardtanh(x, self.min_val, self.max_val)
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
 
 
 class Softmin(_AlongDim):
@@ -1212,15 +1272,15 @@ class Softshrink(Hardshrink):
 
 
 class Threshold(Module):
-    def __init__(self, threshold: float, value: float) -> None:
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
         super().__init__()
-        self.threshold, self.value = threshold, value
+        self.threshold, self.value, self.inplace = threshold, value, inplace
 
     def extra_repr(self) -> str:
-        return f"threshold={self.threshold}, value={self.value}"
+        return f"threshold={self.threshold}, value={self.value}{_inplace_repr(self.inplace)}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.threshold(x, self.threshold, self.value)
+        return F.threshold(x, self.threshold, self.value, self.inplace)
 
 
 class PReLU(Module):
@@ -1341,6 +1401,313 @@ class AdaptiveAvgPool2d(Module):
         return F.adaptive_avg_pool2d(x, self.output_size)
 
 
+# --------------------------------------------------------------------------------------------
+# Layers for functions of F that had none
+# --------------------------------------------------------------------------------------------
+class Bilinear(Module):
+    """y = x1^T W x2 + b (F.bilinear), weight (out_features, in1_features, in2_features).
+
+    Initialised like PyTorch: uniform in +-1/sqrt(in1_features), weight and bias alike."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int,
+                 bias: bool = True, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features = in1_features, in2_features
+        self.out_features = out_features
+        rng = _default_rng(rng)
+        self.weight = _uniform_init((out_features, in1_features, in2_features), in1_features,
+                                    rng, dtype)
+        self.bias = _uniform_init((out_features,), in1_features, rng, dtype) if bias else None
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """F.multilabel_soft_margin_loss(input, target) as a module (class `weight` a buffer)."""
+
+    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
+        super().__init__(reduction, weight=weight)
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, self._given(self.weight),
+                                             reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """F.multi_margin_loss(input, target) as a module (class `weight` a buffer)."""
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, *,
+                 reduction: str = "mean") -> None:
+        if p not in (1, 2):  # PyTorch checks it here already
+            raise ValueError(f"MultiMarginLoss: only p == 1 and p == 2 are supported, got {p}")
+        super().__init__(reduction, weight=weight)
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multi_margin_loss(input, target, self.p, self.margin, self._given(self.weight),
+                                   reduction=self.reduction)
+
+
+class GLU(_AlongDim):
+    """F.glu along `dim` as a layer."""
+
+    _function = staticmethod(F.glu)
+
+
+class Softmax2d(Module):
+    """F.softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in (3, 4):
+            raise InvalidArgumentError(f"Softmax2d: expects (N, C, H, W) or (C, H, W), got "
+                                       f"shape {x.shape}")
+        return F.softmax(x, -3)
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim  # `norm`: PyTorch's name for p
+
+    def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    def forward(self, x: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(x, self.output_size)
+
+
+class AdaptiveMaxPool2d(Module):
+    """F.adaptive_max_pool2d as a layer."""
+
+    def __init__(self, output_size: int | None | Sequence[int | None],
+                 return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """F.max_pool3d as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """F.avg_pool3d as a layer."""
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class MaxUnpool2d(Module):
+    """F.max_unpool2d as a layer: forward(input, indices, output_size=None)."""
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None,
+                 padding: int | Sequence[int] = 0) -> None:
+        super().__init__()  # pairs, as PyTorch keeps them
+        self.kernel_size = F._ints("MaxUnpool2d", "kernel_size", kernel_size, 2, minimum=1)
+        self.stride = self.kernel_size if stride is None else \
+            F._ints("MaxUnpool2d", "stride", stride, 2, minimum=1)
+        self.padding = F._ints("MaxUnpool2d", "padding", padding, 2, minimum=0)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor, indices: Any,
+                output_size: Sequence[int] | None = None) -> Tensor:
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
+                              output_size)
+
+
+class Unfold(Module):
+    """F.unfold (im2col) as a layer."""
+
+    def __init__(self, kernel_size: int | Sequence[int], dilation: int | Sequence[int] = 1,
+                 padding: int | Sequence[int] = 0, stride: int | Sequence[int] = 1) -> None:
+        super().__init__()
+        self.kernel_size, self.dilation = kernel_size, dilation
+        self.padding, self.stride = padding, stride
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+                f"padding={self.padding}, stride={self.stride}")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+
+
+class Fold(Module):
+    """F.fold (col2im, unfold's adjoint) as a layer."""
+
+    def __init__(self, output_size: int | Sequence[int], kernel_size: int | Sequence[int],
+                 dilation: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 stride: int | Sequence[int] = 1) -> None:
+        super().__init__()
+        self.output_size, self.kernel_size = output_size, kernel_size
+        self.dilation, self.padding, self.stride = dilation, padding, stride
+
+    def extra_repr(self) -> str:
+        return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
+                f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+                      self.stride)
+
+
+class Upsample(Module):
+    """F.interpolate as a layer: to `size`, or by `scale_factor`."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+                 align_corners: bool | None = None) -> None:
+        super().__init__()
+        self.size, self.mode, self.align_corners = size, mode, align_corners
+        self.scale_factor = (float(scale_factor) if isinstance(scale_factor, (int, float))
+                             else scale_factor)  # PyTorch keeps a float
+
+    def extra_repr(self) -> str:
+        given = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None
+                 else f"size={self.size!r}")
+        return f"{given}, mode={self.mode!r}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+
+
+class UpsamplingNearest2d(Upsample):
+    """Upsample with mode 'nearest' (of (N, C, H, W) inputs, for PyTorch's name)."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Upsample with mode 'bilinear' and align_corners=True, as PyTorch's."""
+
+    def __init__(self, size: int | Sequence[int] | None = None,
+                 scale_factor: float | Sequence[float] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
+
+
+class _Pad(Module):
+    """F.pad of the last `_dims` dims as a layer: `padding` one int for every side, or
+    (left, right, top, bottom, front, back) as F.pad reads them."""
+
+    _dims: int
+    _mode: str
+
+    def __init__(self, padding: int | Sequence[int]) -> None:
+        super().__init__()
+        self.padding = F._ints(type(self).__name__, "padding", padding, 2 * self._dims,
+                               minimum=-math.inf)  # a negative amount crops, as in F.pad
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.pad(x, self.padding, self._mode, getattr(self, "value", None))
+
+
+class ConstantPad1d(_Pad):
+    _dims, _mode = 1, "constant"
+
+    def __init__(self, padding: int | Sequence[int], value: float) -> None:
+        super().__init__(padding)
+        self.value = value
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad2d(ConstantPad1d):
+    _dims = 2
+
+
+class ConstantPad3d(ConstantPad1d):
+    _dims = 3
+
+
+class ZeroPad1d(_Pad):
+    _dims, _mode = 1, "constant"
+
+
+class ZeroPad2d(ZeroPad1d):
+    _dims = 2
+
+
+class ZeroPad3d(ZeroPad1d):
+    _dims = 3
+
+
+class ReflectionPad1d(_Pad):
+    _dims, _mode = 1, "reflect"
+
+
+class ReflectionPad2d(ReflectionPad1d):
+    _dims = 2
+
+
+class ReflectionPad3d(ReflectionPad1d):
+    _dims = 3
+
+
+class ReplicationPad1d(_Pad):
+    _dims, _mode = 1, "replicate"
+
+
+class ReplicationPad2d(ReplicationPad1d):
+    _dims = 2
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    _dims = 3
+
+
+class CircularPad1d(_Pad):
+    _dims, _mode = 1, "circular"
+
+
+class CircularPad2d(CircularPad1d):
+    _dims = 2
+
+
+class CircularPad3d(CircularPad1d):
+    _dims = 3
+
+
 class NLLLoss(_WeightedLoss):
     """F.nll_loss(input, target) as a module (class `weight` a constant array)."""
 
@@ -1452,30 +1819,6 @@ class TripletMarginLoss(Module):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
-
-
-class MultiLabelSoftMarginLoss(_WeightedLoss):
-    """F.multilabel_soft_margin_loss as a module (class `weight` a buffer)."""
-
-    def __init__(self, weight: Any = None, *, reduction: str = "mean") -> None:
-        super().__init__(reduction, weight=weight)
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.multilabel_soft_margin_loss(input, target, self._given(self.weight),
-                                             reduction=self.reduction)
-
-
-class MultiMarginLoss(_WeightedLoss):
-    """F.multi_margin_loss as a module (class `weight` a buffer)."""
-
-    def __init__(self, p: int = 1, margin: float = 1.0, weight: Any = None, *,
-                 reduction: str = "mean") -> None:
-        super().__init__(reduction, weight=weight)
-        self.p, self.margin = p, margin
-
-    def forward(self, input: Tensor, target: Any) -> Tensor:
-        return F.multi_margin_loss(input, target, self.p, self.margin, self._given(self.weight),
-                                   reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):

@@ -747,6 +747,21 @@ class Tensor:
     def clamp_(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
         return self._modified("clamp_", self.clamp(min, max))
 
+    def clip_(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
+        return self._modified("clip_", self.clamp(min, max))
+
+    def relu_(self) -> Tensor:
+        return self._modified("relu_", self.relu())
+
+    def sigmoid_(self) -> Tensor:
+        return self._modified("sigmoid_", self.sigmoid())
+
+    def tanh_(self) -> Tensor:
+        return self._modified("tanh_", self.tanh())
+
+    def masked_fill_(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
+        return self._modified("masked_fill_", self.masked_fill(mask, value))
+
     def copy_(self, src: ArrayLike) -> Tensor:
         """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
         its dtype whatever theirs (as PyTorch does)."""
@@ -2258,6 +2273,27 @@ class Tensor:
                                        f"{self.shape}")
         return self.transpose(-2, -1)
 
+    @property
+    def H(self) -> Tensor:
+        """The conjugate transpose of a matrix: minigrad's tensors are real, so its transpose
+        (a 0-D tensor: itself)."""
+        if self.ndim not in (0, 2):
+            raise InvalidArgumentError(f"H: only supported on matrices (2-D tensors), got shape "
+                                       f"{self.shape}; for batches of matrices, use mH")
+        return self.T
+
+    @property
+    def mH(self) -> Tensor:
+        """The conjugate transpose of a batch of matrices: for real tensors, mT."""
+        return self.adjoint()
+
+    def adjoint(self) -> Tensor:
+        """The conjugate transpose of the last two dims: for real tensors, mT."""
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"adjoint: only supported on matrices or batches of "
+                                       f"matrices, got shape {self.shape}")
+        return self.mT
+
     def __getitem__(self, index: Any) -> Tensor:
         """numpy's indexing with PyTorch's one difference: when ints and index arrays meet in one
         index, the ints select first (each removes its dim) and the arrays index what is left.
@@ -2565,6 +2601,32 @@ class Tensor:
         bounds = [min(max(b + size if b < 0 else b, 0), size) for b in [0, *cuts, size]]
         return tuple(self.narrow(d, start, max(end - start, 0))
                      for start, end in zip(bounds, bounds[1:]))
+
+    def hsplit(self, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+        """tensor_split along dim 1 (dim 0 of a 1-D tensor), as torch.hsplit: a number of
+        sections must divide the dim."""
+        return self._numpy_style_split("hsplit", indices_or_sections, 1, 1 if self.ndim > 1 else 0)
+
+    def vsplit(self, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+        """tensor_split along dim 0 of a tensor of at least 2 dims, as torch.vsplit."""
+        return self._numpy_style_split("vsplit", indices_or_sections, 2, 0)
+
+    def dsplit(self, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+        """tensor_split along dim 2 of a tensor of at least 3 dims, as torch.dsplit."""
+        return self._numpy_style_split("dsplit", indices_or_sections, 3, 2)
+
+    def _numpy_style_split(self, op: str, indices_or_sections: int | Sequence[int],
+                           min_ndim: int, dim: int) -> tuple[Tensor, ...]:
+        """numpy's hsplit, vsplit and dsplit: unlike tensor_split, sections must be equal."""
+        if self.ndim < min_ndim:
+            raise InvalidArgumentError(f"{op}: needs a tensor of at least {min_ndim} dims, got "
+                                       f"shape {self.shape}")
+        if isinstance(indices_or_sections, (int, np.integer)):
+            sections = int(indices_or_sections)
+            if sections <= 0 or self.shape[dim] % sections:
+                raise InvalidArgumentError(f"{op}: the size {self.shape[dim]} of dim {dim} is "
+                                           f"not divisible into {sections} sections")
+        return self.tensor_split(indices_or_sections, dim)
 
     def unbind(self, dim: int = 0) -> tuple[Tensor, ...]:
         """The slices along `dim`, each without that dim: x[0], x[1], ... for dim 0."""
@@ -3003,6 +3065,16 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """The int a one-element integer tensor holds, so that it serves where Python wants an
+        index: `lst[i]`, `range(n)`, `x.narrow(1, start, 2)`, a slice's bounds. Floats and bools
+        are refused (TypeError), as numpy's scalars of those kinds. Indexing a Tensor with a
+        Tensor never comes here: `__getitem__` reads an index tensor as an index array."""
+        if self.dtype.kind not in "iu" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            f"index, got dtype {self.dtype} and shape {self.shape}")
+        return int(self.data.reshape(()))
+
     def to(self, dtype: Any) -> Tensor:
         """This tensor in `dtype` (or in another tensor's dtype); itself when it is in it already.
         Float to float is differentiable; to integers or bool it is not (as in PyTorch)."""
@@ -3020,6 +3092,23 @@ class Tensor:
         if target.kind == "f" and self.dtype.kind == "f":
             return ops.Cast.apply(self, dtype=target)
         return Tensor._make(self.data.astype(target))
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> str | Tensor:
+        """With no dtype, the name of PyTorch's legacy tensor type under minigrad's module,
+        'minigrad.FloatTensor' for float32; with one, this tensor in that dtype, as `to`.
+        `dtype` may be a dtype or such a name, 'minigrad.DoubleTensor' or PyTorch's
+        'torch.DoubleTensor'. `non_blocking` changes nothing (there is no device to copy to)."""
+        if dtype is None:
+            return f"minigrad.{_LEGACY_TYPE_NAMES.get(self.dtype, self.dtype.name)}Tensor"
+        if isinstance(dtype, str):
+            module, _, name = dtype.rpartition(".")
+            named = {f"{legacy}Tensor": numpy_dtype
+                     for numpy_dtype, legacy in _LEGACY_TYPE_NAMES.items()}
+            if module not in ("minigrad", "torch") or name not in named:
+                raise ValueError(f"type: invalid type: {dtype!r}; expected a dtype or a name "
+                                 f"such as 'minigrad.FloatTensor'")
+            dtype = named[name]
+        return self.to(dtype)
 
     def type_as(self, other: Tensor) -> Tensor:
         """This tensor in `other`'s dtype."""
@@ -3099,6 +3188,16 @@ class Tensor:
     def contiguous(self) -> Tensor:
         """Itself: minigrad has no strided layouts to make contiguous."""
         return self
+
+
+# PyTorch's legacy tensor type names (Tensor.type): 'torch.FloatTensor' is a float32 tensor
+_LEGACY_TYPE_NAMES = {
+    np.dtype(numpy_dtype): name for numpy_dtype, name in [
+        (np.float16, "Half"), (np.float32, "Float"), (np.float64, "Double"),
+        (np.uint8, "Byte"), (np.int8, "Char"), (np.int16, "Short"), (np.int32, "Int"),
+        (np.int64, "Long"), (np.bool_, "Bool"), (np.uint16, "UInt16"), (np.uint32, "UInt32"),
+        (np.uint64, "UInt64"), (np.complex64, "ComplexFloat"), (np.complex128, "ComplexDouble")]
+}
 
 
 # --------------------------------------------------------------------------------------------

@@ -570,14 +570,16 @@ _METHODS = (
     "mode", "quantile", "nanquantile",
     "reshape", "permute", "transpose", "flatten", "unflatten", "squeeze", "unsqueeze", "movedim",
     "moveaxis", "ravel", "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff",
-    "take_along_dim", "roll", "narrow", "split", "tensor_split", "chunk", "unbind", "gather",
+    "take_along_dim", "roll", "narrow", "split", "tensor_split", "hsplit", "vsplit",
+    "dsplit", "chunk", "unbind", "gather",
     "argwhere", "index_add", "index_copy", "index_fill", "dist", "renorm", "is_floating_point",
     "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "repeat_interleave", "diag",
     "masked_select", "tril", "triu", "diagonal", "diag_embed", "unique_consecutive", "matmul",
     "dot", "outer", "inner", "kron", "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
-    "swapaxes", "swapdims", "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
+    "swapaxes", "swapdims", "adjoint",
+    "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",
 )
 __all__ += ["einsum", *_METHODS]

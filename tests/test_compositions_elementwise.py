@@ -1075,6 +1075,9 @@ INDEXES = {
     "arrays_only": (np.array([1, 0, 1]), slice(None), IDX[:1]),
     "single_array": np.array([1, 1, 0]),
     "single_mask": np.array([True, False]),
+    "one_element_array": np.array([1]),
+    "one_element_array_then_int": (np.array([1]), 0),
+    "slice_one_element_array": (slice(None), np.array([2]), slice(None)),
     "tensor_index": "tensor",
 }
 
@@ -1106,6 +1109,44 @@ def test_indexing_matches_torch_in_values_and_gradients(name, torch):
     out.backward(upstream)
     expected.backward(torch.tensor(upstream))
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("name", [name for name in INDEXES if name != "tensor_index"])
+def test_index_arrays_given_as_tensors_index_as_arrays(name, torch):
+    """A Tensor in an index is an index array, whatever its size: the one-element integer
+    tensors that have __index__ (so that `lst[t]` works) keep their dim, as in PyTorch, and
+    do not become the ints numpy would make of them."""
+    as_tensor = (lambda p: minigrad.tensor(p) if isinstance(p, np.ndarray) else p)
+    index = _index(name)
+    index = tuple(map(as_tensor, index)) if isinstance(index, tuple) else as_tensor(index)
+    data = rng.standard_normal((2, 3, 4))
+    expected = torch.tensor(data)[_index(name, torch)]
+    np.testing.assert_array_equal(Tensor(data)[index].data, expected.numpy())
+    assert Tensor(data)[index].shape == tuple(expected.shape)
+    written, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    with minigrad.no_grad():
+        written[index] = Tensor(np.array(7.0))
+    theirs[_index(name, torch)] = 7.0
+    np.testing.assert_array_equal(written.data, theirs.numpy())
+
+
+def test_a_one_element_integer_tensor_is_an_index_where_python_wants_one(torch):
+    """__index__, as PyTorch's: lists, ranges, slice bounds and the int arguments of ops."""
+    one, two = minigrad.tensor(1), minigrad.tensor([[2]])
+    assert [10, 20, 30][one] == 20 and [10, 20, 30][two] == 30 and list(range(two)) == [0, 1]
+    assert isinstance(one.__index__(), int) and minigrad.tensor(3, dtype=np.uint8).__index__() == 3
+    data = np.arange(12.0).reshape(3, 4)
+    x, tx = Tensor(data), torch.tensor(data)
+    np.testing.assert_array_equal(x.narrow(1, one, two).data,
+                                  tx.narrow(1, torch.tensor(1), torch.tensor([[2]])).numpy())
+    np.testing.assert_array_equal(x[one:two + 1].data,
+                                  tx[torch.tensor(1):torch.tensor(3)].numpy())
+    for not_an_index in (Tensor(np.array(1.0)), minigrad.tensor([1, 2]), minigrad.tensor([]),
+                         Tensor(np.array(1.0), requires_grad=True)):
+        with pytest.raises(TypeError, match="only integer tensors of a single element"):
+            [10, 20][not_an_index]
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        [10, 20][minigrad.tensor(True)]  # PyTorch reads True as 1; numpy's True_ is no index
 
 
 def test_assignment_through_arrays_around_an_empty_ellipsis_matches_torch(torch):
@@ -1280,6 +1321,30 @@ def test_float_to_float_conversions_are_differentiable():
     assert x.half().dtype == np.float16 and x.half().requires_grad
     assert x.type_as(Tensor(np.zeros(1))).dtype == np.float64
     assert x.to(Tensor(np.zeros(1, dtype=np.float64))).dtype == np.float64
+
+
+def test_type_names_the_dtype_as_torch_and_converts_as_to(torch):
+    """x.type() is PyTorch's legacy name under minigrad's module; x.type(dtype) converts, from
+    a dtype or either library's name, to the dtype PyTorch's would."""
+    for numpy_dtype, torch_dtype in [(np.float32, torch.float32), (np.float64, torch.float64),
+                                     (np.float16, torch.float16), (np.int64, torch.int64),
+                                     (np.int32, torch.int32), (np.int16, torch.int16),
+                                     (np.int8, torch.int8), (np.uint8, torch.uint8),
+                                     (np.bool_, torch.bool)]:
+        name = torch.zeros(1, dtype=torch_dtype).type()
+        assert minigrad.zeros(1, dtype=numpy_dtype).type() == name.replace("torch.", "minigrad.")
+        x = Tensor(np.array([1.5, -2.0]))
+        expected = torch.tensor([1.5, -2.0], dtype=torch.float64).type(name)
+        for target in (numpy_dtype, name, name.replace("torch.", "minigrad.")):
+            np.testing.assert_array_equal(x.type(target).data, expected.numpy())
+            assert x.type(target).dtype == numpy_dtype
+    x = Tensor(np.array([1.5, -2.0], dtype=np.float32), requires_grad=True)
+    assert x.type(np.float32) is x and x.type("torch.FloatTensor") is x
+    x.type(minigrad.float64).sum().backward()  # float to float: differentiable, as `to`
+    np.testing.assert_array_equal(x.grad, [1.0, 1.0])
+    for wrong in ("FloatTensor", "float64", "torch.NoSuchTensor", "numpy.FloatTensor"):
+        with pytest.raises(ValueError, match="invalid type"):
+            x.type(wrong)
 
 
 def test_np_asarray_gives_the_values_as_torch():

@@ -2605,3 +2605,481 @@ def test_channel_dropout_misuse_raises_as_torch(misuse):
 ])
 def test_bilinear_and_multi_margin_loss_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# In-place activations: inplace=True, F.relu_ and the like, Tensor.relu_ and the like
+# --------------------------------------------------------------------------------------------
+IN_PLACE_ACTIVATIONS = [  # (name of F's function, its arguments after the input)
+    ("relu", ()), ("relu6", ()), ("elu", (0.7,)), ("celu", (1.5,)), ("selu", ()),
+    ("leaky_relu", (0.2,)), ("hardtanh", (-0.5, 2.0)), ("threshold", (0.1, 2.0)),
+    ("hardsigmoid", ()), ("hardswish", ()), ("silu", ()), ("mish", ()),
+]
+
+
+@pytest.mark.parametrize("name, args", IN_PLACE_ACTIVATIONS)
+def test_inplace_true_writes_into_a_tensor_that_records_nothing_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(3, 5))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    out = getattr(F, name)(ours, *args, inplace=True)
+    expected = getattr(torch.nn.functional, name)(theirs, *args, inplace=True)
+    assert out is ours and expected is theirs
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+    with minigrad.no_grad():  # a tensor requiring grad is written into too under no_grad
+        leaf = Tensor(data.copy(), requires_grad=True)
+        assert getattr(F, name)(leaf, *args, inplace=True) is leaf
+    np.testing.assert_allclose(leaf.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, args", IN_PLACE_ACTIVATIONS)
+def test_inplace_true_while_recording_gives_torchs_values_and_gradients(torch, name, args):
+    """PyTorch records the op in place; minigrad returns a new tensor, as `x += y` does, and
+    leaves its input unchanged: what the call returns, and its gradient, are PyTorch's."""
+    data = rng.uniform(-4, 7, size=(3, 5))
+    upstream = rng.standard_normal((3, 5))
+    leaf = Tensor(data, requires_grad=True)
+    hidden = leaf * 2.0
+    out = getattr(F, name)(hidden, *args, inplace=True)
+    assert out is not hidden and out.requires_grad
+    np.testing.assert_array_equal(hidden.data, data * 2.0)
+    out.backward(upstream)
+    their_leaf = torch.tensor(data, requires_grad=True)
+    expected = getattr(torch.nn.functional, name)(their_leaf * 2.0, *args, inplace=True)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    # rtol: PyTorch's hardsigmoid slope is 1/6 rounded to float32 (docs/api.md)
+    np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-7, atol=1e-15)
+
+
+@pytest.mark.parametrize("name, args", [  # those PyTorch has with a trailing underscore
+    (name, args) for name, args in IN_PLACE_ACTIVATIONS
+    if name in ("relu", "elu", "celu", "selu", "leaky_relu", "hardtanh", "threshold")])
+def test_underscore_functions_write_into_their_input_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(3, 5))
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    assert getattr(F, name + "_")(ours, *args) is ours
+    getattr(torch.nn.functional, name + "_")(theirs, *args)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
+    # as add_: refused while recording, for a leaf requiring grad as PyTorch (RuntimeError)
+    assert_raises_like_torch(lambda m, F: getattr(F, name + "_")(
+        m.ones(3, requires_grad=True), *args))
+    with pytest.raises(RuntimeError, match="not recorded in the graph"):
+        getattr(F, name + "_")(Tensor(data, requires_grad=True) * 1.0, *args)
+
+
+@pytest.mark.parametrize("method, args", [
+    ("relu_", ()), ("sigmoid_", ()), ("tanh_", ()), ("clamp_", (-0.5, 1.0)),
+    ("clip_", (None, 0.3)), ("masked_fill_", ("mask", 2.5)),
+])
+def test_in_place_methods_write_into_the_tensor_as_torch(torch, method, args):
+    data = rng.standard_normal((3, 4))
+    mask = rng.standard_normal(4) > 0
+    ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+    our_args = [Tensor(mask) if a == "mask" else a for a in args]
+    their_args = [torch.tensor(mask) if a == "mask" else a for a in args]
+    assert getattr(ours, method)(*our_args) is ours
+    getattr(theirs, method)(*their_args)
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-15, atol=0)
+    leaf = Tensor(data.copy(), requires_grad=True)
+    with minigrad.no_grad():
+        assert getattr(leaf, method)(*our_args) is leaf  # allowed under no_grad, as add_
+    np.testing.assert_allclose(leaf.data, theirs.numpy(), rtol=1e-15, atol=0)
+    assert_raises_like_torch(lambda m, F: getattr(m.ones(3, 4, requires_grad=True), method)(
+        *[m.tensor(mask) if a == "mask" else a for a in args]))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.tensor([1, -2]).sigmoid_(),  # a float result does not fit an integer tensor
+    lambda m, F: m.tensor([1, -2]).tanh_(),
+    lambda m, F: m.tensor([True]).relu_(),
+    lambda m, F: m.ones(2).masked_fill_(m.ones(3, 2, dtype=m.bool), 1.0),
+    lambda m, F: F.relu_(m.tensor([True])),
+])
+def test_in_place_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_an_in_place_activation_after_use_is_caught_by_backward():
+    """The version check of every in-place change: sigmoid saved x's value, relu_ changed it."""
+    x = Tensor(rng.standard_normal(4), requires_grad=True)
+    y = x * 1.0
+    out = y.sigmoid()
+    with minigrad.no_grad():
+        F.relu(y, inplace=True)
+    with pytest.raises(RuntimeError, match="changed by an in-place operation"):
+        out.sum().backward()
+
+
+@pytest.mark.parametrize("name, args", [
+    ("ReLU", ()), ("ReLU6", ()), ("SELU", ()), ("Mish", ()), ("SiLU", ()), ("Hardsigmoid", ()),
+    ("Hardswish", ()), ("LeakyReLU", (0.2,)), ("ELU", (0.7,)), ("CELU", (1.5,)),
+    ("Hardtanh", (-0.5, 2.0)), ("Threshold", (0.1, 2.0)),
+])
+def test_activation_modules_take_inplace_as_torch(torch, name, args):
+    data = rng.uniform(-4, 7, size=(2, 3, 4))
+    for inplace in (False, True):
+        ours = getattr(nn, name)(*args, inplace=inplace)
+        theirs = getattr(torch.nn, name)(*args, inplace=inplace)
+        assert repr(ours) == repr(theirs) and ours.inplace == theirs.inplace
+        leaf, their_leaf = Tensor(data, requires_grad=True), torch.tensor(data,
+                                                                          requires_grad=True)
+        out, expected = ours(leaf * 2.0), theirs(their_leaf * 2.0)  # recording: a new tensor
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+        out.sum().backward()
+        expected.sum().backward()
+        np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-7, atol=1e-15)
+        x = Tensor(data.copy())
+        assert (ours(x) is x) == inplace
+        np.testing.assert_allclose(x.data, theirs(torch.tensor(data.copy())).numpy()
+                                   if inplace else data, rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------------------------
+# Layers for functions of F that had none
+# --------------------------------------------------------------------------------------------
+def _class_or_multilabel_targets(kind, shape):
+    """Integer class targets or 0/1 multilabel targets for the loss modules below."""
+    if kind == "classes":
+        return rng.integers(0, shape[1], size=shape[0])
+    return (rng.uniform(size=shape) > 0.5).astype(np.float64)
+
+
+@pytest.mark.parametrize("make, shapes, target", [
+    (lambda lib, dtype: lib.nn.Bilinear(3, 4, 5, dtype=dtype), [(6, 3), (6, 4)], None),
+    (lambda lib, dtype: lib.nn.Bilinear(3, 2, 1, bias=False, dtype=dtype), [(2, 6, 3), (2, 6, 2)],
+     None),
+    (lambda lib, dtype: lib.nn.MultiLabelSoftMarginLoss(), [(4, 5)], "multilabel"),
+    (lambda lib, dtype: lib.nn.MultiLabelSoftMarginLoss(
+        lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5], dtype=dtype), reduction="sum"), [(4, 5)],
+     "multilabel"),
+    (lambda lib, dtype: lib.nn.MultiMarginLoss(), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.MultiMarginLoss(2, 0.7, lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5],
+                                                                  dtype=dtype),
+                                               reduction="none"), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.GLU(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.GLU(0), [(4, 3)], None),
+    (lambda lib, dtype: lib.nn.Softmax2d(), [(2, 3, 4, 5)], None),
+    (lambda lib, dtype: lib.nn.Softmax2d(), [(3, 4, 5)], None),
+    (lambda lib, dtype: lib.nn.CosineSimilarity(), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.CosineSimilarity(0, 1e-3), [(3, 4), (3, 1)], None),
+    (lambda lib, dtype: lib.nn.PairwiseDistance(), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.PairwiseDistance(1.0, 1e-3, True), [(3, 4), (3, 4)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool1d(3), [(2, 3, 7)], None),
+    (lambda lib, dtype: lib.nn.AvgPool3d(2, 1, 1, count_include_pad=False), [(1, 2, 3, 4, 4)],
+     None),
+    (lambda lib, dtype: lib.nn.Unfold((2, 3), 1, 1, 2), [(2, 3, 5, 6)], None),
+    (lambda lib, dtype: lib.nn.Upsample(scale_factor=2), [(1, 2, 3, 4)], None),
+    (lambda lib, dtype: lib.nn.Upsample((5, 7), mode="bilinear", align_corners=True),
+     [(1, 2, 3, 4)], None),
+    (lambda lib, dtype: lib.nn.UpsamplingNearest2d(scale_factor=3), [(2, 1, 3, 2)], None),
+    (lambda lib, dtype: lib.nn.UpsamplingBilinear2d((4, 5)), [(1, 2, 3, 3)], None),
+    *[(lambda lib, dtype, name=name, padding=padding: getattr(lib.nn, name)(padding),
+       [shape], None)
+      for name, padding, shape in [
+          ("ZeroPad1d", (1, 2), (2, 3, 4)), ("ZeroPad2d", 1, (2, 3, 4)),
+          ("ZeroPad3d", (1, 0, 2, 1, 0, 1), (1, 2, 3, 4)), ("ReflectionPad1d", 2, (2, 3, 4)),
+          ("ReflectionPad2d", (1, 2, 0, 1), (1, 2, 3, 4)), ("ReflectionPad3d", 1, (1, 2, 3, 3, 4)),
+          ("ReplicationPad1d", (0, 3), (2, 3, 4)), ("ReplicationPad2d", 2, (1, 2, 3, 4)),
+          ("ReplicationPad3d", (1, 0, 2, 1, 0, 1), (1, 2, 3, 3, 4)),
+          ("CircularPad1d", 2, (2, 3, 4)), ("CircularPad2d", (1, 2, 0, 1), (1, 2, 3, 4)),
+          ("CircularPad3d", 1, (1, 2, 3, 3, 4))]],
+    *[(lambda lib, dtype, name=name, padding=padding: getattr(lib.nn, name)(padding, -1.5),
+       [shape], None)
+      for name, padding, shape in [("ConstantPad1d", (2, -1), (2, 3, 4)),
+                                   ("ConstantPad2d", 1, (3, 4)),
+                                   ("ConstantPad3d", (0, 1, 1, 0, 2, 2), (1, 2, 2, 3))]],
+])
+def test_new_modules_match_torch_in_values_and_gradients(torch, make, shapes, target):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    their_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        p.data[...] = their_params[name].detach().numpy()
+    data = [rng.standard_normal(shape) for shape in shapes]
+    args = [Tensor(a, requires_grad=True) for a in data]
+    their_args = [torch.tensor(a, requires_grad=True) for a in data]
+    extra, their_extra = [], []
+    if target is not None:
+        targets = _class_or_multilabel_targets(target, shapes[0])
+        extra, their_extra = [targets], [torch.tensor(targets)]
+    out, expected = ours(*args, *extra), theirs(*their_args, *their_extra)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    for a, t in zip(args, their_args):
+        np.testing.assert_allclose(a.grad, t.grad.numpy(), rtol=1e-9, atol=1e-12)
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, their_params[name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=name)
+
+
+def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
+    data = rng.standard_normal((2, 3, 4, 6))
+    pooled, indices = F.max_pool2d(Tensor(data), 2, return_indices=True)
+    ours, theirs = nn.MaxUnpool2d(2), torch.nn.MaxUnpool2d(2)
+    assert repr(ours) == repr(theirs)
+    their_pooled, their_indices = torch.nn.functional.max_pool2d(torch.tensor(data), 2,
+                                                                 return_indices=True)
+    np.testing.assert_array_equal(ours(pooled, indices).data,
+                                  theirs(their_pooled, their_indices).numpy())
+    np.testing.assert_array_equal(ours(pooled, indices, (5, 7)).data,
+                                  theirs(their_pooled, their_indices, (5, 7)).numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.nn.MultiMarginLoss(p=3),
+    lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
+    lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),
+    lambda m, F: m.nn.ZeroPad2d((1, 2, 3))(m.ones(2, 3, 4)),  # minigrad: in the constructor
+])
+def test_new_modules_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# max_pool3d and the adaptive max pools: values, indices and gradients as PyTorch's
+# --------------------------------------------------------------------------------------------
+def _max_pool_data(shape, kind):
+    """Entries with no ties, with ties and a NaN, or all -inf (where the padding ties)."""
+    if kind == "distinct":
+        return rng.permutation(np.prod(shape)).reshape(shape) * 0.1
+    if kind == "ties_and_nan":
+        data = np.round(rng.standard_normal(shape))
+        data[..., 0, 1] = np.nan
+        return data
+    return np.full(shape, -np.inf)
+
+
+def _compare_max_pools(torch, ours, theirs, data):
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    (out, indices), (expected, expected_indices) = ours(x), theirs(tx)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    assert indices.dtype == np.int64
+    np.testing.assert_array_equal(indices.data, expected_indices.numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties_and_nan", "all_minus_inf"])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 6, 7), (3, 4, 5, 5)])
+@pytest.mark.parametrize("kwargs", [
+    dict(kernel_size=2), dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), padding=(1, 1, 0)),
+    dict(kernel_size=3, stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True),
+    dict(kernel_size=2, ceil_mode=True),
+])
+def test_max_pool3d_matches_torch(torch, kwargs, shape, kind):
+    _compare_max_pools(torch, lambda x: F.max_pool3d(x, **kwargs, return_indices=True),
+                       lambda x: torch.nn.functional.max_pool3d(x, **kwargs,
+                                                                return_indices=True),
+                       _max_pool_data(shape, kind))
+
+
+@pytest.mark.parametrize("kind", ["distinct", "ties_and_nan"])
+@pytest.mark.parametrize("output_size, shape", [
+    (3, (2, 3, 7, 9)), ((2, 5), (3, 5, 4)), ((None, 3), (2, 3, 7, 9)), ((7, 1), (1, 7, 9)),
+    ((9, 10), (1, 2, 4, 5)),
+])
+def test_adaptive_max_pool2d_matches_torch(torch, output_size, shape, kind):
+    _compare_max_pools(torch, lambda x: F.adaptive_max_pool2d(x, output_size, True),
+                       lambda x: torch.nn.functional.adaptive_max_pool2d(x, output_size, True),
+                       _max_pool_data(shape, kind))
+
+
+@pytest.mark.parametrize("output_size, shape", [(3, (2, 3, 7)), (5, (3, 4)), (1, (2, 1, 6))])
+def test_adaptive_max_pool1d_matches_torch(torch, output_size, shape):
+    _compare_max_pools(torch, lambda x: F.adaptive_max_pool1d(x, output_size, True),
+                       lambda x: torch.nn.functional.adaptive_max_pool1d(x, output_size, True),
+                       _max_pool_data(shape, "ties_and_nan"))
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda lib: lib.nn.MaxPool3d(2, 1, 1, 2, ceil_mode=True), (2, 2, 5, 4, 6)),
+    (lambda lib: lib.nn.MaxPool3d((1, 2, 2)), (2, 4, 4, 6)),
+    (lambda lib: lib.nn.AdaptiveMaxPool2d((2, None)), (2, 3, 5, 4)),
+    (lambda lib: lib.nn.AdaptiveMaxPool1d(3), (2, 3, 7)),
+])
+def test_max_pool3d_and_adaptive_max_pool_modules_match_torch(torch, make, shape):
+    ours, theirs = make(minigrad), make(torch)
+    assert repr(ours) == repr(theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal(shape))
+    x = Tensor(rng.standard_normal(shape).astype(np.float32))
+    assert ours(x).dtype == np.float32
+    ours.return_indices = theirs.return_indices = True
+    _compare_max_pools(torch, ours, theirs, _max_pool_data(shape, "ties_and_nan"))
+
+
+def test_max_pool3d_takes_integers_as_torch(torch):
+    data = rng.integers(-9, 9, size=(2, 3, 4, 4, 4))
+    np.testing.assert_array_equal(F.max_pool3d(Tensor(data), 2).data,
+                                  torch.nn.functional.max_pool3d(torch.tensor(data), 2).numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 5),
+    lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 2, padding=2),
+    lambda m, F: F.max_pool3d(m.ones(3, 4), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(2, 3, 0, 4), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(3), 2),
+    lambda m, F: F.adaptive_max_pool2d(m.ones(1, 4, 4, dtype=m.int64), 2),
+    lambda m, F: F.adaptive_max_pool1d(m.ones(2, 3, 4, 4), 2),
+])
+def test_max_pool3d_and_adaptive_max_pool_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# fold: unfold's adjoint
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("output_size, kernel_size, kwargs", [
+    ((4, 5), 2, {}), ((6, 7), (2, 3), dict(dilation=(1, 2), padding=(1, 2), stride=(2, 1))),
+    (5, 3, dict(stride=2, padding=1)), ((3, 3), 3, {}), ((2, 4), 1, dict(stride=2)),
+])
+@pytest.mark.parametrize("batched", [True, False])
+def test_fold_matches_torch_and_is_unfolds_adjoint(torch, output_size, kernel_size, kwargs,
+                                                   batched):
+    sizes = (output_size,) * 2 if isinstance(output_size, int) else output_size
+    image = rng.standard_normal((2, 3, *sizes))
+    columns_shape = F.unfold(Tensor(image), kernel_size, **kwargs).shape
+    data = rng.standard_normal(columns_shape if batched else columns_shape[1:])
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out = F.fold(x, output_size, kernel_size, **kwargs)
+    expected = torch.nn.functional.fold(tx, output_size, kernel_size, **kwargs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-14)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    # the adjoint: <fold(c), u> == <c, unfold(u)>, by the math rather than by PyTorch
+    np.testing.assert_allclose(x.grad, F.unfold(Tensor(upstream), kernel_size, **kwargs).data,
+                               rtol=1e-12, atol=1e-14)
+    assert gradcheck(lambda c: F.fold(c, output_size, kernel_size, **kwargs),
+                     [Tensor(data, requires_grad=True)])
+    assert F.fold(Tensor(data.astype(np.float32)), output_size, kernel_size,
+                  **kwargs).dtype == np.float32
+
+
+def test_fold_module_matches_torch(torch):
+    ours, theirs = nn.Fold((4, 5), 2, padding=1), torch.nn.Fold((4, 5), 2, padding=1)
+    assert repr(ours) == repr(theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 12, 30)))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: F.fold(m.ones(2, 7, 12), (4, 5), 2),  # 7 is no multiple of kH * kW
+    lambda m, F: F.fold(m.ones(2, 12, 11), (4, 5), 2),  # 12 blocks fit, not 11
+    lambda m, F: F.fold(m.ones(2, 3, 4, 4), (4, 5), 2),
+    lambda m, F: F.fold(m.ones(2, 12, 12), (4, 5), 0),
+])
+def test_fold_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# embedding's max_norm: the rows looked up renormalised in place
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (2.5, 1.0), (0.5, np.inf),
+                                                 (100.0, 2.0)])
+def test_embedding_max_norm_renormalises_the_rows_used_as_torch(torch, max_norm, norm_type):
+    table = rng.standard_normal((6, 3)) * 3
+    ids = np.array([[0, 2], [2, 5]])
+    weight, their_weight = Tensor(table.copy(), requires_grad=True), torch.tensor(
+        table.copy(), requires_grad=True)
+    out = F.embedding(ids, weight, max_norm=max_norm, norm_type=norm_type)
+    expected = torch.nn.functional.embedding(torch.tensor(ids), their_weight, max_norm=max_norm,
+                                             norm_type=norm_type)
+    np.testing.assert_allclose(weight.data, their_weight.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    # by the formula: the rows used now have norm min(norm, max_norm) (up to the 1e-7); the
+    # others are untouched
+    norms = np.linalg.norm(table[[0, 2, 5]], ord=norm_type, axis=1)
+    np.testing.assert_allclose(np.linalg.norm(weight.data[[0, 2, 5]], ord=norm_type, axis=1),
+                               np.minimum(norms, max_norm), rtol=1e-6)
+    np.testing.assert_array_equal(weight.data[[1, 3, 4]], table[[1, 3, 4]])
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(weight.grad, their_weight.grad.numpy(), rtol=1e-12)
+
+
+def test_embedding_max_norm_changes_the_weight_a_graph_used_before_as_torch(torch):
+    """The renormalisation is an in-place change of weight: a graph that read weight before
+    refuses its backward, in both libraries."""
+    table = rng.standard_normal((4, 3)) * 3
+    for lib, F_ in ((minigrad, F), (torch, torch.nn.functional)):
+        weight = lib.tensor(table, requires_grad=True)
+        earlier = (weight * weight).sum()
+        F_.embedding(lib.tensor([1, 2]), weight, max_norm=1.0)
+        with pytest.raises(RuntimeError):
+            earlier.backward()
+
+
+def test_embedding_module_max_norm_as_torch(torch):
+    for kwargs in (dict(max_norm=1.5), dict(max_norm=2.0, norm_type=1.0, padding_idx=0), {}):
+        ours = nn.Embedding(5, 3, **kwargs, dtype=np.float64)
+        theirs = torch.nn.Embedding(5, 3, **kwargs, dtype=torch.float64)
+        assert repr(ours) == repr(theirs)
+        with torch.no_grad():
+            theirs.weight.copy_(torch.tensor(ours.weight.data * 3))
+        with minigrad.no_grad():
+            ours.weight.mul_(3)
+        ids = np.array([[1, 4, 4], [0, 2, 1]])
+        np.testing.assert_allclose(ours(ids).data, theirs(torch.tensor(ids)).detach().numpy(),
+                                   rtol=1e-12)
+        np.testing.assert_allclose(ours.weight.data, theirs.weight.detach().numpy(), rtol=1e-12)
+    pretrained = nn.Embedding.from_pretrained(np.full((3, 2), 4.0), max_norm=1.0)
+    assert repr(pretrained) == repr(torch.nn.Embedding.from_pretrained(torch.full((3, 2), 4.0),
+                                                                       max_norm=1.0))
+    np.testing.assert_allclose(pretrained(np.array([1])).data, [[1 / 2 ** 0.5] * 2], rtol=1e-6)
+
+
+# --------------------------------------------------------------------------------------------
+# BatchNorm3d and the InstanceNorm layers
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("make, shape", [
+    (lambda lib, dtype: lib.nn.BatchNorm3d(3, dtype=dtype), (2, 3, 2, 3, 4)),
+    (lambda lib, dtype: lib.nn.InstanceNorm1d(3, dtype=dtype), (2, 3, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm1d(3, dtype=dtype), (3, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm2d(3, affine=True, track_running_stats=True,
+                                              dtype=dtype), (2, 3, 4, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm2d(3, momentum=None, track_running_stats=True,
+                                              dtype=dtype), (3, 4, 5)),
+    (lambda lib, dtype: lib.nn.InstanceNorm3d(2, 1e-3, 0.3, True, bias=False, dtype=dtype),
+     (2, 2, 3, 2, 4)),
+])
+def test_batch_norm_3d_and_instance_norm_modules_match_torch(torch, make, shape):
+    ours, theirs = make(minigrad, np.float64), make(torch, torch.float64)
+    assert repr(ours) == repr(theirs)
+    assert {k: v.shape for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    for _ in range(2):  # training: the batch's statistics, the running ones updated
+        data = rng.standard_normal(shape) * 2 + 1
+        x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        out, expected = ours(x), theirs(tx)
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+        upstream = np.cos(np.arange(out.numel())).reshape(out.shape)
+        out.backward(upstream)
+        expected.backward(torch.tensor(upstream))
+        np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    their_state = theirs.state_dict()
+    for name, value in ours.state_dict().items():
+        np.testing.assert_allclose(value.data, their_state[name].numpy(), rtol=1e-12,
+                                   err_msg=name)
+    ours.eval(), theirs.eval()
+    data = rng.standard_normal(shape)
+    np.testing.assert_allclose(ours(Tensor(data)).data,
+                               theirs(torch.tensor(data)).detach().numpy(), rtol=1e-10,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.nn.InstanceNorm1d(3, affine=True)(m.randn(2, 4, 5)),
+    lambda m, F: m.nn.InstanceNorm2d(3)(m.randn(3, 5)),
+    lambda m, F: m.nn.BatchNorm3d(3)(m.randn(2, 3, 4, 5)),
+])
+def test_instance_norm_and_batch_norm_3d_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)

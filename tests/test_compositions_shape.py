@@ -363,6 +363,15 @@ CASES = {
     "tensor_split_indices": Case(lambda x: minigrad.tensor_split(x, (1, 9, 3))
                                  if isinstance(x, Tensor) else x.tensor_split((1, 9, 3)),
                                  lambda x: (x[:1], x[1:9], x[9:3], x[3:]), [(7, 2)]),
+    "hsplit_sections": Case(lambda x: x.hsplit(3), lambda x: tuple(np.hsplit(x, 3)), [(2, 6, 2)]),
+    "hsplit_1d_indices": Case(lambda x: minigrad.hsplit(x, [1, 4])
+                              if isinstance(x, Tensor) else x.hsplit([1, 4]),
+                              lambda x: (x[:1], x[1:4], x[4:]), [(5,)]),
+    "vsplit_indices": Case(lambda x: x.vsplit((2, 1)),
+                           lambda x: (x[:2], x[2:1], x[1:]), [(3, 4)]),
+    "dsplit_sections": Case(lambda x: minigrad.dsplit(x, 2)
+                            if isinstance(x, Tensor) else x.dsplit(2),
+                            lambda x: tuple(np.dsplit(x, 2)), [(2, 1, 4)]),
     "diag_embed": Case(lambda x: x.diag_embed(), lambda x: _diagonal_matrices(x, 0), ROWS),
     "diag_embed_offset_dims": Case(lambda x: minigrad.diag_embed(x, -1, 1, 0),
                                    lambda x: np.moveaxis(_diagonal_matrices(x, -1), (-2, -1),
@@ -464,6 +473,11 @@ CASES = {
                          lambda c, a, b: a @ b, [(3, 2), (3, 4), (4, 2)],
                          torch_fn=lambda c, a, b: _torch().addmm(c, a, b, beta=0)),
     "t_2d": Case(lambda x: x.t(), lambda x: x.T, [(2, 3)]),
+    # minigrad's tensors are real: the conjugate transposes are transposes
+    "H": Case(lambda x: x.H, lambda x: x.T, [(2, 3)]),
+    "mH": Case(lambda x: x.mH, lambda x: np.swapaxes(x, -1, -2), [(4, 2, 3)]),
+    "adjoint": Case(lambda x: minigrad.adjoint(x) if isinstance(x, Tensor) else x.adjoint(),
+                    lambda x: np.swapaxes(x, -1, -2), [(2, 1, 3)]),
     "t_1d": Case(lambda x: x.t(), lambda x: x, [(3,)]),
     "trace": Case(lambda x: x.trace(), lambda x: np.trace(x), [(3, 4)]),
     "select": Case(lambda x: x.select(1, -1), lambda x: x[:, -1], ROWS),
@@ -796,6 +810,10 @@ TORCH_ERRORS = [
     lambda m, F: m.tensor(1.0).flatten(-2),  # a 0-d tensor takes dims 0 and -1 only
     lambda m, F: m.tensor(1.0).select(0, 0),  # IndexError, where narrow's is RuntimeError
     lambda m, F: m.ones(3).mT,
+    lambda m, F: m.ones(3).mH,
+    lambda m, F: m.ones(2, 3, 4).H,
+    lambda m, F: m.ones(3).H,
+    lambda m, F: m.ones(3).adjoint(),
     lambda m, F: m.ones(3, 4).movedim((0, 1), (0,)),
     lambda m, F: m.ones(3, 4).reshape(5, 2),
     lambda m, F: m.ones(3, 4).reshape(-1, -1, 2),
@@ -1042,6 +1060,11 @@ def test_argwhere_broadcasting_and_isin_match_torch():
     lambda m, F: m.ones(3, 4).index_fill(1, m.tensor([4]), 0.0),
     lambda m, F: m.ones(3, 4).tensor_split(0),
     lambda m, F: m.ones(()).tensor_split(2),
+    lambda m, F: m.ones(2, 6).hsplit(4),
+    lambda m, F: m.ones(2, 6).hsplit(0),
+    lambda m, F: m.ones(()).hsplit(1),
+    lambda m, F: m.ones(3).vsplit(1),
+    lambda m, F: m.ones(3, 2).dsplit([1]),
     lambda m, F: m.broadcast_tensors(m.ones(2), m.ones(3)),
 ])
 def test_index_ops_and_tensor_split_misuse_raises_as_torch(misuse):

@@ -203,7 +203,7 @@ OPERATORS = {
     "x |= y": ("__ior__",), "x ^= y": ("__ixor__",), "x <<= y": ("__ilshift__",),
     "x >>= y": ("__irshift__",), "np.asarray(x)": ("__array__",),
     "x[index] = value": ("__setitem__",),
-    "float(x)": ("__float__",), "int(x)": ("__int__",),
+    "float(x)": ("__float__",), "int(x)": ("__int__",), "operator.index(x)": ("__index__",),
 }
 # Tensor's dunder methods that are not ops: making, printing and hashing a tensor
 NOT_OPERATORS = {"__init__", "__repr__", "__str__", "__hash__"}
