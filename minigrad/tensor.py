@@ -3067,10 +3067,10 @@ class Tensor:
 
     def __index__(self) -> int:
         """The int a one-element integer tensor holds, so that it serves where Python wants an
-        index: `lst[i]`, `range(n)`, `x.narrow(1, start, 2)`, a slice's bounds. Floats and bools
-        are refused (TypeError), as numpy's scalars of those kinds. Indexing a Tensor with a
-        Tensor never comes here: `__getitem__` reads an index tensor as an index array."""
-        if self.dtype.kind not in "iu" or self.data.size != 1:
+        index: `lst[i]`, `range(n)`, `x.narrow(1, start, 2)`, a slice's bounds; a bool is 0 or
+        1, as in PyTorch. Floats are refused (TypeError). Indexing a Tensor with a Tensor never
+        comes here: `__getitem__` reads an index tensor as an index array."""
+        if self.dtype.kind not in "iub" or self.data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             f"index, got dtype {self.dtype} and shape {self.shape}")
         return int(self.data.reshape(()))
