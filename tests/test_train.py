@@ -1027,6 +1027,13 @@ def test_sample_errors(trained, tmp_path):
     error = assert_usage_error(run("train.sample", "--checkpoint", tmp_path / "model.npz"),
                                "no checkpoint at", "OUT/ckpt.npz")
     assert f"--out {tmp_path}" not in error  # training there would write ckpt.npz, not model.npz
+    # OUT/ckpt.npz a directory: named as it is, not as OUT/ckpt.npz/ckpt.npz "to train first"
+    (tmp_path / "ckpt.npz").mkdir()
+    for module, flags in [("train.sample", []), ("train.attention", ["--text", "the"]),
+                          ("train", ["--resume"])]:
+        error = assert_usage_error(run(module, "--out", tmp_path, *flags),
+                                   f"{tmp_path / 'ckpt.npz'} is a directory, not a checkpoint")
+        assert "ckpt.npz/ckpt.npz" not in error and "train one first" not in error
 
 
 def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):

@@ -90,7 +90,10 @@ class Damaged(Exception):
 def load(path: str | Path) -> Checkpoint:
     """Read a checkpoint, or raise a UsageError naming the field that makes it unusable."""
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and path.name == FILENAME:  # OUT/ckpt.npz, a directory of the user's
+        raise UsageError(f"{path} is a directory, not a checkpoint; move it away (the run "
+                         f"writes its checkpoint there), or point to another file")
+    if path.is_dir():  # --checkpoint OUT
         path = path / FILENAME
     if not path.is_file():
         if path.parent.is_file():  # --out names a file (the checkpoint itself, say)
