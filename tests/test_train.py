@@ -1272,6 +1272,22 @@ def test_a_relative_file_resumes_from_another_directory(text_file, tmp_path):
     assert [r["step"] for r in metrics(tmp_path / "out")][-1] == 4
 
 
+
+def test_standard_input_redirected_from_a_file_resumes_from_that_file(text_file, tmp_path):
+    """`python -m train /dev/stdin < text.txt` records text.txt: /dev/stdin is another file in
+    the process that resumes (a terminal, or nothing); `-` is refused in one line."""
+    out = tmp_path / "out"
+    with text_file.open("rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "train", "/dev/stdin", "--out", out,
+                                 *TINY, "--steps", "2"], stdin=stdin, capture_output=True,
+                                text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(str(arrays(out / "ckpt.npz")["train_config"]))["data"] == str(text_file)
+    assert train_in_process("--out", out, "--resume", "--steps", "4") == 0
+    assert [r["step"] for r in metrics(out)][-1] == 4
+    assert_usage_error(run("train", "-", "--out", tmp_path / "new", *TINY),
+                       "FILE - (standard input)", "save the text to a file")
+
 # ---- every field of a checkpoint is checked --------------------------------------------------
 
 def first(names, prefix: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 import time
 import warnings
@@ -39,6 +41,8 @@ from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, us
 from .plot import loss_chart
 
 EVAL_PROGRESS_INTERVAL = 0.5  # seconds; an evaluation that takes longer shows its progress
+# this process's own file descriptors, /dev/stdin among them: another file in a resumed run
+OWN_DESCRIPTOR = re.compile(r"/(dev/(stdin|fd/[0-9]+)|proc/(self|[0-9]+)/fd/[0-9]+)")
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
                         "tinyshakespeare/input.txt")
 HELP = {
@@ -70,7 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "Without FILE it trains on minigrad's own source code and docs. OUT gets "
                     "ckpt.npz (the checkpoint) and metrics.jsonl (one line per evaluation).")
     p.add_argument("file", nargs="?", metavar="FILE", type=path_argument,
-                   help="text file to train on")
+                   help="text file to train on (a regular file, read again by --resume: not "
+                   "standard input)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options below "
                    "(baby-shakespeare: nanoGPT's CPU baby GPT; give tinyshakespeare.txt as FILE)")
     p.add_argument("--encoding", default=None, help="the text file's encoding, any text "
@@ -132,7 +137,7 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
         if "warmup" not in chosen:  # so that a short run still reaches --lr and decays
             values["warmup"] = auto_warmup(values["lr_decay_steps"] or values["steps"])
     if args.file is not None:
-        values["data"] = str(Path(args.file).absolute())  # so --resume works from anywhere
+        values["data"] = text_path(args.file)
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
     config = TrainConfig(model=replace(base.model, **model), **values)
     config.validate()
@@ -144,6 +149,22 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
         raise UsageError(f"--preset {args.preset} trains on tiny Shakespeare: pass its path as "
                          f"FILE (download it from {TINY_SHAKESPEARE_URL})")
     return config
+
+
+def text_path(file: str) -> str:
+    """FILE as the checkpoint records it: a path that names the same file from any directory and
+    any process, so that --resume reads the same text. Standard input cannot be read again: `-`
+    is refused, and /dev/stdin (or /dev/fd/N) redirected from a file (`< text.txt`) is recorded
+    as that file."""
+    path = Path(file).absolute()
+    if file == "-" and not path.exists():
+        raise UsageError("FILE - (standard input) is not read: a run reads its text again when "
+                         "resumed; save the text to a file and give its path")
+    if OWN_DESCRIPTOR.fullmatch(str(path)):
+        real = Path(os.path.realpath(path))
+        if real.is_file():
+            return str(real)
+    return str(path)  # a pipe or a device stays as given, for read_text to refuse
 
 
 def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
