@@ -1132,6 +1132,22 @@ def test_a_run_touches_no_file_of_the_user_in_out(text_file, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == [".write-test", "ckpt.npz", "metrics.jsonl"]
 
 
+def test_a_full_disk_when_out_is_locked_is_one_line_and_leaves_nothing(text_file, tmp_path,
+                                                                      monkeypatch, capsys):
+    """The lock file's pid is the run's first write into OUT: on a full disk it fails (the
+    lock file itself takes no space), which was a traceback, leaving OUT with the lock in it."""
+    def full_disk(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)  # only the lock writes with os.write
+    code = train_in_process(text_file, "--out", tmp_path / "out", *TINY, "--steps", "2")
+    monkeypatch.undo()
+    captured = capsys.readouterr()
+    assert_error(code, captured.out, captured.err, "cannot write to --out",
+                 "No space left on device")
+    assert not (tmp_path / "out").exists()
+
+
 def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
     out = tmp_path / "out"
     first = started([text_file, "--out", out, *TINY, "--steps", "1000000", "--eval-every", "50"],

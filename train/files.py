@@ -87,11 +87,14 @@ class OutDir:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self._unlock()
+        self._remove_created()
+
+    def _unlock(self) -> None:
         if self._lock_fd is not None:
             self.lock_path.unlink(missing_ok=True)  # while still locked: see _lock
             os.close(self._lock_fd)
             self._lock_fd = None
-        self._remove_created()
 
     def _make_directories(self) -> None:
         missing = []
@@ -137,8 +140,12 @@ class OutDir:
                 pass
             os.close(fd)
         self._lock_fd = fd
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as err:  # a full disk: no checkpoint could be written either
+            self._unlock()
+            raise cannot_write(self.path, err.strerror or str(err)) from None
 
     def _remove_created(self) -> None:
         for directory in reversed(self._created):
