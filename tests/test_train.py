@@ -9,6 +9,7 @@ runs, the working directory, the output encoding, a FIFO that could block.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import math
@@ -1094,6 +1095,25 @@ def file_size_limit(limit: int):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # fail the write, do not kill the process
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
     return apply
+
+
+def test_a_metrics_line_that_fits_in_part_is_cut_back_whole(tmp_path):
+    """A disk that fills up midway through a line takes a part of it, then fails: that part
+    must go too (a buffered file kept it, its truncate failing on the rest in its buffer)."""
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b'{"step": 0}\n' * 300)
+    before = path.read_bytes()
+    script = ("import sys, train.files\n"
+              "try:\n"
+              "    train.files.append_line(__import__('pathlib').Path(sys.argv[1]), 'z' * 100)\n"
+              "except OSError as err:\n"
+              "    print(err.errno)\n")
+    result = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=file_size_limit(len(before) + 10))
+    assert result.stdout.strip() == str(errno.EFBIG), result.stderr
+    assert path.read_bytes() == before
 
 
 def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_path):

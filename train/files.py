@@ -30,11 +30,14 @@ LOCK_NAME = ".minigrad-train.lock"
 def append_line(path: Path, line: str) -> None:
     """Append one line and flush it to disk; if the write fails, the file is cut back to its
     previous end, so no half line stays behind."""
-    with open(path, "ab") as f:
+    # unbuffered: a buffered file's truncate would first flush what the failed write left in
+    # its buffer, failing again, and the part of the line that fit on the disk stayed there
+    with open(path, "ab", buffering=0) as f:
         end = f.tell()
+        data = memoryview(line.encode("utf-8") + b"\n")
         try:
-            f.write(line.encode("utf-8") + b"\n")
-            f.flush()
+            while data:  # a write may take only a part (the disk fills up): then the rest
+                data = data[f.write(data):]
             os.fsync(f.fileno())
         except OSError:
             f.truncate(end)
