@@ -1132,6 +1132,40 @@ def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_
     assert "error: cannot write the metrics" in result.stderr
 
 
+def test_overwrite_never_leaves_the_old_runs_metrics_with_the_new_checkpoint(
+        previous_run, text_file, monkeypatch, capsys):
+    """--overwrite stopped before its first evaluation saves a checkpoint at step 0: the old
+    run's metrics went on beside it, and --resume took the old run's step-0 row as its own."""
+    def stopped(model, splits, c, step, stop, bar):
+        stop.received = signal.SIGTERM
+        return None
+
+    command = [text_file, "--out", previous_run, *TINY, "--steps", "4", "--eval-every", "2",
+               "--seed", "7"]
+    monkeypatch.setattr(train.train, "estimate_loss", stopped)
+    assert train_in_process(*command, "--overwrite") == 143
+    monkeypatch.undo()
+    assert train.checkpoint.load(previous_run / "ckpt.npz").config.seed == 7
+    assert not (previous_run / "metrics.jsonl").exists()
+    assert train_in_process("--out", previous_run, "--resume") == 0
+    resumed = losses(previous_run)
+    fresh = previous_run.parent / "fresh"
+    assert train_in_process(*command[:2], fresh, *command[3:]) == 0
+    assert resumed == losses(fresh)
+
+    # a full disk at the first checkpoint: the old checkpoint is not left beside the new row
+    def full_disk(file, arrays):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", full_disk)
+    assert train_in_process(*command[:2], fresh, *command[3:], "--overwrite",
+                            "--seed", "8") == 2
+    monkeypatch.undo()
+    assert "no checkpoint was written" in capsys.readouterr().err
+    assert not (fresh / "ckpt.npz").exists()
+    assert [r["step"] for r in metrics(fresh)] == [0]
+
+
 def test_a_new_run_never_replaces_metrics_it_did_not_write(text_file, tmp_path):
     out = tmp_path / "out"
     out.mkdir()

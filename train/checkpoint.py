@@ -288,6 +288,14 @@ class Saver:
         is a UsageError saying what is kept."""
         what = f"the metrics {self.metrics.path}"
         try:
+            if self.last_step is None:
+                # a new run's first save: the files of the run it replaces (--overwrite) go
+                # first, so that OUT never holds one run's checkpoint with another's metrics
+                what = f"the checkpoint {self.path}"
+                self.path.unlink(missing_ok=True)
+                what = f"the metrics {self.metrics.path}"
+                if row is None:  # stopped before its first evaluation: no metrics yet
+                    self.metrics.path.unlink(missing_ok=True)
             if row is not None:
                 self.metrics.append(row)
             what = f"the checkpoint {self.path}"
