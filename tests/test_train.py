@@ -381,6 +381,18 @@ def test_resume_refuses_a_preset(previous_run, text_file):
     assert snapshot(previous_run) == before
 
 
+def test_resume_with_a_smaller_batch_takes_fewer_threads_unless_told(text_file, tmp_path):
+    """The run's --threads is kept, at most one per sequence: --batch-size 1 alone was refused
+    with "--threads must be from 1 to --batch-size, got 4", a flag the user had not given."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2",
+                            "--threads", "4") == 0
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--batch-size", "1") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").config.threads == 1
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "6", "--threads", "2"),
+                       "--threads must be from 1 to --batch-size, got 2")
+
+
 def test_resume_remembers_the_encoding(tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes(("caf\xe9 na\xefve " * 60).encode("latin-1"))

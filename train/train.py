@@ -126,6 +126,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
             "; a resumed run keeps its architecture: drop those flags, or start a new run "
             "with another --out")
     values.update(given)
+    if saved and "threads" not in given:  # the run's threads, but one per sequence at most
+        values["threads"] = min(values["threads"], values["batch_size"])
     if values["eval_every"] is None:
         values["eval_every"] = auto_eval_every(values["steps"])
     if not saved:  # a new run's defaults that follow other settings
