@@ -1554,6 +1554,9 @@ OUT_OF_RANGE = [
     (["--lr", "inf"], "--lr must be a finite number > 0, got inf"),
     (["--min-lr", "-1"], "--min-lr"),
     (["--lr", "1e-5", "--min-lr", "1e-4"], "--min-lr 0.0001 is above --lr 1e-05"),
+    # the learning rate would jump from --lr down to --min-lr when the warm-up ends
+    (["--steps", "50", "--warmup", "50"], "--warmup 50 does not end before --steps 50"),
+    (["--warmup", "20", "--lr-decay-steps", "10"], "before --lr-decay-steps 10"),
     (["--weight-decay", "-0.1"], "--weight-decay"),
     (["--weight-decay", "1e400"], "--weight-decay must be a finite number >= 0, got inf"),
     (["--grad-clip", "-1"], "--grad-clip"),
@@ -1608,6 +1611,19 @@ def test_a_short_run_warms_up_over_a_tenth_of_it_then_decays(text_file, tmp_path
     assert train.checkpoint.load(out / "ckpt.npz").config.warmup == 2
     lrs = [r["lr"] for r in metrics(out)]  # of steps 0, 9 and 19
     assert lrs[1] > 0.5e-2 and lrs[2] < lrs[1]
+
+
+def test_a_warm_up_that_does_not_end_before_the_decay_is_refused_unless_a_default():
+    """The learning rate would jump from --lr to --min-lr at the warm-up's end: refused when
+    given (OUT_OF_RANGE); a preset's 100 steps, in a run shortened to 50, becomes a tenth."""
+    def config(*flags: str):
+        args = train.train.parse_args(["FILE", *flags])
+        return train.train.resolve_config(args, None)
+
+    assert config("--preset", "baby-shakespeare").warmup == 100
+    assert config("--preset", "baby-shakespeare", "--steps", "50").warmup == 5
+    assert config("--preset", "baby-shakespeare", "--steps", "50", "--warmup", "7").warmup == 7
+    assert config("--steps", "3").warmup == 0
 
 
 @pytest.mark.parametrize("flags, fragment", [

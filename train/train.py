@@ -136,8 +136,10 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
             values["threads"] = default_threads(values["batch_size"])
         if "min_lr" not in chosen:
             values["min_lr"] = values["lr"] / 10  # nanoGPT's advice; a fixed one may exceed --lr
-        if "warmup" not in chosen:  # so that a short run still reaches --lr and decays
-            values["warmup"] = auto_warmup(values["lr_decay_steps"] or values["steps"])
+        # so that a short run still reaches --lr and decays (a preset's --steps shortened too)
+        decay_steps = values["lr_decay_steps"] or values["steps"]
+        if "warmup" not in given and ("warmup" not in preset or values["warmup"] >= decay_steps):
+            values["warmup"] = auto_warmup(decay_steps)
     if args.file is not None:
         values["data"] = text_path(args.file)
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
@@ -147,6 +149,12 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     if config.min_lr > config.lr and (not saved or {"lr", "min_lr"} & given.keys()):
         raise UsageError(f"--min-lr {config.min_lr} is above --lr {config.lr}, so the cosine "
                          f"decay would raise the learning rate; give a --min-lr of at most --lr")
+    decay_steps = config.lr_decay_steps or config.steps
+    if config.warmup >= decay_steps and (not saved or {"warmup", "lr_decay_steps"} & given.keys()):
+        where = "--lr-decay-steps" if config.lr_decay_steps else "--steps"
+        raise UsageError(f"--warmup {config.warmup} does not end before {where} {decay_steps}, "
+                         f"where the learning rate reaches --min-lr, so it would drop from "
+                         f"--lr to --min-lr at once; give a --warmup below {where}")
     if args.preset and config.data is None:
         raise UsageError(f"--preset {args.preset} trains on tiny Shakespeare: pass its path as "
                          f"FILE (download it from {TINY_SHAKESPEARE_URL})")
