@@ -1128,6 +1128,18 @@ def test_a_metrics_line_that_fits_in_part_is_cut_back_whole(tmp_path):
     assert path.read_bytes() == before
 
 
+def test_a_fifo_in_place_of_the_metrics_is_refused_not_waited_on(text_file, tmp_path):
+    """Reading it blocked until a writer came, and no stop signal could end the wait."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    (out / "metrics.jsonl").unlink()
+    os.mkfifo(out / "metrics.jsonl")
+    for steps in ["4", "2"]:  # a run to continue, and one that may have its last row to write
+        result = cli("train", "--out", out, "--resume", "--steps", steps, timeout=30)
+        assert_usage_error(result, str(out / "metrics.jsonl"), "is not a regular file",
+                           "move it away")
+
+
 def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_path):
     out = tmp_path / "out"
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",

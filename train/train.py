@@ -290,10 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     config = resolve_config(args, saved.config if saved else None)
     if config.data is not None:
         check_file_is_not_written(Path(config.data), out)
-    if saved and saved.step >= config.steps:
-        # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
+    if saved:  # read again once OUT is locked; here, a metrics file it cannot read is one line
         rows = MetricsLog.resume(out / metrics.FILENAME, saved.step)[0].rows
-        if saved.step > config.steps or (rows and rows[-1]["step"] == saved.step):
+        # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
+        if saved.step > config.steps or (saved.step == config.steps and rows and
+                                         rows[-1]["step"] == saved.step):
             raise UsageError(f"the checkpoint is already at step {saved.step}; pass a larger "
                              f"--steps to train on")
     if not args.resume and not args.overwrite and (done := check_out_is_free(out, config)):
