@@ -1293,6 +1293,15 @@ def test_sigkill_at_random_moments_loses_nothing_and_resume_is_bit_exact(text_fi
 
 # ---- FILE ------------------------------------------------------------------------------------
 
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="no /proc (not Linux)")
+def test_a_file_whose_size_is_not_reported_is_read_not_called_empty(tmp_path):
+    """The files of /proc and /sys have st_size 0: "is empty" was wrong about them."""
+    text = train.data.read_text("/proc/self/status")
+    assert text.startswith("Name:")
+    assert_usage_error(run("train", write(tmp_path / "empty.txt", ""), "--out", tmp_path / "o"),
+                       "is empty")
+
+
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_file_must_be_a_regular_file(kind, tmp_path):
     if kind == "fifo":
