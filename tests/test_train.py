@@ -9,6 +9,7 @@ runs, the working directory, the output encoding, a FIFO that could block.
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import json
 import math
@@ -378,6 +379,18 @@ def test_resume_refuses_a_preset(previous_run, text_file):
                  "baby-shakespeare", "--steps", "60")
     assert_usage_error(result, "--preset", "resumed")
     assert snapshot(previous_run) == before
+
+
+def test_resume_with_a_smaller_batch_takes_fewer_threads_unless_told(text_file, tmp_path):
+    """The run's --threads is kept, at most one per sequence: --batch-size 1 alone was refused
+    with "--threads must be from 1 to --batch-size, got 4", a flag the user had not given."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2",
+                            "--threads", "4") == 0
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--batch-size", "1") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").config.threads == 1
+    assert_usage_error(run("train", "--out", out, "--resume", "--steps", "6", "--threads", "2"),
+                       "--threads must be from 1 to --batch-size, got 2")
 
 
 def test_resume_remembers_the_encoding(tmp_path):
@@ -1027,6 +1040,13 @@ def test_sample_errors(trained, tmp_path):
     error = assert_usage_error(run("train.sample", "--checkpoint", tmp_path / "model.npz"),
                                "no checkpoint at", "OUT/ckpt.npz")
     assert f"--out {tmp_path}" not in error  # training there would write ckpt.npz, not model.npz
+    # OUT/ckpt.npz a directory: named as it is, not as OUT/ckpt.npz/ckpt.npz "to train first"
+    (tmp_path / "ckpt.npz").mkdir()
+    for module, flags in [("train.sample", []), ("train.attention", ["--text", "the"]),
+                          ("train", ["--resume"])]:
+        error = assert_usage_error(run(module, "--out", tmp_path, *flags),
+                                   f"{tmp_path / 'ckpt.npz'} is a directory, not a checkpoint")
+        assert "ckpt.npz/ckpt.npz" not in error and "train one first" not in error
 
 
 def test_sample_default_prompt_without_a_newline_in_the_vocabulary(trained):
@@ -1089,6 +1109,37 @@ def file_size_limit(limit: int):
     return apply
 
 
+def test_a_metrics_line_that_fits_in_part_is_cut_back_whole(tmp_path):
+    """A disk that fills up midway through a line takes a part of it, then fails: that part
+    must go too (a buffered file kept it, its truncate failing on the rest in its buffer)."""
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b'{"step": 0}\n' * 300)
+    before = path.read_bytes()
+    script = ("import sys, train.files\n"
+              "try:\n"
+              "    train.files.append_line(__import__('pathlib').Path(sys.argv[1]), 'z' * 100)\n"
+              "except OSError as err:\n"
+              "    print(err.errno)\n")
+    result = subprocess.run([sys.executable, "-c", script, str(path)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=file_size_limit(len(before) + 10))
+    assert result.stdout.strip() == str(errno.EFBIG), result.stderr
+    assert path.read_bytes() == before
+
+
+def test_a_fifo_in_place_of_the_metrics_is_refused_not_waited_on(text_file, tmp_path):
+    """Reading it blocked until a writer came, and no stop signal could end the wait."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    (out / "metrics.jsonl").unlink()
+    os.mkfifo(out / "metrics.jsonl")
+    for steps in ["4", "2"]:  # a run to continue, and one that may have its last row to write
+        result = cli("train", "--out", out, "--resume", "--steps", steps, timeout=30)
+        assert_usage_error(result, str(out / "metrics.jsonl"), "is not a regular file",
+                           "move it away")
+
+
 def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_path):
     out = tmp_path / "out"
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "4",
@@ -1103,6 +1154,40 @@ def test_a_failed_metrics_rewrite_on_resume_keeps_the_file_whole(text_file, tmp_
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     assert "error: cannot write the metrics" in result.stderr
+
+
+def test_overwrite_never_leaves_the_old_runs_metrics_with_the_new_checkpoint(
+        previous_run, text_file, monkeypatch, capsys):
+    """--overwrite stopped before its first evaluation saves a checkpoint at step 0: the old
+    run's metrics went on beside it, and --resume took the old run's step-0 row as its own."""
+    def stopped(model, splits, c, step, stop, bar):
+        stop.received = signal.SIGTERM
+        return None
+
+    command = [text_file, "--out", previous_run, *TINY, "--steps", "4", "--eval-every", "2",
+               "--seed", "7"]
+    monkeypatch.setattr(train.train, "estimate_loss", stopped)
+    assert train_in_process(*command, "--overwrite") == 143
+    monkeypatch.undo()
+    assert train.checkpoint.load(previous_run / "ckpt.npz").config.seed == 7
+    assert not (previous_run / "metrics.jsonl").exists()
+    assert train_in_process("--out", previous_run, "--resume") == 0
+    resumed = losses(previous_run)
+    fresh = previous_run.parent / "fresh"
+    assert train_in_process(*command[:2], fresh, *command[3:]) == 0
+    assert resumed == losses(fresh)
+
+    # a full disk at the first checkpoint: the old checkpoint is not left beside the new row
+    def full_disk(file, arrays):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(minigrad.serialization, "_write_npz", full_disk)
+    assert train_in_process(*command[:2], fresh, *command[3:], "--overwrite",
+                            "--seed", "8") == 2
+    monkeypatch.undo()
+    assert "no checkpoint was written" in capsys.readouterr().err
+    assert not (fresh / "ckpt.npz").exists()
+    assert [r["step"] for r in metrics(fresh)] == [0]
 
 
 def test_a_new_run_never_replaces_metrics_it_did_not_write(text_file, tmp_path):
@@ -1123,6 +1208,22 @@ def test_a_run_touches_no_file_of_the_user_in_out(text_file, tmp_path):
     assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
     assert (out / ".write-test").read_text() == "my notes"
     assert sorted(p.name for p in out.iterdir()) == [".write-test", "ckpt.npz", "metrics.jsonl"]
+
+
+def test_a_full_disk_when_out_is_locked_is_one_line_and_leaves_nothing(text_file, tmp_path,
+                                                                      monkeypatch, capsys):
+    """The lock file's pid is the run's first write into OUT: on a full disk it fails (the
+    lock file itself takes no space), which was a traceback, leaving OUT with the lock in it."""
+    def full_disk(fd, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full_disk)  # only the lock writes with os.write
+    code = train_in_process(text_file, "--out", tmp_path / "out", *TINY, "--steps", "2")
+    monkeypatch.undo()
+    captured = capsys.readouterr()
+    assert_error(code, captured.out, captured.err, "cannot write to --out",
+                 "No space left on device")
+    assert not (tmp_path / "out").exists()
 
 
 def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
@@ -1191,6 +1292,15 @@ def test_sigkill_at_random_moments_loses_nothing_and_resume_is_bit_exact(text_fi
 
 
 # ---- FILE ------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="no /proc (not Linux)")
+def test_a_file_whose_size_is_not_reported_is_read_not_called_empty(tmp_path):
+    """The files of /proc and /sys have st_size 0: "is empty" was wrong about them."""
+    text = train.data.read_text("/proc/self/status")
+    assert text.startswith("Name:")
+    assert_usage_error(run("train", write(tmp_path / "empty.txt", ""), "--out", tmp_path / "o"),
+                       "is empty")
+
 
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_file_must_be_a_regular_file(kind, tmp_path):
@@ -1264,6 +1374,22 @@ def test_a_relative_file_resumes_from_another_directory(text_file, tmp_path):
     assert result.returncode == 0, result.stderr
     assert [r["step"] for r in metrics(tmp_path / "out")][-1] == 4
 
+
+
+def test_standard_input_redirected_from_a_file_resumes_from_that_file(text_file, tmp_path):
+    """`python -m train /dev/stdin < text.txt` records text.txt: /dev/stdin is another file in
+    the process that resumes (a terminal, or nothing); `-` is refused in one line."""
+    out = tmp_path / "out"
+    with text_file.open("rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "train", "/dev/stdin", "--out", out,
+                                 *TINY, "--steps", "2"], stdin=stdin, capture_output=True,
+                                text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 0, result.stderr
+    assert json.loads(str(arrays(out / "ckpt.npz")["train_config"]))["data"] == str(text_file)
+    assert train_in_process("--out", out, "--resume", "--steps", "4") == 0
+    assert [r["step"] for r in metrics(out)][-1] == 4
+    assert_usage_error(run("train", "-", "--out", tmp_path / "new", *TINY),
+                       "FILE - (standard input)", "save the text to a file")
 
 # ---- every field of a checkpoint is checked --------------------------------------------------
 
@@ -1449,6 +1575,9 @@ OUT_OF_RANGE = [
     (["--lr", "inf"], "--lr must be a finite number > 0, got inf"),
     (["--min-lr", "-1"], "--min-lr"),
     (["--lr", "1e-5", "--min-lr", "1e-4"], "--min-lr 0.0001 is above --lr 1e-05"),
+    # the learning rate would jump from --lr down to --min-lr when the warm-up ends
+    (["--steps", "50", "--warmup", "50"], "--warmup 50 does not end before --steps 50"),
+    (["--warmup", "20", "--lr-decay-steps", "10"], "before --lr-decay-steps 10"),
     (["--weight-decay", "-0.1"], "--weight-decay"),
     (["--weight-decay", "1e400"], "--weight-decay must be a finite number >= 0, got inf"),
     (["--grad-clip", "-1"], "--grad-clip"),
@@ -1503,6 +1632,19 @@ def test_a_short_run_warms_up_over_a_tenth_of_it_then_decays(text_file, tmp_path
     assert train.checkpoint.load(out / "ckpt.npz").config.warmup == 2
     lrs = [r["lr"] for r in metrics(out)]  # of steps 0, 9 and 19
     assert lrs[1] > 0.5e-2 and lrs[2] < lrs[1]
+
+
+def test_a_warm_up_that_does_not_end_before_the_decay_is_refused_unless_a_default():
+    """The learning rate would jump from --lr to --min-lr at the warm-up's end: refused when
+    given (OUT_OF_RANGE); a preset's 100 steps, in a run shortened to 50, becomes a tenth."""
+    def config(*flags: str):
+        args = train.train.parse_args(["FILE", *flags])
+        return train.train.resolve_config(args, None)
+
+    assert config("--preset", "baby-shakespeare").warmup == 100
+    assert config("--preset", "baby-shakespeare", "--steps", "50").warmup == 5
+    assert config("--preset", "baby-shakespeare", "--steps", "50", "--warmup", "7").warmup == 7
+    assert config("--steps", "3").warmup == 0
 
 
 @pytest.mark.parametrize("flags, fragment", [

@@ -90,7 +90,10 @@ class Damaged(Exception):
 def load(path: str | Path) -> Checkpoint:
     """Read a checkpoint, or raise a UsageError naming the field that makes it unusable."""
     path = Path(path)
-    if path.is_dir():
+    if path.is_dir() and path.name == FILENAME:  # OUT/ckpt.npz, a directory of the user's
+        raise UsageError(f"{path} is a directory, not a checkpoint; move it away (the run "
+                         f"writes its checkpoint there), or point to another file")
+    if path.is_dir():  # --checkpoint OUT
         path = path / FILENAME
     if not path.is_file():
         if path.parent.is_file():  # --out names a file (the checkpoint itself, say)
@@ -285,6 +288,14 @@ class Saver:
         is a UsageError saying what is kept."""
         what = f"the metrics {self.metrics.path}"
         try:
+            if self.last_step is None:
+                # a new run's first save: the files of the run it replaces (--overwrite) go
+                # first, so that OUT never holds one run's checkpoint with another's metrics
+                what = f"the checkpoint {self.path}"
+                self.path.unlink(missing_ok=True)
+                what = f"the metrics {self.metrics.path}"
+                if row is None:  # stopped before its first evaluation: no metrics yet
+                    self.metrics.path.unlink(missing_ok=True)
             if row is not None:
                 self.metrics.append(row)
             what = f"the checkpoint {self.path}"

@@ -26,7 +26,8 @@ AUTO_EVAL_MAX = 250  # without --eval-every: every tenth of the run, at most thi
 RANGES = {
     "steps": ">= 1", "batch_size": ">= 1", "block_size": ">= 1", "n_layer": ">= 1",
     "n_head": ">= 1", "n_embd": ">= 1, a multiple of --n-head", "dropout": "in [0, 1)",
-    "lr": "a finite number > 0", "min_lr": "from 0 to --lr", "warmup": ">= 0",
+    "lr": "a finite number > 0", "min_lr": "from 0 to --lr",
+    "warmup": ">= 0, below --lr-decay-steps",
     "lr_decay_steps": ">= 1", "weight_decay": "a finite number >= 0", "beta1": "in [0, 1)",
     "beta2": "in [0, 1)", "grad_clip": "a finite number >= 0",
     "eval_every": ">= 1", "eval_iters": ">= 1", "sample_every": ">= 0",

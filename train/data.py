@@ -87,9 +87,7 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
             os.close(fd)
             raise UsageError(f"{path} is {what}")
     with os.fdopen(fd, "rb") as f:
-        size = info.st_size
-        if size == 0:
-            raise UsageError(f"{path} is empty; give a file with some text in it")
+        size = info.st_size  # 0 for the files of /proc and /sys too, which are not empty
         available = available_memory()
         if available is not None and size * MEMORY_PER_BYTE > available:
             raise UsageError(f"{path} is {size / 1e9:.1f} GB; reading it needs about "
@@ -97,9 +95,11 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
                              f"{available / 1e9:.1f} GB is available: train on a part of it "
                              f"(e.g. head -c 100M FILE > part.txt)")
         try:
-            raw = f.read(size)  # a file that grows meanwhile is read as it was
+            raw = f.read(size) if size else f.read()  # one that grows meanwhile: as it was
         except OSError as err:
             raise unreadable(path, err) from None
+    if not raw:
+        raise UsageError(f"{path} is empty; give a file with some text in it")
     try:
         return raw.decode(encoding)
     except UnicodeDecodeError as err:

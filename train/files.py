@@ -30,11 +30,14 @@ LOCK_NAME = ".minigrad-train.lock"
 def append_line(path: Path, line: str) -> None:
     """Append one line and flush it to disk; if the write fails, the file is cut back to its
     previous end, so no half line stays behind."""
-    with open(path, "ab") as f:
+    # unbuffered: a buffered file's truncate would first flush what the failed write left in
+    # its buffer, failing again, and the part of the line that fit on the disk stayed there
+    with open(path, "ab", buffering=0) as f:
         end = f.tell()
+        data = memoryview(line.encode("utf-8") + b"\n")
         try:
-            f.write(line.encode("utf-8") + b"\n")
-            f.flush()
+            while data:  # a write may take only a part (the disk fills up): then the rest
+                data = data[f.write(data):]
             os.fsync(f.fileno())
         except OSError:
             f.truncate(end)
@@ -87,11 +90,14 @@ class OutDir:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self._unlock()
+        self._remove_created()
+
+    def _unlock(self) -> None:
         if self._lock_fd is not None:
             self.lock_path.unlink(missing_ok=True)  # while still locked: see _lock
             os.close(self._lock_fd)
             self._lock_fd = None
-        self._remove_created()
 
     def _make_directories(self) -> None:
         missing = []
@@ -137,8 +143,12 @@ class OutDir:
                 pass
             os.close(fd)
         self._lock_fd = fd
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError as err:  # a full disk: no checkpoint could be written either
+            self._unlock()
+            raise cannot_write(self.path, err.strerror or str(err)) from None
 
     def _remove_created(self) -> None:
         for directory in reversed(self._created):

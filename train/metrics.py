@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +64,14 @@ class MetricsLog:
         if not path.exists():
             return cls(path, [], rewrite=True), None
         try:
-            content = path.read_bytes()
+            # O_NONBLOCK: a FIFO put there would block the open until a writer came, and no
+            # stop signal could end the wait
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise UsageError(f"{path} is not a regular file; move it away to resume "
+                                     f"without the earlier metrics")
+                content = f.read()
         except OSError as err:
             raise UsageError(f"cannot read {path} ({err.strerror or err}); move it away to "
                              f"resume without the earlier metrics") from None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import re
 import sys
 import time
 import warnings
@@ -39,6 +41,8 @@ from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, us
 from .plot import loss_chart
 
 EVAL_PROGRESS_INTERVAL = 0.5  # seconds; an evaluation that takes longer shows its progress
+# this process's own file descriptors, /dev/stdin among them: another file in a resumed run
+OWN_DESCRIPTOR = re.compile(r"/(dev/(stdin|fd/[0-9]+)|proc/(self|[0-9]+)/fd/[0-9]+)")
 TINY_SHAKESPEARE_URL = ("https://raw.githubusercontent.com/karpathy/char-rnn/master/data/"
                         "tinyshakespeare/input.txt")
 HELP = {
@@ -70,7 +74,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                     "Without FILE it trains on minigrad's own source code and docs. OUT gets "
                     "ckpt.npz (the checkpoint) and metrics.jsonl (one line per evaluation).")
     p.add_argument("file", nargs="?", metavar="FILE", type=path_argument,
-                   help="text file to train on")
+                   help="text file to train on (a regular file, read again by --resume: not "
+                   "standard input)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="a named set of the options below "
                    "(baby-shakespeare: nanoGPT's CPU baby GPT; give tinyshakespeare.txt as FILE)")
     p.add_argument("--encoding", default=None, help="the text file's encoding, any text "
@@ -121,6 +126,8 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
             "; a resumed run keeps its architecture: drop those flags, or start a new run "
             "with another --out")
     values.update(given)
+    if saved and "threads" not in given:  # the run's threads, but one per sequence at most
+        values["threads"] = min(values["threads"], values["batch_size"])
     if values["eval_every"] is None:
         values["eval_every"] = auto_eval_every(values["steps"])
     if not saved:  # a new run's defaults that follow other settings
@@ -129,10 +136,12 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
             values["threads"] = default_threads(values["batch_size"])
         if "min_lr" not in chosen:
             values["min_lr"] = values["lr"] / 10  # nanoGPT's advice; a fixed one may exceed --lr
-        if "warmup" not in chosen:  # so that a short run still reaches --lr and decays
-            values["warmup"] = auto_warmup(values["lr_decay_steps"] or values["steps"])
+        # so that a short run still reaches --lr and decays (a preset's --steps shortened too)
+        decay_steps = values["lr_decay_steps"] or values["steps"]
+        if "warmup" not in given and ("warmup" not in preset or values["warmup"] >= decay_steps):
+            values["warmup"] = auto_warmup(decay_steps)
     if args.file is not None:
-        values["data"] = str(Path(args.file).absolute())  # so --resume works from anywhere
+        values["data"] = text_path(args.file)
     model = {name: values.pop(name) for name in MODEL_OPTIONS}
     config = TrainConfig(model=replace(base.model, **model), **values)
     config.validate()
@@ -140,10 +149,32 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     if config.min_lr > config.lr and (not saved or {"lr", "min_lr"} & given.keys()):
         raise UsageError(f"--min-lr {config.min_lr} is above --lr {config.lr}, so the cosine "
                          f"decay would raise the learning rate; give a --min-lr of at most --lr")
+    decay_steps = config.lr_decay_steps or config.steps
+    if config.warmup >= decay_steps and (not saved or {"warmup", "lr_decay_steps"} & given.keys()):
+        where = "--lr-decay-steps" if config.lr_decay_steps else "--steps"
+        raise UsageError(f"--warmup {config.warmup} does not end before {where} {decay_steps}, "
+                         f"where the learning rate reaches --min-lr, so it would drop from "
+                         f"--lr to --min-lr at once; give a --warmup below {where}")
     if args.preset and config.data is None:
         raise UsageError(f"--preset {args.preset} trains on tiny Shakespeare: pass its path as "
                          f"FILE (download it from {TINY_SHAKESPEARE_URL})")
     return config
+
+
+def text_path(file: str) -> str:
+    """FILE as the checkpoint records it: a path that names the same file from any directory and
+    any process, so that --resume reads the same text. Standard input cannot be read again: `-`
+    is refused, and /dev/stdin (or /dev/fd/N) redirected from a file (`< text.txt`) is recorded
+    as that file."""
+    path = Path(file).absolute()
+    if file == "-" and not path.exists():
+        raise UsageError("FILE - (standard input) is not read: a run reads its text again when "
+                         "resumed; save the text to a file and give its path")
+    if OWN_DESCRIPTOR.fullmatch(str(path)):
+        real = Path(os.path.realpath(path))
+        if real.is_file():
+            return str(real)
+    return str(path)  # a pipe or a device stays as given, for read_text to refuse
 
 
 def check_out_is_free(out: Path, config: TrainConfig) -> str | None:
@@ -259,10 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     config = resolve_config(args, saved.config if saved else None)
     if config.data is not None:
         check_file_is_not_written(Path(config.data), out)
-    if saved and saved.step >= config.steps:
-        # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
+    if saved:  # read again once OUT is locked; here, a metrics file it cannot read is one line
         rows = MetricsLog.resume(out / metrics.FILENAME, saved.step)[0].rows
-        if saved.step > config.steps or (rows and rows[-1]["step"] == saved.step):
+        # a run stopped in its last evaluation resumes to evaluate: its metrics lack that row
+        if saved.step > config.steps or (saved.step == config.steps and rows and
+                                         rows[-1]["step"] == saved.step):
             raise UsageError(f"the checkpoint is already at step {saved.step}; pass a larger "
                              f"--steps to train on")
     if not args.resume and not args.overwrite and (done := check_out_is_free(out, config)):
