@@ -518,10 +518,11 @@ def _fit_to_inputs(fn: Function, input_grads: tuple) -> tuple:
 
 
 def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    try:
-        return np.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
+    """Whether numpy broadcasts `shape` to exactly `target`: each of its dims, aligned from the
+    right, is 1 or target's. In Python: np.broadcast_shapes took ~10 us, a third of a small
+    op's cost in F.linear."""
+    return len(shape) <= len(target) and all(
+        n == 1 or n == t for n, t in zip(reversed(shape), reversed(target)))
 
 
 def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],

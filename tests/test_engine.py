@@ -2,6 +2,7 @@
 
 Expected values are computed by hand or with plain numpy, never by calling minigrad again.
 """
+import itertools
 import operator
 import threading
 
@@ -10,7 +11,7 @@ import pytest
 
 import minigrad
 import minigrad.functional as F
-from minigrad import Tensor, is_grad_enabled, no_grad
+from minigrad import Tensor, engine, is_grad_enabled, no_grad
 
 from tests.helpers import assert_raises_like_torch, graph_tensors
 
@@ -1657,3 +1658,14 @@ def test_an_output_its_backward_reads_changed_in_place_is_caught_as_torch(op, fu
                 continue
             with pytest.raises(RuntimeError, match="in-?place"):
                 y.sum().backward()
+
+
+def test_broadcasts_to_agrees_with_numpy_on_every_small_shape():
+    """The engine's check that a gradient or bias broadcasts to a shape, against numpy's rule."""
+    shapes = [()] + [s for k in (1, 2, 3) for s in itertools.product((0, 1, 2, 3), repeat=k)]
+    for shape, target in itertools.product(shapes, repeat=2):
+        try:
+            expected = np.broadcast_shapes(shape, target) == target
+        except ValueError:
+            expected = False
+        assert engine._broadcasts_to(shape, target) == expected, (shape, target)
