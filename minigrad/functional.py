@@ -89,7 +89,8 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
                       ) -> None:
     """embedding's max_norm: the `rows` of `weight` whose norm exceeds max_norm scaled by
     max_norm / (norm + 1e-7), in place (PyTorch's formula); a change of weight's version, so
-    a graph that used weight before refuses its backward, as in PyTorch."""
+    a graph whose backward reads weight (a matmul with it, ...) refuses its backward, as in
+    PyTorch; embedding's own backward reads only the ids, so one Embedding may look up twice."""
     used = weight.data[rows]
     norms = np.linalg.norm(used, ord=norm_type, axis=1, keepdims=True)
     with no_grad():

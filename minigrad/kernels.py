@@ -203,6 +203,7 @@ class Embedding(Function):
     scatters row by row and costs several times more."""
 
     replaces = "embedding"
+    saves_inputs = False  # backward reads the ids and weight's shape, never its values
 
     def forward(self, weight: np.ndarray, ids: np.ndarray) -> np.ndarray:
         self.ids, self.shape = ids.reshape(-1), weight.shape

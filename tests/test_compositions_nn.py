@@ -3018,6 +3018,26 @@ def test_embedding_max_norm_changes_the_weight_a_graph_used_before_as_torch(torc
             earlier.backward()
 
 
+def test_embedding_max_norm_looked_up_twice_backward_as_torch(torch):
+    """One Embedding with max_norm used twice in a forward (overlapping ids): the second look-up
+    renormalises rows the first used, but embedding's backward reads only the ids, so PyTorch
+    runs backward, and so must the fused kernel (and the GetItem path)."""
+    table = rng.standard_normal((6, 4)) * 3
+    ids_a, ids_b = np.array([0, 1]), np.array([1, 2, 3])
+    theirs = torch.tensor(table, requires_grad=True)
+    first = torch.nn.functional.embedding(torch.tensor(ids_a), theirs, max_norm=1.0)
+    second = torch.nn.functional.embedding(torch.tensor(ids_b), theirs, max_norm=1.0)
+    (2 * first.sum() + (second * second).sum()).backward()
+    for fused in (True, False):
+        with minigrad.fused(fused):
+            weight = Tensor(table.copy(), requires_grad=True)
+            first = F.embedding(ids_a, weight, max_norm=1.0)
+            second = F.embedding(ids_b, weight, max_norm=1.0)
+            (2 * first.sum() + (second * second).sum()).backward()
+        np.testing.assert_allclose(weight.data, theirs.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(weight.grad, theirs.grad.numpy(), rtol=1e-12)
+
+
 def test_embedding_module_max_norm_as_torch(torch):
     for kwargs in (dict(max_norm=1.5), dict(max_norm=2.0, norm_type=1.0, padding_idx=0), {}):
         ours = nn.Embedding(5, 3, **kwargs, dtype=np.float64)
