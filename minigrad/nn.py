@@ -1594,8 +1594,11 @@ class Upsample(Module):
                  align_corners: bool | None = None) -> None:
         super().__init__()
         self.size, self.mode, self.align_corners = size, mode, align_corners
-        self.scale_factor = (float(scale_factor) if isinstance(scale_factor, (int, float))
-                             else scale_factor)  # PyTorch keeps a float
+        if isinstance(scale_factor, (tuple, list)):  # PyTorch keeps floats: (2.0, 3.0)
+            scale_factor = type(scale_factor)(float(factor) for factor in scale_factor)
+        elif scale_factor is not None:
+            scale_factor = float(scale_factor)
+        self.scale_factor = scale_factor
 
     def extra_repr(self) -> str:
         given = (f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None

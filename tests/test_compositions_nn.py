@@ -2773,6 +2773,9 @@ def _class_or_multilabel_targets(kind, shape):
      [(1, 2, 3, 4)], None),
     (lambda lib, dtype: lib.nn.UpsamplingNearest2d(scale_factor=3), [(2, 1, 3, 2)], None),
     (lambda lib, dtype: lib.nn.UpsamplingBilinear2d((4, 5)), [(1, 2, 3, 3)], None),
+    # integer factors in a tuple are shown as floats, (2.0, 3.0), as PyTorch's repr
+    (lambda lib, dtype: lib.nn.Upsample(scale_factor=(2, 3)), [(1, 2, 3, 4)], None),
+    (lambda lib, dtype: lib.nn.UpsamplingBilinear2d(scale_factor=(2, 1)), [(1, 2, 3, 3)], None),
     *[(lambda lib, dtype, name=name, padding=padding: getattr(lib.nn, name)(padding),
        [shape], None)
       for name, padding, shape in [
