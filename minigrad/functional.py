@@ -666,17 +666,29 @@ def max_pool3d(input: Tensor, kernel_size: int | Sequence[int],
     entries_inside = np.broadcast_to(windows(inside), entries.shape)
     winner = _first_max_or_last_nan(entries)
     # where every entry inside the window is the lowest value the padding ties with them, but
-    # PyTorch's scan starts at the window's first entry inside the input: that one wins
+    # PyTorch's scan starts at the window's first entry inside the input: that one wins. Its
+    # start skips the padding before the input dim by dim (start += dilation while < 0), so a
+    # window of padding alone (dilated across a small dim) gets the lowest value, no gradient,
+    # and the index of that start, which may lie outside the plane, as PyTorch's
     won_by_padding = ~np.take_along_axis(entries_inside, winner[..., None], -1)[..., 0]
-    winner = np.where(won_by_padding, entries_inside.argmax(-1), winner)
     offsets = np.unravel_index(winner, geometry["kernel_size"])  # the winner in its window
-    coordinates = [np.arange(size).reshape([-1 if k == axis else 1 for k in spatial_axes])
-                   * step - before + offset * dilate
-                   for axis, size, step, (before, _), offset, dilate in zip(
-                       spatial_axes, winner.shape[2:], geometry["stride"], geometry["padding"],
-                       offsets, geometry["dilation"])]
-    places = np.ravel_multi_index(np.broadcast_arrays(*coordinates), x.shape[2:])
-    return _picked_in_planes(x, places, batched, return_indices)
+    coordinates = []
+    for axis, size, step, (before, _), offset, dilate in zip(
+            spatial_axes, winner.shape[2:], geometry["stride"], geometry["padding"], offsets,
+            geometry["dilation"]):
+        first = np.arange(size).reshape([-1 if k == axis else 1 for k in spatial_axes]
+                                        ) * step - before
+        offset = np.where(won_by_padding, np.maximum(0, -(first // dilate)), offset)
+        coordinates.append(first + offset * dilate)
+    d, h, w = np.broadcast_arrays(*coordinates)
+    places = (d * x.shape[3] + h) * x.shape[4] + w
+    empty = ~entries_inside.any(-1)
+    if not empty.any():
+        return _picked_in_planes(x, places, batched, return_indices)
+    out = _picked_in_planes(x, np.minimum(places, math.prod(x.shape[2:]) - 1), batched, False)
+    out = out.masked_fill(empty if batched else empty[0], lowest)
+    return (out, Tensor(places.astype(np.int64) if batched else places[0].astype(np.int64))
+            ) if return_indices else out
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | None],

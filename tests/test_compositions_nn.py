@@ -2922,6 +2922,41 @@ def test_max_pool3d_takes_integers_as_torch(torch):
                                   torch.nn.functional.max_pool3d(torch.tensor(data), 2).numpy())
 
 
+@pytest.mark.parametrize("kwargs, shape", [
+    # W = 1, kernel 2 dilated by 2, padding 1: each window's w positions are -1 and 1
+    (dict(kernel_size=(2, 1, 2), stride=(1, 2, 3), padding=(1, 0, 1), dilation=(2, 1, 2),
+          ceil_mode=True), (1, 2, 6, 4, 1)),
+    (dict(kernel_size=(2, 1, 1), stride=1, padding=(1, 0, 0), dilation=(2, 1, 1)),
+     (2, 1, 1, 3, 2)),
+    (dict(kernel_size=(1, 1, 2), stride=(3, 2, 2), padding=(0, 0, 1), dilation=(1, 2, 2)),
+     (2, 2, 1, 1)),
+])
+def test_max_pool3d_window_of_padding_alone_as_torch(torch, kwargs, shape):
+    """A dilated window that straddles a small dim holds only padding: PyTorch gives -inf and
+    the index where its scan would start (start += dilation while < 0), which may lie outside
+    the plane; minigrad the same, with no gradient (it raised on that index)."""
+    data = rng.standard_normal(shape)
+    x = Tensor(data, requires_grad=True)
+    out, indices = F.max_pool3d(x, **kwargs, return_indices=True)
+    expected, their_indices = torch.nn.functional.max_pool3d(torch.tensor(data), **kwargs,
+                                                             return_indices=True)
+    assert np.isneginf(out.data).any()
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    np.testing.assert_array_equal(indices.data, their_indices.numpy())
+    # the windows with an entry inside: gradient as torch's (theirs for padding alone writes
+    # at that start index, outside the window, even outside the tensor: not compared, and
+    # torch's backward is not run where an index lies outside the plane)
+    upstream = np.where(np.isneginf(out.data), 0.0, rng.standard_normal(out.shape))
+    (out.masked_fill(np.isneginf(out.data), 0.0) * Tensor(upstream)).sum().backward()
+    if (indices.data >= math.prod(shape[-3:])).any():
+        assert np.isfinite(x.grad).all()
+        return
+    their_x = torch.tensor(data, requires_grad=True)
+    their_out = torch.nn.functional.max_pool3d(their_x, **kwargs)
+    their_out.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, their_x.grad.numpy(), rtol=1e-12)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 5),
     lambda m, F: F.max_pool3d(m.ones(2, 3, 4, 4), 2, padding=2),
