@@ -1111,6 +1111,17 @@ def file_size_limit(limit: int):
     return apply
 
 
+def test_an_out_through_a_broken_link_is_named_as_one_not_as_a_file(text_file, tmp_path):
+    """A symbolic link to nothing is not a file: saying so sent the user looking for one."""
+    broken = tmp_path / "broken"
+    broken.symlink_to(tmp_path / "missing" / "dir")
+    for out, fragment in [(broken, "it is a broken symbolic link"),
+                          (broken / "out", f"{broken} is a broken symbolic link")]:
+        error = assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "1"),
+                                   f"--out {out}", fragment)
+        assert "is a file" not in error
+
+
 def test_a_metrics_line_that_fits_in_part_is_cut_back_whole(tmp_path):
     """A disk that fills up midway through a line takes a part of it, then fails: that part
     must go too (a buffered file kept it, its truncate failing on the rest in its buffer)."""
