@@ -75,7 +75,8 @@ def accuracy(model: nn.Module, images: np.ndarray, labels: np.ndarray) -> float:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
+    if hasattr(signal, "SIGPIPE"):  # none on Windows
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
     parser = argparse.ArgumentParser(prog="python -m examples.conv_classifier",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
