@@ -1698,6 +1698,9 @@ def test_an_empty_path_is_refused_not_read_as_the_current_directory(trained, tex
 def test_help_documents_the_ranges():
     for module in ("train", "train.sample"):
         assert "2**64 - 1" in " ".join(cli(module, "--help").stdout.split())
+    # as the error says (inf is refused): "a number >= 0" let it in
+    assert "--temperature T a finite number >= 0" in " ".join(
+        cli("train.sample", "--help").stdout.split())
 
 
 def test_a_temperature_near_0_is_greedy(trained):
