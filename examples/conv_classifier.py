@@ -75,15 +75,18 @@ def accuracy(model: nn.Module, images: np.ndarray, labels: np.ndarray) -> float:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
+    if hasattr(signal, "SIGPIPE"):  # none on Windows
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
     parser = argparse.ArgumentParser(prog="python -m examples.conv_classifier",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=300, help="training steps (default 300)")
     parser.add_argument("--batch-size", type=int, default=32, help="images per step (default 32)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0 (default 0)")
     args = parser.parse_args()
     if args.steps < 1 or args.batch_size < 1:
         parser.error("--steps and --batch-size must be at least 1")
+    if args.seed < 0:  # numpy's generators take none below 0
+        parser.error(f"--seed must be >= 0, got {args.seed}")
     model, _ = train(args.steps, args.batch_size, args.seed, log=print)
     images, labels = make_images(1000, np.random.default_rng(1))
     print(f"accuracy on 1000 new images: {accuracy(model, images, labels):.1%}")

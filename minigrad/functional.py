@@ -1883,7 +1883,11 @@ def self_attention(input: Tensor, w_q: Tensor, b_q: Tensor | None, w_k: Tensor,
     batch, seq, _ = input.shape
     mask = None if mask is None else np.asarray(_as_array(mask), dtype=bool)
     biases = (b_q, b_k, b_v)
-    if is_fused_enabled() and all(b is not None for b in biases):
+    # the kernel takes biases (C,) and one float dtype; linear's other cases (a bias that
+    # broadcasts, or none; mixed dtypes, promoted; its errors) go to the composition
+    if is_fused_enabled() and all(b is not None and b.shape == (width,) for b in biases) and \
+            input.dtype.kind == "f" and all(t.dtype == input.dtype for t in (
+                w_q, w_k, w_v, *biases)):
         weights: list[np.ndarray] = []
         out = kernels.SelfAttention.apply(input, w_q, b_q, w_k, b_k, w_v, b_v, mask=mask,
                                           num_heads=num_heads, weights_out=weights)

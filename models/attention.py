@@ -233,5 +233,6 @@ def demo() -> None:
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
+    if hasattr(signal, "SIGPIPE"):  # none on Windows
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
     demo()

@@ -1966,6 +1966,14 @@ def test_conv_classifier_example_takes_its_settings_and_stops_quietly_without_a_
     assert_stops_quietly_when_its_reader_is_gone("examples.conv_classifier", "--steps", "1")
 
 
+def test_conv_classifier_example_refuses_a_negative_seed_in_one_line():
+    result = subprocess.run([sys.executable, "-m", "examples.conv_classifier", "--seed", "-1"],
+                            cwd=Path(__file__).parents[1], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("error:") == 1 and "--seed" in result.stderr
+
+
 # --------------------------------------------------------------------------------------------
 # normalisation, embedding and activation modules against PyTorch's
 # --------------------------------------------------------------------------------------------

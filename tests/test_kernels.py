@@ -11,6 +11,7 @@ import pytest
 import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops
+from minigrad.errors import InvalidArgumentError
 
 from tests.helpers import assert_keeps_float32, leaf, op_types
 
@@ -188,6 +189,42 @@ def test_self_attention_after_cached_positions_equals_its_composition():
     for i, (gf, gc) in enumerate(zip(fused_grads, composed_grads)):
         np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=f"input {i}")
     assert gradcheck(kernel, [leaf(*a.shape) for a in arrays])
+
+
+@pytest.mark.parametrize("case", ["bias (1,)", "bias too short", "integer input",
+                                  "float32 input, float64 weights"])
+def test_self_attention_kernel_or_not_takes_and_refuses_the_same(case):
+    """Regression: with kernels on, F.self_attention handed the kernel any biases and dtypes;
+    a bias that broadcasts (as linear takes) or an integer input failed in numpy (a ValueError
+    about the kernel's own arrays, a UFuncTypeError) where the composition computes, and a
+    bias of the wrong size was not named as linear names it."""
+    width = 4
+    x = rng.standard_normal((2, 3, width))
+    w = [rng.standard_normal((width, width)) for _ in range(3)]
+    b = [rng.standard_normal(width) for _ in range(3)]
+    if case == "bias (1,)":
+        b[1] = b[1][:1]
+    elif case == "bias too short":
+        b[1] = b[1][:3]
+    elif case == "integer input":
+        x = np.arange(2 * 3 * width).reshape(2, 3, width) % 3
+    else:
+        x = x.astype(np.float32)
+    results = []
+    for fused in (True, False):
+        with minigrad.fused(fused):
+            try:
+                out, weights = F.self_attention(Tensor(x), *(Tensor(a) for pair in zip(w, b)
+                                                            for a in pair), 2, CAUSAL[:3, :3])
+                results.append((out.dtype, out.data, weights.data))
+            except Exception as err:  # noqa: BLE001 (compared below)
+                results.append((type(err), str(err)))
+    if case == "bias too short":
+        assert results[0] == results[1] and results[0][0] is InvalidArgumentError
+    else:
+        assert results[0][0] == results[1][0]
+        np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-6, atol=1e-6)
 
 
 def test_attention_over_no_keys_gives_zeros_as_torch():

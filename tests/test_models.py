@@ -293,6 +293,20 @@ def test_demo_piped_into_a_reader_that_is_gone_stops_quietly():
     assert_stops_quietly_when_its_reader_is_gone("models.attention")
 
 
+@pytest.mark.parametrize("command", [["models.attention"], ["minigrad.ops"],
+                                     ["examples.conv_classifier", "--steps", "1"]])
+def test_the_scripts_that_take_sigpipe_back_run_where_there_is_none(command):
+    """Windows has no signal.SIGPIPE: setting it there raised AttributeError before any output."""
+    script = ("import runpy, signal, sys\n"
+              "del signal.SIGPIPE\n"
+              "sys.argv = sys.argv[1:]\n"
+              "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)\n")
+    result = subprocess.run([sys.executable, "-c", script, *command], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stdout
+
+
 # ----------------------------------------------------------------------------------------------
 # Multi-head attention
 # ----------------------------------------------------------------------------------------------

@@ -1111,6 +1111,17 @@ def file_size_limit(limit: int):
     return apply
 
 
+def test_an_out_through_a_broken_link_is_named_as_one_not_as_a_file(text_file, tmp_path):
+    """A symbolic link to nothing is not a file: saying so sent the user looking for one."""
+    broken = tmp_path / "broken"
+    broken.symlink_to(tmp_path / "missing" / "dir")
+    for out, fragment in [(broken, "it is a broken symbolic link"),
+                          (broken / "out", f"{broken} is a broken symbolic link")]:
+        error = assert_usage_error(run("train", text_file, "--out", out, *TINY, "--steps", "1"),
+                                   f"--out {out}", fragment)
+        assert "is a file" not in error
+
+
 def test_a_metrics_line_that_fits_in_part_is_cut_back_whole(tmp_path):
     """A disk that fills up midway through a line takes a part of it, then fails: that part
     must go too (a buffered file kept it, its truncate failing on the rest in its buffer)."""
@@ -1687,6 +1698,9 @@ def test_an_empty_path_is_refused_not_read_as_the_current_directory(trained, tex
 def test_help_documents_the_ranges():
     for module in ("train", "train.sample"):
         assert "2**64 - 1" in " ".join(cli(module, "--help").stdout.split())
+    # as the error says (inf is refused): "a number >= 0" let it in
+    assert "--temperature T a finite number >= 0" in " ".join(
+        cli("train.sample", "--help").stdout.split())
 
 
 def test_a_temperature_near_0_is_greedy(trained):

@@ -57,9 +57,11 @@ def check_can_write(path: Path) -> None:
     while not os.path.lexists(existing) and existing != existing.parent:
         existing = existing.parent
     if not existing.is_dir():
+        # lexists: a symbolic link to nothing ends the walk too, and is no file
+        what = "a broken symbolic link" if not existing.exists() else "a file"
         if existing == path:
-            raise cannot_write(path, "it is a file, not a training directory")
-        raise cannot_write(path, f"{existing} is a file, not a directory")
+            raise cannot_write(path, f"it is {what}, not a training directory")
+        raise cannot_write(path, f"{existing} is {what}, not a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         read_only = hasattr(os, "statvfs") and os.statvfs(existing).f_flag & os.ST_RDONLY
         reason = os.strerror(errno.EROFS if read_only else errno.EACCES)

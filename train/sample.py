@@ -27,7 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tokens", type=int, default=500, metavar="N",
                    help="characters to generate, >= 0 (default 500)")
     p.add_argument("--temperature", type=float, default=0.8, metavar="T",
-                   help="a number >= 0: < 1 sharper, > 1 more random, 0 greedy (default 0.8)")
+                   help="a finite number >= 0: < 1 sharper, > 1 more random, 0 greedy "
+                   "(default 0.8)")
     p.add_argument("--top-k", type=int, default=None, metavar="K",
                    help="sample only from the K likeliest, K >= 1 (default all)")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for reproducible "

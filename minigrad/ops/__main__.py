@@ -4,7 +4,8 @@ import signal
 
 from . import gradient_table, kernels, primitives
 
-signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
+if hasattr(signal, "SIGPIPE"):  # none on Windows
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly, as a Unix tool
 
 print("Primitives\n\n" + gradient_table(primitives()) + "\n\nKernels\n\n"
       + gradient_table(kernels()))
