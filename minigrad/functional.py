@@ -1872,7 +1872,8 @@ def self_attention(input: Tensor, w_q: Tensor, b_q: Tensor | None, w_k: Tensor,
     weights (B, heads, T, T)).
 
     With kernels on, one fused op (kernels.SelfAttention) computes it with the three
-    projections in one matrix product and the heads as strided views."""
+    projections in one matrix product and the heads as strided views; the weights are then for
+    looking at only (gradients flow through the output), as in `attention`."""
     width = input.shape[-1] if input.ndim else 0
     if input.ndim != 3 or num_heads <= 0 or width % num_heads or any(
             w.shape != (width, width) for w in (w_q, w_k, w_v)):
