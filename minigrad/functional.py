@@ -586,24 +586,36 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     row i is the mean of input rows floor(i H / out_h) to ceil((i + 1) H / out_h), as in
     PyTorch, and likewise for the columns. The bins of the two dims are independent, so it
     averages the rows' bins, then the columns'."""
-    x, batched = _batched("adaptive_avg_pool2d", input, 2, "(N, C, H, W) or (C, H, W)")
+    x, batched, sizes = _adaptive_pool_input("adaptive_avg_pool2d", input, output_size)
+    for dim, out_size in zip((2, 3), sizes):
+        bins = [x.narrow(dim, start, stop - start).mean(dim, keepdim=True)
+                for start, stop in _adaptive_bins(x.shape[dim], out_size)]
+        x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
+    return x if batched else x.reshape(x.shape[1:])
+
+
+def _adaptive_pool_input(name: str, input: Tensor, output_size: int | None |
+                         Sequence[int | None]) -> tuple[Tensor, bool, tuple[int, int]]:
+    """The adaptive 2-D pools' input as (N, C, H, W), whether it was batched, and the output's
+    (height, width), None there meaning the input's."""
+    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
     sizes = (output_size,) * 2 if output_size is None or isinstance(
         output_size, (int, np.integer)) else tuple(output_size)
     if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
                                   for s in sizes):
-        raise InvalidArgumentError(f"adaptive_avg_pool2d: output_size must be an int, None or "
-                                   f"2 of them, each >= 0, got {output_size!r}")
-    if 0 in x.shape[2:]:  # a bin of an empty dim would be the mean of nothing, NaN
-        raise InvalidArgumentError(f"adaptive_avg_pool2d: expected input to have non-zero size "
-                                   f"for non-batch dimensions, got shape {input.shape}")
-    for dim, out_size in zip((2, 3), sizes):
-        size = x.shape[dim]
-        out_size = size if out_size is None else out_size
-        bins = [x.narrow(dim, i * size // out_size,
-                         -(-(i + 1) * size // out_size) - i * size // out_size
-                         ).mean(dim, keepdim=True) for i in range(out_size)]
-        x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
-    return x if batched else x.reshape(x.shape[1:])
+        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
+                                   f"each >= 0, got {output_size!r}")
+    if 0 in x.shape[2:]:  # a bin of an empty dim would have no mean or maximum
+        raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
+                                   f"non-batch dimensions, got shape {input.shape}")
+    return x, batched, tuple(size if out is None else out for size, out in zip(x.shape[2:],
+                                                                                sizes))
+
+
+def _adaptive_bins(size: int, out_size: int) -> list[tuple[int, int]]:
+    """PyTorch's adaptive bins of a dim of `size`: bin i is [floor(i size / out_size),
+    ceil((i + 1) size / out_size))."""
+    return [(i * size // out_size, -(-(i + 1) * size // out_size)) for i in range(out_size)]
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: int | Sequence[int]) -> Tensor:
@@ -697,24 +709,12 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     keeps that dim); the gradient goes to one entry per bin, its first maximum (its last NaN if
     it has any), as in PyTorch, and `return_indices=True` also returns where that is (flat,
     h * W + w, int64)."""
-    name = "adaptive_max_pool2d"
-    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")  # floats, as PyTorch
-    sizes = (output_size,) * 2 if output_size is None or isinstance(
-        output_size, (int, np.integer)) else tuple(output_size)
-    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
-                                  for s in sizes):
-        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
-                                   f"each >= 0, got {output_size!r}")
-    if 0 in x.shape[2:]:  # a bin of an empty dim would have no maximum
-        raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
-                                   f"non-batch dimensions, got shape {input.shape}")
+    x, batched, (out_h, out_w) = _adaptive_pool_input("adaptive_max_pool2d", input,
+                                                      output_size)
     (h, w), n, c = x.shape[2:], *x.shape[:2]
-    out_h, out_w = (size if out is None else out for size, out in zip((h, w), sizes))
     places = np.zeros((n, c, out_h, out_w), np.int64)
-    for i in range(out_h):
-        top, bottom = i * h // out_h, -(-(i + 1) * h // out_h)
-        for j in range(out_w):
-            left, right = j * w // out_w, -(-(j + 1) * w // out_w)
+    for i, (top, bottom) in enumerate(_adaptive_bins(h, out_h)):
+        for j, (left, right) in enumerate(_adaptive_bins(w, out_w)):
             winner = _first_max_or_last_nan(x.data[:, :, top:bottom, left:right]
                                             .reshape(n, c, -1))
             row, col = np.divmod(winner, right - left)
