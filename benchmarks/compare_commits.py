@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # run from a source checkout
 
 from benchmarks.cli import add_json_option, at_least  # noqa: E402
-from benchmarks.train_step import busy_processes  # noqa: E402
+from benchmarks.load import busy_processes  # noqa: E402
 
 WORKER = r"""
 import json, sys, time

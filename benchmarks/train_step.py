@@ -20,7 +20,6 @@ import argparse
 import cProfile
 import json
 import math
-import os
 import pstats
 import resource
 import statistics
@@ -28,9 +27,8 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -38,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 import minigrad  # noqa: E402
 from benchmarks.cli import add_json_option, at_least  # noqa: E402
+from benchmarks.load import busy_processes  # noqa: E402
 from benchmarks.machine import describe, machine_info  # noqa: E402
 from benchmarks.numpy_floor import numpy_floor_step  # noqa: E402
 from minigrad import optim  # noqa: E402
@@ -220,38 +219,6 @@ def peak_rss_mb(mode: str, steps: int) -> float:
     out = subprocess.run([sys.executable, __file__, "--rss-only", mode, "--steps", str(steps)],
                          capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
-
-
-# ---- load: busy processes competing for the cores, as a user's other work does ----
-BUSY_LOOP = """
-import os, sys, time
-deadline, parent = float(sys.argv[1]), int(sys.argv[2])
-# spin in pure Python until the deadline, or until the benchmark is gone (this process has then
-# been re-parented), whichever comes first
-x = 0
-while time.monotonic() < deadline and os.getppid() == parent:
-    for _ in range(100_000):
-        x += 1
-"""
-
-
-@contextmanager
-def busy_processes(n: int, seconds: float) -> Iterator[list[subprocess.Popen]]:
-    """`n` processes each keeping a core busy, for at most `seconds` even if this one crashes
-    or is killed (each stops at its own deadline), and stopped when the block ends."""
-    deadline = time.monotonic() + seconds  # CLOCK_MONOTONIC: the same clock in every process
-    procs: list[subprocess.Popen] = []
-    try:
-        for _ in range(n):
-            procs.append(subprocess.Popen([sys.executable, "-c", BUSY_LOOP, repr(deadline),
-                                           str(os.getpid())]))
-        time.sleep(min(1.0, seconds))  # let them start and take their cores
-        yield procs
-    finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            proc.wait()
 
 
 def time_interleaved(modes: dict[str, Callable[[], float]], steps: int,

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.machine import describe, machine_info
 from benchmarks.numpy_floor import NumpyAdamW, NumpyGPT
-from benchmarks.train_step import busy_processes
+from benchmarks.load import busy_processes
 from minigrad import nn, optim
 from models import GPT, GPTConfig
 

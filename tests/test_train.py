@@ -39,6 +39,7 @@ import train.data
 import train.errors
 import train.sample
 import train.train
+from models import GPT
 from train.errors import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -1025,6 +1026,27 @@ def test_sample_greedy_and_top_k(trained):
     top3 = sample("--out", trained, "--prompt", "the", "--tokens", "40", "--top-k", "3",
                   "--seed", "5")
     assert len(top3) == len(greedy) and top3.startswith("the")
+
+
+def test_sampling_runs_blas_on_one_thread(trained, monkeypatch):
+    """train.sample and the run's closing sample: one token at a time gains nothing from a second
+    BLAS thread, and under load one that waits for a busy core spins (benchmarks/generate.py)."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads() -> set[int]:
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    seen: list[set[int]] = []
+    forward = GPT.forward
+    monkeypatch.setattr(GPT, "forward", lambda self, *a, **k: (seen.append(blas_threads()),
+                                                               forward(self, *a, **k))[1])
+    before = blas_threads()
+    sample("--out", trained, "--prompt", "the", "--tokens", "5", "--seed", "1")
+    ckpt = train.checkpoint.load(trained / "ckpt.npz")
+    model = GPT(ckpt.config.model)
+    train.train.sample_text(model, ckpt.tokenizer(), "the", 5, seed=1)
+    assert len(seen) >= 10 and all(threads == {1} for threads in seen), seen
+    assert blas_threads() == before  # restored afterwards
 
 
 def test_sample_errors(trained, tmp_path):

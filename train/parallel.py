@@ -17,6 +17,7 @@ import copy
 import itertools
 import os
 import threading
+from contextlib import AbstractContextManager
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -42,6 +43,13 @@ def limit_blas_to_usable_cores() -> ThreadpoolController:
     controller = ThreadpoolController()
     controller.limit(limits=usable_cores(), user_api="blas")
     return controller
+
+
+def one_blas_thread() -> AbstractContextManager:
+    """A context in which BLAS runs on one thread, for sampling: one token at a time, its
+    products are too small to gain from a second thread, and while another process keeps a core
+    busy, a second thread spins waiting for it (`python benchmarks/generate.py --load 1`)."""
+    return ThreadpoolController().limit(limits=1, user_api="blas")
 
 
 def pin_thread(cores: list[int], turn: itertools.count) -> None:

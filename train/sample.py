@@ -17,6 +17,7 @@ import numpy as np  # noqa: E402
 from .cli import checkpoint_parser, load_model  # noqa: E402
 from .config import MAX_SEED  # noqa: E402
 from .errors import UsageError  # noqa: E402
+from .parallel import one_blas_thread  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         raise UsageError(f"--prompt: {err}") from None
     # print, not sys.stdout.write: with stdout closed (`>&-`) it is None, and print writes nothing
     print(prompt, end="")
-    for ids in model.stream(context, args.tokens, args.temperature, args.top_k,
-                            np.random.default_rng(args.seed)):
-        print(tokenizer.decode(ids), end="", flush=True)
+    with one_blas_thread():
+        for ids in model.stream(context, args.tokens, args.temperature, args.top_k,
+                                np.random.default_rng(args.seed)):
+            print(tokenizer.decode(ids), end="", flush=True)
     print()
     return 0

@@ -37,7 +37,8 @@ from .data import (available_memory, default_corpus, encode, get_batch, read_tex
 from .errors import StopSignals, UsageError
 from .files import OutDir, check_can_write
 from .metrics import MetricsLog
-from .parallel import DataParallel, limit_blas_to_usable_cores, seed_dropout, usable_cores
+from .parallel import (DataParallel, limit_blas_to_usable_cores, one_blas_thread, seed_dropout,
+                       usable_cores)
 from .plot import loss_chart
 
 EVAL_PROGRESS_INTERVAL = 0.5  # seconds; an evaluation that takes longer shows its progress
@@ -256,8 +257,9 @@ def numpy_float_warnings_off() -> Iterator[None]:
 
 
 def sample_text(model: GPT, tokenizer: CharTokenizer, prompt: str, n: int, seed: int) -> str:
-    ids = model.generate(tokenizer.encode(prompt), n, temperature=0.8,
-                         rng=np.random.default_rng(seed))
+    with one_blas_thread():
+        ids = model.generate(tokenizer.encode(prompt), n, temperature=0.8,
+                             rng=np.random.default_rng(seed))
     return tokenizer.decode(ids[0])
 
 
