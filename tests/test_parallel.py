@@ -1,5 +1,6 @@
 """Data parallelism: the batch split across threads gives the single-thread loss and gradients,
 up to float32 summation order."""
+import dataclasses
 import json
 import os
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
 from models import GPT, GPTConfig
 from train.parallel import DataParallel
@@ -48,6 +50,28 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
         assert parallel.backward(x, y) == pytest.approx(loss.item(), rel=1e-12)
     for p, g in zip(model.parameters(), expected):
         np.testing.assert_allclose(p.grad, g, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("threads,batch_size", [(2, 6), (3, 7)])
+def test_data_parallel_loss_for_evaluation_matches_single_thread(threads, batch_size):
+    x, y = batch(batch_size)
+    model = GPT(dataclasses.replace(CONFIG, dropout=0.5), seed=5, dtype=np.float64)
+    model.eval()
+    expected = model(x, y)[1].item()
+    seen_blas_threads = []
+    forward = type(model).forward
+
+    def recording(self, *args, **kwargs):
+        seen_blas_threads.append({lib["num_threads"] for lib in threadpool_info()
+                                  if lib["user_api"] == "blas"})
+        return forward(self, *args, **kwargs)
+
+    with DataParallel(model, threads) as parallel, \
+            pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(model), "forward", recording)
+        assert parallel.loss(x, y) == pytest.approx(expected, rel=1e-12)
+    assert seen_blas_threads == [{1}] * threads  # each worker a shard, on one BLAS thread
+    assert all(p.grad is None for p in model.parameters())  # nothing recorded
 
 
 def test_data_parallel_leaves_a_frozen_parameter_without_a_gradient():

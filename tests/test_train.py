@@ -37,6 +37,7 @@ import train.attention
 import train.checkpoint
 import train.data
 import train.errors
+import train.parallel
 import train.sample
 import train.train
 from models import GPT
@@ -239,6 +240,22 @@ def test_training_on_a_file_writes_checkpoint_metrics_chart_and_sample(text_file
     assert "A sample from the model:" in result.stdout
     sample = result.stdout.split("A sample from the model:\n", 1)[1].split("\nCheckpoint:")[0]
     assert len(sample) > 100 and set(sample) <= set(text_file.read_text())
+
+
+@pytest.mark.parametrize("threads,shared_batches", [("1", 0), ("2", 3 * 2 * 2)])
+def test_evaluation_is_shared_by_the_workers_as_training_is(text_file, tmp_path, monkeypatch,
+                                                            threads, shared_batches):
+    """With --threads 2 each evaluation batch is split across the workers (one BLAS thread
+    each, as in training); with one thread it runs on the model."""
+    shared = []
+    loss = train.parallel.DataParallel.loss
+    monkeypatch.setattr(train.parallel.DataParallel, "loss",
+                        lambda self, x, y: (shared.append(len(x)), loss(self, x, y))[1])
+    assert train_in_process(text_file, "--out", tmp_path / "out", *TINY, "--steps", "4",
+                            "--eval-every", "2", "--threads", threads) == 0
+    # evaluations at steps 0, 2 and 4, each of 2 batches per split
+    assert shared == [4] * shared_batches
+    assert len(metrics(tmp_path / "out")) == 3
 
 
 def test_the_speed_logged_is_of_the_training_steps_alone(text_file, tmp_path, monkeypatch):
@@ -1195,7 +1212,7 @@ def test_overwrite_never_leaves_the_old_runs_metrics_with_the_new_checkpoint(
         previous_run, text_file, monkeypatch, capsys):
     """--overwrite stopped before its first evaluation saves a checkpoint at step 0: the old
     run's metrics went on beside it, and --resume took the old run's step-0 row as its own."""
-    def stopped(model, splits, c, step, stop, bar):
+    def stopped(model, splits, c, step, stop, bar, parallel):
         stop.received = signal.SIGTERM
         return None
 

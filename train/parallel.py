@@ -19,7 +19,7 @@ import os
 import threading
 from contextlib import AbstractContextManager
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -126,33 +126,38 @@ class DataParallel:
                                        **binding)
         self.blas = ThreadpoolController()
 
-    def _shard(self, worker: int, x: np.ndarray, y: np.ndarray, weight: float, step: int,
-               fused: bool, params: list[nn.Parameter]) -> tuple[float, tuple]:
-        """The shard's loss and gradients, both scaled by `weight` (its share of the batch):
-        backward starts from `weight` instead of 1, which costs nothing."""
-        model = self.replicas[worker]
-        seed_dropout(model, self.seed, step, worker)
-        with minigrad.fused(fused):  # the switch is per thread: carry the caller's over
-            _, loss = model(x, y)
-            return loss.item() * weight, minigrad.grad(loss, params, grad_outputs=weight,
-                                                       allow_unused=True)
-
-    def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
-        """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
-        `step` seeds the dropout masks."""
+    def _on_shards(self, x: np.ndarray, y: np.ndarray,
+                   work: Callable[[int, np.ndarray, np.ndarray, float], Any]) -> list[Any]:
+        """work(worker, x shard, y shard, the shard's share of the batch) for each non-empty
+        shard, run by the workers; the results in worker order, whichever finished first."""
         for replica_model in self.replicas:
             replica_model.train(self.model.training)
         self._copy_buffers()
         xs, ys = np.array_split(x, self.threads), np.array_split(y, self.threads)
-        fused = minigrad.is_fused_enabled()
-        params = [p for p in self.model.parameters() if p.requires_grad]  # frozen ones: no grad
         # one BLAS thread per worker, only while the workers run (the rest of the step keeps
         # BLAS's own threads)
         with self.blas.limit(limits=1, user_api="blas"):
-            futures = [self.pool.submit(self._shard, w, xi, yi, len(xi) / len(x), step, fused,
-                                        params)
+            futures = [self.pool.submit(work, w, xi, yi, len(xi) / len(x))
                        for w, (xi, yi) in enumerate(zip(xs, ys)) if len(xi)]
-            results = [f.result() for f in futures]
+            return [f.result() for f in futures]
+
+    def backward(self, x: np.ndarray, y: np.ndarray, step: int = 0) -> float:
+        """The batch's mean loss; each parameter's `.grad` is set to the batch's gradient.
+        `step` seeds the dropout masks."""
+        fused = minigrad.is_fused_enabled()  # the switch is per thread: carry it over
+        params = [p for p in self.model.parameters() if p.requires_grad]  # frozen ones: no grad
+
+        def shard(worker: int, x: np.ndarray, y: np.ndarray, weight: float) -> tuple[float, tuple]:
+            # the loss and gradients scaled by the shard's share of the batch: backward starts
+            # from `weight` instead of 1, which costs nothing
+            model = self.replicas[worker]
+            seed_dropout(model, self.seed, step, worker)
+            with minigrad.fused(fused):
+                _, loss = model(x, y)
+                return loss.item() * weight, minigrad.grad(loss, params, grad_outputs=weight,
+                                                           allow_unused=True)
+
+        results = self._on_shards(x, y, shard)
         for i, p in enumerate(params):
             total = None
             for _, grads in results:  # in worker order, whichever finished first
@@ -161,6 +166,18 @@ class DataParallel:
                     total = g if total is None else np.add(total, g, out=total)
             p.grad = total
         return sum(loss for loss, _ in results)
+
+    def loss(self, x: np.ndarray, y: np.ndarray) -> float:
+        """The batch's mean loss alone, for evaluation: the workers share it as in backward, so
+        that it too runs one BLAS thread per core (with BLAS on every core, a busy process made
+        an evaluation wait for it)."""
+        fused = minigrad.is_fused_enabled()
+
+        def shard(worker: int, x: np.ndarray, y: np.ndarray, weight: float) -> float:
+            with minigrad.fused(fused), minigrad.no_grad():
+                return self.replicas[worker](x, y)[1].item() * weight
+
+        return sum(self._on_shards(x, y, shard))
 
     def _copy_buffers(self) -> None:
         """The model's buffer values into the copies the workers after the first run on."""

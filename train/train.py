@@ -220,10 +220,12 @@ def check_file_is_not_written(file: Path, out: Path) -> None:
 
 @no_grad()
 def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, step: int,
-                  stop: StopSignals, bar: tqdm) -> dict[str, float] | None:
+                  stop: StopSignals, bar: tqdm,
+                  parallel: DataParallel | None = None) -> dict[str, float] | None:
     """Mean loss over `eval_iters` batches of each split, drawn from their own seeded generator
-    so that evaluating never shifts the training batches; its progress shows on `bar`. None if
-    a stop signal arrives meanwhile: a long evaluation must not hold up a stop."""
+    so that evaluating never shifts the training batches; each batch shared by the workers of
+    `parallel` when given, as in training. Its progress shows on `bar`. None if a stop signal
+    arrives meanwhile: a long evaluation must not hold up a stop."""
     model.eval()
     rng = np.random.default_rng([c.seed, step])
     batches = ((name, data) for name, data in splits.items() for _ in range(c.eval_iters))
@@ -238,7 +240,7 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
                 bar.set_description_str(f"evaluating {done}/{total}")
                 show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, True
             x, y = get_batch(data, c.batch_size, c.model.block_size, rng)
-            losses[name].append(model(x, y)[1].item())
+            losses[name].append(parallel.loss(x, y) if parallel else model(x, y)[1].item())
     finally:
         if shown:
             bar.set_description_str("")
@@ -382,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
             # saved, unless a stop signal cut its evaluation short)
             if (step % config.eval_every == 0 or step == config.steps) and \
                     not (log.rows and log.rows[-1]["step"] == step):
-                losses = estimate_loss(model, splits, config, step, stop, bar)
+                losses = estimate_loss(model, splits, config, step, stop, bar, parallel)
                 if losses is None:
                     break  # stopped: saved below
                 if not all(math.isfinite(v) for v in losses.values()):
