@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import minigrad
-from minigrad import Tensor, gradcheck, no_grad
+from minigrad import Tensor, gradcheck, kernels, no_grad
 from minigrad.optim import AdamW
 from models.attention import (KVCache, MultiHeadAttention, create_causal_mask, demo,
                               scaled_dot_product_attention)
@@ -375,13 +375,18 @@ def _new_arrays(mha):
 
 @pytest.mark.parametrize("change", [None, _swap_query_and_key_weights, _share_the_query_bias,
                                     _new_arrays])
-def test_mha_cached_generation_follows_its_current_projections(change):
+def test_mha_cached_generation_follows_its_current_projections(change, monkeypatch):
     """Generating with a cache, the kernel multiplies by the buffer W_q, W_k and W_v (and their
-    biases) are views of; once any of their arrays is another one (a view of the same buffer
-    included), it must use the arrays as they are: the composed path's output."""
+    biases) are views of (no copy of them per token); once any of their arrays is another one
+    (a view of the same buffer included), it must use the arrays as they are: the composed
+    path's output."""
     mha = MultiHeadAttention(8, 2, rng=np.random.default_rng(0), dtype=np.float64)
     if change is not None:
         change(mha)
+    packed_given = []
+    forward = kernels.SelfAttention.forward
+    monkeypatch.setattr(kernels.SelfAttention, "forward", lambda self, *a, **k: (
+        packed_given.append(k["packed"] is not None), forward(self, *a, **k))[1])
     x = np.random.default_rng(4).standard_normal((2, 3, 8))
     outputs = []
     for fused in (True, False):
@@ -389,6 +394,7 @@ def test_mha_cached_generation_follows_its_current_projections(change):
         with no_grad(), minigrad.fused(fused):
             outputs.append([mha(t, t, t, cache=cache).data for t in (x[:, :2], x[:, 2:])])
         assert len(cache) == 3
+    assert packed_given == [change is None] * 2  # the two fused calls
     for fused, composed in zip(*outputs):
         np.testing.assert_allclose(fused, composed, rtol=1e-10, atol=1e-12)
 
@@ -715,10 +721,10 @@ def test_gpt_step_is_the_same_with_kernels_on_and_off():
     assert abs(fused_loss.item() - composed_loss.item()) <= 1e-10
     for (name, _), gf, gc in zip(model.named_parameters(), fused_grads, composed_grads):
         np.testing.assert_allclose(gf, gc, rtol=1e-10, atol=1e-10, err_msg=name)
-    kernels = set(minigrad.ops.kernels())
-    assert kernels & op_types(fused_loss), "the default path uses the kernels"
+    kernel_ops = set(minigrad.ops.kernels())
+    assert kernel_ops & op_types(fused_loss), "the default path uses the kernels"
     composed_ops = op_types(composed_loss)
-    assert not kernels & composed_ops, f"kernels under fused(False): {kernels & composed_ops}"
+    assert not kernel_ops & composed_ops, f"kernels under fused(False): {kernel_ops & composed_ops}"
     assert composed_ops <= set(minigrad.ops.primitives())
 
 
