@@ -2011,6 +2011,9 @@ class MultiheadAttention(Module):
         -inf where a bool mask is True, a float mask as it is."""
         def additive(mask: Any) -> np.ndarray:
             mask = np.asarray(_as_array(mask))
+            if mask.dtype != bool and mask.dtype.kind != "f":  # PyTorch's class for it
+                raise AssertionError(f"MultiheadAttention: only bool and floating masks are "
+                                     f"supported, got dtype {mask.dtype}")
             return np.where(mask, -np.inf, 0).astype(dtype) if mask.dtype == bool \
                 else mask.astype(dtype)
 

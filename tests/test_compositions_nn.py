@@ -2267,6 +2267,11 @@ def test_multihead_attention_initialises_and_refuses_as_torch(torch):
     for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
         with pytest.raises(RuntimeError):
             lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x), is_causal=True)
+        for masks in (dict(attn_mask=np.zeros((3, 3), np.int64)),
+                      dict(key_padding_mask=np.zeros((1, 3), np.int64))):
+            with pytest.raises(AssertionError):  # an integer mask is neither kind
+                lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x),
+                                                **{k: make(v) for k, v in masks.items()})
 
 
 RECURRENT = [
