@@ -34,7 +34,9 @@ rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
 pytestmark = [pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning"),
               # and on kl_div's reduction='mean', whose meaning it plans to change
-              pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")]
+              pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning"),
+              # and on its Transformer's nested-tensor fast path, which minigrad does not have
+              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")]
 
 
 @pytest.fixture(scope="module")
@@ -3154,3 +3156,219 @@ def test_batch_norm_3d_and_instance_norm_modules_match_torch(torch, make, shape)
 ])
 def test_instance_norm_and_batch_norm_3d_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# Transformer layers against PyTorch's, weights copied through the state dict
+# --------------------------------------------------------------------------------------------
+def _copy_torch_state(ours, theirs):
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+
+
+def _check_like_torch(torch, ours, theirs, arrays, kwargs, rtol=1e-9):
+    """ours(*arrays, **kwargs) against theirs in value and in the gradients of the inputs and
+    of every parameter (the same names, in the same order), for one random upstream gradient."""
+    leaves = [Tensor(a, requires_grad=True) for a in arrays]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = ours(*leaves, **kwargs)
+    t_out = theirs(*t_leaves, **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
+                                 for k, v in kwargs.items()})
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=rtol, atol=1e-11)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=rtol, atol=1e-11)
+    t_params = dict(theirs.named_parameters())
+    assert [name for name, _ in ours.named_parameters()] == list(t_params)
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=rtol, atol=1e-11,
+                                   err_msg=name)
+    return out
+
+
+def _sequence(length, batch, batch_first, width=8):
+    shape = (length, width) if batch is None else (batch, length, width) if batch_first \
+        else (length, batch, width)
+    return rng.standard_normal(shape)
+
+
+def _masks(kind, length, source, batch):
+    """An attn mask (length, source) and key padding mask (batch, source) of `kind`, every
+    query left at least one key (PyTorch's weights are NaN otherwise)."""
+    if kind == "none":
+        return None, None
+    if kind == "causal":
+        return np.triu(np.full((length, source), -np.inf), 1), None
+    attn = rng.random((length, source)) < 0.3
+    attn[:, 0] = False
+    padding = np.zeros((batch, source), bool)
+    padding[-1, -2:] = True
+    if kind == "float":
+        return np.where(attn, -np.inf, rng.standard_normal(attn.shape)), \
+            np.where(padding, -np.inf, 0.0)
+    return attn, padding
+
+
+TRANSFORMER_LAYOUTS = [  # batch_first, norm_first, masks, training, activation
+    (False, False, "bool", False, "relu"), (True, True, "float", True, "gelu"),
+    (True, False, "causal", True, "relu"), (False, True, "none", False, "gelu"),
+]
+
+
+@pytest.mark.parametrize("batch_first, norm_first, masks, training, activation",
+                         TRANSFORMER_LAYOUTS)
+def test_transformer_encoder_matches_torch(torch, batch_first, norm_first, masks, training,
+                                           activation):
+    """A TransformerEncoder of 2 layers with a final norm, PyTorch's state dict loaded, in
+    values and in the gradients of the input and every parameter (float64, dropout 0)."""
+    settings = dict(dim_feedforward=16, dropout=0.0, activation=activation,
+                    batch_first=batch_first, norm_first=norm_first)
+    theirs = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, **settings), 2,
+                                         torch.nn.LayerNorm(8), enable_nested_tensor=False)
+    theirs.double().train(training)
+    ours = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, **settings, dtype=np.float64),
+                                 2, nn.LayerNorm(8, dtype=np.float64),
+                                 enable_nested_tensor=False).train(training)
+    _copy_torch_state(ours, theirs)
+    mask, padding = _masks(masks, 5, 5, 3)
+    kwargs = dict(mask=mask, src_key_padding_mask=padding)
+    if masks == "causal":
+        kwargs["is_causal"] = True
+    _check_like_torch(torch, ours, theirs, [_sequence(5, 3, batch_first)],
+                      {k: v for k, v in kwargs.items() if v is not None})
+
+
+@pytest.mark.parametrize("batch_first, norm_first, masks, training, activation",
+                         TRANSFORMER_LAYOUTS)
+def test_transformer_matches_torch(torch, batch_first, norm_first, masks, training, activation):
+    """nn.Transformer (encoder and decoder, each 2 layers): every mask and key padding mask,
+    values and the gradients of src, tgt and every parameter."""
+    settings = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2,
+                    dim_feedforward=16, dropout=0.0, activation=activation,
+                    batch_first=batch_first, norm_first=norm_first)
+    theirs = torch.nn.Transformer(**settings).double().train(training)
+    ours = nn.Transformer(**settings, dtype=np.float64).train(training)
+    _copy_torch_state(ours, theirs)
+    src_mask, src_padding = _masks(masks, 5, 5, 3)
+    tgt_mask, tgt_padding = _masks(masks, 4, 4, 3)
+    memory_mask, memory_padding = _masks("bool" if masks == "causal" else masks, 4, 5, 3)
+    kwargs = dict(src_mask=src_mask, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                  src_key_padding_mask=src_padding, tgt_key_padding_mask=tgt_padding,
+                  memory_key_padding_mask=memory_padding)
+    if masks == "causal":
+        kwargs.update(src_is_causal=True, tgt_is_causal=True)
+    _check_like_torch(torch, ours, theirs,
+                      [_sequence(5, 3, batch_first), _sequence(4, 3, batch_first)],
+                      {k: v for k, v in kwargs.items() if v is not None})
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_layers_unbatched_and_without_bias_match_torch(torch, norm_first):
+    """The layers alone on unbatched inputs, with bias=False and an activation module."""
+    settings = dict(dim_feedforward=16, dropout=0.0, norm_first=norm_first, bias=False)
+    theirs = torch.nn.TransformerDecoderLayer(8, 4, activation=torch.nn.GELU(), **settings)
+    theirs.double()
+    ours = nn.TransformerDecoderLayer(8, 4, activation=nn.GELU(), **settings, dtype=np.float64)
+    _copy_torch_state(ours, theirs)
+    padding = np.array([False, True, False, False, False])
+    _check_like_torch(torch, ours, theirs, [_sequence(3, None, False), _sequence(5, None, False)],
+                      dict(memory_key_padding_mask=padding,
+                           tgt_mask=np.triu(np.ones((3, 3), bool), 1)))
+    theirs = torch.nn.TransformerEncoderLayer(8, 4, **settings).double()
+    ours = nn.TransformerEncoderLayer(8, 4, **settings, dtype=np.float64)
+    _copy_torch_state(ours, theirs)
+    _check_like_torch(torch, ours, theirs, [_sequence(5, None, False)],
+                      dict(src_key_padding_mask=padding))
+
+
+def test_transformer_keeps_float32_and_builds_torchs_state_dict(torch):
+    ours = nn.Transformer(8, 2, 1, 1, 16, rng=np.random.default_rng(0))
+    theirs = torch.nn.Transformer(8, 2, 1, 1, 16)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert all(ours.state_dict()[k].shape == tuple(v.shape)
+               for k, v in theirs.state_dict().items())
+    assert all(p.dtype == np.float32 for p in ours.parameters())
+    src = Tensor(rng.standard_normal((5, 2, 8)).astype(np.float32), requires_grad=True)
+    tgt = Tensor(rng.standard_normal((4, 2, 8)).astype(np.float32), requires_grad=True)
+    out = ours(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4))
+    assert out.dtype == np.float32 and out.shape == (4, 2, 8)
+    out.sum().backward()
+    assert src.grad.dtype == np.float32 and tgt.grad.dtype == np.float32
+    assert all(p.grad.dtype == np.float32 for p in ours.parameters())
+
+
+def test_transformer_initialises_as_torch():
+    """Glorot-uniform for every matrix (PyTorch's _reset_parameters), zero attention biases,
+    LayerNorms at ones and zeros; the stacked layers start equal, as deep copies."""
+    model = nn.Transformer(16, 4, 2, 2, 32, rng=np.random.default_rng(0))
+    for name, p in model.named_parameters():
+        if p.ndim > 1:
+            bound = math.sqrt(6 / sum(p.shape))
+            assert np.abs(p.data).max() <= bound and np.abs(p.data).max() > 0.9 * bound, name
+        elif "norm" in name:
+            assert np.all(p.data == (1 if name.endswith("weight") else 0)), name
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 3)
+    first, *others = [dict(layer.named_parameters()) for layer in encoder.layers]
+    for other in others:
+        for name, p in other.items():
+            np.testing.assert_array_equal(p.data, first[name].data)
+            assert p is not first[name]
+
+
+def test_transformer_generate_square_subsequent_mask_as_torch(torch):
+    for dtype, t_dtype in ((None, None), (np.float64, torch.float64)):
+        mask = nn.Transformer.generate_square_subsequent_mask(4, dtype=dtype)
+        t_mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=t_dtype)
+        np.testing.assert_array_equal(mask.data, t_mask.numpy())
+        assert mask.dtype == t_mask.numpy().dtype
+
+
+def test_transformer_dropout_is_seeded_differs_between_layers_and_is_off_in_eval():
+    x = Tensor(rng.standard_normal((6, 2, 8)))
+
+    def encoder(dropout):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout, rng=np.random.default_rng(3))
+        return nn.TransformerEncoder(layer, 2)
+
+    model, plain = encoder(0.5), encoder(0.0)  # the same weights: dropout draws nothing at init
+    np.testing.assert_array_equal(model(x).data, encoder(0.5)(x).data)
+    assert not np.allclose(model(x).data, plain(x).data)
+    first, second = model.layers
+    assert first.dropout1.rng is second.dropout1.rng is second.self_attn.rng  # shared, not copied
+    np.testing.assert_array_equal(model.eval()(x).data, plain(x).data)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2, activation="tanh"),
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2)(lib.zeros(3, 1, 8), is_causal=True),
+    lambda lib, F: lib.nn.TransformerDecoderLayer(8, 2)(lib.zeros(3, 1, 8), lib.zeros(2, 1, 8),
+                                                     tgt_is_causal=True),
+    lambda lib, F: lib.nn.Transformer(8, 2, 1, 1, 16)(lib.zeros(3, 2, 8), lib.zeros(3, 1, 8)),
+    lambda lib, F: lib.nn.Transformer(8, 2, 1, 1, 16)(lib.zeros(3, 2, 6), lib.zeros(3, 2, 6)),
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2)(
+        lib.zeros(3, 1, 8), src_mask=lib.zeros(3, 3, dtype=lib.int64)),
+])
+def test_transformer_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning")
+def test_transformer_encoder_computes_padded_positions_where_torchs_fast_path_gives_zeros(torch):
+    """PyTorch's eval-mode inference (batch_first, no grad) packs the unpadded positions into a
+    nested tensor and returns 0 at the padded ones; minigrad computes them as PyTorch's other
+    path does, and agrees with both elsewhere."""
+    theirs = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).double().eval()
+    ours = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True,
+                                                            dtype=np.float64), 2).eval()
+    _copy_torch_state(ours, theirs)
+    x, padding = rng.standard_normal((2, 5, 8)), np.array([[0, 0, 0, 0, 0], [0, 0, 0, 1, 1]], bool)
+    out = ours(Tensor(x), src_key_padding_mask=padding).data
+    with torch.no_grad():
+        fast = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(padding)).numpy()
+    slow = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(padding)).detach().numpy()
+    np.testing.assert_allclose(out, slow, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out[~padding], fast[~padding], rtol=1e-10, atol=1e-12)
+    assert not fast[padding].any() and out[padding].all()
+
