@@ -69,8 +69,9 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None,
         raise InvalidArgumentError(f"embedding: weight must be 2-D (num_embeddings, "
                                    f"embedding_dim), got shape {weight.shape}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
-        raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
-                         f"from {ids.min()} to {ids.max()}")
+        # an IndexError, as PyTorch's embedding raises; a RuntimeError, as its embedding_bag
+        raise InvalidIndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
+                                f"from {ids.min()} to {ids.max()}")
     if max_norm is not None:
         _renormalize_rows(weight, np.unique(ids), max_norm, norm_type)
     if padding_idx is not None:
@@ -95,6 +96,85 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
     norms = np.linalg.norm(used, ord=norm_type, axis=1, keepdims=True)
     with no_grad():
         weight[rows] = np.where(norms > max_norm, used * (max_norm / (norms + 1e-7)), used)
+
+
+def embedding_bag(input: ArrayLike, weight: Tensor, offsets: ArrayLike | None = None,
+                  max_norm: float | None = None, norm_type: float = 2.0, *,
+                  mode: str = "mean", per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """PyTorch's F.embedding_bag: the rows of `weight` picked by the ids of each bag, summed,
+    averaged or maxed (mode 'sum', 'mean', 'max'), one row (B, embedding_dim) per bag. The
+    bags are the rows of a 2-D `input` (B, N), or of a 1-D `input` the runs starting at
+    `offsets` (B,) (offsets[0] = 0), each ending where the next starts and the last at the end
+    of the input; with include_last_offset, offsets (B + 1,) also gives the last bag's end.
+    Entries equal to `padding_idx` count for nothing (not in a mean's count either); an empty
+    bag gives zeros. `per_sample_weights` (input's shape; mode 'sum' only) scales each entry,
+    and gets a gradient. max_norm as F.embedding's."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights is only supported for "
+                                  f"mode='sum' (got mode={mode!r})")
+    ids = np.asarray(_as_array(input))
+    flat, slots, in_bag = _bags(ids, offsets, include_last_offset)
+    if padding_idx is not None:
+        if not -len(weight) <= padding_idx < len(weight):
+            raise InvalidArgumentError(f"embedding_bag: padding_idx must be within the number "
+                                       f"of embeddings ({len(weight)}), got {padding_idx}")
+        in_bag = in_bag & (flat[slots] != padding_idx % len(weight))
+    # (bags, longest bag, dim): each bag's rows, the places past its end (or at padding) masked
+    rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)[slots]
+    if per_sample_weights is not None:
+        if per_sample_weights.shape != ids.shape:
+            raise ValueError(f"embedding_bag: per_sample_weights must have the input's shape "
+                             f"{ids.shape}, got {per_sample_weights.shape}")
+        if per_sample_weights.dtype != weight.dtype:
+            raise InvalidTypeError(f"embedding_bag: per_sample_weights "
+                                   f"({per_sample_weights.dtype}) must have weight's dtype "
+                                   f"({weight.dtype})")
+        rows = rows * per_sample_weights.reshape(-1)[slots].unsqueeze(-1)
+    outside = ~in_bag[..., None]
+    counts = in_bag.sum(1, keepdims=True)
+    if mode == "max" and rows.shape[1]:  # (a dim of length 0 has no max: every bag is empty)
+        return rows.masked_fill(outside, -np.inf).max(1).values.masked_fill(counts == 0, 0.0)
+    total = rows.masked_fill(outside, 0.0).sum(1)
+    return total / np.maximum(counts, 1).astype(total.dtype) if mode == "mean" else total
+
+
+def _bags(ids: np.ndarray, offsets: ArrayLike | None, include_last_offset: bool
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """embedding_bag's bags as (the ids flattened, slots (B, L): each bag's places in them,
+    padded to the longest bag L, in_bag (B, L): False at the padding)."""
+    if ids.ndim not in (1, 2):
+        raise ValueError(f"embedding_bag: input has to be 1D or 2D, got {ids.ndim} dims")
+    if ids.ndim == 2:
+        if offsets is not None:
+            raise ValueError("embedding_bag: if input is 2D, offsets has to be None (each row "
+                             "is a bag)")
+        return ids.reshape(-1), np.arange(ids.size).reshape(ids.shape), \
+            np.ones(ids.shape, bool)
+    if offsets is None:
+        raise ValueError("embedding_bag: a 1D input needs offsets, a 1D tensor of where each "
+                         "bag starts")
+    offsets = np.asarray(_as_array(offsets))
+    if offsets.ndim != 1:
+        raise ValueError(f"embedding_bag: offsets has to be a 1D tensor, got {offsets.ndim} "
+                         f"dims")
+    if offsets.dtype.kind not in "iu":
+        raise InvalidTypeError(f"embedding_bag: offsets must be integers, got {offsets.dtype}")
+    if include_last_offset and not len(offsets):
+        raise InvalidArgumentError("embedding_bag: with include_last_offset, offsets holds "
+                                   "every bag's start and the last bag's end: at least 1 entry")
+    bounds = offsets if include_last_offset else np.append(offsets, len(ids))
+    if len(offsets) and (offsets[0] != 0 or bounds[-1] > len(ids)
+                         or np.any(np.diff(bounds) < 0)):
+        raise InvalidArgumentError(f"embedding_bag: offsets must start at 0, never decrease "
+                                   f"and not pass the input's length {len(ids)}, got "
+                                   f"{offsets.tolist()}")
+    starts, lengths = bounds[:-1], np.diff(bounds)
+    places = np.arange(lengths.max(initial=0))
+    in_bag = places < lengths[:, None]
+    return ids, np.where(in_bag, starts[:, None] + places, 0), in_bag
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],

@@ -488,6 +488,25 @@ class Linear(Module):
         return F.linear(x, self.weight, self.bias)
 
 
+def _padding_index(layer: str, padding_idx: int | None, num_embeddings: int) -> int | None:
+    """An embedding layer's padding_idx, checked and made non-negative, as PyTorch keeps it."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{layer}: padding_idx must be within num_embeddings "
+                             f"({num_embeddings}), got {padding_idx}")
+    return padding_idx % num_embeddings
+
+
+def _normal_table(num_embeddings: int, embedding_dim: int, padding_idx: int | None,
+                  rng: np.random.Generator | None, dtype: Any) -> Parameter:
+    """PyTorch's initial embedding table: N(0, 1), the padding row at zero."""
+    weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
+    if padding_idx is not None:
+        weight[padding_idx] = 0
+    return Parameter(weight, dtype=dtype)
+
+
 class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
     rows. Initialised N(0, 1), like PyTorch. With `max_norm`, the rows looked up are first
@@ -498,20 +517,11 @@ class Embedding(Module):
                  max_norm: float | None = None, norm_type: float = 2.0,
                  _weight: Parameter | None = None) -> None:
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError(f"Embedding: padding_idx must be within num_embeddings "
-                                     f"({num_embeddings}), got {padding_idx}")
-            padding_idx %= num_embeddings  # PyTorch keeps it non-negative
+        padding_idx = _padding_index("Embedding", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
-        if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
-            self.weight = _weight
-            return
-        weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
-        if padding_idx is not None:
-            weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
-        self.weight = Parameter(weight, dtype=dtype)
+        self.weight = _weight if _weight is not None else \
+            _normal_table(num_embeddings, embedding_dim, padding_idx, rng, dtype)
 
     @classmethod
     def from_pretrained(cls, embeddings: Any, freeze: bool = True,
@@ -540,6 +550,58 @@ class Embedding(Module):
     def forward(self, indices: Any) -> Tensor:
         return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
                            self.norm_type)
+
+
+class EmbeddingBag(Module):
+    """F.embedding_bag as a layer: a table of `num_embeddings` vectors of size `embedding_dim`
+    (N(0, 1), the `padding_idx` row at zero, as PyTorch's) and forward(input, offsets=None,
+    per_sample_weights=None) giving one vector per bag, summed, averaged or maxed by `mode`.
+    PyTorch's arguments after norm_type are keyword-only (minigrad has no
+    scale_grad_by_freq or sparse)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, *, mode: str = "mean", include_last_offset: bool = False,
+                 padding_idx: int | None = None, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32, _weight: Parameter | None = None) -> None:
+        super().__init__()
+        padding_idx = _padding_index("EmbeddingBag", padding_idx, num_embeddings)
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.weight = _weight if _weight is not None else \
+            _normal_table(num_embeddings, embedding_dim, padding_idx, rng, dtype)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0, *,
+                        mode: str = "mean", include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is `embeddings`, as Embedding.from_pretrained's."""
+        weight = Parameter(embeddings, requires_grad=not freeze)
+        if weight.ndim != 2:
+            raise AssertionError(f"EmbeddingBag.from_pretrained: embeddings must be "
+                                 f"2-dimensional, got shape {weight.shape}")
+        return cls(*weight.shape, max_norm, norm_type, mode=mode,
+                   include_last_offset=include_last_offset, padding_idx=padding_idx,
+                   _weight=weight)
+
+    def extra_repr(self) -> str:
+        settings = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            settings += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            settings += f", norm_type={self.norm_type}"
+        settings += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            settings += f", padding_idx={self.padding_idx}"
+        return settings
+
+    def forward(self, input: Any, offsets: Any = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               mode=self.mode, per_sample_weights=per_sample_weights,
+                               include_last_offset=self.include_last_offset,
+                               padding_idx=self.padding_idx)
 
 
 class LayerNorm(Module):

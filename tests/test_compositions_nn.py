@@ -350,6 +350,25 @@ def ref_distance(a, b, p=2, eps=1e-6):
     return (np.abs(a - b + eps) ** p).sum(-1) ** (1 / p)
 
 
+def ref_embedding_bag(weight, ids, offsets=None, mode="mean", per_sample_weights=None,
+                      include_last_offset=False, padding_idx=None):
+    """Each bag's rows summed, averaged or maxed, by loops: the rows of a 2-D ids, or the runs
+    of a 1-D ids between offsets (to the end of ids, or to offsets[-1] with
+    include_last_offset); entries equal to padding_idx left out; an empty bag is zeros."""
+    if ids.ndim == 2:
+        ids, offsets = ids.reshape(-1), np.arange(0, ids.size, ids.shape[1])
+        per_sample_weights = None if per_sample_weights is None else per_sample_weights.ravel()
+    ends = list(offsets[1:]) if include_last_offset else list(offsets[1:]) + [len(ids)]
+    padding_idx = None if padding_idx is None else padding_idx % len(weight)
+    out = np.zeros((len(ends), weight.shape[1]))
+    for bag, (start, end) in enumerate(zip(offsets, ends)):
+        picked = [weight[ids[i]] * (1 if per_sample_weights is None else per_sample_weights[i])
+                  for i in range(start, end) if ids[i] != padding_idx]
+        if picked:
+            out[bag] = {"sum": np.sum, "mean": np.mean, "max": np.max}[mode](picked, axis=0)
+    return out
+
+
 def ref_pixel_shuffle(x, r):
     """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
     *batch, channels, height, width = x.shape
@@ -583,6 +602,30 @@ QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S
 MASK = np.random.default_rng(3).random((3, 5)) > 0.4
 MASK[1] = False  # a query that sees no key
 MASK[0, 0] = True
+
+BAG_IDS = np.array([1, 2, 4, 5, 4, 3, 2, 9])
+BAG_OFFSETS = np.array([0, 4, 4, 6])  # the second bag is empty
+
+
+def embedding_bag_case(ids, offsets, weighted=False, **kw):
+    """F.embedding_bag of a weight (10, 3) with distinct entries (max has no ties), and of
+    per-sample weights of the ids' shape when `weighted`."""
+    def theirs(torch, weight, *per_sample):
+        return torch.nn.functional.embedding_bag(
+            torch.tensor(ids), weight, None if offsets is None else torch.tensor(offsets),
+            per_sample_weights=per_sample[0] if per_sample else None, **kw)
+
+    def ours(weight, *per_sample):
+        return F.embedding_bag(ids, weight, offsets, per_sample_weights=(per_sample or [None])[0],
+                               **kw)
+
+    def reference(weight, *per_sample):
+        return ref_embedding_bag(weight, ids, offsets, per_sample_weights=(per_sample or [None])[0],
+                                 **kw)
+
+    makers = [distinct(10, 3)] + ([normal(*ids.shape)] if weighted else [])
+    return Case(ours, reference, theirs, make_inputs(makers))
+
 
 CASES = {
     # conv2d: stride, padding (int, tuple, 'same', 'valid'), dilation, groups, bias, odd sizes
@@ -1009,6 +1052,17 @@ CASES = {
         lambda x: ref_interpolate(x, (6, 8), "bilinear"),
         lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
         make_inputs([normal(1, 2, 3, 4)])),
+    # embedding_bag: bags by offsets (one empty) or rows, padding, per-sample weights
+    "embedding_bag_sum": embedding_bag_case(BAG_IDS, BAG_OFFSETS, mode="sum"),
+    "embedding_bag_mean_padding": embedding_bag_case(BAG_IDS, BAG_OFFSETS, padding_idx=4),
+    "embedding_bag_max": embedding_bag_case(BAG_IDS, BAG_OFFSETS, mode="max", padding_idx=-1),
+    "embedding_bag_last_offset": embedding_bag_case(BAG_IDS, np.array([0, 3, 3, 8]),
+                                                    mode="max", include_last_offset=True),
+    "embedding_bag_2d": embedding_bag_case(BAG_IDS.reshape(2, 4), None, padding_idx=2),
+    "embedding_bag_weighted": embedding_bag_case(BAG_IDS, BAG_OFFSETS, weighted=True,
+                                                 mode="sum", padding_idx=9),
+    "embedding_bag_weighted_2d": embedding_bag_case(BAG_IDS.reshape(4, 2), None, weighted=True,
+                                                    mode="sum"),
     # max_unpool2d: indices as max_pool2d returns them for a fixed input
     "max_unpool2d": Case(lambda v: F.max_unpool2d(v, UNPOOL_INDICES, 2),
                          lambda v: ref_max_unpool2d(v, UNPOOL_INDICES, (4, 6)),
@@ -3371,4 +3425,120 @@ def test_transformer_encoder_computes_padded_positions_where_torchs_fast_path_gi
     np.testing.assert_allclose(out, slow, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(out[~padding], fast[~padding], rtol=1e-10, atol=1e-12)
     assert not fast[padding].any() and out[padding].all()
+
+
+# --------------------------------------------------------------------------------------------
+# embedding_bag and EmbeddingBag
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode_name", ["sum", "mean", "max"])
+def test_embedding_bag_of_empty_bags_is_zeros_with_no_gradient(torch, mode_name):
+    """Every bag empty (offsets all equal to the input's length, or input empty), as
+    PyTorch: zeros, and no gradient to the weight."""
+    weight = Tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    t_weight = torch.tensor(weight.data, requires_grad=True)
+    for ids, offsets in ((np.array([1, 2]), np.array([0, 2, 2])),
+                         (np.zeros(0, np.int64), np.array([0, 0]))):
+        weight.grad, t_weight.grad = None, None
+        out = F.embedding_bag(ids, weight, offsets, mode=mode_name)
+        t_out = torch.nn.functional.embedding_bag(torch.tensor(ids), t_weight,
+                                                  torch.tensor(offsets), mode=mode_name)
+        np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-12)
+        assert not out.data[-1].any()
+        out.sum().backward()
+        t_out.sum().backward()
+        np.testing.assert_allclose(weight.grad, t_weight.grad.numpy(), rtol=1e-12)
+
+
+def test_embedding_bag_last_offset_ends_the_last_bag_as_documented():
+    """With include_last_offset, offsets[-1] is "the ending index position of the last bag"
+    (PyTorch's documentation); ids after it are in no bag. (PyTorch's CPU kernel runs the last
+    bag to the end of the input instead.)"""
+    weight = rng.standard_normal((10, 3))
+    ids, offsets = np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 5])
+    out = F.embedding_bag(ids, Tensor(weight), offsets, mode="sum", include_last_offset=True)
+    np.testing.assert_allclose(out.data, [weight[[1, 2]].sum(0), weight[[4, 5, 4]].sum(0)],
+                               rtol=1e-12)
+
+
+def test_embedding_bag_module_matches_torch_and_loads_its_state_dict(torch):
+    kwargs = dict(mode="max", padding_idx=-2, max_norm=1.5)
+    theirs = torch.nn.EmbeddingBag(10, 3, **kwargs).double()
+    ours = nn.EmbeddingBag(10, 3, **kwargs, rng=np.random.default_rng(0), dtype=np.float64)
+    assert repr(ours) == repr(theirs) and ours.padding_idx == theirs.padding_idx == 8
+    assert not ours.weight.data[8].any()  # the padding row starts at zero, as PyTorch's
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    ids, offsets = np.array([1, 8, 4, 5, 4, 3, 2, 9]), np.array([0, 3, 3])
+    out = ours(ids, offsets)
+    t_out = theirs(torch.tensor(ids), torch.tensor(offsets))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.weight.data, theirs.weight.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    np.testing.assert_allclose(ours.weight.grad, theirs.weight.grad.numpy(), rtol=1e-12)
+    summed = nn.EmbeddingBag.from_pretrained(theirs.weight.detach().numpy(), mode="sum",
+                                             include_last_offset=True)
+    t_summed = torch.nn.EmbeddingBag.from_pretrained(theirs.weight.detach(), mode="sum",
+                                                     include_last_offset=True)
+    assert not summed.weight.requires_grad and repr(summed) == repr(t_summed)
+    weights = rng.standard_normal(8)
+    np.testing.assert_allclose(
+        summed(ids, np.array([0, 3, 8]), Tensor(weights)).data,
+        t_summed(torch.tensor(ids), torch.tensor([0, 3, 8]), torch.tensor(weights)).numpy(),
+        rtol=1e-12)
+    assert nn.EmbeddingBag(4, 2).weight.dtype == np.float32
+    assert repr(nn.EmbeddingBag(5, 2)) == repr(torch.nn.EmbeddingBag(5, 2))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: F.embedding_bag(lib.tensor([[1, 2]]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([[[1]]]), lib.ones(4, 2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([[0]])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([1])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0, 3])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0.0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 4]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1.0]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="min"),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   per_sample_weights=lib.ones(1)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="sum", per_sample_weights=lib.ones(2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="sum", per_sample_weights=lib.ones(1).double()),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   padding_idx=4),
+    lambda lib, F: lib.nn.EmbeddingBag(4, 2, padding_idx=4),
+])
+def test_embedding_bag_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_embedding_bag_max_gives_a_tie_to_its_first_entry_as_torch(torch):
+    weight = Tensor(np.ones((4, 2)), requires_grad=True)
+    t_weight = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
+    F.embedding_bag(np.array([[2, 0, 1]]), weight, mode="max").sum().backward()
+    torch.nn.functional.embedding_bag(torch.tensor([[2, 0, 1]]), t_weight,
+                                      mode="max").sum().backward()
+    np.testing.assert_array_equal(weight.grad, t_weight.grad.numpy())
+    assert weight.grad[2].all() and weight.grad.sum() == 2
+
+
+def test_embedding_bag_of_no_bags_or_bags_of_no_columns():
+    """Where PyTorch crashes (no offsets) or raises (a (B, 0) input): (0, dim), and zeros."""
+    weight = Tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    assert F.embedding_bag(np.array([1, 2]), weight, np.zeros(0, np.int64)).shape == (0, 3)
+    assert F.embedding_bag(np.array([1, 2]), weight, np.array([0]),
+                           include_last_offset=True).shape == (0, 3)
+    for mode_name in ("sum", "mean", "max"):
+        out = F.embedding_bag(np.zeros((2, 0), np.int64), weight, mode=mode_name)
+        np.testing.assert_array_equal(out.data, np.zeros((2, 3)))
+
+
+def test_embedding_bag_refuses_decreasing_offsets_which_torch_does_not_check():
+    with pytest.raises(RuntimeError, match="never decrease"):
+        F.embedding_bag(np.array([1, 2, 3]), Tensor(np.ones((4, 2))), np.array([0, 2, 1]))
 
