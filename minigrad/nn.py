@@ -2,7 +2,8 @@
 `Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, the containers
 `ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d` to `Conv3d` and
 `ConvTranspose1d` to `ConvTranspose3d`, pooling,
-activations and losses, with PyTorch's constructors and attribute names (a PyTorch state dict
+activations and losses, `EmbeddingBag`, `MultiheadAttention` and the Transformer layers, the
+recurrent layers, with PyTorch's constructors and attribute names (a PyTorch state dict
 loads as it is). Initialisation is explicit: every layer that draws random weights takes a numpy
 `rng` (np.random.Generator) so a model is reproducible from one seed; `nn.init` re-initialises
 a parameter in place, as torch.nn.init."""
@@ -1907,6 +1908,20 @@ class PoissonNLLLoss(Module):
     def forward(self, log_input: Tensor, target: Any) -> Tensor:
         return F.poisson_nll_loss(log_input, target, self.log_input, self.full, eps=self.eps,
                                   reduction=self.reduction)
+
+
+class CTCLoss(Module):
+    """F.ctc_loss as a module, with PyTorch's arguments (blank, reduction, zero_infinity)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+                 ) -> None:
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any,
+                target_lengths: Any) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
 
 
 class ModuleDict(Module):

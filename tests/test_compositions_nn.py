@@ -369,6 +369,43 @@ def ref_embedding_bag(weight, ids, offsets=None, mode="mean", per_sample_weights
     return out
 
 
+def ref_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+                 zero_infinity=False):
+    """Graves et al. (2006), eq. 6-8, by loops in log space: alpha[t, s] over the target with
+    blanks around and between its labels; -log(alpha[T-1, last] + alpha[T-1, last - 1])."""
+    losses = []
+    for n, (steps, length) in enumerate(zip(input_lengths, target_lengths)):
+        labels = targets[n][:length] if targets.ndim == 2 else \
+            targets[sum(target_lengths[:n]):sum(target_lengths[:n]) + length]
+        extended = [blank]
+        for label in labels:
+            extended += [label, blank]
+        alpha = np.full((max(steps, 1), len(extended)), -np.inf)
+        if steps == 0:
+            losses.append(0.0 if length == 0 else np.inf)
+            continue
+        alpha[0, 0] = log_probs[0, n, blank]
+        if length:
+            alpha[0, 1] = log_probs[0, n, extended[1]]
+        for t in range(1, steps):
+            for s, label in enumerate(extended):
+                total = alpha[t - 1, s]
+                if s >= 1:
+                    total = np.logaddexp(total, alpha[t - 1, s - 1])
+                if s >= 2 and label != blank and label != extended[s - 2]:
+                    total = np.logaddexp(total, alpha[t - 1, s - 2])
+                alpha[t, s] = total + log_probs[t, n, label]
+        end = alpha[steps - 1, -1] if length == 0 else \
+            np.logaddexp(alpha[steps - 1, -1], alpha[steps - 1, -2])
+        losses.append(-end)
+    losses = np.array(losses)
+    if zero_infinity:
+        losses = np.where(np.isinf(losses), 0.0, losses)
+    if reduction == "mean":
+        return (losses / np.maximum(target_lengths, 1)).mean()
+    return _ref_reduce(losses, reduction)
+
+
 def ref_pixel_shuffle(x, r):
     """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
     *batch, channels, height, width = x.shape
@@ -605,6 +642,7 @@ MASK[0, 0] = True
 
 BAG_IDS = np.array([1, 2, 4, 5, 4, 3, 2, 9])
 BAG_OFFSETS = np.array([0, 4, 4, 6])  # the second bag is empty
+CTC_TARGETS = np.array([[1, 2, 2, 0], [3, 1, 4, 4], [2, 3, 0, 0]])
 
 
 def embedding_bag_case(ids, offsets, weighted=False, **kw):
@@ -625,6 +663,22 @@ def embedding_bag_case(ids, offsets, weighted=False, **kw):
 
     makers = [distinct(10, 3)] + ([normal(*ids.shape)] if weighted else [])
     return Case(ours, reference, theirs, make_inputs(makers))
+
+
+def ref_log_softmax(x):
+    shifted = x - x.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def ctc_case(targets, input_lengths, target_lengths, **kw):
+    """F.ctc_loss of log_softmax(logits (7, 3, 5)): through log_softmax, PyTorch's gradient
+    is the derivative of its loss (for log_probs alone it is not; see the test below)."""
+    lengths = np.array(input_lengths), np.array(target_lengths)
+    return Case(lambda x: F.ctc_loss(F.log_softmax(x, -1), targets, *lengths, **kw),
+                lambda x: ref_ctc_loss(ref_log_softmax(x), targets, *lengths, **kw),
+                lambda torch, x: torch.nn.functional.ctc_loss(
+                    x.log_softmax(-1), torch.tensor(targets), *map(torch.tensor, lengths), **kw),
+                make_inputs([normal(7, 3, 5)]))
 
 
 CASES = {
@@ -1063,6 +1117,24 @@ CASES = {
                                                  mode="sum", padding_idx=9),
     "embedding_bag_weighted_2d": embedding_bag_case(BAG_IDS.reshape(4, 2), None, weighted=True,
                                                     mode="sum"),
+    # ctc_loss of log_softmax(logits): padded and concatenated targets, repeated labels (which
+    # need a blank between), shorter inputs, an empty target, blank other than 0, unbatched
+    "ctc_loss_mean": ctc_case(CTC_TARGETS, [7, 5, 4], [3, 4, 1]),
+    "ctc_loss_mean_empty_target": ctc_case(CTC_TARGETS, [7, 5, 4], [3, 4, 0]),
+    "ctc_loss_sum_concatenated": ctc_case(np.array([1, 2, 2, 3, 1, 4, 4, 2]), [7, 7, 2],
+                                          [3, 4, 1], reduction="sum"),
+    "ctc_loss_none_empty_target": ctc_case(CTC_TARGETS, [6, 7, 3], [3, 0, 2],
+                                           reduction="none"),
+    "ctc_loss_blank_last": ctc_case(CTC_TARGETS - 1 + 4 * (CTC_TARGETS == 0), [7, 6, 7],
+                                    [2, 3, 2], blank=4, reduction="none"),
+    "ctc_loss_unbatched": Case(
+        lambda x: F.ctc_loss(F.log_softmax(x, -1), CTC_TARGETS[0, :3], 6, 3, reduction="none"),
+        lambda x: ref_ctc_loss(ref_log_softmax(x)[:, None], CTC_TARGETS[:1], [6], [3],
+                               reduction="none")[0],
+        lambda torch, x: torch.nn.functional.ctc_loss(
+            x.log_softmax(-1), torch.tensor(CTC_TARGETS[0, :3]), torch.tensor(6), torch.tensor(3),
+            reduction="none"),
+        make_inputs([normal(7, 5)])),
     # max_unpool2d: indices as max_pool2d returns them for a fixed input
     "max_unpool2d": Case(lambda v: F.max_unpool2d(v, UNPOOL_INDICES, 2),
                          lambda v: ref_max_unpool2d(v, UNPOOL_INDICES, (4, 6)),
@@ -3542,3 +3614,107 @@ def test_embedding_bag_refuses_decreasing_offsets_which_torch_does_not_check():
     with pytest.raises(RuntimeError, match="never decrease"):
         F.embedding_bag(np.array([1, 2, 3]), Tensor(np.ones((4, 2))), np.array([0, 2, 1]))
 
+
+# --------------------------------------------------------------------------------------------
+# ctc_loss and CTCLoss
+# --------------------------------------------------------------------------------------------
+def _ctc_inputs():
+    logits = rng.standard_normal((7, 3, 5))
+    return logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+
+
+def test_ctc_loss_gradient_is_its_derivative_where_torchs_adds_the_probabilities(torch):
+    """For log_probs alone, PyTorch's gradient is the derivative of its loss plus exp(log_probs)
+    times the loss's upstream gradient, at the steps each sample reads (the gradient with
+    respect to the logits of a log_softmax, which the term cancels through; the ctc_loss cases
+    above check that path). minigrad's is the derivative itself (gradcheck)."""
+    log_probs, lengths = _ctc_inputs(), (np.array([7, 5, 4]), np.array([3, 4, 1]))
+    leaf = Tensor(log_probs, requires_grad=True)
+    with minigrad.fused(False):
+        assert gradcheck(lambda x: F.ctc_loss(x, CTC_TARGETS, *lengths, reduction="sum"),
+                         [leaf])
+    upstream = np.array([0.5, -1.0, 2.0])
+    (F.ctc_loss(leaf, CTC_TARGETS, *lengths, reduction="none") * upstream).sum().backward()
+    t_leaf = torch.tensor(log_probs, requires_grad=True)
+    t_loss = torch.nn.functional.ctc_loss(t_leaf, torch.tensor(CTC_TARGETS),
+                                          *map(torch.tensor, lengths), reduction="none")
+    (t_loss * torch.tensor(upstream)).sum().backward()
+    read = np.arange(7)[:, None, None] < lengths[0][:, None]
+    np.testing.assert_allclose(t_leaf.grad.numpy(),
+                               leaf.grad + np.where(read, np.exp(log_probs) * upstream[:, None], 0),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_of_an_impossible_alignment_as_torch(torch, reduction, zero_infinity):
+    """Sample 0 has 2 steps for 3 labels; sample 1 needs a blank between its repeated labels,
+    so 2 steps do not fit either. Their loss is inf (0 with zero_infinity), as PyTorch's. With
+    zero_infinity their gradient is 0, as PyTorch's; without it, PyTorch's is NaN at the steps
+    they read and minigrad's 0 (the loss is inf whatever log_probs are). The third sample's
+    gradient is PyTorch's either way."""
+    logits = rng.standard_normal((7, 3, 5))
+    targets, lengths = np.array([[1, 2, 2], [3, 3, 0], [2, 4, 1]]), \
+        (np.array([2, 2, 6]), np.array([3, 2, 3]))
+    leaf, t_leaf = Tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+    loss = F.ctc_loss(F.log_softmax(leaf, -1), targets, *lengths, reduction=reduction,
+                      zero_infinity=zero_infinity)
+    t_loss = torch.nn.functional.ctc_loss(t_leaf.log_softmax(-1), torch.tensor(targets),
+                                          *map(torch.tensor, lengths), reduction=reduction,
+                                          zero_infinity=zero_infinity)
+    np.testing.assert_allclose(loss.data, t_loss.detach().numpy(), rtol=1e-10)
+    assert np.isinf(loss.data).any() != zero_infinity
+    if reduction == "none":
+        np.testing.assert_array_equal(np.isinf(loss.data), [not zero_infinity] * 2 + [False])
+    else:
+        loss.backward()
+        t_loss.backward()
+        np.testing.assert_allclose(leaf.grad[:, 2], t_leaf.grad[:, 2].numpy(), rtol=1e-9,
+                                   atol=1e-12)
+        assert not leaf.grad[:, :2].any()
+        assert np.isnan(t_leaf.grad[:2, :2].numpy()).all() != zero_infinity
+
+
+def test_ctc_loss_keeps_float32_and_its_module_matches_torch(torch):
+    log_probs, lengths = _ctc_inputs(), (np.array([7, 5, 4]), np.array([3, 4, 1]))
+    for blank, reduction in ((0, "mean"), (0, "none")):
+        module = nn.CTCLoss(blank, reduction)
+        t_module = torch.nn.CTCLoss(blank, reduction)
+        np.testing.assert_allclose(
+            module(Tensor(log_probs), CTC_TARGETS, *lengths).data,
+            t_module(torch.tensor(log_probs), torch.tensor(CTC_TARGETS),
+                     *map(torch.tensor, lengths)).numpy(), rtol=1e-10)
+    single = Tensor(log_probs.astype(np.float32), requires_grad=True)
+    assert_keeps_float32(lambda x: F.ctc_loss(x, CTC_TARGETS, *lengths, reduction="none"),
+                         [single])
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([5, 4]),
+                              lib.tensor([2, 2])),  # an input length past T
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([3, 2])),  # a target length past S
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4]),
+                              lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([1, 2, 1]), lib.tensor([4, 4]),
+                              lib.tensor([2, 2])),  # concatenated targets too short
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([-1, 4]),
+                              lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3, dtype=lib.int64), lib.tensor([[1, 2]] * 2),
+                              lib.tensor([4, 4]), lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([2, 2]), reduction="average"),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([2, 2]), blank=3),
+])
+def test_ctc_loss_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("targets", [np.array([[1, 0]]), np.array([[1, 3]]),
+                                     np.array([[1.0, 2.0]])])
+def test_ctc_loss_refuses_targets_that_torch_does_not_check(targets):
+    """A label equal to the blank or outside [0, C) (PyTorch computes with it, reading outside
+    log_probs for the latter), or labels that are not integers (PyTorch truncates them)."""
+    with pytest.raises((RuntimeError, TypeError), match="ctc_loss"):
+        F.ctc_loss(Tensor(np.zeros((4, 1, 3))), targets, [4], [2])
