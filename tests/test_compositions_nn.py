@@ -3442,6 +3442,27 @@ def test_transformer_initialises_as_torch():
             assert p is not first[name]
 
 
+def test_transformer_takes_a_custom_encoder_and_decoder(torch):
+    """custom_encoder and custom_decoder replace the stacks (here, stacks without the final
+    norms) and are called with PyTorch's keyword arguments."""
+    settings = dict(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0)
+    ours = nn.Transformer(
+        **settings, dtype=np.float64,  # stacks of one layer, without their final norm
+        custom_encoder=nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(**settings, dtype=np.float64), 1),
+        custom_decoder=nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(**settings, dtype=np.float64), 1))
+    theirs = torch.nn.Transformer(
+        **settings,
+        custom_encoder=torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(**settings), 1, enable_nested_tensor=False),
+        custom_decoder=torch.nn.TransformerDecoder(
+            torch.nn.TransformerDecoderLayer(**settings), 1)).double()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    _copy_torch_state(ours, theirs)
+    _check_like_torch(torch, ours, theirs, [_sequence(5, 2, False), _sequence(3, 2, False)],
+                      dict(src_key_padding_mask=np.array([[0, 0, 0, 1, 1], [0] * 5], bool)))
+
 def test_transformer_generate_square_subsequent_mask_as_torch(torch):
     for dtype, t_dtype in ((None, None), (np.float64, torch.float64)):
         mask = nn.Transformer.generate_square_subsequent_mask(4, dtype=dtype)
