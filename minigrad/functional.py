@@ -17,7 +17,7 @@ from . import kernels, ops
 from .engine import ArrayLike, _broadcasts_to, is_fused_enabled, no_grad
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .tensor import Tensor, _as_array, _dim, _dim_list, _existing_dim, _promote_types
-from .tensor_functions import cat, einsum, where
+from .tensor_functions import cat, einsum, stack, where
 
 
 # --------------------------------------------------------------------------------------------
@@ -69,8 +69,9 @@ def embedding(input: ArrayLike, weight: Tensor, padding_idx: int | None = None,
         raise InvalidArgumentError(f"embedding: weight must be 2-D (num_embeddings, "
                                    f"embedding_dim), got shape {weight.shape}")
     if ids.size and (ids.min() < 0 or ids.max() >= len(weight)):
-        raise IndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
-                         f"from {ids.min()} to {ids.max()}")
+        # an IndexError, as PyTorch's embedding raises; a RuntimeError, as its embedding_bag
+        raise InvalidIndexError(f"embedding: ids must lie in [0, {len(weight)}), got values "
+                                f"from {ids.min()} to {ids.max()}")
     if max_norm is not None:
         _renormalize_rows(weight, np.unique(ids), max_norm, norm_type)
     if padding_idx is not None:
@@ -95,6 +96,85 @@ def _renormalize_rows(weight: Tensor, rows: np.ndarray, max_norm: float, norm_ty
     norms = np.linalg.norm(used, ord=norm_type, axis=1, keepdims=True)
     with no_grad():
         weight[rows] = np.where(norms > max_norm, used * (max_norm / (norms + 1e-7)), used)
+
+
+def embedding_bag(input: ArrayLike, weight: Tensor, offsets: ArrayLike | None = None,
+                  max_norm: float | None = None, norm_type: float = 2.0, *,
+                  mode: str = "mean", per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False, padding_idx: int | None = None) -> Tensor:
+    """PyTorch's F.embedding_bag: the rows of `weight` picked by the ids of each bag, summed,
+    averaged or maxed (mode 'sum', 'mean', 'max'), one row (B, embedding_dim) per bag. The
+    bags are the rows of a 2-D `input` (B, N), or of a 1-D `input` the runs starting at
+    `offsets` (B,) (offsets[0] = 0), each ending where the next starts and the last at the end
+    of the input; with include_last_offset, offsets (B + 1,) also gives the last bag's end.
+    Entries equal to `padding_idx` count for nothing (not in a mean's count either); an empty
+    bag gives zeros. `per_sample_weights` (input's shape; mode 'sum' only) scales each entry,
+    and gets a gradient. max_norm as F.embedding's."""
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"embedding_bag: mode has to be one of sum, mean or max, got {mode!r}")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights is only supported for "
+                                  f"mode='sum' (got mode={mode!r})")
+    ids = np.asarray(_as_array(input))
+    flat, slots, in_bag = _bags(ids, offsets, include_last_offset)
+    if padding_idx is not None:
+        if not -len(weight) <= padding_idx < len(weight):
+            raise InvalidArgumentError(f"embedding_bag: padding_idx must be within the number "
+                                       f"of embeddings ({len(weight)}), got {padding_idx}")
+        in_bag = in_bag & (flat[slots] != padding_idx % len(weight))
+    # (bags, longest bag, dim): each bag's rows, the places past its end (or at padding) masked
+    rows = embedding(flat, weight, max_norm=max_norm, norm_type=norm_type)[slots]
+    if per_sample_weights is not None:
+        if per_sample_weights.shape != ids.shape:
+            raise ValueError(f"embedding_bag: per_sample_weights must have the input's shape "
+                             f"{ids.shape}, got {per_sample_weights.shape}")
+        if per_sample_weights.dtype != weight.dtype:
+            raise InvalidTypeError(f"embedding_bag: per_sample_weights "
+                                   f"({per_sample_weights.dtype}) must have weight's dtype "
+                                   f"({weight.dtype})")
+        rows = rows * per_sample_weights.reshape(-1)[slots].unsqueeze(-1)
+    outside = ~in_bag[..., None]
+    counts = in_bag.sum(1, keepdims=True)
+    if mode == "max" and rows.shape[1]:  # (a dim of length 0 has no max: every bag is empty)
+        return rows.masked_fill(outside, -np.inf).max(1).values.masked_fill(counts == 0, 0.0)
+    total = rows.masked_fill(outside, 0.0).sum(1)
+    return total / np.maximum(counts, 1).astype(total.dtype) if mode == "mean" else total
+
+
+def _bags(ids: np.ndarray, offsets: ArrayLike | None, include_last_offset: bool
+          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """embedding_bag's bags as (the ids flattened, slots (B, L): each bag's places in them,
+    padded to the longest bag L, in_bag (B, L): False at the padding)."""
+    if ids.ndim not in (1, 2):
+        raise ValueError(f"embedding_bag: input has to be 1D or 2D, got {ids.ndim} dims")
+    if ids.ndim == 2:
+        if offsets is not None:
+            raise ValueError("embedding_bag: if input is 2D, offsets has to be None (each row "
+                             "is a bag)")
+        return ids.reshape(-1), np.arange(ids.size).reshape(ids.shape), \
+            np.ones(ids.shape, bool)
+    if offsets is None:
+        raise ValueError("embedding_bag: a 1D input needs offsets, a 1D tensor of where each "
+                         "bag starts")
+    offsets = np.asarray(_as_array(offsets))
+    if offsets.ndim != 1:
+        raise ValueError(f"embedding_bag: offsets has to be a 1D tensor, got {offsets.ndim} "
+                         f"dims")
+    if offsets.dtype.kind not in "iu":
+        raise InvalidTypeError(f"embedding_bag: offsets must be integers, got {offsets.dtype}")
+    if include_last_offset and not len(offsets):
+        raise InvalidArgumentError("embedding_bag: with include_last_offset, offsets holds "
+                                   "every bag's start and the last bag's end: at least 1 entry")
+    bounds = offsets if include_last_offset else np.append(offsets, len(ids))
+    if len(offsets) and (offsets[0] != 0 or bounds[-1] > len(ids)
+                         or np.any(np.diff(bounds) < 0)):
+        raise InvalidArgumentError(f"embedding_bag: offsets must start at 0, never decrease "
+                                   f"and not pass the input's length {len(ids)}, got "
+                                   f"{offsets.tolist()}")
+    starts, lengths = bounds[:-1], np.diff(bounds)
+    places = np.arange(lengths.max(initial=0))
+    in_bag = places < lengths[:, None]
+    return ids, np.where(in_bag, starts[:, None] + places, 0), in_bag
 
 
 def layer_norm(input: Tensor, normalized_shape: int | Sequence[int],
@@ -1703,6 +1783,122 @@ def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
     if reduction == "batchmean":
         return losses.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(losses, reduction)
+
+
+def ctc_loss(log_probs: Tensor, targets: ArrayLike, input_lengths: ArrayLike,
+             target_lengths: ArrayLike, blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> Tensor:
+    """Connectionist temporal classification (Graves et al., 2006), as PyTorch's F.ctc_loss:
+    -log of the probability that `log_probs` (T, N, C) (log-softmax outputs; unbatched (T, C))
+    emit the target sequence, summed over every alignment (the target with `blank`s between
+    and around its labels, each label and blank held for one or more steps). Sample n reads
+    its first input_lengths[n] steps and the first target_lengths[n] labels of its row of
+    `targets` (N, S), or its run of `targets` concatenated (sum(target_lengths),). 'mean'
+    divides each loss by its target length (at least 1) and averages over the batch; with
+    `zero_infinity`, an impossible alignment costs 0 (and gives gradient 0) instead of inf.
+
+    Composed of the forward (alpha) recursion in log space: alpha[s] is the log-probability of
+    the alignments that reach place s of the extended target by step t; each step adds the
+    log-sums over the places a path may come from (s, s - 1, and s - 2 past a blank between
+    two different labels) to the emission log_probs[t, n, extended[s]]."""
+    log_probs._require_floating("ctc_loss")
+    _check_reduction("ctc_loss", reduction)
+    if log_probs.ndim == 2:  # unbatched (T, C): a batch of one, its targets (S,) as they are
+        losses = ctc_loss(log_probs.unsqueeze(1), targets,
+                          np.reshape(_as_array(input_lengths), 1),
+                          np.reshape(_as_array(target_lengths), 1), blank, reduction,
+                          zero_infinity)
+        return losses.squeeze(0) if reduction == "none" else losses
+    if log_probs.ndim != 3:
+        raise InvalidArgumentError(f"ctc_loss: log_probs must be (T, N, C) or (T, C), got shape "
+                                   f"{log_probs.shape}")
+    steps, batch, classes = log_probs.shape
+    labels, input_lengths, target_lengths = _ctc_arguments(
+        targets, input_lengths, target_lengths, blank, steps, batch, classes)
+    # the extended target: blank, label 1, blank, label 2, ..., blank (padded rows: blanks)
+    extended = np.full((batch, 2 * labels.shape[1] + 1), blank)
+    extended[:, 1::2] = labels
+    places = np.arange(extended.shape[1])
+    # a path may skip the blank before a label unless that label repeats the one before it
+    may_skip = (places >= 2) & (extended != blank) & (extended != np.roll(extended, 2, axis=1))
+    emissions = log_probs[:, np.arange(batch)[:, None], extended]  # (T, N, places)
+    dtype = log_probs.dtype
+    nowhere = Tensor(np.full((batch, 2), -np.inf, dtype))
+    # before any step, every sample is at place 0 with no emission yet (log 1); an input of
+    # no steps stays there, which only an empty target may end at
+    alpha = Tensor(np.tile(np.where(places == 0, 0.0, -np.inf).astype(dtype), (batch, 1)))
+    for t in range(steps):
+        came_from = [alpha, cat([nowhere[:, :1], alpha[:, :-1]], 1)]
+        if t > 0:  # (the first step goes from place 0 to the first blank or the first label)
+            came_from.append(cat([nowhere, alpha[:, :-2]], 1).masked_fill(~may_skip, -np.inf))
+        reached = _log_sum_exp_of_reachable(stack(came_from, 0), 0) + emissions[t]
+        alpha = where((t < input_lengths)[:, None], reached, alpha)
+    ends = np.stack([2 * target_lengths, np.maximum(2 * target_lengths - 1, 0)], 1)
+    last = alpha[np.arange(batch)[:, None], ends].masked_fill(
+        np.stack([np.zeros(batch, bool), target_lengths == 0], 1), -np.inf)
+    losses = -_log_sum_exp_of_reachable(last, 1)
+    if zero_infinity:
+        losses = losses.masked_fill(np.isinf(losses.data), 0.0)
+    if reduction == "mean":
+        return (losses / np.maximum(target_lengths, 1).astype(dtype)).mean()
+    return _reduce(losses, reduction)
+
+
+def _log_sum_exp_of_reachable(x: Tensor, dim: int) -> Tensor:
+    """x.logsumexp(dim), except where every term is -inf (a place no path reaches): -inf
+    there too, but with gradient 0 rather than logsumexp's NaN (0/0 in its backward), which
+    would reach every other place through the recursion."""
+    unreachable = np.isneginf(x.data).all(axis=dim, keepdims=True)
+    lse = x.masked_fill(unreachable, 0.0).logsumexp(dim)
+    return lse.masked_fill(unreachable.squeeze(dim), -np.inf)
+
+
+def _ctc_arguments(targets: ArrayLike, input_lengths: ArrayLike, target_lengths: ArrayLike,
+                   blank: int, steps: int, batch: int, classes: int
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ctc_loss's targets as labels (N, S) padded, and its lengths, checked."""
+    targets = np.asarray(_as_array(targets))
+    lengths = []
+    for name, value, most in (("input_lengths", input_lengths, steps),
+                              ("target_lengths", target_lengths, None)):
+        value = np.asarray(_as_array(value))
+        if value.dtype.kind not in "iu":
+            raise InvalidTypeError(f"ctc_loss: {name} must be integers, got {value.dtype}")
+        if value.shape != (batch,):
+            raise InvalidArgumentError(f"ctc_loss: {name} must be of size batch_size "
+                                       f"({batch}), got shape {value.shape}")
+        if np.any(value < 0) or (most is not None and np.any(value > most)):
+            bound = "" if most is None else f" and at most {most}"
+            raise InvalidArgumentError(f"ctc_loss: {name} must be at least 0{bound}, got "
+                                       f"{value.tolist()}")
+        lengths.append(value.astype(np.int64))
+    input_lengths, target_lengths = lengths
+    if targets.dtype.kind not in "iu":
+        raise InvalidTypeError(f"ctc_loss: targets must be integer labels, got dtype "
+                               f"{targets.dtype}")
+    if not 0 <= blank < classes:
+        raise InvalidArgumentError(f"ctc_loss: blank must be in label range [0, {classes}), "
+                                   f"got {blank}")
+    if targets.ndim == 1:  # concatenated: each sample's labels follow the previous one's
+        if len(targets) != target_lengths.sum():
+            raise InvalidArgumentError(f"ctc_loss: concatenated targets must hold "
+                                       f"sum(target_lengths) = {target_lengths.sum()} labels, "
+                                       f"got {len(targets)}")
+        labels = np.zeros((batch, target_lengths.max(initial=0)), targets.dtype)
+        for n, run in enumerate(np.split(targets, np.cumsum(target_lengths)[:-1])):
+            labels[n, :len(run)] = run
+    elif targets.ndim == 2 and len(targets) == batch and \
+            np.all(target_lengths <= targets.shape[1]):
+        labels = targets
+    else:
+        raise InvalidArgumentError(f"ctc_loss: targets must be (N, S) with S >= every target "
+                                   f"length, or 1-D, concatenated; got shape {targets.shape} "
+                                   f"for target_lengths {target_lengths.tolist()}")
+    used = np.arange(labels.shape[1]) < target_lengths[:, None]
+    if np.any(used & ((labels < 0) | (labels >= classes) | (labels == blank))):
+        raise InvalidArgumentError(f"ctc_loss: target labels must lie in [0, {classes}) and "
+                                   f"not be the blank ({blank})")
+    return np.where(used, labels, blank), input_lengths, target_lengths
 
 
 _REDUCTIONS = ("mean", "sum", "none")

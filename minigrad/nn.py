@@ -2,12 +2,14 @@
 `Embedding`, `LayerNorm`, `BatchNorm1d`, `BatchNorm2d`, `GroupNorm`, `Dropout`, the containers
 `ModuleList`, `ModuleDict`, `ParameterList` and `Sequential`, `Conv1d` to `Conv3d` and
 `ConvTranspose1d` to `ConvTranspose3d`, pooling,
-activations and losses, with PyTorch's constructors and attribute names (a PyTorch state dict
+activations and losses, `EmbeddingBag`, `MultiheadAttention` and the Transformer layers, the
+recurrent layers, with PyTorch's constructors and attribute names (a PyTorch state dict
 loads as it is). Initialisation is explicit: every layer that draws random weights takes a numpy
 `rng` (np.random.Generator) so a model is reproducible from one seed; `nn.init` re-initialises
 a parameter in place, as torch.nn.init."""
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from collections import OrderedDict
@@ -17,6 +19,7 @@ import numpy as np
 
 from . import functional as F
 from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
+from .dtypes import get_default_dtype
 from .engine import require_bool
 from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
@@ -486,6 +489,25 @@ class Linear(Module):
         return F.linear(x, self.weight, self.bias)
 
 
+def _padding_index(layer: str, padding_idx: int | None, num_embeddings: int) -> int | None:
+    """An embedding layer's padding_idx, checked and made non-negative, as PyTorch keeps it."""
+    if padding_idx is None:
+        return None
+    if not -num_embeddings <= padding_idx < num_embeddings:
+        raise AssertionError(f"{layer}: padding_idx must be within num_embeddings "
+                             f"({num_embeddings}), got {padding_idx}")
+    return padding_idx % num_embeddings
+
+
+def _normal_table(num_embeddings: int, embedding_dim: int, padding_idx: int | None,
+                  rng: np.random.Generator | None, dtype: Any) -> Parameter:
+    """PyTorch's initial embedding table: N(0, 1), the padding row at zero."""
+    weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
+    if padding_idx is not None:
+        weight[padding_idx] = 0
+    return Parameter(weight, dtype=dtype)
+
+
 class Embedding(Module):
     """A table of `num_embeddings` vectors of size `embedding_dim`; forward(indices) picks
     rows. Initialised N(0, 1), like PyTorch. With `max_norm`, the rows looked up are first
@@ -496,20 +518,11 @@ class Embedding(Module):
                  max_norm: float | None = None, norm_type: float = 2.0,
                  _weight: Parameter | None = None) -> None:
         super().__init__()
-        if padding_idx is not None:
-            if not -num_embeddings <= padding_idx < num_embeddings:
-                raise AssertionError(f"Embedding: padding_idx must be within num_embeddings "
-                                     f"({num_embeddings}), got {padding_idx}")
-            padding_idx %= num_embeddings  # PyTorch keeps it non-negative
+        padding_idx = _padding_index("Embedding", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
-        if _weight is not None:  # from_pretrained's table, as PyTorch's _weight: nothing drawn
-            self.weight = _weight
-            return
-        weight = _default_rng(rng).standard_normal((num_embeddings, embedding_dim))
-        if padding_idx is not None:
-            weight[padding_idx] = 0  # the padding row starts at zero and gets no gradient
-        self.weight = Parameter(weight, dtype=dtype)
+        self.weight = _weight if _weight is not None else \
+            _normal_table(num_embeddings, embedding_dim, padding_idx, rng, dtype)
 
     @classmethod
     def from_pretrained(cls, embeddings: Any, freeze: bool = True,
@@ -538,6 +551,58 @@ class Embedding(Module):
     def forward(self, indices: Any) -> Tensor:
         return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
                            self.norm_type)
+
+
+class EmbeddingBag(Module):
+    """F.embedding_bag as a layer: a table of `num_embeddings` vectors of size `embedding_dim`
+    (N(0, 1), the `padding_idx` row at zero, as PyTorch's) and forward(input, offsets=None,
+    per_sample_weights=None) giving one vector per bag, summed, averaged or maxed by `mode`.
+    PyTorch's arguments after norm_type are keyword-only (minigrad has no
+    scale_grad_by_freq or sparse)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
+                 norm_type: float = 2.0, *, mode: str = "mean", include_last_offset: bool = False,
+                 padding_idx: int | None = None, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32, _weight: Parameter | None = None) -> None:
+        super().__init__()
+        padding_idx = _padding_index("EmbeddingBag", padding_idx, num_embeddings)
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.max_norm, self.norm_type, self.mode = max_norm, norm_type, mode
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        self.weight = _weight if _weight is not None else \
+            _normal_table(num_embeddings, embedding_dim, padding_idx, rng, dtype)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Any, freeze: bool = True,
+                        max_norm: float | None = None, norm_type: float = 2.0, *,
+                        mode: str = "mean", include_last_offset: bool = False,
+                        padding_idx: int | None = None) -> EmbeddingBag:
+        """An EmbeddingBag whose weight is `embeddings`, as Embedding.from_pretrained's."""
+        weight = Parameter(embeddings, requires_grad=not freeze)
+        if weight.ndim != 2:
+            raise AssertionError(f"EmbeddingBag.from_pretrained: embeddings must be "
+                                 f"2-dimensional, got shape {weight.shape}")
+        return cls(*weight.shape, max_norm, norm_type, mode=mode,
+                   include_last_offset=include_last_offset, padding_idx=padding_idx,
+                   _weight=weight)
+
+    def extra_repr(self) -> str:
+        settings = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.max_norm is not None:
+            settings += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            settings += f", norm_type={self.norm_type}"
+        settings += f", mode={self.mode!r}"
+        if self.padding_idx is not None:
+            settings += f", padding_idx={self.padding_idx}"
+        return settings
+
+    def forward(self, input: Any, offsets: Any = None,
+                per_sample_weights: Tensor | None = None) -> Tensor:
+        return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
+                               mode=self.mode, per_sample_weights=per_sample_weights,
+                               include_last_offset=self.include_last_offset,
+                               padding_idx=self.padding_idx)
 
 
 class LayerNorm(Module):
@@ -1845,6 +1910,20 @@ class PoissonNLLLoss(Module):
                                   reduction=self.reduction)
 
 
+class CTCLoss(Module):
+    """F.ctc_loss as a module, with PyTorch's arguments (blank, reduction, zero_infinity)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+                 ) -> None:
+        super().__init__()
+        self.blank, self.reduction, self.zero_infinity = blank, reduction, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Any, input_lengths: Any,
+                target_lengths: Any) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)
+
+
 class ModuleDict(Module):
     """Modules by name, registered under their keys (an ordered dict's methods)."""
 
@@ -2011,6 +2090,9 @@ class MultiheadAttention(Module):
         -inf where a bool mask is True, a float mask as it is."""
         def additive(mask: Any) -> np.ndarray:
             mask = np.asarray(_as_array(mask))
+            if mask.dtype != bool and mask.dtype.kind != "f":  # PyTorch's class for it
+                raise AssertionError(f"MultiheadAttention: only bool and floating masks are "
+                                     f"supported, got dtype {mask.dtype}")
             return np.where(mask, -np.inf, 0).astype(dtype) if mask.dtype == bool \
                 else mask.astype(dtype)
 
@@ -2033,6 +2115,249 @@ class MultiheadAttention(Module):
                                            f"shape {(batch, source)}, got {padding.shape}")
             total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
         return total
+
+
+# --------------------------------------------------------------------------------------------
+# Transformer layers
+# --------------------------------------------------------------------------------------------
+def _transformer_activation(activation: str | Callable[[Tensor], Tensor]
+                            ) -> Callable[[Tensor], Tensor]:
+    """PyTorch's choice of the feed-forward activation: "relu", "gelu" or a callable (a
+    function or a Module)."""
+    if callable(activation):
+        return activation
+    if activation in ("relu", "gelu"):
+        return F.relu if activation == "relu" else F.gelu
+    raise InvalidArgumentError(f"activation should be relu/gelu, not {activation}")
+
+
+def _clones(module: Module, copies: int) -> ModuleList:
+    """`copies` deep copies of `module` in a ModuleList, as PyTorch's encoder and decoder stack
+    their layer: equal parameters at first, not shared. The copies draw their dropout masks
+    from the generators of `module` itself (shared, not copied), so that the layers' masks
+    differ rather than repeat one another."""
+    generators = {id(value): value for m in module.modules() for value in vars(m).values()
+                  if isinstance(value, np.random.Generator)}
+    return ModuleList(copy.deepcopy(module, dict(generators)) for _ in range(copies))
+
+
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: the feed-forward block linear2(dropout(
+    activation(linear1(x)))), the residual connections around each block with LayerNorm after
+    them (or before the block, with norm_first), and PyTorch's names for all of it."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+                 activation: str | Callable[[Tensor], Tensor], layer_norm_eps: float,
+                 batch_first: bool, norm_first: bool, bias: bool, cross_attention: bool,
+                 rng: np.random.Generator | None, dtype: Any) -> None:
+        super().__init__()
+        rng = _default_rng(rng)  # one generator for every dropout of the layer
+        attention = functools.partial(MultiheadAttention, d_model, nhead, dropout, bias,
+                                      batch_first=batch_first, rng=rng, dtype=dtype)
+        self.self_attn = attention()
+        if cross_attention:  # the decoder's attention to the encoder's output
+            self.multihead_attn = attention()
+        self.linear1 = Linear(d_model, dim_feedforward, bias, rng=rng, dtype=dtype)
+        self.dropout = Dropout(dropout, rng)
+        self.linear2 = Linear(dim_feedforward, d_model, bias, rng=rng, dtype=dtype)
+        self.norm_first = norm_first
+        blocks = 3 if cross_attention else 2  # each with its norm and its dropout
+        for index in range(1, blocks + 1):
+            setattr(self, f"norm{index}", LayerNorm(d_model, layer_norm_eps, bias=bias,
+                                                    dtype=dtype))
+        for index in range(1, blocks + 1):
+            setattr(self, f"dropout{index}", Dropout(dropout, rng))
+        self.activation = _transformer_activation(activation)
+
+    def _residual(self, x: Tensor, norm: LayerNorm, dropout: Dropout,
+                  block: Callable[[Tensor], Tensor]) -> Tensor:
+        """x + dropout(block(norm(x))) with norm_first; else norm(x + dropout(block(x))), the
+        original Transformer's order."""
+        if self.norm_first:
+            return x + dropout(block(norm(x)))
+        return norm(x + dropout(block(x)))
+
+    @staticmethod
+    def _attend(attention: MultiheadAttention, x: Tensor, source: Tensor, mask: Any,
+                key_padding_mask: Any, is_causal: bool) -> Tensor:
+        return attention(x, source, source, attn_mask=mask, key_padding_mask=key_padding_mask,
+                         need_weights=False, is_causal=is_causal)[0]
+
+    def _feed_forward(self, x: Tensor) -> Tensor:
+        return self.linear2(self.dropout(self.activation(self.linear1(x))))
+
+
+class TransformerEncoderLayer(_TransformerLayer):
+    """PyTorch's nn.TransformerEncoderLayer (Vaswani et al., 2017): self-attention
+    (`self_attn`, an nn.MultiheadAttention) and a feed-forward block (linear1, activation,
+    linear2), each inside a residual connection with LayerNorm (norm1, norm2) after it, or
+    before it with norm_first=True; dropout (dropout1, dropout, dropout2) while training, drawn
+    from `rng`. PyTorch's arguments, defaults, parameter names (its state dict loads as it is)
+    and initialisation; `activation` is "relu", "gelu" or a callable.
+
+    forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False): src (S, N, E),
+    (N, S, E) with batch_first or unbatched (S, E); the masks as nn.MultiheadAttention's
+    attn_mask and key_padding_mask (bool, True = may not attend, or float, added to the
+    scores). is_causal is PyTorch's hint that src_mask is the causal mask: the mask given is
+    applied either way, and is_causal=True without one raises, as in PyTorch."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                         batch_first, norm_first, bias, False, rng, dtype)
+
+    def forward(self, src: Tensor, src_mask: Any = None, src_key_padding_mask: Any = None,
+                is_causal: bool = False) -> Tensor:
+        x = self._residual(src, self.norm1, self.dropout1, lambda x: self._attend(
+            self.self_attn, x, x, src_mask, src_key_padding_mask, is_causal))
+        return self._residual(x, self.norm2, self.dropout2, self._feed_forward)
+
+
+class TransformerDecoderLayer(_TransformerLayer):
+    """PyTorch's nn.TransformerDecoderLayer: self-attention (`self_attn`), attention to the
+    encoder's output (`multihead_attn`) and the feed-forward block, each inside a residual
+    connection with LayerNorm (norm1, norm2, norm3; before the block with norm_first) and
+    dropout (dropout1, dropout2, dropout3, and dropout inside the feed-forward block);
+    arguments as TransformerEncoderLayer's.
+
+    forward(tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+    memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False): tgt (T, N, E),
+    memory (S, N, E) (batch first, or unbatched, as for the encoder layer); tgt_mask (T, T) and
+    memory_mask (T, S) (or per head, (N * nhead, ...)) and the key padding masks (N, T) and
+    (N, S), as nn.MultiheadAttention's; the is_causal hints as the encoder layer's."""
+
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                         batch_first, norm_first, bias, True, rng, dtype)
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None,
+                memory_mask: Any = None, tgt_key_padding_mask: Any = None,
+                memory_key_padding_mask: Any = None, tgt_is_causal: bool = False,
+                memory_is_causal: bool = False) -> Tensor:
+        x = self._residual(tgt, self.norm1, self.dropout1, lambda x: self._attend(
+            self.self_attn, x, x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+        x = self._residual(x, self.norm2, self.dropout2, lambda x: self._attend(
+            self.multihead_attn, x, memory, memory_mask, memory_key_padding_mask,
+            memory_is_causal))
+        return self._residual(x, self.norm3, self.dropout3, self._feed_forward)
+
+
+class TransformerEncoder(Module):
+    """PyTorch's nn.TransformerEncoder: `num_layers` copies of `encoder_layer` (deep copies,
+    under `layers`, as PyTorch's: equal parameters at first, not shared), applied in turn,
+    then `norm` if given. forward(src, mask=None, src_key_padding_mask=None, is_causal=None)
+    hands the masks to every layer. `enable_nested_tensor` and `mask_check` are accepted and
+    kept: minigrad has no nested tensors, and computes every position, padding too."""
+
+    def __init__(self, encoder_layer: Module, num_layers: int, norm: Module | None = None,
+                 enable_nested_tensor: bool = True, mask_check: bool = True) -> None:
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+
+    def forward(self, src: Tensor, mask: Any = None, src_key_padding_mask: Any = None,
+                is_causal: bool | None = None) -> Tensor:
+        # PyTorch's None means "find out whether mask is causal", only to pick a faster path
+        # for the same result; here it is a hint like False
+        for layer in self.layers:
+            src = layer(src, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
+                        is_causal=bool(is_causal))
+        return src if self.norm is None else self.norm(src)
+
+
+class TransformerDecoder(Module):
+    """PyTorch's nn.TransformerDecoder: `num_layers` copies of `decoder_layer` (under
+    `layers`, as TransformerEncoder's), each given the encoder's output `memory` and the masks,
+    then `norm` if given. forward(tgt, memory, tgt_mask=None, memory_mask=None,
+    tgt_key_padding_mask=None, memory_key_padding_mask=None, tgt_is_causal=None,
+    memory_is_causal=False)."""
+
+    def __init__(self, decoder_layer: Module, num_layers: int, norm: Module | None = None
+                 ) -> None:
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Any = None,
+                memory_mask: Any = None, tgt_key_padding_mask: Any = None,
+                memory_key_padding_mask: Any = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        for layer in self.layers:
+            tgt = layer(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                        tgt_key_padding_mask=tgt_key_padding_mask,
+                        memory_key_padding_mask=memory_key_padding_mask,
+                        tgt_is_causal=bool(tgt_is_causal), memory_is_causal=memory_is_causal)
+        return tgt if self.norm is None else self.norm(tgt)
+
+
+class Transformer(Module):
+    """PyTorch's nn.Transformer (Vaswani et al., 2017): a TransformerEncoder of
+    `num_encoder_layers` layers and a TransformerDecoder of `num_decoder_layers`, each ending
+    in a LayerNorm (`encoder.norm`, `decoder.norm`), or `custom_encoder` and `custom_decoder`;
+    every parameter of more than one dim re-initialised Glorot-uniform, as PyTorch's. PyTorch's
+    arguments, defaults and parameter names (its state dict loads as it is).
+
+    forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None,
+    src_key_padding_mask=None, tgt_key_padding_mask=None, memory_key_padding_mask=None,
+    src_is_causal=None, tgt_is_causal=None, memory_is_causal=False): the encoder reads src
+    (S, N, E), the decoder tgt (T, N, E) and the encoder's output; returns (T, N, E) ((N, T, E)
+    with batch_first, (T, E) unbatched). `generate_square_subsequent_mask(sz)` makes the causal
+    tgt_mask."""
+
+    def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6,
+                 num_decoder_layers: int = 6, dim_feedforward: int = 2048,
+                 dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
+                 custom_encoder: Module | None = None, custom_decoder: Module | None = None,
+                 layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 norm_first: bool = False, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__()
+        rng = _default_rng(rng)
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                      batch_first, norm_first, bias)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(*layer_args, rng=rng, dtype=dtype), num_encoder_layers,
+            LayerNorm(d_model, layer_norm_eps, bias=bias, dtype=dtype))
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(*layer_args, rng=rng, dtype=dtype), num_decoder_layers,
+            LayerNorm(d_model, layer_norm_eps, bias=bias, dtype=dtype))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p, generator=rng)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Any = None, tgt_mask: Any = None,
+                memory_mask: Any = None, src_key_padding_mask: Any = None,
+                tgt_key_padding_mask: Any = None, memory_key_padding_mask: Any = None,
+                src_is_causal: bool | None = None, tgt_is_causal: bool | None = None,
+                memory_is_causal: bool = False) -> Tensor:
+        batch_dim = 0 if self.batch_first else 1
+        if src.ndim == 3 and src.shape[batch_dim] != tgt.shape[batch_dim]:
+            raise InvalidArgumentError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise InvalidArgumentError("the feature number of src and tgt must be equal to "
+                                       "d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask,
+                              is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask,
+                            memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz: int, *, dtype: Any = None) -> Tensor:
+        """The causal mask (sz, sz), as PyTorch's: -inf above the diagonal (a position may not
+        attend to later ones), 0 elsewhere; float32 unless `dtype` says otherwise."""
+        dtype = get_default_dtype() if dtype is None else dtype
+        return Tensor(np.triu(np.full((sz, sz), -np.inf), 1).astype(dtype))
 
 
 # --------------------------------------------------------------------------------------------

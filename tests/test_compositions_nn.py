@@ -34,7 +34,9 @@ rng = np.random.default_rng(2024)
 # PyTorch's own note on its padding='same' with even kernels (it pads a copy, as we do)
 pytestmark = [pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning"),
               # and on kl_div's reduction='mean', whose meaning it plans to change
-              pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning")]
+              pytest.mark.filterwarnings("ignore:reduction. 'mean' divides:UserWarning"),
+              # and on its Transformer's nested-tensor fast path, which minigrad does not have
+              pytest.mark.filterwarnings("ignore:enable_nested_tensor is True:UserWarning")]
 
 
 @pytest.fixture(scope="module")
@@ -348,6 +350,62 @@ def ref_distance(a, b, p=2, eps=1e-6):
     return (np.abs(a - b + eps) ** p).sum(-1) ** (1 / p)
 
 
+def ref_embedding_bag(weight, ids, offsets=None, mode="mean", per_sample_weights=None,
+                      include_last_offset=False, padding_idx=None):
+    """Each bag's rows summed, averaged or maxed, by loops: the rows of a 2-D ids, or the runs
+    of a 1-D ids between offsets (to the end of ids, or to offsets[-1] with
+    include_last_offset); entries equal to padding_idx left out; an empty bag is zeros."""
+    if ids.ndim == 2:
+        ids, offsets = ids.reshape(-1), np.arange(0, ids.size, ids.shape[1])
+        per_sample_weights = None if per_sample_weights is None else per_sample_weights.ravel()
+    ends = list(offsets[1:]) if include_last_offset else list(offsets[1:]) + [len(ids)]
+    padding_idx = None if padding_idx is None else padding_idx % len(weight)
+    out = np.zeros((len(ends), weight.shape[1]))
+    for bag, (start, end) in enumerate(zip(offsets, ends)):
+        picked = [weight[ids[i]] * (1 if per_sample_weights is None else per_sample_weights[i])
+                  for i in range(start, end) if ids[i] != padding_idx]
+        if picked:
+            out[bag] = {"sum": np.sum, "mean": np.mean, "max": np.max}[mode](picked, axis=0)
+    return out
+
+
+def ref_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+                 zero_infinity=False):
+    """Graves et al. (2006), eq. 6-8, by loops in log space: alpha[t, s] over the target with
+    blanks around and between its labels; -log(alpha[T-1, last] + alpha[T-1, last - 1])."""
+    losses = []
+    for n, (steps, length) in enumerate(zip(input_lengths, target_lengths)):
+        labels = targets[n][:length] if targets.ndim == 2 else \
+            targets[sum(target_lengths[:n]):sum(target_lengths[:n]) + length]
+        extended = [blank]
+        for label in labels:
+            extended += [label, blank]
+        alpha = np.full((max(steps, 1), len(extended)), -np.inf)
+        if steps == 0:
+            losses.append(0.0 if length == 0 else np.inf)
+            continue
+        alpha[0, 0] = log_probs[0, n, blank]
+        if length:
+            alpha[0, 1] = log_probs[0, n, extended[1]]
+        for t in range(1, steps):
+            for s, label in enumerate(extended):
+                total = alpha[t - 1, s]
+                if s >= 1:
+                    total = np.logaddexp(total, alpha[t - 1, s - 1])
+                if s >= 2 and label != blank and label != extended[s - 2]:
+                    total = np.logaddexp(total, alpha[t - 1, s - 2])
+                alpha[t, s] = total + log_probs[t, n, label]
+        end = alpha[steps - 1, -1] if length == 0 else \
+            np.logaddexp(alpha[steps - 1, -1], alpha[steps - 1, -2])
+        losses.append(-end)
+    losses = np.array(losses)
+    if zero_infinity:
+        losses = np.where(np.isinf(losses), 0.0, losses)
+    if reduction == "mean":
+        return (losses / np.maximum(target_lengths, 1)).mean()
+    return _ref_reduce(losses, reduction)
+
+
 def ref_pixel_shuffle(x, r):
     """out[..., c, h * r + i, w * r + j] = x[..., c * r * r + i * r + j, h, w], by loops."""
     *batch, channels, height, width = x.shape
@@ -581,6 +639,47 @@ QKV = [(2, 2, 3, 4), (2, 2, 5, 4), (2, 2, 5, 3)]  # (batch, heads, L=3, E) and S
 MASK = np.random.default_rng(3).random((3, 5)) > 0.4
 MASK[1] = False  # a query that sees no key
 MASK[0, 0] = True
+
+BAG_IDS = np.array([1, 2, 4, 5, 4, 3, 2, 9])
+BAG_OFFSETS = np.array([0, 4, 4, 6])  # the second bag is empty
+CTC_TARGETS = np.array([[1, 2, 2, 0], [3, 1, 4, 4], [2, 3, 0, 0]])
+
+
+def embedding_bag_case(ids, offsets, weighted=False, **kw):
+    """F.embedding_bag of a weight (10, 3) with distinct entries (max has no ties), and of
+    per-sample weights of the ids' shape when `weighted`."""
+    def theirs(torch, weight, *per_sample):
+        return torch.nn.functional.embedding_bag(
+            torch.tensor(ids), weight, None if offsets is None else torch.tensor(offsets),
+            per_sample_weights=per_sample[0] if per_sample else None, **kw)
+
+    def ours(weight, *per_sample):
+        return F.embedding_bag(ids, weight, offsets, per_sample_weights=(per_sample or [None])[0],
+                               **kw)
+
+    def reference(weight, *per_sample):
+        return ref_embedding_bag(weight, ids, offsets, per_sample_weights=(per_sample or [None])[0],
+                                 **kw)
+
+    makers = [distinct(10, 3)] + ([normal(*ids.shape)] if weighted else [])
+    return Case(ours, reference, theirs, make_inputs(makers))
+
+
+def ref_log_softmax(x):
+    shifted = x - x.max(-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+
+
+def ctc_case(targets, input_lengths, target_lengths, **kw):
+    """F.ctc_loss of log_softmax(logits (7, 3, 5)): through log_softmax, PyTorch's gradient
+    is the derivative of its loss (for log_probs alone it is not; see the test below)."""
+    lengths = np.array(input_lengths), np.array(target_lengths)
+    return Case(lambda x: F.ctc_loss(F.log_softmax(x, -1), targets, *lengths, **kw),
+                lambda x: ref_ctc_loss(ref_log_softmax(x), targets, *lengths, **kw),
+                lambda torch, x: torch.nn.functional.ctc_loss(
+                    x.log_softmax(-1), torch.tensor(targets), *map(torch.tensor, lengths), **kw),
+                make_inputs([normal(7, 3, 5)]))
+
 
 CASES = {
     # conv2d: stride, padding (int, tuple, 'same', 'valid'), dilation, groups, bias, odd sizes
@@ -1007,6 +1106,35 @@ CASES = {
         lambda x: ref_interpolate(x, (6, 8), "bilinear"),
         lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"),
         make_inputs([normal(1, 2, 3, 4)])),
+    # embedding_bag: bags by offsets (one empty) or rows, padding, per-sample weights
+    "embedding_bag_sum": embedding_bag_case(BAG_IDS, BAG_OFFSETS, mode="sum"),
+    "embedding_bag_mean_padding": embedding_bag_case(BAG_IDS, BAG_OFFSETS, padding_idx=4),
+    "embedding_bag_max": embedding_bag_case(BAG_IDS, BAG_OFFSETS, mode="max", padding_idx=-1),
+    "embedding_bag_last_offset": embedding_bag_case(BAG_IDS, np.array([0, 3, 3, 8]),
+                                                    mode="max", include_last_offset=True),
+    "embedding_bag_2d": embedding_bag_case(BAG_IDS.reshape(2, 4), None, padding_idx=2),
+    "embedding_bag_weighted": embedding_bag_case(BAG_IDS, BAG_OFFSETS, weighted=True,
+                                                 mode="sum", padding_idx=9),
+    "embedding_bag_weighted_2d": embedding_bag_case(BAG_IDS.reshape(4, 2), None, weighted=True,
+                                                    mode="sum"),
+    # ctc_loss of log_softmax(logits): padded and concatenated targets, repeated labels (which
+    # need a blank between), shorter inputs, an empty target, blank other than 0, unbatched
+    "ctc_loss_mean": ctc_case(CTC_TARGETS, [7, 5, 4], [3, 4, 1]),
+    "ctc_loss_mean_empty_target": ctc_case(CTC_TARGETS, [7, 5, 4], [3, 4, 0]),
+    "ctc_loss_sum_concatenated": ctc_case(np.array([1, 2, 2, 3, 1, 4, 4, 2]), [7, 7, 2],
+                                          [3, 4, 1], reduction="sum"),
+    "ctc_loss_none_empty_target": ctc_case(CTC_TARGETS, [6, 7, 3], [3, 0, 2],
+                                           reduction="none"),
+    "ctc_loss_blank_last": ctc_case(CTC_TARGETS - 1 + 4 * (CTC_TARGETS == 0), [7, 6, 7],
+                                    [2, 3, 2], blank=4, reduction="none"),
+    "ctc_loss_unbatched": Case(
+        lambda x: F.ctc_loss(F.log_softmax(x, -1), CTC_TARGETS[0, :3], 6, 3, reduction="none"),
+        lambda x: ref_ctc_loss(ref_log_softmax(x)[:, None], CTC_TARGETS[:1], [6], [3],
+                               reduction="none")[0],
+        lambda torch, x: torch.nn.functional.ctc_loss(
+            x.log_softmax(-1), torch.tensor(CTC_TARGETS[0, :3]), torch.tensor(6), torch.tensor(3),
+            reduction="none"),
+        make_inputs([normal(7, 5)])),
     # max_unpool2d: indices as max_pool2d returns them for a fixed input
     "max_unpool2d": Case(lambda v: F.max_unpool2d(v, UNPOOL_INDICES, 2),
                          lambda v: ref_max_unpool2d(v, UNPOOL_INDICES, (4, 6)),
@@ -2267,6 +2395,11 @@ def test_multihead_attention_initialises_and_refuses_as_torch(torch):
     for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
         with pytest.raises(RuntimeError):
             lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x), is_causal=True)
+        for masks in (dict(attn_mask=np.zeros((3, 3), np.int64)),
+                      dict(key_padding_mask=np.zeros((1, 3), np.int64))):
+            with pytest.raises(AssertionError):  # an integer mask is neither kind
+                lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x),
+                                                **{k: make(v) for k, v in masks.items()})
 
 
 RECURRENT = [
@@ -3149,3 +3282,460 @@ def test_batch_norm_3d_and_instance_norm_modules_match_torch(torch, make, shape)
 ])
 def test_instance_norm_and_batch_norm_3d_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# Transformer layers against PyTorch's, weights copied through the state dict
+# --------------------------------------------------------------------------------------------
+def _copy_torch_state(ours, theirs):
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+
+
+def _check_like_torch(torch, ours, theirs, arrays, kwargs, rtol=1e-9):
+    """ours(*arrays, **kwargs) against theirs in value and in the gradients of the inputs and
+    of every parameter (the same names, in the same order), for one random upstream gradient."""
+    leaves = [Tensor(a, requires_grad=True) for a in arrays]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = ours(*leaves, **kwargs)
+    t_out = theirs(*t_leaves, **{k: torch.tensor(v) if isinstance(v, np.ndarray) else v
+                                 for k, v in kwargs.items()})
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=rtol, atol=1e-11)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=rtol, atol=1e-11)
+    t_params = dict(theirs.named_parameters())
+    assert [name for name, _ in ours.named_parameters()] == list(t_params)
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=rtol, atol=1e-11,
+                                   err_msg=name)
+    return out
+
+
+def _sequence(length, batch, batch_first, width=8):
+    shape = (length, width) if batch is None else (batch, length, width) if batch_first \
+        else (length, batch, width)
+    return rng.standard_normal(shape)
+
+
+def _masks(kind, length, source, batch):
+    """An attn mask (length, source) and key padding mask (batch, source) of `kind`, every
+    query left at least one key (PyTorch's weights are NaN otherwise)."""
+    if kind == "none":
+        return None, None
+    if kind == "causal":
+        return np.triu(np.full((length, source), -np.inf), 1), None
+    attn = rng.random((length, source)) < 0.3
+    attn[:, 0] = False
+    padding = np.zeros((batch, source), bool)
+    padding[-1, -2:] = True
+    if kind == "float":
+        return np.where(attn, -np.inf, rng.standard_normal(attn.shape)), \
+            np.where(padding, -np.inf, 0.0)
+    return attn, padding
+
+
+TRANSFORMER_LAYOUTS = [  # batch_first, norm_first, masks, training, activation
+    (False, False, "bool", False, "relu"), (True, True, "float", True, "gelu"),
+    (True, False, "causal", True, "relu"), (False, True, "none", False, "gelu"),
+]
+
+
+@pytest.mark.parametrize("batch_first, norm_first, masks, training, activation",
+                         TRANSFORMER_LAYOUTS)
+def test_transformer_encoder_matches_torch(torch, batch_first, norm_first, masks, training,
+                                           activation):
+    """A TransformerEncoder of 2 layers with a final norm, PyTorch's state dict loaded, in
+    values and in the gradients of the input and every parameter (float64, dropout 0)."""
+    settings = dict(dim_feedforward=16, dropout=0.0, activation=activation,
+                    batch_first=batch_first, norm_first=norm_first)
+    theirs = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, **settings), 2,
+                                         torch.nn.LayerNorm(8), enable_nested_tensor=False)
+    theirs.double().train(training)
+    ours = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, **settings, dtype=np.float64),
+                                 2, nn.LayerNorm(8, dtype=np.float64),
+                                 enable_nested_tensor=False).train(training)
+    _copy_torch_state(ours, theirs)
+    mask, padding = _masks(masks, 5, 5, 3)
+    kwargs = dict(mask=mask, src_key_padding_mask=padding)
+    if masks == "causal":
+        kwargs["is_causal"] = True
+    _check_like_torch(torch, ours, theirs, [_sequence(5, 3, batch_first)],
+                      {k: v for k, v in kwargs.items() if v is not None})
+
+
+@pytest.mark.parametrize("batch_first, norm_first, masks, training, activation",
+                         TRANSFORMER_LAYOUTS)
+def test_transformer_matches_torch(torch, batch_first, norm_first, masks, training, activation):
+    """nn.Transformer (encoder and decoder, each 2 layers): every mask and key padding mask,
+    values and the gradients of src, tgt and every parameter."""
+    settings = dict(d_model=8, nhead=2, num_encoder_layers=2, num_decoder_layers=2,
+                    dim_feedforward=16, dropout=0.0, activation=activation,
+                    batch_first=batch_first, norm_first=norm_first)
+    theirs = torch.nn.Transformer(**settings).double().train(training)
+    ours = nn.Transformer(**settings, dtype=np.float64).train(training)
+    _copy_torch_state(ours, theirs)
+    src_mask, src_padding = _masks(masks, 5, 5, 3)
+    tgt_mask, tgt_padding = _masks(masks, 4, 4, 3)
+    memory_mask, memory_padding = _masks("bool" if masks == "causal" else masks, 4, 5, 3)
+    kwargs = dict(src_mask=src_mask, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                  src_key_padding_mask=src_padding, tgt_key_padding_mask=tgt_padding,
+                  memory_key_padding_mask=memory_padding)
+    if masks == "causal":
+        kwargs.update(src_is_causal=True, tgt_is_causal=True)
+    _check_like_torch(torch, ours, theirs,
+                      [_sequence(5, 3, batch_first), _sequence(4, 3, batch_first)],
+                      {k: v for k, v in kwargs.items() if v is not None})
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_layers_unbatched_and_without_bias_match_torch(torch, norm_first):
+    """The layers alone on unbatched inputs, with bias=False and an activation module."""
+    settings = dict(dim_feedforward=16, dropout=0.0, norm_first=norm_first, bias=False)
+    theirs = torch.nn.TransformerDecoderLayer(8, 4, activation=torch.nn.GELU(), **settings)
+    theirs.double()
+    ours = nn.TransformerDecoderLayer(8, 4, activation=nn.GELU(), **settings, dtype=np.float64)
+    _copy_torch_state(ours, theirs)
+    padding = np.array([False, True, False, False, False])
+    _check_like_torch(torch, ours, theirs, [_sequence(3, None, False), _sequence(5, None, False)],
+                      dict(memory_key_padding_mask=padding,
+                           tgt_mask=np.triu(np.ones((3, 3), bool), 1)))
+    theirs = torch.nn.TransformerEncoderLayer(8, 4, **settings).double()
+    ours = nn.TransformerEncoderLayer(8, 4, **settings, dtype=np.float64)
+    _copy_torch_state(ours, theirs)
+    _check_like_torch(torch, ours, theirs, [_sequence(5, None, False)],
+                      dict(src_key_padding_mask=padding))
+
+
+def test_transformer_keeps_float32_and_builds_torchs_state_dict(torch):
+    ours = nn.Transformer(8, 2, 1, 1, 16, rng=np.random.default_rng(0))
+    theirs = torch.nn.Transformer(8, 2, 1, 1, 16)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert all(ours.state_dict()[k].shape == tuple(v.shape)
+               for k, v in theirs.state_dict().items())
+    assert all(p.dtype == np.float32 for p in ours.parameters())
+    src = Tensor(rng.standard_normal((5, 2, 8)).astype(np.float32), requires_grad=True)
+    tgt = Tensor(rng.standard_normal((4, 2, 8)).astype(np.float32), requires_grad=True)
+    out = ours(src, tgt, tgt_mask=nn.Transformer.generate_square_subsequent_mask(4))
+    assert out.dtype == np.float32 and out.shape == (4, 2, 8)
+    out.sum().backward()
+    assert src.grad.dtype == np.float32 and tgt.grad.dtype == np.float32
+    assert all(p.grad.dtype == np.float32 for p in ours.parameters())
+
+
+def test_transformer_initialises_as_torch():
+    """Glorot-uniform for every matrix (PyTorch's _reset_parameters), zero attention biases,
+    LayerNorms at ones and zeros; the stacked layers start equal, as deep copies."""
+    model = nn.Transformer(16, 4, 2, 2, 32, rng=np.random.default_rng(0))
+    for name, p in model.named_parameters():
+        if p.ndim > 1:
+            bound = math.sqrt(6 / sum(p.shape))
+            assert np.abs(p.data).max() <= bound and np.abs(p.data).max() > 0.9 * bound, name
+        elif "norm" in name:
+            assert np.all(p.data == (1 if name.endswith("weight") else 0)), name
+    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 3)
+    first, *others = [dict(layer.named_parameters()) for layer in encoder.layers]
+    for other in others:
+        for name, p in other.items():
+            np.testing.assert_array_equal(p.data, first[name].data)
+            assert p is not first[name]
+
+
+def test_transformer_takes_a_custom_encoder_and_decoder(torch):
+    """custom_encoder and custom_decoder replace the stacks (here, stacks without the final
+    norms) and are called with PyTorch's keyword arguments."""
+    settings = dict(d_model=8, nhead=2, dim_feedforward=16, dropout=0.0)
+    ours = nn.Transformer(
+        **settings, dtype=np.float64,  # stacks of one layer, without their final norm
+        custom_encoder=nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(**settings, dtype=np.float64), 1),
+        custom_decoder=nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(**settings, dtype=np.float64), 1))
+    theirs = torch.nn.Transformer(
+        **settings,
+        custom_encoder=torch.nn.TransformerEncoder(
+            torch.nn.TransformerEncoderLayer(**settings), 1, enable_nested_tensor=False),
+        custom_decoder=torch.nn.TransformerDecoder(
+            torch.nn.TransformerDecoderLayer(**settings), 1)).double()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    _copy_torch_state(ours, theirs)
+    _check_like_torch(torch, ours, theirs, [_sequence(5, 2, False), _sequence(3, 2, False)],
+                      dict(src_key_padding_mask=np.array([[0, 0, 0, 1, 1], [0] * 5], bool)))
+
+def test_transformer_generate_square_subsequent_mask_as_torch(torch):
+    for dtype, t_dtype in ((None, None), (np.float64, torch.float64)):
+        mask = nn.Transformer.generate_square_subsequent_mask(4, dtype=dtype)
+        t_mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=t_dtype)
+        np.testing.assert_array_equal(mask.data, t_mask.numpy())
+        assert mask.dtype == t_mask.numpy().dtype
+
+
+def test_transformer_dropout_is_seeded_differs_between_layers_and_is_off_in_eval():
+    x = Tensor(rng.standard_normal((6, 2, 8)))
+
+    def encoder(dropout):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout, rng=np.random.default_rng(3))
+        return nn.TransformerEncoder(layer, 2)
+
+    model, plain = encoder(0.5), encoder(0.0)  # the same weights: dropout draws nothing at init
+    np.testing.assert_array_equal(model(x).data, encoder(0.5)(x).data)
+    assert not np.allclose(model(x).data, plain(x).data)
+    first, second = model.layers
+    assert first.dropout1.rng is second.dropout1.rng is second.self_attn.rng  # shared, not copied
+    np.testing.assert_array_equal(model.eval()(x).data, plain(x).data)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2, activation="tanh"),
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2)(lib.zeros(3, 1, 8), is_causal=True),
+    lambda lib, F: lib.nn.TransformerDecoderLayer(8, 2)(lib.zeros(3, 1, 8), lib.zeros(2, 1, 8),
+                                                     tgt_is_causal=True),
+    lambda lib, F: lib.nn.Transformer(8, 2, 1, 1, 16)(lib.zeros(3, 2, 8), lib.zeros(3, 1, 8)),
+    lambda lib, F: lib.nn.Transformer(8, 2, 1, 1, 16)(lib.zeros(3, 2, 6), lib.zeros(3, 2, 6)),
+    lambda lib, F: lib.nn.TransformerEncoderLayer(8, 2)(
+        lib.zeros(3, 1, 8), src_mask=lib.zeros(3, 3, dtype=lib.int64)),
+])
+def test_transformer_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning")
+def test_transformer_encoder_computes_padded_positions_where_torchs_fast_path_gives_zeros(torch):
+    """PyTorch's eval-mode inference (batch_first, no grad) packs the unpadded positions into a
+    nested tensor and returns 0 at the padded ones; minigrad computes them as PyTorch's other
+    path does, and agrees with both elsewhere."""
+    theirs = torch.nn.TransformerEncoder(
+        torch.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2).double().eval()
+    ours = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True,
+                                                            dtype=np.float64), 2).eval()
+    _copy_torch_state(ours, theirs)
+    x, padding = rng.standard_normal((2, 5, 8)), np.array([[0, 0, 0, 0, 0], [0, 0, 0, 1, 1]], bool)
+    out = ours(Tensor(x), src_key_padding_mask=padding).data
+    with torch.no_grad():
+        fast = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(padding)).numpy()
+    slow = theirs(torch.tensor(x), src_key_padding_mask=torch.tensor(padding)).detach().numpy()
+    np.testing.assert_allclose(out, slow, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(out[~padding], fast[~padding], rtol=1e-10, atol=1e-12)
+    assert not fast[padding].any() and out[padding].all()
+
+
+# --------------------------------------------------------------------------------------------
+# embedding_bag and EmbeddingBag
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode_name", ["sum", "mean", "max"])
+def test_embedding_bag_of_empty_bags_is_zeros_with_no_gradient(torch, mode_name):
+    """Every bag empty (offsets all equal to the input's length, or input empty), as
+    PyTorch: zeros, and no gradient to the weight."""
+    weight = Tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    t_weight = torch.tensor(weight.data, requires_grad=True)
+    for ids, offsets in ((np.array([1, 2]), np.array([0, 2, 2])),
+                         (np.zeros(0, np.int64), np.array([0, 0]))):
+        weight.grad, t_weight.grad = None, None
+        out = F.embedding_bag(ids, weight, offsets, mode=mode_name)
+        t_out = torch.nn.functional.embedding_bag(torch.tensor(ids), t_weight,
+                                                  torch.tensor(offsets), mode=mode_name)
+        np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-12)
+        assert not out.data[-1].any()
+        out.sum().backward()
+        t_out.sum().backward()
+        np.testing.assert_allclose(weight.grad, t_weight.grad.numpy(), rtol=1e-12)
+
+
+def test_embedding_bag_last_offset_ends_the_last_bag_as_documented():
+    """With include_last_offset, offsets[-1] is "the ending index position of the last bag"
+    (PyTorch's documentation); ids after it are in no bag. (PyTorch's CPU kernel runs the last
+    bag to the end of the input instead.)"""
+    weight = rng.standard_normal((10, 3))
+    ids, offsets = np.array([1, 2, 4, 5, 4, 3, 2, 9]), np.array([0, 2, 5])
+    out = F.embedding_bag(ids, Tensor(weight), offsets, mode="sum", include_last_offset=True)
+    np.testing.assert_allclose(out.data, [weight[[1, 2]].sum(0), weight[[4, 5, 4]].sum(0)],
+                               rtol=1e-12)
+
+
+def test_embedding_bag_module_matches_torch_and_loads_its_state_dict(torch):
+    kwargs = dict(mode="max", padding_idx=-2, max_norm=1.5)
+    theirs = torch.nn.EmbeddingBag(10, 3, **kwargs).double()
+    ours = nn.EmbeddingBag(10, 3, **kwargs, rng=np.random.default_rng(0), dtype=np.float64)
+    assert repr(ours) == repr(theirs) and ours.padding_idx == theirs.padding_idx == 8
+    assert not ours.weight.data[8].any()  # the padding row starts at zero, as PyTorch's
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    ids, offsets = np.array([1, 8, 4, 5, 4, 3, 2, 9]), np.array([0, 3, 3])
+    out = ours(ids, offsets)
+    t_out = theirs(torch.tensor(ids), torch.tensor(offsets))
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.weight.data, theirs.weight.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    np.testing.assert_allclose(ours.weight.grad, theirs.weight.grad.numpy(), rtol=1e-12)
+    summed = nn.EmbeddingBag.from_pretrained(theirs.weight.detach().numpy(), mode="sum",
+                                             include_last_offset=True)
+    t_summed = torch.nn.EmbeddingBag.from_pretrained(theirs.weight.detach(), mode="sum",
+                                                     include_last_offset=True)
+    assert not summed.weight.requires_grad and repr(summed) == repr(t_summed)
+    weights = rng.standard_normal(8)
+    np.testing.assert_allclose(
+        summed(ids, np.array([0, 3, 8]), Tensor(weights)).data,
+        t_summed(torch.tensor(ids), torch.tensor([0, 3, 8]), torch.tensor(weights)).numpy(),
+        rtol=1e-12)
+    assert nn.EmbeddingBag(4, 2).weight.dtype == np.float32
+    assert repr(nn.EmbeddingBag(5, 2)) == repr(torch.nn.EmbeddingBag(5, 2))
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: F.embedding_bag(lib.tensor([[1, 2]]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([[[1]]]), lib.ones(4, 2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([[0]])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([1])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0, 3])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 2]), lib.ones(4, 2), lib.tensor([0.0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1, 4]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1.0]), lib.ones(4, 2), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4), lib.tensor([0])),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="min"),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   per_sample_weights=lib.ones(1)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="sum", per_sample_weights=lib.ones(2)),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   mode="sum", per_sample_weights=lib.ones(1).double()),
+    lambda lib, F: F.embedding_bag(lib.tensor([1]), lib.ones(4, 2), lib.tensor([0]),
+                                   padding_idx=4),
+    lambda lib, F: lib.nn.EmbeddingBag(4, 2, padding_idx=4),
+])
+def test_embedding_bag_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_embedding_bag_max_gives_a_tie_to_its_first_entry_as_torch(torch):
+    weight = Tensor(np.ones((4, 2)), requires_grad=True)
+    t_weight = torch.ones(4, 2, dtype=torch.float64, requires_grad=True)
+    F.embedding_bag(np.array([[2, 0, 1]]), weight, mode="max").sum().backward()
+    torch.nn.functional.embedding_bag(torch.tensor([[2, 0, 1]]), t_weight,
+                                      mode="max").sum().backward()
+    np.testing.assert_array_equal(weight.grad, t_weight.grad.numpy())
+    assert weight.grad[2].all() and weight.grad.sum() == 2
+
+
+def test_embedding_bag_of_no_bags_or_bags_of_no_columns():
+    """Where PyTorch crashes (no offsets) or raises (a (B, 0) input): (0, dim), and zeros."""
+    weight = Tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    assert F.embedding_bag(np.array([1, 2]), weight, np.zeros(0, np.int64)).shape == (0, 3)
+    assert F.embedding_bag(np.array([1, 2]), weight, np.array([0]),
+                           include_last_offset=True).shape == (0, 3)
+    for mode_name in ("sum", "mean", "max"):
+        out = F.embedding_bag(np.zeros((2, 0), np.int64), weight, mode=mode_name)
+        np.testing.assert_array_equal(out.data, np.zeros((2, 3)))
+
+
+def test_embedding_bag_refuses_decreasing_offsets_which_torch_does_not_check():
+    with pytest.raises(RuntimeError, match="never decrease"):
+        F.embedding_bag(np.array([1, 2, 3]), Tensor(np.ones((4, 2))), np.array([0, 2, 1]))
+
+
+# --------------------------------------------------------------------------------------------
+# ctc_loss and CTCLoss
+# --------------------------------------------------------------------------------------------
+def _ctc_inputs():
+    logits = rng.standard_normal((7, 3, 5))
+    return logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+
+
+def test_ctc_loss_gradient_is_its_derivative_where_torchs_adds_the_probabilities(torch):
+    """For log_probs alone, PyTorch's gradient is the derivative of its loss plus exp(log_probs)
+    times the loss's upstream gradient, at the steps each sample reads (the gradient with
+    respect to the logits of a log_softmax, which the term cancels through; the ctc_loss cases
+    above check that path). minigrad's is the derivative itself (gradcheck)."""
+    log_probs, lengths = _ctc_inputs(), (np.array([7, 5, 4]), np.array([3, 4, 1]))
+    leaf = Tensor(log_probs, requires_grad=True)
+    with minigrad.fused(False):
+        assert gradcheck(lambda x: F.ctc_loss(x, CTC_TARGETS, *lengths, reduction="sum"),
+                         [leaf])
+    upstream = np.array([0.5, -1.0, 2.0])
+    (F.ctc_loss(leaf, CTC_TARGETS, *lengths, reduction="none") * upstream).sum().backward()
+    t_leaf = torch.tensor(log_probs, requires_grad=True)
+    t_loss = torch.nn.functional.ctc_loss(t_leaf, torch.tensor(CTC_TARGETS),
+                                          *map(torch.tensor, lengths), reduction="none")
+    (t_loss * torch.tensor(upstream)).sum().backward()
+    read = np.arange(7)[:, None, None] < lengths[0][:, None]
+    np.testing.assert_allclose(t_leaf.grad.numpy(),
+                               leaf.grad + np.where(read, np.exp(log_probs) * upstream[:, None], 0),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("zero_infinity", [False, True])
+def test_ctc_loss_of_an_impossible_alignment_as_torch(torch, reduction, zero_infinity):
+    """Sample 0 has 2 steps for 3 labels; sample 1 needs a blank between its repeated labels,
+    so 2 steps do not fit either. Their loss is inf (0 with zero_infinity), as PyTorch's. With
+    zero_infinity their gradient is 0, as PyTorch's; without it, PyTorch's is NaN at the steps
+    they read and minigrad's 0 (the loss is inf whatever log_probs are). The third sample's
+    gradient is PyTorch's either way."""
+    logits = rng.standard_normal((7, 3, 5))
+    targets, lengths = np.array([[1, 2, 2], [3, 3, 0], [2, 4, 1]]), \
+        (np.array([2, 2, 6]), np.array([3, 2, 3]))
+    leaf, t_leaf = Tensor(logits, requires_grad=True), torch.tensor(logits, requires_grad=True)
+    loss = F.ctc_loss(F.log_softmax(leaf, -1), targets, *lengths, reduction=reduction,
+                      zero_infinity=zero_infinity)
+    t_loss = torch.nn.functional.ctc_loss(t_leaf.log_softmax(-1), torch.tensor(targets),
+                                          *map(torch.tensor, lengths), reduction=reduction,
+                                          zero_infinity=zero_infinity)
+    np.testing.assert_allclose(loss.data, t_loss.detach().numpy(), rtol=1e-10)
+    assert np.isinf(loss.data).any() != zero_infinity
+    if reduction == "none":
+        np.testing.assert_array_equal(np.isinf(loss.data), [not zero_infinity] * 2 + [False])
+    else:
+        loss.backward()
+        t_loss.backward()
+        np.testing.assert_allclose(leaf.grad[:, 2], t_leaf.grad[:, 2].numpy(), rtol=1e-9,
+                                   atol=1e-12)
+        assert not leaf.grad[:, :2].any()
+        assert np.isnan(t_leaf.grad[:2, :2].numpy()).all() != zero_infinity
+
+
+def test_ctc_loss_keeps_float32_and_its_module_matches_torch(torch):
+    log_probs, lengths = _ctc_inputs(), (np.array([7, 5, 4]), np.array([3, 4, 1]))
+    for blank, reduction in ((0, "mean"), (0, "none")):
+        module = nn.CTCLoss(blank, reduction)
+        t_module = torch.nn.CTCLoss(blank, reduction)
+        np.testing.assert_allclose(
+            module(Tensor(log_probs), CTC_TARGETS, *lengths).data,
+            t_module(torch.tensor(log_probs), torch.tensor(CTC_TARGETS),
+                     *map(torch.tensor, lengths)).numpy(), rtol=1e-10)
+    single = Tensor(log_probs.astype(np.float32), requires_grad=True)
+    assert_keeps_float32(lambda x: F.ctc_loss(x, CTC_TARGETS, *lengths, reduction="none"),
+                         [single])
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([5, 4]),
+                              lib.tensor([2, 2])),  # an input length past T
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([3, 2])),  # a target length past S
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4]),
+                              lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([1, 2, 1]), lib.tensor([4, 4]),
+                              lib.tensor([2, 2])),  # concatenated targets too short
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([-1, 4]),
+                              lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3, dtype=lib.int64), lib.tensor([[1, 2]] * 2),
+                              lib.tensor([4, 4]), lib.tensor([2, 2])),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([2, 2]), reduction="average"),
+    lambda lib, F: F.ctc_loss(lib.zeros(4, 2, 3), lib.tensor([[1, 2]] * 2), lib.tensor([4, 4]),
+                              lib.tensor([2, 2]), blank=3),
+])
+def test_ctc_loss_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("targets", [np.array([[1, 0]]), np.array([[1, 3]]),
+                                     np.array([[1.0, 2.0]])])
+def test_ctc_loss_refuses_targets_that_torch_does_not_check(targets):
+    """A label equal to the blank or outside [0, C) (PyTorch computes with it, reading outside
+    log_probs for the latter), or labels that are not integers (PyTorch truncates them)."""
+    with pytest.raises((RuntimeError, TypeError), match="ctc_loss"):
+        F.ctc_loss(Tensor(np.zeros((4, 1, 3))), targets, [4], [2])
