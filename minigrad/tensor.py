@@ -3039,6 +3039,62 @@ class Tensor:
             raise InvalidArgumentError(f"trace: needs a 2-D tensor, got shape {self.shape}")
         return self.diagonal().sum()
 
+    # the torch.* spellings of torch.linalg's functions (minigrad.linalg holds the rest)
+    def det(self) -> Tensor:
+        """linalg.det: the determinant of each square matrix."""
+        return linalg.det(self)
+
+    def logdet(self) -> Tensor:
+        """log det of each square matrix: NaN where det < 0, -inf where it is 0."""
+        return linalg.logdet(self)
+
+    def slogdet(self) -> linalg.SlogdetResult:
+        """linalg.slogdet: (sign, log |det|) of each square matrix."""
+        return linalg.slogdet(self)
+
+    def inverse(self) -> Tensor:
+        """linalg.inv: the inverse of each square matrix."""
+        return linalg.inv(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """linalg.cholesky, with `upper` positional as torch.cholesky's."""
+        return linalg.cholesky(self, upper=upper)
+
+    def qr(self, some: bool = True) -> linalg.QRResult:
+        """torch.qr: linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+        return linalg.qr(self, "reduced" if some else "complete")
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> linalg.SVDVectors:
+        """torch.svd's older form: (U, S, V), not Vh; the reduced factors unless some=False.
+        With compute_uv=False, U and V are zero matrices (m x m and n x n), as torch.svd's, and
+        S is linalg.svdvals."""
+        if not compute_uv:
+            m, n = self.shape[-2:] if self.ndim >= 2 else (0, 0)
+            zeros = lambda size: Tensor._make(np.zeros(self.shape[:-2] + (size, size),
+                                                       dtype=self.dtype))
+            return linalg.SVDVectors(zeros(m), linalg.svdvals(self), zeros(n))
+        U, S, Vh = linalg.svd(self, full_matrices=not some)
+        return linalg.SVDVectors(U, S, Vh.mT)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        """linalg.pinv with rtol=rcond."""
+        return linalg.pinv(self, rtol=rcond)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """linalg.matrix_power: the square matrices to the integer power n."""
+        return linalg.matrix_power(self, n)
+
+    def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False) -> linalg.TriangularSolveResult:
+        """torch.triangular_solve: X with A X = self (A.T X = self with transpose), A
+        triangular, as (solution, cloned_coefficient), the latter a copy of A."""
+        if transpose:  # the lower triangle of A.T is the upper one of A
+            A_used, upper = A.mT, not upper
+        else:
+            A_used = A
+        X = linalg.solve_triangular(A_used, self, upper=upper, unitriangular=unitriangular)
+        return linalg.TriangularSolveResult(X, A.clone())
+
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False,
@@ -3277,3 +3333,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
 from .tensor_functions import cat, tensordot, where  # noqa: E402
+from . import linalg  # noqa: E402
