@@ -21,9 +21,9 @@ from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
 from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "matrix_norm",
-           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
-           "solve_triangular", "svd", "svdvals", "vector_norm", "lstsq"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq",
+           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]
 
 
 class SlogdetResult(NamedTuple):
@@ -193,12 +193,6 @@ def det(A: Tensor) -> Tensor:
     return sign * logabsdet.exp()
 
 
-def logdet(A: Tensor) -> Tensor:
-    """log det A: NaN where det < 0 and -inf where A is singular, as torch.logdet."""
-    sign, logabsdet = slogdet(A)
-    return where(sign.data < 0, math.nan, logabsdet)
-
-
 # --------------------------------------------------------------------------------------------
 # Factorizations
 # --------------------------------------------------------------------------------------------
@@ -258,7 +252,7 @@ def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
     _matrices("linalg.svd", A)
     with _lapack("linalg.svd", "The algorithm failed to converge."):
         packed = ops.Svd.apply(A)
-    m, k = A.shape[-2], min(A.shape[-2:])
+    m = A.shape[-2]
     U, S, V = packed[..., :m, :], packed[..., m, :], packed[..., m + 1:, :]
     if full_matrices:
         U, V = _completed(U), _completed(V)
@@ -338,6 +332,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
     if rhs.ndim < 2 or rhs.shape[-2] != m:
         raise InvalidArgumentError(f"torch.linalg.lstsq: input.size(-2) should match "
                                    f"other.size(-2), got shapes {A.shape} and {B.shape}")
+    # LAPACK reads a negative rcond as the default, as PyTorch passes it on
     rtol = np.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
     X = pinv(A, rtol=rtol) @ rhs
     values = svdvals(A).detach()  # without gradient, as PyTorch's
@@ -438,8 +433,9 @@ def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
         A = A.to(dtype)
     if ord not in _MATRIX_ORDS:
         raise InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.")
-    rows, cols = _dim_list("linalg.matrix_norm", tuple(dim), A.ndim) if len(dim) == 2 else (0, 0)
-    if len(dim) != 2 or rows == cols:
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    rows, cols = _dim_list("linalg.matrix_norm", dims, A.ndim) if len(dims) == 2 else (0, 0)
+    if len(dims) != 2 or rows == cols:
         raise InvalidArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple of different "
                                    f"dims, got {dim}")
     if ord == "fro":

@@ -2189,16 +2189,18 @@ class Tensor:
              dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
-        'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
+        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where the norm or an entry is 0, its gradient is 0,
         as in PyTorch (the subgradient where the derivative does not exist). `dtype` converts
         the tensor first, as in PyTorch."""
         self._require_floating("norm")
         if dtype is not None:
             return self.to(dtype).norm(p, dim, keepdim)
+        if p == "nuc":  # the sum of the singular values, over two dims
+            return linalg.matrix_norm(self, "nuc", tuple(range(self.ndim)) if dim is None
+                                      else dim, keepdim)
         if isinstance(p, str):
             if p != "fro":
-                raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
-                                           "nuclear norm is not supported)")
+                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
             p = 2
         dims = _reduced_dims("norm", dim, None, self.ndim)
         magnitude = self.abs()
@@ -3045,8 +3047,10 @@ class Tensor:
         return linalg.det(self)
 
     def logdet(self) -> Tensor:
-        """log det of each square matrix: NaN where det < 0, -inf where it is 0."""
-        return linalg.logdet(self)
+        """log det of each square matrix, from slogdet: NaN where det < 0, -inf where it is
+        0."""
+        sign, logabsdet = linalg.slogdet(self)
+        return where(sign.data < 0, math.nan, logabsdet)
 
     def slogdet(self) -> linalg.SlogdetResult:
         """linalg.slogdet: (sign, log |det|) of each square matrix."""
@@ -3069,10 +3073,12 @@ class Tensor:
         With compute_uv=False, U and V are zero matrices (m x m and n x n), as torch.svd's, and
         S is linalg.svdvals."""
         if not compute_uv:
-            m, n = self.shape[-2:] if self.ndim >= 2 else (0, 0)
-            zeros = lambda size: Tensor._make(np.zeros(self.shape[:-2] + (size, size),
-                                                       dtype=self.dtype))
-            return linalg.SVDVectors(zeros(m), linalg.svdvals(self), zeros(n))
+            S = linalg.svdvals(self)  # first: it checks the shape
+
+            def zeros(size: int) -> Tensor:
+                return Tensor._make(np.zeros(self.shape[:-2] + (size, size), dtype=self.dtype))
+
+            return linalg.SVDVectors(zeros(self.shape[-2]), S, zeros(self.shape[-1]))
         U, S, Vh = linalg.svd(self, full_matrices=not some)
         return linalg.SVDVectors(U, S, Vh.mT)
 
