@@ -197,13 +197,13 @@ def det(A: Tensor) -> Tensor:
 # Factorizations
 # --------------------------------------------------------------------------------------------
 def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
-    """L, lower triangular with L L.T = A (L.T, upper triangular, when upper=True), for A
-    symmetric positive-definite; only A's lower triangle is read."""
+    """L, lower triangular with L L.T = A, for A symmetric positive-definite, read from its
+    lower triangle; with upper=True, U = L.T, upper triangular, read from A's upper triangle
+    (as PyTorch's: the same for a symmetric A)."""
     _square("linalg.cholesky", A)
     with _lapack("linalg.cholesky", "The factorization could not be completed because the "
                  "input is not positive-definite."):
-        L = ops.Cholesky.apply(A)
-    return L.mT if upper else L
+        return ops.Cholesky.apply(A.mT).mT if upper else ops.Cholesky.apply(A)
 
 
 def qr(A: Tensor, mode: str = "reduced") -> QRResult:
@@ -280,15 +280,12 @@ def svdvals(A: Tensor) -> Tensor:
 # --------------------------------------------------------------------------------------------
 # From the factorizations
 # --------------------------------------------------------------------------------------------
-def _tolerance(op: str, largest: np.ndarray, size: int, atol: float | None,
+def _tolerance(largest: np.ndarray, size: int, atol: float | None,
                rtol: float | None, dtype: np.dtype) -> np.ndarray:
     """PyTorch's cut-off max(atol, rtol * largest singular value): rtol defaults to eps *
     max(m, n) when neither is given, and to 0 when only atol (> 0) is."""
     if rtol is None:
         rtol = np.finfo(dtype).eps * size if atol is None or atol <= 0 else 0.0
-    if (atol is not None and atol < 0) or rtol < 0:
-        raise InvalidArgumentError(f"{op}: atol and rtol must be non-negative, got {atol} and "
-                                   f"{rtol}")
     return np.maximum(atol or 0.0, rtol * largest)
 
 
@@ -306,7 +303,7 @@ def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
         U, values, Vh = svd(A, full_matrices=False)
         V, magnitude = Vh.mT, values.data
     largest = magnitude.max(axis=-1, initial=0.0, keepdims=True)
-    kept = magnitude > _tolerance("linalg.pinv", largest, max(A.shape[-2:]), atol, rtol, A.dtype)
+    kept = magnitude > _tolerance(largest, max(A.shape[-2:]), atol, rtol, A.dtype)
     reciprocal = where(kept, 1.0 / where(kept, values, 1.0), 0.0)  # no 1/0 in the graph
     return (V * reciprocal.unsqueeze(-2)) @ U.mT
 
@@ -320,7 +317,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
     rcond = eps * max(m, n) by default; B a batch of vectors or matrices, as in solve. Like
     PyTorch's drivers, residuals (the squared error of each column) are given when m > n, A has
     full rank and driver is not 'gelsy' (the default); rank for all but 'gels'; singular
-    values for 'gelsd' and 'gelss'. Every driver computes the same solution here."""
+    values for 'gelsd' and 'gelss'. Every driver computes the same solution here, its rank
+    decided by the singular values, as gelsd decides it."""
     _matrices("linalg.lstsq", A)
     if driver not in (None, *_LSTSQ_DRIVERS):
         raise InvalidArgumentError("torch.linalg.lstsq: parameter `driver` should be one of "
@@ -336,15 +334,12 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
     rtol = np.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
     X = pinv(A, rtol=rtol) @ rhs
     values = svdvals(A).detach()  # without gradient, as PyTorch's
-    rank = (values.data > rtol * values.data.max(axis=-1, initial=0.0, keepdims=True)
-            ).sum(axis=-1)
+    rank = matrix_rank(A, rtol=rtol).data
     empty = Tensor._make(np.zeros(0, A.dtype))
     residuals = empty
     if driver != "gelsy" and m > n and (rank == n).all():
-        residuals = ((A @ X - rhs) ** 2).sum(-2)
-        residuals = residuals.squeeze(-1) if vector else residuals
-    ranks = Tensor._make(np.zeros(0, np.int64) if driver == "gels"
-                         else np.asarray(rank, dtype=np.int64))
+        residuals = ((A @ X - rhs) ** 2).sum(-2)  # (*, 1) for vectors too, as PyTorch's
+    ranks = Tensor._make(np.zeros(0, np.int64)) if driver == "gels" else Tensor._make(rank)
     return LstsqResult(X.squeeze(-1) if vector else X, residuals, ranks,
                        values if driver in ("gelsd", "gelss") else empty)
 
@@ -356,7 +351,7 @@ def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = No
     _matrices("linalg.matrix_rank", A)
     values = np.abs(eigvalsh(A).data) if hermitian else svdvals(A).data
     largest = values.max(axis=-1, initial=0.0, keepdims=True)
-    cut = _tolerance("linalg.matrix_rank", largest, max(A.shape[-2:]), atol, rtol, A.dtype)
+    cut = _tolerance(largest, max(A.shape[-2:]), atol, rtol, A.dtype)
     return Tensor._make(np.asarray((values > cut).sum(axis=-1), dtype=np.int64))
 
 

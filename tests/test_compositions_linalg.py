@@ -177,6 +177,8 @@ CASES = {
                     lambda a: np.linalg.svd(a, compute_uv=False), [(2, 3, 5)]),
     "pinv_tall": case(lambda lib, a: lib.linalg.pinv(a), _pinv, [(2, 5, 3)]),
     "pinv_wide": case(lambda lib, a: lib.linalg.pinv(a), _pinv, [(3, 4)]),
+    "pinv_atol_rtol": case(lambda lib, a, b: lib.linalg.pinv(a @ b, atol=1e-8, rtol=0.05),
+                           lambda a, b: _pinv(a @ b, 0.05), [(4, 2), (2, 5)]),
     "pinv_hermitian": case(lambda lib, a: lib.linalg.pinv(symmetric(a), hermitian=True),
                            lambda a: _pinv(symmetric(a)), [(2, 4, 4)]),
     # the singular values that lstsq returns have no gradient, as PyTorch's
@@ -223,6 +225,12 @@ CASES = {
                           [(3, 4)]),
     "norm_dim_int": case(lambda lib, a: lib.linalg.norm(a, 1, dim=1),
                          lambda a: np.abs(a).sum(1), [(2, 3, 4)]),
+    "matrix_rank_atol_negative": case(lambda lib, a: lib.linalg.matrix_rank(a, atol=-1.0),
+                                      lambda a: np.array(3), [(3, 4)], differentiable=False),
+    "matrix_rank_hermitian_rtol": case(
+        lambda lib, a: lib.linalg.matrix_rank(a @ a.mT, hermitian=True, rtol=0.2),
+        lambda a: (np.abs(np.linalg.eigvalsh(a @ _mT(a))) > 0.2 * np.abs(
+            np.linalg.eigvalsh(a @ _mT(a))).max()).sum(), [(4, 2)], differentiable=False),
     "matrix_rank": case(lambda lib, a, b: lib.linalg.matrix_rank(a @ b),
                         lambda a, b: np.linalg.matrix_rank(a @ b), [(2, 4, 2), (2, 2, 4)],
                         differentiable=False),
@@ -333,6 +341,26 @@ def test_eigenvalue_and_singular_value_gradients_are_finite_where_they_repeat(va
     np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), atol=1e-12)
 
 
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_reads_the_lower_triangle_or_with_upper_the_upper_as_torch(upper):
+    """Regression: upper=True transposed the factor of the lower triangle, so a matrix whose
+    triangles disagree gave another U than PyTorch's, which reads the upper one."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(8)
+    spd = _positive_definite(rng.standard_normal((2, 3, 3)))
+    unread = np.tril(np.full((3, 3), 7.0), -1)  # garbage in the triangle that is not read
+    a = spd + (_mT(unread) if not upper else unread)
+    ours, theirs = Tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    out, expected = linalg.cholesky(ours, upper=upper), torch.linalg.cholesky(theirs, upper=upper)
+    L = np.linalg.cholesky(spd)
+    np.testing.assert_allclose(out.data, _mT(L) if upper else L, rtol=1e-12)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    g = rng.standard_normal(a.shape)
+    (out * g).sum().backward()
+    (expected * torch.tensor(g)).sum().backward()
+    np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
 def test_matrix_power_0_is_the_identity_with_gradient_0_as_torch():
     x = Tensor(np.arange(8.0).reshape(2, 2, 2), requires_grad=True)
     out = linalg.matrix_power(x, 0)
@@ -410,6 +438,11 @@ def test_lstsq_outputs_follow_torch_for_each_driver():
         for got, want in zip(ours, theirs):
             assert got.shape == tuple(want.shape) and got.dtype.name == str(want.dtype)[6:]
             np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-10, atol=1e-12)
+    # a vector B: residuals keep their dim of 1, as PyTorch's
+    ours = linalg.lstsq(Tensor(a), Tensor(b[..., 0]), driver="gelsd")
+    theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b[..., 0]), driver="gelsd")
+    assert ours.residuals.shape == tuple(theirs.residuals.shape) == (2, 1)
+    np.testing.assert_allclose(ours.residuals.data, theirs.residuals.numpy(), rtol=1e-10)
     # rank deficient: the least-norm solution and the rank, as gelsd
     ones = torch.ones(3, 2, dtype=torch.float64)
     theirs = torch.linalg.lstsq(ones, ones[:, :1], driver="gelsd")
