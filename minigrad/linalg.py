@@ -21,9 +21,10 @@ from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
 from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "eigh", "eigvalsh", "inv", "lstsq",
-           "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot",
+           "vector_norm"]
 
 
 class SlogdetResult(NamedTuple):
@@ -182,7 +183,7 @@ def _slogdet(op: str, A: Tensor) -> tuple[Tensor, Tensor]:
     n = _square(op, A)
     sign = np.linalg.slogdet(A.data)[0].astype(A.dtype)
     singular = (sign == 0)[..., None, None]
-    Q, R = qr(where(singular, _eye(n, A), A))
+    R = qr(where(singular, _eye(n, A), A)).R  # |det A| = |det R|, Q being orthogonal
     return Tensor._make(sign), R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
 
 
@@ -392,6 +393,25 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
                                        f"multiplied")
         result = result @ t
     return result
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Tensor.matmul, which torch.linalg has too."""
+    return input.matmul(other)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Tensor.diagonal of the matrices in the last two dims by default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot products of the vectors along `dim` of x and y broadcast together: (x * y).sum(dim),
+    for floating-point tensors."""
+    if not (x.is_floating_point() and y.is_floating_point()):
+        raise InvalidTypeError(f"linalg.vecdot: Expected a floating point tensor as input. Got "
+                               f"{x.dtype} and {y.dtype}")
+    return (x * y).sum(dim)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

@@ -204,6 +204,12 @@ CASES = {
                                lambda a, b, c: a @ b @ c, [(2, 3), (3, 4), (4, 2)]),
     "cross": case(lambda lib, a, b: lib.linalg.cross(a, b), lambda a, b: np.cross(a, b),
                   [(2, 4, 3), (1, 4, 3)]),
+    "matmul": case(lambda lib, a, b: lib.linalg.matmul(a, b), lambda a, b: a @ b,
+                   [(2, 3, 4), (4, 2)]),
+    "diagonal": case(lambda lib, a: lib.linalg.diagonal(a, offset=1),
+                     lambda a: np.diagonal(a, 1, -2, -1), [(2, 3, 4)]),
+    "vecdot_broadcast": case(lambda lib, a, b: lib.linalg.vecdot(a, b, dim=0),
+                             lambda a, b: (a * b).sum(0), [(3,), (2, 3)]),
     "vector_norm": case(lambda lib, a: lib.linalg.vector_norm(a),
                         lambda a: np.sqrt((a * a).sum()), [(2, 3, 4)]),
     "vector_norm_3_dims_keepdim": case(
@@ -499,6 +505,10 @@ MISUSE = {
     "lstsq_driver": lambda lib, F: lib.linalg.lstsq(lib.ones(3, 2), lib.ones(3, 1),
                                                     driver="gelsq"),
     "lstsq_rows": lambda lib, F: lib.linalg.lstsq(lib.ones(3, 2), lib.ones(4, 1)),
+    "vecdot_shapes": lambda lib, F: lib.linalg.vecdot(lib.ones(2, 3), lib.ones(2, 4)),
+    "vecdot_integer": lambda lib, F: lib.linalg.vecdot(lib.ones(3, dtype=lib.int64),
+                                                      lib.ones(3, dtype=lib.int64)),
+    "diagonal_one_dim": lambda lib, F: lib.linalg.diagonal(lib.ones(3)),
     "cross_size": lambda lib, F: lib.linalg.cross(lib.ones(2, 4), lib.ones(2, 4)),
 }
 
