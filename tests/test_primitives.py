@@ -520,6 +520,22 @@ def test_eigh_reads_the_triangle_uplo_names():
                                [2, 2])
 
 
+@pytest.mark.parametrize("factorize", [
+    lambda a: ops.QR.apply(a), lambda a: ops.Eigh.apply(a + a.mT), lambda a: ops.Svd.apply(a),
+    lambda a: ops.Eigh.apply(a + a.mT, eigenvectors=False),
+    lambda a: ops.Svd.apply(a, compute_uv=False)])
+def test_factorizations_backward_survives_a_change_of_their_output(factorize):
+    """Regression: QR declared that its backward reads its output, so changing the output in
+    place refused backward, which reads only the factors it keeps. The others never did."""
+    a = leaf(3, 3)
+    out = factorize(a)
+    [expected] = minigrad.grad(factorize(a), [a], np.ones(out.shape))
+    with minigrad.no_grad():
+        out.add_(1.0)
+    out.backward(np.ones(out.shape))
+    np.testing.assert_allclose(a.grad, expected, rtol=1e-12)
+
+
 @pytest.mark.parametrize("shape,mode", [((3, 3), "r"), ((4, 2), "complete")])
 def test_qr_backward_refuses_where_q_does_not_determine_it(shape, mode):
     """As PyTorch: mode 'r' has no Q to differentiate through, and a tall complete Q's extra

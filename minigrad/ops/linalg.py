@@ -76,8 +76,7 @@ class QR(Function):
     G_Q + Y G_Y.T for G_Q, dY = Q G_Y). Not differentiable for mode 'r' or 'complete' with
     m > n (Q's extra columns are not determined by a), as in PyTorch"""
 
-    saves_inputs = False
-    saves_output = True
+    saves_inputs = False  # backward reads its own Q and R, not the packed output
 
     def forward(self, a: np.ndarray, mode: str = "reduced") -> np.ndarray:
         self.mode = mode
