@@ -3086,6 +3086,10 @@ class Tensor:
         """linalg.pinv with rtol=rcond."""
         return linalg.pinv(self, rtol=rcond)
 
+    def matrix_exp(self) -> Tensor:
+        """linalg.matrix_exp: the exponential of each square matrix."""
+        return linalg.matrix_exp(self)
+
     def matrix_power(self, n: int) -> Tensor:
         """linalg.matrix_power: the square matrices to the integer power n."""
         return linalg.matrix_power(self, n)

@@ -124,6 +124,17 @@ def _power(x, n):
     return out
 
 
+def _exp_by_taylor(x):
+    """exp of each matrix by its Taylor series (40 terms) of x / 2**8, squared 8 times."""
+    term = total = np.broadcast_to(np.eye(x.shape[-1]), x.shape)
+    for k in range(1, 40):
+        term = term @ (x / 2 ** 8) / k
+        total = total + term
+    for _ in range(8):
+        total = total @ total
+    return total
+
+
 def _lstsq(a, b):
     """The least-norm least-squares solution, from pinv (full rank here)."""
     return _pinv(a) @ b
@@ -197,6 +208,11 @@ CASES = {
                                  lambda a: _power(_invertible(a), -2), [(3, 3)]),
     "matrix_power_0": case(lambda lib, a: lib.linalg.matrix_power(a, 0),
                            lambda a: _power(a, 0), [(2, 3, 3)]),
+    "matrix_exp_small": case(lambda lib, a: lib.linalg.matrix_exp(0.1 * a),
+                             lambda a: _exp_by_taylor(0.1 * a), [(2, 3, 3)]),
+    "matrix_exp_scaled_and_squared": case(lambda lib, a: lib.linalg.matrix_exp(4 * a),
+                                          lambda a: _exp_by_taylor(4 * a), [(2, 4, 4)]),
+    "x.matrix_exp": case(lambda lib, a: a.matrix_exp(), _exp_by_taylor, [(1, 1)]),
     "multi_dot_vector_ends": case(lambda lib, *xs: lib.linalg.multi_dot(xs),
                                   lambda a, b, c, d: a @ b @ c @ d,
                                   [(3,), (3, 4), (4, 2), (2,)]),
@@ -462,7 +478,8 @@ def test_lstsq_outputs_follow_torch_for_each_driver():
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape", [(0, 3, 3), (0, 0), (2, 0, 0)])
 @pytest.mark.parametrize("name", ["det", "inv", "slogdet", "cholesky", "qr", "eigh", "eigvalsh",
-                                  "svd", "svdvals", "pinv", "matrix_rank", "matrix_norm"])
+                                  "svd", "svdvals", "pinv", "matrix_rank", "matrix_norm",
+                                  "matrix_exp"])
 def test_empty_batches_and_empty_matrices_as_torch(name, shape):
     torch = torch_or_skip()
     a = np.zeros(shape)
@@ -495,6 +512,8 @@ MISUSE = {
     "matrix_norm_one_dim": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3)),
     "matrix_norm_ord": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3, 3), ord=3),
     "norm_3d_with_ord": lambda lib, F: lib.linalg.norm(lib.ones(2, 3, 4), ord=2),
+    "matrix_exp_not_square": lambda lib, F: lib.linalg.matrix_exp(lib.ones(2, 3)),
+    "matrix_exp_integer": lambda lib, F: lib.linalg.matrix_exp(lib.ones(2, 2, dtype=lib.int64)),
     "multi_dot_one": lambda lib, F: lib.linalg.multi_dot([lib.ones(3, 3)]),
     "multi_dot_shapes": lambda lib, F: lib.linalg.multi_dot([lib.ones(2, 3), lib.ones(2, 3)]),
     "multi_dot_3d": lambda lib, F: lib.linalg.multi_dot([lib.ones(2, 3), lib.ones(2, 3, 3)]),
