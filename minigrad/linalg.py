@@ -21,7 +21,7 @@ from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
 from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
            "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
            "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot",
            "vector_norm"]
@@ -498,6 +498,24 @@ def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
         for d in sorted((rows, cols)):
             result = result.unsqueeze(d)
     return result
+
+
+def cond(A: Tensor, p: float | str | None = None) -> Tensor:
+    """The condition number of each matrix in the matrix norm p: the largest singular value over
+    the smallest for p None or 2 (any shape), the reverse for -2; matrix_norm(A, p) *
+    matrix_norm(inv(A), p) for the other orders (square A; inf where A is singular)."""
+    _matrices("linalg.cond", A)
+    if p in (None, 2, -2):
+        values = svdvals(A)
+        largest, smallest = values[..., 0], values[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    if p not in _MATRIX_ORDS:
+        raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
+    n = _square(f"linalg.cond(ord={p})", A)
+    singular = np.linalg.slogdet(A.data)[0] == 0
+    invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
+    ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)
+    return where(singular, math.inf, ratio)
 
 
 def norm(A: Tensor, ord: float | str | None = None, dim: int | Sequence[int] | None = None,
