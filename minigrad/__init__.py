@@ -10,7 +10,7 @@ switched off by `with minigrad.fused(False):`. Importing minigrad changes no pro
 from .engine import (Function, backward_hook, enable_grad, fused, grad, inference_mode,
                      is_fused_enabled, is_grad_enabled, no_grad, set_grad_enabled, unbroadcast)
 from .tensor import Tensor
-from . import functional, kernels, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
+from . import functional, kernels, linalg, nn, ops, optim  # noqa: E402,I001  (they build on Tensor)
 from .tensor_functions import *  # noqa: F401,F403  (minigrad.cat, minigrad.where, ...)
 from .tensor_functions import __all__ as _tensor_functions
 from .pointwise import *  # noqa: F401,F403  (minigrad.exp, minigrad.maximum, ...)
@@ -27,7 +27,7 @@ from .serialization import load, save
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
-    "is_grad_enabled", "keep_freed_memory", "kernels", "load", "nn", "no_grad", "ops",
+    "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "nn", "no_grad", "ops",
     "optim", "save", "set_grad_enabled", "to_dot", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"

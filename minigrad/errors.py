@@ -27,3 +27,8 @@ class InvalidKeyError(RuntimeError, KeyError):
     """Names that do not match, such as a state dict's keys and a module's (load_state_dict)."""
 
     __str__ = RuntimeError.__str__  # the message as written, not quoted as KeyError quotes it
+
+
+class LinAlgError(InvalidArgumentError):
+    """A matrix that a factorization or solve cannot take: singular, not positive-definite, or
+    one on which the algorithm did not converge (PyTorch's torch.linalg.LinAlgError)."""

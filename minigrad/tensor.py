@@ -2189,16 +2189,18 @@ class Tensor:
              dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
-        'fro', the default, is the 2-norm. Where the norm or an entry is 0, its gradient is 0,
+        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where the norm or an entry is 0, its gradient is 0,
         as in PyTorch (the subgradient where the derivative does not exist). `dtype` converts
         the tensor first, as in PyTorch."""
         self._require_floating("norm")
         if dtype is not None:
             return self.to(dtype).norm(p, dim, keepdim)
+        if p == "nuc":  # the sum of the singular values, over two dims
+            return linalg.matrix_norm(self, "nuc", tuple(range(self.ndim)) if dim is None
+                                      else dim, keepdim)
         if isinstance(p, str):
             if p != "fro":
-                raise InvalidArgumentError(f"norm: p must be a number or 'fro', got {p!r} (the "
-                                           "nuclear norm is not supported)")
+                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
             p = 2
         dims = _reduced_dims("norm", dim, None, self.ndim)
         magnitude = self.abs()
@@ -3039,6 +3041,70 @@ class Tensor:
             raise InvalidArgumentError(f"trace: needs a 2-D tensor, got shape {self.shape}")
         return self.diagonal().sum()
 
+    # the torch.* spellings of torch.linalg's functions (minigrad.linalg holds the rest)
+    def det(self) -> Tensor:
+        """linalg.det: the determinant of each square matrix."""
+        return linalg.det(self)
+
+    def logdet(self) -> Tensor:
+        """log det of each square matrix, from slogdet: NaN where det < 0, -inf where it is
+        0."""
+        sign, logabsdet = linalg.slogdet(self)
+        return where(sign.data < 0, math.nan, logabsdet)
+
+    def slogdet(self) -> linalg.SlogdetResult:
+        """linalg.slogdet: (sign, log |det|) of each square matrix."""
+        return linalg.slogdet(self)
+
+    def inverse(self) -> Tensor:
+        """linalg.inv: the inverse of each square matrix."""
+        return linalg.inv(self)
+
+    def cholesky(self, upper: bool = False) -> Tensor:
+        """linalg.cholesky, with `upper` positional as torch.cholesky's."""
+        return linalg.cholesky(self, upper=upper)
+
+    def qr(self, some: bool = True) -> linalg.QRResult:
+        """torch.qr: linalg.qr with mode 'reduced' (some=True) or 'complete'."""
+        return linalg.qr(self, "reduced" if some else "complete")
+
+    def svd(self, some: bool = True, compute_uv: bool = True) -> linalg.SVDVectors:
+        """torch.svd's older form: (U, S, V), not Vh; the reduced factors unless some=False.
+        With compute_uv=False, U and V are zero matrices (m x m and n x n), as torch.svd's, and
+        S is linalg.svdvals."""
+        if not compute_uv:
+            S = linalg.svdvals(self)  # first: it checks the shape
+
+            def zeros(size: int) -> Tensor:
+                return Tensor._make(np.zeros(self.shape[:-2] + (size, size), dtype=self.dtype))
+
+            return linalg.SVDVectors(zeros(self.shape[-2]), S, zeros(self.shape[-1]))
+        U, S, Vh = linalg.svd(self, full_matrices=not some)
+        return linalg.SVDVectors(U, S, Vh.mT)
+
+    def pinverse(self, rcond: float = 1e-15) -> Tensor:
+        """linalg.pinv with rtol=rcond."""
+        return linalg.pinv(self, rtol=rcond)
+
+    def matrix_exp(self) -> Tensor:
+        """linalg.matrix_exp: the exponential of each square matrix."""
+        return linalg.matrix_exp(self)
+
+    def matrix_power(self, n: int) -> Tensor:
+        """linalg.matrix_power: the square matrices to the integer power n."""
+        return linalg.matrix_power(self, n)
+
+    def triangular_solve(self, A: Tensor, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False) -> linalg.TriangularSolveResult:
+        """torch.triangular_solve: X with A X = self (A.T X = self with transpose), A
+        triangular, as (solution, cloned_coefficient), the latter a copy of A."""
+        if transpose:  # the lower triangle of A.T is the upper one of A
+            A_used, upper = A.mT, not upper
+        else:
+            A_used = A
+        X = linalg.solve_triangular(A_used, self, upper=upper, unitriangular=unitriangular)
+        return linalg.TriangularSolveResult(X, A.clone())
+
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False,
@@ -3277,3 +3343,4 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
 from .tensor_functions import cat, tensordot, where  # noqa: E402
+from . import linalg  # noqa: E402

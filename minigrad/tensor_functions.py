@@ -578,6 +578,8 @@ _METHODS = (
     "masked_select", "tril", "triu", "diagonal", "diag_embed", "unique_consecutive", "matmul",
     "dot", "outer", "inner", "kron", "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power", "matrix_exp",
+    "triangular_solve",
     "swapaxes", "swapdims", "adjoint",
     "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",

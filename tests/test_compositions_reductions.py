@@ -204,6 +204,12 @@ CASES = {
     "norm_minus_inf": Case(lambda x: x.norm(-INF), lambda x: np.abs(x).min(), SHAPE, "distinct"),
     "norm_fro_two_dims": Case(lambda x: x.norm("fro", dim=(0, 1)),
                               lambda x: np.sqrt((x ** 2).sum(axis=(0, 1))), SHAPE),
+    "norm_nuc_dims_keepdim": Case(
+        lambda x: x.norm("nuc", dim=(0, 2), keepdim=True),
+        lambda x: np.linalg.svd(x.transpose(1, 0, 2), compute_uv=False).sum(-1)[None, :, None],
+        SHAPE),
+    "norm_nuc_matrix": Case(lambda x: x.norm("nuc"),
+                            lambda x: np.linalg.svd(x, compute_uv=False).sum(), [(3, 4)]),
     "norm_p0": Case(lambda x: x.norm(0, dim=1), lambda x: (x != 0).sum(axis=1).astype(float),
                     SHAPE, "zeros", differentiable=False),
     "norm_0d": Case(lambda x: x.norm(dim=0), np.abs, SCALAR),
@@ -626,8 +632,8 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
         x.max((0, 1))
     with pytest.raises(TypeError, match="var: give correction= or unbiased="):
         x.var(0, unbiased=True, correction=0)
-    with pytest.raises(ValueError, match="norm: p must be a number or 'fro'"):
-        x.norm("nuc")
+    with pytest.raises(ValueError, match="norm: p must be a number, 'fro' or 'nuc'"):
+        x.norm("max")
     with pytest.raises(IndexError, match="argmax: the dim searched is empty"):
         Tensor(np.ones((2, 0))).argmax(1)
     with pytest.raises(TypeError, match="dim=.*axis="):
@@ -636,6 +642,8 @@ def test_repeated_dims_and_bad_arguments_are_rejected():
 
 # Misuse that PyTorch rejects too, written once for both libraries (`m` is minigrad or torch).
 TORCH_ERRORS = [
+    lambda m, F: m.ones(2, 3, 4).norm("nuc"),  # the nuclear norm needs two dims
+    lambda m, F: m.ones(2, 3, 4).norm("nuc", dim=1),
     lambda m, F: m.tensor([1.5, 2.5]).mean(dtype=m.int64),  # a mean is not an integer
     lambda m, F: m.ones(2, 3).sum(5),
     lambda m, F: m.ones(()).sum(1),

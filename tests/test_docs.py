@@ -443,3 +443,17 @@ def test_api_md_optimizer_table_names_what_exists():
                 for part in namespace[1:]:
                     owner = getattr(owner, part)
             assert hasattr(owner, name), f"docs/api.md: `{span}` does not exist"
+
+
+def test_api_md_linalg_table_lists_minigrad_linalg_once_with_real_primitives():
+    """The `minigrad.linalg` table has one row per name of `linalg.__all__`, nothing more, and
+    every op class its tier and gradient columns name is a primitive of minigrad's."""
+    [rows] = [rows for header, rows in markdown_tables(API_MD.read_text(encoding="utf-8"))
+              if header[0] == "minigrad.linalg"]
+    listed = [span.removeprefix("linalg.") for row in rows
+              for span in re.findall(r"`(linalg\.\w+)`", row[0])]
+    assert sorted(listed) == sorted(minigrad.linalg.__all__)
+    primitives = {op.__name__ for op in ops.primitives()}
+    for row in rows:
+        named = set(re.findall(r"`([A-Z]\w*)(?:\.backward)?`", row[2] + row[3]))
+        assert named <= primitives, f"docs/api.md: {row[0]} names {named - primitives}"

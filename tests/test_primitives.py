@@ -24,6 +24,23 @@ def const(data, dtype=np.float64):
     return Tensor(np.asarray(data, dtype=dtype))
 
 
+def _eigh_gauge_free(packed):
+    """From Eigh's [w; V]: w and V diag(c) V.T, which do not depend on the eigenvectors'
+    signs, in one tensor."""
+    w, V = packed[..., 0, :], packed[..., 1:, :]
+    c = np.linspace(-1.0, 2.0, V.shape[-1])
+    return (V * c) @ V.mT + w.unsqueeze(-1)
+
+
+def _svd_gauge_free(packed, m):
+    """From Svd's [U; s; V] (U of m rows): U diag(c) V.T, U diag(c) U.T and V diag(c) V.T,
+    which do not depend on the singular vectors' signs, and s, flattened into one tensor."""
+    U, s, V = packed[..., :m, :], packed[..., m, :], packed[..., m + 1:, :]
+    c = np.linspace(-1.0, 2.0, s.shape[-1])
+    return minigrad.cat([((U * c) @ V.mT).flatten(-2), ((U * c) @ U.mT).flatten(-2),
+                         ((V * c) @ V.mT).flatten(-2), s], dim=-1)
+
+
 # each case: (id, fn, inputs)
 CASES = {
     ops.Add: [
@@ -154,6 +171,39 @@ CASES = {
         ("vec_mat", lambda a, b: a @ b, lambda: [leaf(4), leaf(2, 4, 3)]),
         ("mat_vec", lambda a, b: a @ b, lambda: [leaf(2, 3, 4), leaf(4)]),
         ("vec_vec", lambda a, b: a @ b, lambda: [leaf(4), leaf(4)]),
+    ],
+    # the factorizations' outputs are smooth in a only where the factors are unique: random
+    # matrices (distinct eigen- and singular values), made symmetric or positive-definite
+    # where the op needs it; the vectors enter through gauge-free products (their signs are
+    # arbitrary)
+    ops.Solve: [
+        ("batched_broadcast", lambda a, b: ops.Solve.apply(a + 4 * np.eye(3), b),
+         lambda: [leaf(2, 3, 3), leaf(3, 2)]),
+        ("one_by_one", lambda a, b: ops.Solve.apply(a, b),
+         lambda: [leaf(1, 1, low=0.5, high=2.0), leaf(1, 3)]),
+    ],
+    ops.Cholesky: [
+        ("batched", lambda x: ops.Cholesky.apply(x @ x.mT + 3 * np.eye(3)),
+         lambda: [leaf(2, 3, 3)]),
+    ],
+    ops.QR: [
+        ("tall", lambda a: ops.QR.apply(a), lambda: [leaf(2, 5, 3)]),
+        ("square", lambda a: ops.QR.apply(a), lambda: [leaf(3, 3)]),
+        ("wide", lambda a: ops.QR.apply(a), lambda: [leaf(2, 3, 5)]),
+        ("complete_wide", lambda a: ops.QR.apply(a, mode="complete"), lambda: [leaf(2, 4)]),
+    ],
+    ops.Eigh: [
+        ("vectors", lambda x: _eigh_gauge_free(ops.Eigh.apply(x + x.mT)),
+         lambda: [leaf(2, 4, 4)]),
+        ("values", lambda x: ops.Eigh.apply(x + x.mT, eigenvectors=False),
+         lambda: [leaf(2, 4, 4)]),
+        ("upper_triangle", lambda x: _eigh_gauge_free(ops.Eigh.apply(x + x.mT, UPLO="U")),
+         lambda: [leaf(3, 3)]),
+    ],
+    ops.Svd: [
+        ("vectors_tall", lambda a: _svd_gauge_free(ops.Svd.apply(a), 5), lambda: [leaf(2, 5, 3)]),
+        ("vectors_wide", lambda a: _svd_gauge_free(ops.Svd.apply(a), 3), lambda: [leaf(3, 5)]),
+        ("values", lambda a: ops.Svd.apply(a, compute_uv=False), lambda: [leaf(2, 3, 4)]),
     ],
     ops.Unfold: [
         ("overlapping", lambda a: ops.Unfold.apply(a, kernel_size=(2, 3), dilation=(1, 1),
@@ -403,6 +453,96 @@ def test_matmul_forward_matches_loops(sa, sb, dtype):
     assert out.dtype == dtype and out.shape == expected.shape
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(out.data, expected, **tol)
+
+
+def _mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def _eye_like(x, k):
+    """The identity of size k, one per matrix of x's batch."""
+    return np.broadcast_to(np.eye(k), x.shape[:-2] + (k, k))
+
+
+LINALG_TOL = {np.float32: dict(rtol=1e-4, atol=1e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linalg_primitives_forward_give_their_factorizations(dtype):
+    """Each factorization, in the input's dtype, multiplies back to its input, with the factors
+    of the shape, triangle, order and orthogonality promised."""
+    tol = LINALG_TOL[dtype]
+    a, b = data(2, 3, 3, dtype=dtype) + 4 * np.eye(3, dtype=dtype), data(3, 2, dtype=dtype)
+    x = ops.Solve.apply(Tensor(a), Tensor(b))
+    assert x.dtype == dtype
+    np.testing.assert_allclose(a @ x.data, np.broadcast_to(b, (2, 3, 2)), **tol)
+
+    spd = a @ _mT(a)
+    L = ops.Cholesky.apply(Tensor(spd)).data
+    assert L.dtype == dtype and np.all(np.triu(L, 1) == 0) and np.all(np.diagonal(L, 0, -2, -1) > 0)
+    np.testing.assert_allclose(L @ _mT(L), spd, **tol)
+
+    for shape, mode, k in [((2, 5, 3), "reduced", 3), ((3, 5), "reduced", 3),
+                           ((5, 3), "complete", 5)]:
+        m, n = shape[-2:]
+        c = data(*shape, dtype=dtype)
+        packed = ops.QR.apply(Tensor(c), mode=mode).data
+        assert packed.dtype == dtype and packed.shape == shape[:-2] + (k, m + n)
+        Q, R = _mT(packed[..., :m]), packed[..., m:]
+        assert np.all(np.tril(R, -1) == 0)
+        np.testing.assert_allclose(_mT(Q) @ Q, _eye_like(Q, k), **tol)
+        np.testing.assert_allclose(Q @ R, c, **tol)
+
+    sym = data(2, 4, 4, dtype=dtype)
+    sym = sym + _mT(sym)
+    packed = ops.Eigh.apply(Tensor(sym)).data
+    w, V = packed[..., 0, :], packed[..., 1:, :]
+    assert packed.dtype == dtype and np.all(np.diff(w, axis=-1) > 0)
+    np.testing.assert_allclose((V * w[..., None, :]) @ _mT(V), sym, **tol)
+    np.testing.assert_array_equal(ops.Eigh.apply(Tensor(sym), eigenvectors=False).data, w)
+
+    for shape in [(2, 5, 3), (3, 4)]:
+        m, k = shape[-2], min(shape[-2:])
+        c = data(*shape, dtype=dtype)
+        packed = ops.Svd.apply(Tensor(c)).data
+        U, s, V = packed[..., :m, :], packed[..., m, :], packed[..., m + 1:, :]
+        assert packed.dtype == dtype and np.all(np.diff(s, axis=-1) < 0) and np.all(s > 0)
+        np.testing.assert_allclose(_mT(U) @ U, _eye_like(U, k), **tol)
+        np.testing.assert_allclose(_mT(V) @ V, _eye_like(V, k), **tol)
+        np.testing.assert_allclose((U * s[..., None, :]) @ _mT(V), c, **tol)
+        np.testing.assert_array_equal(ops.Svd.apply(Tensor(c), compute_uv=False).data, s)
+
+
+def test_eigh_reads_the_triangle_uplo_names():
+    lower = np.array([[2.0, 0.0], [1.0, 2.0]])  # as symmetric from its lower triangle: 1 and 3
+    np.testing.assert_allclose(ops.Eigh.apply(Tensor(lower), eigenvectors=False).data, [1, 3])
+    np.testing.assert_allclose(ops.Eigh.apply(Tensor(lower), UPLO="U", eigenvectors=False).data,
+                               [2, 2])
+
+
+@pytest.mark.parametrize("factorize", [
+    lambda a: ops.QR.apply(a), lambda a: ops.Eigh.apply(a + a.mT), lambda a: ops.Svd.apply(a),
+    lambda a: ops.Eigh.apply(a + a.mT, eigenvectors=False),
+    lambda a: ops.Svd.apply(a, compute_uv=False)])
+def test_factorizations_backward_survives_a_change_of_their_output(factorize):
+    """Regression: QR declared that its backward reads its output, so changing the output in
+    place refused backward, which reads only the factors it keeps. The others never did."""
+    a = leaf(3, 3)
+    out = factorize(a)
+    [expected] = minigrad.grad(factorize(a), [a], np.ones(out.shape))
+    with minigrad.no_grad():
+        out.add_(1.0)
+    out.backward(np.ones(out.shape))
+    np.testing.assert_allclose(a.grad, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape,mode", [((3, 3), "r"), ((4, 2), "complete")])
+def test_qr_backward_refuses_where_q_does_not_determine_it(shape, mode):
+    """As PyTorch: mode 'r' has no Q to differentiate through, and a tall complete Q's extra
+    columns are not functions of a."""
+    packed = ops.QR.apply(leaf(*shape), mode=mode)
+    with pytest.raises(RuntimeError, match="not differentiable"):
+        packed.sum().backward()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -13,16 +13,17 @@ import sys
 from ..engine import Function
 from .elementwise import (Add, Atan2, Cast, Cos, Div, Erf, Exp, Expm1, Log, Log1p, Mul, Neg,
                           Pow, Remainder, Sigmoid, Sin, Sqrt, Sub, Tanh, Where)
+from .linalg import QR, Cholesky, Eigh, Solve, Svd
 from .matmul import MatMul
 from .reductions import Max, Min, Sum
 from .shape import BroadcastTo, Concat, GetItem, Reshape, ScatterAdd, Transpose
 from .unfold import Unfold
 
 __all__ = [
-    "Add", "Atan2", "BroadcastTo", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1",
-    "GetItem", "Log", "Log1p", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "Remainder",
-    "Reshape", "ScatterAdd", "Sigmoid", "Sin", "Sqrt", "Sub", "Sum", "Tanh", "Transpose",
-    "Unfold", "Where",
+    "Add", "Atan2", "BroadcastTo", "Cast", "Cholesky", "Concat", "Cos", "Div", "Eigh", "Erf",
+    "Exp", "Expm1", "GetItem", "Log", "Log1p", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "QR",
+    "Remainder", "Reshape", "ScatterAdd", "Sigmoid", "Sin", "Solve", "Sqrt", "Sub", "Sum", "Svd",
+    "Tanh", "Transpose", "Unfold", "Where",
 ]
 
 

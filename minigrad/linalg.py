@@ -1,0 +1,536 @@
+"""Tier 2, compositions: `minigrad.linalg`, PyTorch's `torch.linalg` (a subset), on batches of
+matrices in the last two dims.
+
+Five primitives (`minigrad/ops/linalg.py`: Solve, Cholesky, QR, Eigh, Svd) carry the
+derivatives that cannot be composed; everything here is built from them and the other ops
+(inv is a solve, det and slogdet come from QR, pinv and the spectral norms from the SVD, ...).
+Input checks are made here, with PyTorch's error classes: a matrix the factorization cannot
+take (singular, not positive-definite) raises `LinAlgError`, a RuntimeError as PyTorch's.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import NamedTuple
+
+import numpy as np
+
+from . import ops
+from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
+from .tensor import Tensor, _dim_list
+from .tensor_functions import cat, where
+
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
+           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot",
+           "vector_norm"]
+
+
+class SlogdetResult(NamedTuple):
+    """What slogdet returns, as torch.return_types.linalg_slogdet."""
+
+    sign: Tensor
+    logabsdet: Tensor
+
+
+class QRResult(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+class EighResult(NamedTuple):
+    eigenvalues: Tensor
+    eigenvectors: Tensor
+
+
+class SVDResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    Vh: Tensor
+
+
+class SVDVectors(NamedTuple):
+    """What torch.svd (and Tensor.svd) returns: V, not Vh."""
+
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+class LstsqResult(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+class TriangularSolveResult(NamedTuple):
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+
+# --------------------------------------------------------------------------------------------
+# Checks
+# --------------------------------------------------------------------------------------------
+def _matrices(op: str, A: Tensor, name: str = "A") -> None:
+    """A floating tensor of at least 2 dims, as PyTorch's linalg functions demand."""
+    if not A.is_floating_point():
+        raise InvalidTypeError(f"{op}: Expected a floating point tensor as input. Got {A.dtype}")
+    if A.ndim < 2:
+        raise InvalidArgumentError(f"{op}: The input tensor {name} must have at least 2 "
+                                   f"dimensions, got shape {A.shape}")
+
+
+def _square(op: str, A: Tensor) -> int:
+    """The size n of a batch of square n x n matrices."""
+    _matrices(op, A)
+    if A.shape[-1] != A.shape[-2]:
+        raise InvalidArgumentError(f"{op}: A must be batches of square matrices, but they are "
+                                   f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    return A.shape[-1]
+
+
+@contextmanager
+def _lapack(op: str, failure: str) -> Iterator[None]:
+    """numpy's LinAlgError (a singular or indefinite matrix, no convergence) as PyTorch's."""
+    try:
+        yield
+    except np.linalg.LinAlgError:
+        raise LinAlgError(f"{op}: {failure}") from None
+
+
+def _eye(n: int, like: Tensor) -> Tensor:
+    return Tensor._make(np.eye(n, dtype=like.dtype))
+
+
+# --------------------------------------------------------------------------------------------
+# Solving
+# --------------------------------------------------------------------------------------------
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """X with A X = B (X A = B when left=False), A square and invertible. B is a batch of
+    vectors when it is 1-D or has A's shape without its last dim, else a batch of matrices; the
+    batch dims broadcast."""
+    n = _square("linalg.solve", A)
+    if B.ndim == 0:
+        raise InvalidArgumentError("linalg.solve: B must be a vector or a matrix, got a 0-d "
+                                   "tensor")
+    vector = _is_vector(A, B)
+    if not left:  # X A = B is A.T X.T = B.T
+        if vector:
+            raise InvalidArgumentError("linalg.solve: left=False needs B to be a matrix, got "
+                                       f"shape {B.shape}")
+        return solve(A.mT, B.mT).mT
+    rhs = B.unsqueeze(-1) if vector else B
+    if rhs.shape[-2] != n:
+        raise InvalidArgumentError(f"linalg.solve: Incompatible shapes of A and B for the "
+                                   f"equation AX = B ({n}x{n} and {rhs.shape[-2]}x"
+                                   f"{rhs.shape[-1]})")
+    try:
+        np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    except ValueError:
+        raise InvalidArgumentError(f"linalg.solve: the batch dims of A {A.shape} and B "
+                                   f"{B.shape} do not broadcast") from None
+    with _lapack("linalg.solve", "The solver failed because the input matrix is singular."):
+        X = ops.Solve.apply(A, rhs)
+    return X.squeeze(-1) if vector else X
+
+
+def _is_vector(A: Tensor, B: Tensor) -> bool:
+    """Whether B is a (batch of) vector(s) rather than matrices, by PyTorch's rule."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def inv(A: Tensor) -> Tensor:
+    """The inverse of each square matrix: solve(A, I)."""
+    n = _square("linalg.inv", A)
+    with _lapack("linalg.inv", "the input matrix is singular, it has no inverse."):
+        return ops.Solve.apply(A, _eye(n, A))
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
+                     unitriangular: bool = False) -> Tensor:
+    """X with A X = B (X A = B when left=False), reading only A's upper or lower triangle (and
+    taking its diagonal as ones when unitriangular). A zero on the diagonal raises LinAlgError."""
+    n = _square("linalg.solve_triangular", A)
+    _matrices("linalg.solve_triangular", B, "B")
+    if unitriangular:
+        triangle = (A.triu(1) if upper else A.tril(-1)) + _eye(n, A)
+    else:
+        triangle = A.triu() if upper else A.tril()
+    rows = B.shape[-2] if left else B.shape[-1]
+    if rows != n:
+        raise InvalidArgumentError(f"linalg.solve_triangular: Incompatible shapes of A and B "
+                                   f"for the equation {'AX' if left else 'XA'} = B ({n}x{n} and "
+                                   f"{B.shape[-2]}x{B.shape[-1]})")
+    return solve(triangle, B, left=left)
+
+
+# --------------------------------------------------------------------------------------------
+# Determinants
+# --------------------------------------------------------------------------------------------
+def slogdet(A: Tensor) -> SlogdetResult:
+    """(sign, log |det A|): the log from R's diagonal in A = QR, differentiable; the sign (-1,
+    0 or 1) outside the graph. A singular matrix (an exact zero in LU, as PyTorch's test) has
+    sign 0 and logabsdet -inf, with gradient 0."""
+    sign, logabsdet = _slogdet("linalg.slogdet", A)
+    return SlogdetResult(sign, where(sign.data == 0, -math.inf, logabsdet))
+
+
+def _slogdet(op: str, A: Tensor) -> tuple[Tensor, Tensor]:
+    """sign outside the graph, and log |det| of A with its singular matrices replaced by I
+    (finite, with finite gradients, for the callers to mask)."""
+    n = _square(op, A)
+    sign = np.linalg.slogdet(A.data)[0].astype(A.dtype)
+    singular = (sign == 0)[..., None, None]
+    R = qr(where(singular, _eye(n, A), A)).R  # |det A| = |det R|, Q being orthogonal
+    return Tensor._make(sign), R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of each square matrix: sign * exp(log |det|). At a singular matrix it is
+    0, with gradient 0, as PyTorch's."""
+    sign, logabsdet = _slogdet("linalg.det", A)
+    return sign * logabsdet.exp()
+
+
+# --------------------------------------------------------------------------------------------
+# Factorizations
+# --------------------------------------------------------------------------------------------
+def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """L, lower triangular with L L.T = A, for A symmetric positive-definite, read from its
+    lower triangle; with upper=True, U = L.T, upper triangular, read from A's upper triangle
+    (as PyTorch's: the same for a symmetric A)."""
+    _square("linalg.cholesky", A)
+    with _lapack("linalg.cholesky", "The factorization could not be completed because the "
+                 "input is not positive-definite."):
+        return ops.Cholesky.apply(A.mT).mT if upper else ops.Cholesky.apply(A)
+
+
+def qr(A: Tensor, mode: str = "reduced") -> QRResult:
+    """(Q, R) with A = Q R, Q with orthonormal columns (k = min(m, n) of them, or m with mode
+    'complete'), R upper triangular; mode 'r' gives R alone (Q empty) and no gradient."""
+    _matrices("linalg.qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise InvalidArgumentError(f"qr received unrecognized mode {mode!r} but expected one of "
+                                   "'reduced' (default), 'r', or 'complete'")
+    packed = ops.QR.apply(A, mode=mode)
+    m = A.shape[-2]
+    Q = Tensor._make(np.zeros(0, A.dtype)) if mode == "r" else packed[..., :m].mT
+    return QRResult(Q, packed[..., m:])
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
+    its lower (UPLO='L') or upper ('U') triangle. Each eigenvector is defined up to its sign,
+    and its gradient exists only where the eigenvalues are distinct."""
+    _eigh_checks("linalg.eigh", A, UPLO)
+    with _lapack("linalg.eigh", "The algorithm failed to converge."):
+        packed = ops.Eigh.apply(A, UPLO=UPLO)
+    return EighResult(packed[..., 0, :], packed[..., 1:, :])
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of each symmetric matrix, ascending (differentiable also where they
+    repeat)."""
+    _eigh_checks("linalg.eigvalsh", A, UPLO)
+    with _lapack("linalg.eigvalsh", "The algorithm failed to converge."):
+        return ops.Eigh.apply(A, UPLO=UPLO, eigenvectors=False)
+
+
+def _eigh_checks(op: str, A: Tensor, UPLO: str) -> None:
+    _square(op, A)
+    if UPLO not in ("L", "U"):
+        raise InvalidArgumentError(f"{op}: Expected UPLO argument to be 'L' or 'U', but got "
+                                   f"{UPLO!r}")
+
+
+def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
+    """(U, S, Vh) with A = U diag(S) Vh, S descending. With full_matrices (the default) U is
+    m x m and Vh n x n: the columns past min(m, n) complete an orthonormal basis and get no
+    gradient, as in PyTorch. Singular vectors are defined up to sign, and their gradients exist
+    only where the singular values are distinct and nonzero."""
+    _matrices("linalg.svd", A)
+    with _lapack("linalg.svd", "The algorithm failed to converge."):
+        packed = ops.Svd.apply(A)
+    m = A.shape[-2]
+    U, S, V = packed[..., :m, :], packed[..., m, :], packed[..., m + 1:, :]
+    if full_matrices:
+        U, V = _completed(U), _completed(V)
+    return SVDResult(U, S, V.mT)
+
+
+def _completed(U: Tensor) -> Tensor:
+    """U's orthonormal columns followed by columns, outside the graph, that make it square
+    and orthogonal (the last columns of the complete QR of U)."""
+    m, k = U.shape[-2:]
+    if m == k:
+        return U
+    rest = np.linalg.qr(U.data, mode="complete")[0][..., k:]
+    return cat([U, Tensor._make(rest)], dim=-1)
+
+
+def svdvals(A: Tensor) -> Tensor:
+    """The singular values of each matrix, descending (differentiable also where they
+    repeat)."""
+    _matrices("linalg.svdvals", A)
+    with _lapack("linalg.svdvals", "The algorithm failed to converge."):
+        return ops.Svd.apply(A, compute_uv=False)
+
+
+# --------------------------------------------------------------------------------------------
+# From the factorizations
+# --------------------------------------------------------------------------------------------
+def _tolerance(largest: np.ndarray, size: int, atol: float | None,
+               rtol: float | None, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's cut-off max(atol, rtol * largest singular value): rtol defaults to eps *
+    max(m, n) when neither is given, and to 0 when only atol (> 0) is."""
+    if rtol is None:
+        rtol = np.finfo(dtype).eps * size if atol is None or atol <= 0 else 0.0
+    return np.maximum(atol or 0.0, rtol * largest)
+
+
+def pinv(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+         hermitian: bool = False) -> Tensor:
+    """The Moore-Penrose pseudo-inverse, V diag(1/s) U.T over the singular values above
+    max(atol, rtol * the largest) (the others count as 0); hermitian=True uses eigh of the
+    symmetric A (its lower triangle) instead."""
+    _matrices("linalg.pinv", A)
+    if hermitian:
+        _square("linalg.pinv", A)
+        values, U = eigh(A)
+        V, magnitude = U, np.abs(values.data)
+    else:
+        U, values, Vh = svd(A, full_matrices=False)
+        V, magnitude = Vh.mT, values.data
+    largest = magnitude.max(axis=-1, initial=0.0, keepdims=True)
+    kept = magnitude > _tolerance(largest, max(A.shape[-2:]), atol, rtol, A.dtype)
+    reciprocal = where(kept, 1.0 / where(kept, values, 1.0), 0.0)  # no 1/0 in the graph
+    return (V * reciprocal.unsqueeze(-2)) @ U.mT
+
+
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
+          driver: str | None = None) -> LstsqResult:
+    """The least-squares solution X of A X = B of least norm, pinv(A, rtol=rcond) @ B, with
+    rcond = eps * max(m, n) by default; B a batch of vectors or matrices, as in solve. Like
+    PyTorch's drivers, residuals (the squared error of each column) are given when m > n, A has
+    full rank and driver is not 'gelsy' (the default); rank for all but 'gels'; singular
+    values for 'gelsd' and 'gelss'. Every driver computes the same solution here, its rank
+    decided by the singular values, as gelsd decides it."""
+    _matrices("linalg.lstsq", A)
+    if driver not in (None, *_LSTSQ_DRIVERS):
+        raise InvalidArgumentError("torch.linalg.lstsq: parameter `driver` should be one of "
+                                   f"{_LSTSQ_DRIVERS}, got {driver!r}")
+    driver = driver or "gelsy"
+    vector = _is_vector(A, B)
+    rhs = B.unsqueeze(-1) if vector else B
+    m, n = A.shape[-2:]
+    if rhs.ndim < 2 or rhs.shape[-2] != m:
+        raise InvalidArgumentError(f"torch.linalg.lstsq: input.size(-2) should match "
+                                   f"other.size(-2), got shapes {A.shape} and {B.shape}")
+    # LAPACK reads a negative rcond as the default, as PyTorch passes it on
+    rtol = np.finfo(A.dtype).eps * max(m, n) if rcond is None or rcond < 0 else rcond
+    X = pinv(A, rtol=rtol) @ rhs
+    values = svdvals(A).detach()  # without gradient, as PyTorch's
+    rank = matrix_rank(A, rtol=rtol).data
+    empty = Tensor._make(np.zeros(0, A.dtype))
+    residuals = empty
+    if driver != "gelsy" and m > n and (rank == n).all():
+        residuals = ((A @ X - rhs) ** 2).sum(-2)  # (*, 1) for vectors too, as PyTorch's
+    ranks = Tensor._make(np.zeros(0, np.int64)) if driver == "gels" else Tensor._make(rank)
+    return LstsqResult(X.squeeze(-1) if vector else X, residuals, ranks,
+                       values if driver in ("gelsd", "gelss") else empty)
+
+
+def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = None,
+                hermitian: bool = False) -> Tensor:
+    """The number of singular values (eigenvalue magnitudes when hermitian) above max(atol,
+    rtol * the largest), as int64, outside the graph."""
+    _matrices("linalg.matrix_rank", A)
+    values = np.abs(eigvalsh(A).data) if hermitian else svdvals(A).data
+    largest = values.max(axis=-1, initial=0.0, keepdims=True)
+    cut = _tolerance(largest, max(A.shape[-2:]), atol, rtol, A.dtype)
+    return Tensor._make(np.asarray((values > cut).sum(axis=-1), dtype=np.int64))
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """A multiplied by itself n times (by repeated squaring); I for n = 0 and inv(A) ** -n for
+    n < 0."""
+    size = _square("linalg.matrix_power", A)
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")
+    if n == 0:  # I, in the graph with gradient 0, as PyTorch's
+        return where(np.ones(A.shape, dtype=bool), _eye(size, A), A)
+    base, remaining, result = (inv(A) if n < 0 else A), abs(n), None
+    while True:  # result collects base ** (each set bit of |n|), base squared for the next bit
+        if remaining & 1:
+            result = base if result is None else result @ base
+        remaining >>= 1
+        if not remaining:
+            return result
+        base = base @ base
+
+
+# Higham's degree-13 Pade approximant of exp ("The scaling and squaring method for the matrix
+# exponential revisited", 2005): its numerator's coefficients, and the 1-norm up to which it is
+# accurate to float64 rounding
+_PADE_13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+            129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+            40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+_PADE_13_NORM = 5.371920351148152
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The exponential of each square matrix, by scaling and squaring: the Pade approximant of
+    exp(A / 2**s), s chosen from the largest 1-norm in the batch, squared s times. Its gradient
+    is the derivative of that computation (of solve and matmul)."""
+    n = _square("linalg.matrix_exp", A)
+    norm = np.abs(A.data).sum(axis=-2).max(initial=0.0)
+    squarings = max(0, math.ceil(math.log2(norm / _PADE_13_NORM))) if norm > 0 else 0
+    X = A / 2.0 ** squarings
+    b, I = _PADE_13, _eye(n, A)
+    X2 = X @ X
+    X4 = X2 @ X2
+    X6 = X4 @ X2
+    odd = X @ (X6 @ (b[13] * X6 + b[11] * X4 + b[9] * X2) + b[7] * X6 + b[5] * X4 + b[3] * X2
+               + b[1] * I)
+    even = X6 @ (b[12] * X6 + b[10] * X4 + b[8] * X2) + b[6] * X6 + b[4] * X4 + b[2] * X2 \
+        + b[0] * I
+    result = solve(even - odd, even + odd)  # the approximant q(X)^-1 p(X), p(X) = even + odd
+    for _ in range(squarings):
+        result = result @ result
+    return result
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of a chain of matrices, the first and last of which may be vectors (a row and
+    a column), as torch.linalg.multi_dot; computed left to right."""
+    if len(tensors) < 2:
+        raise InvalidArgumentError(f"multi_dot(): expected at least 2 tensors but got "
+                                   f"{len(tensors)}")
+    for i, t in enumerate(tensors):
+        ends = i in (0, len(tensors) - 1)
+        if t.ndim != 2 and not (ends and t.ndim == 1):
+            raise InvalidArgumentError(f"multi_dot(): tensor {i} must be 2-D (the first and last "
+                                       f"may be 1-D), got shape {t.shape}")
+    result = tensors[0]
+    for i, t in enumerate(tensors[1:], 1):
+        if result.shape[-1] != t.shape[0]:
+            raise InvalidArgumentError(f"multi_dot(): tensors {i - 1} and {i} with shapes "
+                                       f"{tensors[i - 1].shape} and {t.shape} cannot be "
+                                       f"multiplied")
+        result = result @ t
+    return result
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Tensor.matmul, which torch.linalg has too."""
+    return input.matmul(other)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Tensor.diagonal of the matrices in the last two dims by default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot products of the vectors along `dim` of x and y broadcast together: (x * y).sum(dim),
+    for floating-point tensors."""
+    if not (x.is_floating_point() and y.is_floating_point()):
+        raise InvalidTypeError(f"linalg.vecdot: Expected a floating point tensor as input. Got "
+                               f"{x.dtype} and {y.dtype}")
+    return (x * y).sum(dim)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """Tensor.cross along `dim`, the last by default (torch.cross's default is the first dim of
+    size 3); the other dims broadcast."""
+    return input.cross(other, dim=dim)
+
+
+# --------------------------------------------------------------------------------------------
+# Norms
+# --------------------------------------------------------------------------------------------
+def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None,
+                keepdim: bool = False, *, dtype: object = None) -> Tensor:
+    """The ord-norm of the entries over `dim` (all of them when None), as Tensor.norm; ord a
+    number (inf and -inf included)."""
+    if isinstance(ord, str) or not isinstance(ord, (int, float, np.number)):
+        raise TypeError(f"linalg.vector_norm: ord must be a number, not {type(ord).__name__}")
+    if not x.is_floating_point():
+        raise InvalidTypeError("linalg.vector_norm: Expected a floating point tensor as input. "
+                               f"Got {x.dtype}")
+    return x.norm(ord, dim, keepdim, dtype=dtype)
+
+
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2, -1),
+                keepdim: bool = False, *, dtype: object = None) -> Tensor:
+    """The matrix norm over the two dims `dim`: 'fro' (the entries' 2-norm), 'nuc' (the sum of
+    the singular values), 2 and -2 (the largest and smallest singular value), 1 and -1 (the
+    largest and smallest column sum of |A|), inf and -inf (the same over rows)."""
+    _matrices("linalg.matrix_norm", A)
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord not in _MATRIX_ORDS:
+        raise InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.")
+    dims = (dim,) if isinstance(dim, (int, np.integer)) else tuple(dim)
+    rows, cols = _dim_list("linalg.matrix_norm", dims, A.ndim) if len(dims) == 2 else (0, 0)
+    if len(dims) != 2 or rows == cols:
+        raise InvalidArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple of different "
+                                   f"dims, got {dim}")
+    if ord == "fro":
+        return A.norm("fro", (rows, cols), keepdim)
+    planes = A.movedim((rows, cols), (-2, -1))
+    if ord in ("nuc", 2, -2):
+        values = svdvals(planes)
+        result = values.sum(-1) if ord == "nuc" else (values.amax(-1) if ord == 2
+                                                      else values.amin(-1))
+    else:  # sums over the other dim of the pair: columns for 1, rows for inf
+        sums = planes.abs().sum(-2 if abs(ord) == 1 else -1)
+        result = sums.amax(-1) if ord > 0 else sums.amin(-1)
+    if keepdim:
+        for d in sorted((rows, cols)):
+            result = result.unsqueeze(d)
+    return result
+
+
+def cond(A: Tensor, p: float | str | None = None) -> Tensor:
+    """The condition number of each matrix in the matrix norm p: the largest singular value over
+    the smallest for p None or 2 (any shape), the reverse for -2; matrix_norm(A, p) *
+    matrix_norm(inv(A), p) for the other orders (square A; inf where A is singular)."""
+    _matrices("linalg.cond", A)
+    if p in (None, 2, -2):
+        values = svdvals(A)
+        largest, smallest = values[..., 0], values[..., -1]
+        return smallest / largest if p == -2 else largest / smallest
+    if p not in _MATRIX_ORDS:
+        raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
+    n = _square(f"linalg.cond(ord={p})", A)
+    singular = np.linalg.slogdet(A.data)[0] == 0
+    invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
+    ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)
+    return where(singular, math.inf, ratio)
+
+
+def norm(A: Tensor, ord: float | str | None = None, dim: int | Sequence[int] | None = None,
+         keepdim: bool = False, *, dtype: object = None) -> Tensor:
+    """A vector norm (dim an int, or ord None and no dim: of all the entries) or a matrix norm
+    (dim a pair, or a 2-D A with ord given), as torch.linalg.norm."""
+    if isinstance(dim, (int, np.integer)):
+        dim = (dim,)
+    if dim is None and ord is not None:
+        if A.ndim not in (1, 2):
+            raise InvalidArgumentError("linalg.norm: If dim is not specified but ord is, the "
+                                       f"input must be 1D or 2D. Got {A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if dim is not None and len(dim) == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, tuple(dim), keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise InvalidArgumentError(f"linalg.norm: order {ord!r} needs a matrix (two dims)")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
