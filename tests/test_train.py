@@ -357,6 +357,13 @@ def test_resume_equals_an_uninterrupted_run_bit_for_bit(text_file, tmp_path, dro
     assert_same_arrays(arrays(halves / "ckpt.npz"), arrays(whole / "ckpt.npz"))
 
 
+def test_resume_accepts_the_checkpoints_own_seed(text_file, tmp_path):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2", "--seed", "7") == 0
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--seed", "7") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").step == 4
+
+
 def test_a_run_stopped_in_its_last_evaluation_resumes_to_finish_it(text_file, tmp_path):
     """Its checkpoint is at the last step but its metrics lack that step's row (the stop cut the
     evaluation short): --resume evaluates it, as the run that was not stopped did; once the
@@ -780,6 +787,10 @@ BAD_TRAIN_INPUTS = {
     "no --resume/--overwrite": (None, [], ["already", "--resume", "--overwrite"]),
     "incompatible resume": (None, ["--resume", "--steps", "60", "--n-layer", "3"],
                             ["--n-layer 2", "--out"]),
+    # another seed would draw other dropout masks and evaluation batches: no longer bit for bit
+    "resume with another seed": (None, ["--resume", "--steps", "60", "--seed", "7"],
+                                 ["trained with --seed 1337", "drop those flags",
+                                  "same values"]),
     "resume already done": (None, ["--resume", "--steps", "40"], ["step 40", "--steps"]),
     "resume and overwrite": (None, ["--resume", "--overwrite", "--steps", "60"],
                              ["--overwrite", "--resume"]),

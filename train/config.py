@@ -155,7 +155,9 @@ class TrainConfig:
 
 # a flag per setting: the model's shape (vocab_size comes from the text) and the rest
 MODEL_OPTIONS = tuple(f.name for f in fields(GPTConfig) if f.name != "vocab_size")
-ARCHITECTURE = tuple(name for name in MODEL_OPTIONS if name != "dropout")  # kept on --resume
+# what a resumed run keeps: its architecture (the weights' shapes), and the seed of its dropout
+# masks and evaluation batches, without which it would not continue bit for bit
+KEPT_ON_RESUME = (*(name for name in MODEL_OPTIONS if name != "dropout"), "seed")
 
 PRESETS: dict[str, dict[str, Any]] = {
     # nanoGPT's CPU "baby GPT" for tiny Shakespeare (nanoGPT reports val loss 1.88); its

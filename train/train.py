@@ -30,8 +30,8 @@ from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint, metrics
 from .cli import ArgumentParser, path_argument, shell_word
-from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
-                     auto_warmup, default_threads, flag)
+from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig,
+                     auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
@@ -118,13 +118,13 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     values.update(preset)
     given = {name: getattr(args, name) for name in values
              if getattr(args, name, None) is not None}
-    changed = [k for k in ARCHITECTURE if saved and k in given and given[k] != values[k]]
+    changed = [k for k in KEPT_ON_RESUME if saved and k in given and given[k] != values[k]]
     if changed:
         raise UsageError(
             "the checkpoint was trained with " + ", ".join(
                 f"{flag(k)} {values[k]}" for k in changed) +
-            "; a resumed run keeps its architecture: drop those flags, or start a new run "
-            "with another --out")
+            "; a resumed run keeps its architecture and seed, to continue bit for bit: drop "
+            "those flags (or pass the same values), or start a new run with another --out")
     values.update(given)
     if saved and "threads" not in given:  # the run's threads, but one per sequence at most
         values["threads"] = min(values["threads"], values["batch_size"])
