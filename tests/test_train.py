@@ -37,6 +37,7 @@ import train.attention
 import train.checkpoint
 import train.data
 import train.errors
+import train.files
 import train.sample
 import train.train
 from train.errors import run_cli
@@ -1268,6 +1269,42 @@ def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
     step = train.checkpoint.load(out / "ckpt.npz").step
     assert train_in_process("--out", out, "--resume", "--steps", step + 2) == 0
     assert train.checkpoint.load(out / "ckpt.npz").step == step + 2
+
+
+def test_the_temporary_file_of_a_save_cut_by_kill_9_is_removed_when_the_next_run_starts(
+        text_file, tmp_path, monkeypatch):
+    """kill -9 mid-save leaves OUT/.minigrad-ckpt.npz.tmp (half a checkpoint, as large as a
+    whole one); it stayed until the next save. The next run removes it (and the metrics' own) as
+    soon as it holds OUT's lock, before its first evaluation; a user's file stays."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    leftovers = [out / ".minigrad-ckpt.npz.tmp", out / ".minigrad-metrics.jsonl.tmp"]
+    for leftover in leftovers:
+        leftover.write_bytes(b"PK\x03\x04 cut short")
+    (out / "ckpt.npz.tmp").write_text("mine")
+    seen_at_evaluation = []
+    real_estimate_loss = train.train.estimate_loss
+
+    def recording(*args, **kwds):
+        seen_at_evaluation.append([p.name for p in leftovers if p.exists()])
+        return real_estimate_loss(*args, **kwds)
+
+    monkeypatch.setattr(train.train, "estimate_loss", recording)
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--eval-every", "1") == 0
+    assert seen_at_evaluation[0] == []
+    assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "ckpt.npz.tmp", "metrics.jsonl"]
+
+
+def test_a_run_refused_by_the_lock_leaves_the_other_runs_temporary_files(tmp_path):
+    """The temporary file may be the save in progress of the run holding the lock."""
+    out = tmp_path / "out"
+    with train.files.OutDir(out, written=["ckpt.npz"]):
+        in_progress = out / ".minigrad-ckpt.npz.tmp"
+        in_progress.write_bytes(b"being written")
+        with pytest.raises(train.errors.UsageError, match="another run"):
+            with train.files.OutDir(out, written=["ckpt.npz"]):
+                pass
+        assert in_progress.read_bytes() == b"being written"
 
 
 def test_sigkill_at_random_moments_loses_nothing_and_resume_is_bit_exact(text_file, tmp_path):

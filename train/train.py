@@ -352,8 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     params = list(model.parameters())
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
-    with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
-            numpy_float_warnings_off(), \
+    with OutDir(out, written=(checkpoint.FILENAME, metrics.FILENAME)) as out_dir, \
+            StopSignals() as stop, minigrad.fused(config.fused), numpy_float_warnings_off(), \
             tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True,
                  # stderr closed (`2>&-`): sys.stderr is None, which tqdm would write to
                  disable=sys.stderr is None) as bar, \
