@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator
 
 import numpy as np
@@ -67,16 +67,43 @@ class GPTConfig:
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
 
-    def num_parameters(self, non_embedding: bool = True) -> int:
-        """`GPT.num_parameters` of the model this config describes, without building it (a
-        large one takes minutes to build)."""
+    def parameter_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The name and shape of each parameter of the model this config describes, in
+        `GPT.named_parameters` order, without building it (a large one takes minutes to build):
+        what a checkpoint's weights must look like."""
         n = self.n_embd
-        # a block: attention's 4 n x n projections and the MLP's n x 4n and 4n x n, each with
-        # its bias, and 2 LayerNorms of 2n
-        per_block = 4 * (n * n + n) + (4 * n * n + 4 * n) + (4 * n * n + n) + 2 * 2 * n
-        # + the token embedding (also the output head) and the final LayerNorm
-        total = self.n_layer * per_block + self.vocab_size * n + 2 * n
-        return total if non_embedding else total + self.block_size * n
+        shapes = {"wte.weight": (self.vocab_size, n), "wpe.weight": (self.block_size, n)}
+        block = self._block_shapes()
+        for i in range(self.n_layer):
+            shapes.update({f"blocks.{i}.{name}": shape for name, shape in block.items()})
+        # the output head is the token embedding: no weight of its own
+        shapes.update({"ln_f.weight": (n,), "ln_f.bias": (n,)})
+        return shapes
+
+    def _block_shapes(self) -> dict[str, tuple[int, ...]]:
+        """A transformer block's parameters, named within the block."""
+        n = self.n_embd
+
+        def layer(name: str, n_in: int, n_out: int) -> dict[str, tuple[int, ...]]:
+            return {f"{name}.weight": (n_out, n_in), f"{name}.bias": (n_out,)}
+
+        def layer_norm(name: str) -> dict[str, tuple[int, ...]]:
+            return {f"{name}.weight": (n,), f"{name}.bias": (n,)}
+
+        return {**layer_norm("ln_1"),
+                **{k: v for p in ("W_q", "W_k", "W_v", "W_o") for k, v in
+                   layer(f"attn.{p}", n, n).items()},
+                **layer_norm("ln_2"), **layer("mlp.fc", n, 4 * n), **layer("mlp.proj", 4 * n, n)}
+
+    def num_parameters(self, non_embedding: bool = True) -> int:
+        """`GPT.num_parameters` of the model this config describes, without building it."""
+        def count(shapes: dict[str, tuple[int, ...]]) -> int:
+            return sum(math.prod(shape) for shape in shapes.values())
+
+        # the blocks counted as one block times n_layer: listing 100,000 blocks takes seconds
+        total = (count(replace(self, n_layer=0).parameter_shapes()) +
+                 self.n_layer * count(self._block_shapes()))
+        return total - self.block_size * self.n_embd if non_embedding else total
 
 
 class MLP(nn.Module):

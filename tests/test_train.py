@@ -33,6 +33,7 @@ import pytest
 import minigrad
 import minigrad.ops
 import minigrad.serialization
+import models.gpt
 import train.attention
 import train.checkpoint
 import train.data
@@ -1827,6 +1828,28 @@ def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypa
     for printed in printed_before_building:
         assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
     assert "Resuming from" in printed_before_building[1]
+
+
+def test_loading_a_checkpoint_builds_its_model_once(trained, tmp_path, monkeypatch):
+    """The checkpoint's shapes are checked from its config: a random model built only to check
+    them doubled the time a large model takes to load (in all three commands)."""
+    built = []
+    real_init = models.gpt.GPT.__init__
+
+    def counting(self, *args, **kwds):
+        built.append(self)
+        real_init(self, *args, **kwds)
+
+    monkeypatch.setattr(models.gpt.GPT, "__init__", counting)
+    out = tmp_path / "out"
+    shutil.copytree(trained, out)
+    for module, args in [("train.sample", ["--tokens", "2"]),
+                         ("train.attention", ["--text", "the"]),
+                         ("train", ["--resume", "--steps", "41"])]:
+        built.clear()
+        result = run(module, "--out", out, *args)
+        assert result.returncode == 0, result.stderr
+        assert len(built) == 1, module
 
 
 def test_progress_lines_go_into_a_pipe_as_they_are_written(text_file, tmp_path):
