@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -135,24 +135,34 @@ class Block(nn.Module):
         return x + self.dropout(self.mlp(self.ln_2(x)))
 
 
+# wraps an iterable of the work building a model does, given what that work is (see GPT)
+Progress = Callable[[Sequence[Any], str], Iterable[Any]]
+
+
 class GPT(nn.Module):
     """The character language model. `forward(idx, targets)` -> (logits, loss or None)."""
 
-    def __init__(self, config: GPTConfig, seed: int = 0, dtype: Any = np.float32) -> None:
+    def __init__(self, config: GPTConfig, seed: int = 0, dtype: Any = np.float32,
+                 progress: Progress | None = None) -> None:
+        """`progress(items, what)`, if given, wraps the two loops that build the model (over
+        its blocks, then over its parameters to initialise them), e.g. to show a progress bar
+        while a large model builds for minutes."""
         super().__init__()
         config.validate()
+        progress = progress or (lambda items, what: items)
         self.config = config
         rng = np.random.default_rng(seed)
         self.rng = rng  # the dropout masks, unless seeded per step (train.parallel.seed_dropout)
         self.wte = nn.Embedding(config.vocab_size, config.n_embd, rng=rng, dtype=dtype)
         self.wpe = nn.Embedding(config.block_size, config.n_embd, rng=rng, dtype=dtype)
         self.dropout = nn.Dropout(config.dropout, rng=rng)
-        self.blocks = nn.ModuleList(Block(config, rng, dtype) for _ in range(config.n_layer))
+        self.blocks = nn.ModuleList(Block(config, rng, dtype)
+                                    for _ in progress(range(config.n_layer), "building blocks"))
         self.ln_f = nn.LayerNorm(config.n_embd, dtype=dtype)
         # GPT-2 initialisation: N(0, 0.02), zero biases, and the projections that feed the
         # residual stream scaled by 1/sqrt(2 n_layer) so the stream's variance does not grow
         # with depth
-        for name, p in self.named_parameters():
+        for name, p in progress(list(self.named_parameters()), "initialising parameters"):
             if name.endswith("bias"):
                 p.data[...] = 0
             elif not name.startswith("ln") and ".ln_" not in name:

@@ -36,6 +36,7 @@ import minigrad.serialization
 import models.gpt
 import train.attention
 import train.checkpoint
+import train.cli
 import train.data
 import train.errors
 import train.files
@@ -1828,6 +1829,24 @@ def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypa
     for printed in printed_before_building:
         assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
     assert "Resuming from" in printed_before_building[1]
+
+
+def test_a_model_that_builds_slowly_shows_its_progress(text_file, tmp_path, monkeypatch):
+    """--n-layer 100000 (which fits in memory) builds for minutes: a progress bar shows it, in
+    a new run, a resumed one and the other commands; a model that builds at once shows none."""
+    out = tmp_path / "out"
+    command = [text_file, "--out", out, *TINY, "--n-layer", "3", "--steps", "2"]
+    quick = run("train", *command)
+    assert quick.returncode == 0 and "Model: building" not in quick.stderr
+    monkeypatch.setattr(train.cli, "BUILD_PROGRESS_DELAY", 0)  # as if building took long
+    for module, args in [("train", [*command, "--overwrite"]),
+                         ("train", ["--out", out, "--resume", "--steps", "4"]),
+                         ("train.sample", ["--out", out, "--tokens", "2"]),
+                         ("train.attention", ["--out", out, "--text", "the"])]:
+        result = run(module, *args)
+        assert result.returncode == 0, result.stderr
+        for bar in ["Model: building blocks:   0%", "/3 ", "Model: initialising parameters"]:
+            assert bar in result.stderr, (module, args, result.stderr)
 
 
 def test_loading_a_checkpoint_builds_its_model_once(trained, tmp_path, monkeypatch):

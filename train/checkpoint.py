@@ -25,6 +25,7 @@ import numpy as np
 
 from minigrad import serialization
 from models import GPT, CharTokenizer, GPTConfig
+from models.gpt import Progress
 
 from .config import TrainConfig, weight_decay_groups
 from .errors import UsageError
@@ -51,10 +52,11 @@ class Checkpoint:
     def dtype(self) -> np.dtype:
         return next(iter(self.model_state.values())).dtype
 
-    def build_model(self, model_config: GPTConfig | None = None) -> GPT:
+    def build_model(self, model_config: GPTConfig | None = None,
+                    progress: Progress | None = None) -> GPT:
         """The model with these weights and RNG state; `model_config` may differ from the saved
-        one in its dropout rate only (a resumed run can change it)."""
-        model = GPT(model_config or self.config.model, dtype=self.dtype)
+        one in its dropout rate only (a resumed run can change it). `progress`: as GPT's."""
+        model = GPT(model_config or self.config.model, dtype=self.dtype, progress=progress)
         model.load_state_dict(self.model_state)
         model.rng.bit_generator.state = self.rng_states["model"]
         return model

@@ -29,7 +29,7 @@ from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint, metrics
-from .cli import ArgumentParser, path_argument, shell_word
+from .cli import ArgumentParser, build_progress, path_argument, shell_word
 from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig,
                      auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
@@ -336,10 +336,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
           f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
           f"{len(vocab)} characters; {len(train_data):,} training characters.")
-    if saved:
-        model = saved.build_model(config.model)  # the dropout rate may be a new one
+    if saved:  # the dropout rate may be a new one
+        model = saved.build_model(config.model, progress=build_progress)
     else:
-        model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype))
+        model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype),
+                    progress=build_progress)
     optimizer = config.build_optimizer(model)
     data_rng = np.random.default_rng(config.seed + 1)
     step = 0
