@@ -1544,6 +1544,10 @@ DAMAGE = {
                                 "optim/updates."),
     "an unknown optimizer buffer": (lambda a: a.update({"optim/momentum.0": np.zeros(3)}),
                                     "optim/momentum.0"),
+    # AdamW would make a missing buffer anew, in zeros: the run would go on, not as it was
+    "an optimizer buffer missing": (removed(lambda a: "optim/exp_avg_sq.3"),
+                                    "optim/exp_avg_sq.3"),
+    "an update count missing": (removed(lambda a: "optim/updates.0"), "optim/updates.0"),
     "an unknown field": (lambda a: a.update({"notes": np.array("hello")}), "notes"),
 }
 

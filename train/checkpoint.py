@@ -268,6 +268,11 @@ def _check_optimizer(state: dict[str, np.ndarray], params: list[np.ndarray], ste
         _check_like(value, params[int(index)], field)
         if buffer == "exp_avg_sq" and (value < 0).any():
             raise Damaged(field, "holds a negative mean square")
+    # a parameter's first update makes its three entries: all of them are there, or none
+    for index in sorted({int(key.rpartition(".")[2]) for key in state if key != "step"}):
+        for buffer in ("updates", *ADAMW_BUFFERS):
+            if f"{buffer}.{index}" not in state:
+                raise Damaged(f"optim/{buffer}.{index}", "is missing")
 
 
 class Saver:
