@@ -738,6 +738,21 @@ def test_the_other_commands_with_stdout_closed_end_without_a_traceback(module, t
     assert result.stderr == b""
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (not Linux)")
+@pytest.mark.parametrize("module", ["train", "train.sample", "train.attention"])
+def test_output_to_a_full_disk_is_one_line_not_a_traceback(module, trained, text_file, tmp_path):
+    """`> log` on a full disk (here /dev/full, where every write fails with ENOSPC)."""
+    args = {"train": [text_file, "--out", tmp_path / "out", *TINY, "--steps", "2"],
+            "train.sample": ["--out", trained, "--tokens", "5"],
+            "train.attention": ["--out", trained, "--text", "the"]}[module]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT,
+                                stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert_error(result.returncode, "", result.stderr, "cannot write to stdout",
+                 "No space left on device")
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt

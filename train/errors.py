@@ -9,7 +9,8 @@ import os
 import signal
 import stat
 import sys
-from typing import Any, Callable, NoReturn
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NoReturn
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
@@ -33,7 +34,8 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace", line_buffering=True)
     try:
-        return main(argv)
+        with output_failures_as_usage_errors():
+            return main(argv)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return USAGE_EXIT
@@ -49,6 +51,20 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
         return BROKEN_PIPE_EXIT
+
+
+@contextmanager
+def output_failures_as_usage_errors() -> Iterator[None]:
+    """Within the block, a write to stdout or stderr that fails (`> log` on a full disk, or
+    `> /dev/full`) is a UsageError saying so, not a traceback; a reader that went away
+    (BrokenPipeError) is left to the handlers of that."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (stream and _FailingOutput(stream, name)
+                              for stream, name in zip(streams, ("stdout", "stderr")))
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 def run_cli_module(module: str) -> NoReturn:
@@ -129,6 +145,42 @@ def send_nowhere(fd: int) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, fd)
     os.close(devnull)
+
+
+class _FailingOutput:
+    """A text stream whose failed writes raise a UsageError naming the stream (see
+    output_failures_as_usage_errors)."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        self._stream = stream
+        self._name = name
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise self._failed(err) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as err:
+            raise self._failed(err) from None
+
+    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
+        return getattr(self._stream, name)
+
+    def _failed(self, err: OSError) -> UsageError:
+        try:  # what the stream still holds would fail again when Python flushes it at exit
+            send_nowhere(self._stream.fileno())
+        except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
+            pass
+        return UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
+                          f"or send the output elsewhere")
 
 
 class _ReaderWatch:
