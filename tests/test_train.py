@@ -1823,6 +1823,24 @@ def test_the_same_command_again_after_a_finished_run_says_so_and_exits_0(text_fi
     assert snapshot(out) == before
 
 
+def test_an_unwritable_out_is_refused_before_saying_there_is_nothing_to_do(text_file, tmp_path,
+                                                                           monkeypatch):
+    """Exit 0 with "nothing to do" would hide that OUT can no longer take a run (to continue
+    it, say): the check that OUT is writable comes first."""
+    out = tmp_path / "out"
+    command = [text_file, "--out", out, *TINY, "--steps", "2"]
+    assert train_in_process(*command) == 0
+    out.chmod(0o555)
+    try:
+        if os.access(out, os.W_OK):  # root may write anywhere: fake what any other user gets
+            real_access = os.access
+            monkeypatch.setattr(os, "access", lambda path, mode, **kwds: Path(path) != out and
+                                real_access(path, mode, **kwds))
+        assert_usage_error(run("train", *command), f"cannot write to --out {out}")
+    finally:
+        out.chmod(0o755)
+
+
 def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypatch):
     """A large model takes minutes to build (--n-layer 100000 --n-embd 8 --n-head 1: as many as
     the memory check lets through): what is being built is said first, for a new run and a
