@@ -147,67 +147,67 @@ def send_nowhere(fd: int) -> None:
     os.close(devnull)
 
 
-class _FailingOutput:
-    """A text stream whose failed writes raise a UsageError naming the stream (see
-    output_failures_as_usage_errors)."""
+class _WatchedStream:
+    """A text stream (stdout or stderr) whose failed writes and flushes go to `_failed`, which
+    raises an exception of its own or returns (the text then counts as written)."""
 
-    def __init__(self, stream: Any, name: str) -> None:
+    def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self._name = name
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            raise
         except OSError as err:
-            raise self._failed(err) from None
-
-    def flush(self) -> None:
-        try:
-            self._stream.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as err:
-            raise self._failed(err) from None
-
-    def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
-        return getattr(self._stream, name)
-
-    def _failed(self, err: OSError) -> UsageError:
-        try:  # what the stream still holds would fail again when Python flushes it at exit
-            send_nowhere(self._stream.fileno())
-        except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
-            pass
-        return UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
-                          f"or send the output elsewhere")
-
-
-class _ReaderWatch:
-    """A text stream (stdout or stderr) that, when the reader of its pipe has gone, calls
-    `on_gone` instead of raising BrokenPipeError, and from then on writes nowhere."""
-
-    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
-        self._stream = stream
-        self._on_gone = on_gone
-
-    def write(self, text: str) -> int:
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            self._gone()
+            self._failed(err)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
+        except OSError as err:
+            self._failed(err)
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
         return getattr(self._stream, name)
 
-    def _gone(self) -> None:
-        # what the stream still holds, and any later write, go nowhere instead of failing again
-        send_nowhere(self._stream.fileno())
+    def _failed(self, err: OSError) -> None:
+        raise err
+
+    def _send_nowhere(self) -> None:
+        """What the stream still holds, and any later write, go nowhere instead of failing again
+        (also when Python flushes the stream at exit)."""
+        try:
+            send_nowhere(self._stream.fileno())
+        except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
+            pass
+
+
+class _FailingOutput(_WatchedStream):
+    """A stream whose failed writes raise a UsageError naming the stream, but for a reader
+    that went away (see output_failures_as_usage_errors)."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        super().__init__(stream)
+        self._name = name
+
+    def _failed(self, err: OSError) -> None:
+        if isinstance(err, BrokenPipeError):
+            raise err
+        self._send_nowhere()
+        raise UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
+                         f"or send the output elsewhere") from None
+
+
+class _ReaderWatch(_WatchedStream):
+    """A stream that, when the reader of its pipe has gone, calls `on_gone` instead of raising
+    BrokenPipeError, and from then on writes nowhere."""
+
+    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+        super().__init__(stream)
+        self._on_gone = on_gone
+
+    def _failed(self, err: OSError) -> None:
+        if not isinstance(err, BrokenPipeError):
+            raise err
+        self._send_nowhere()
         self._on_gone()
