@@ -788,6 +788,9 @@ BAD_TRAIN_INPUTS = {
                              ["16 characters", "--block-size 16", "17"]),
     "not utf-8": (not_utf8, ["--overwrite"],
                   [f"byte {LATIN1_BAD_BYTE}", "line 3", "utf-8", "--encoding"]),
+    # a decoder whose UnicodeError is no UnicodeDecodeError, with no byte to name
+    "not punycode": (lambda t: t / "words.txt", ["--overwrite", "--encoding", "punycode"],
+                     ["words.txt is not valid punycode", "--encoding"]),
     # FILE is a file of OUT that the run replaces (previous_run is tmp_path / "previous")
     "FILE is the checkpoint": (lambda t: t / "previous" / "ckpt.npz",
                                ["--overwrite", "--encoding", "latin-1"],
@@ -1666,6 +1669,7 @@ OUT_OF_RANGE = [
     (["--n-head", "0"], "--n-head"),
     (["--block-size", "0"], "--block-size"),
     (["--encoding", "rot13"], "--encoding"),
+    (["--encoding", "undefined"], "unknown --encoding 'undefined'"),  # a codec refusing all
     (["--n-embd", str(2**40), "--n-head", "1"], "memory"),
     (["--batch-size", str(2**62)], "memory"),
 ]

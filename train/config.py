@@ -142,8 +142,9 @@ class TrainConfig:
         if self.dtype not in ("float32", "float64"):
             raise UsageError(f"--dtype must be float32 or float64, got {self.dtype!r}")
         try:
-            "".encode(self.encoding)  # refuses unknown names and bytes-to-bytes codecs
-        except LookupError:
+            # refuses unknown names, bytes-to-bytes codecs and "undefined" (a UnicodeError)
+            "".encode(self.encoding)
+        except (LookupError, UnicodeError):
             raise UsageError(f"unknown --encoding {self.encoding!r}; try utf-8 or "
                              f"latin-1") from None
 
