@@ -81,10 +81,16 @@ def load(f: str | os.PathLike | IO[bytes]) -> dict[str, np.ndarray]:
         return arrays
 
 
+def temporary_path(path: Path) -> Path:
+    """The temporary file `replace_atomically` writes beside `path`. Only a kill midway (which
+    no clean-up survives) leaves one behind; removing it is safe while nothing writes `path`."""
+    return path.with_name(f".minigrad-{path.name}.tmp")
+
+
 def replace_atomically(path: Path, write: Callable[[BinaryIO], Any]) -> None:
     """Call `write` on a temporary file beside `path`, then rename it over `path`: readers see
     the old content or the new, never a mix, and a failure leaves no temporary file."""
-    temporary = path.with_name(f".minigrad-{path.name}.tmp")
+    temporary = temporary_path(path)
     try:
         with open(temporary, "wb") as f:
             write(f)

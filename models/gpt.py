@@ -7,8 +7,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -67,16 +67,43 @@ class GPTConfig:
         if not 0 <= self.dropout < 1:
             raise ValueError(f"dropout must be in [0, 1), got {self.dropout}")
 
-    def num_parameters(self, non_embedding: bool = True) -> int:
-        """`GPT.num_parameters` of the model this config describes, without building it (a
-        large one takes minutes to build)."""
+    def parameter_shapes(self) -> dict[str, tuple[int, ...]]:
+        """The name and shape of each parameter of the model this config describes, in
+        `GPT.named_parameters` order, without building it (a large one takes minutes to build):
+        what a checkpoint's weights must look like."""
         n = self.n_embd
-        # a block: attention's 4 n x n projections and the MLP's n x 4n and 4n x n, each with
-        # its bias, and 2 LayerNorms of 2n
-        per_block = 4 * (n * n + n) + (4 * n * n + 4 * n) + (4 * n * n + n) + 2 * 2 * n
-        # + the token embedding (also the output head) and the final LayerNorm
-        total = self.n_layer * per_block + self.vocab_size * n + 2 * n
-        return total if non_embedding else total + self.block_size * n
+        shapes = {"wte.weight": (self.vocab_size, n), "wpe.weight": (self.block_size, n)}
+        block = self._block_shapes()
+        for i in range(self.n_layer):
+            shapes.update({f"blocks.{i}.{name}": shape for name, shape in block.items()})
+        # the output head is the token embedding: no weight of its own
+        shapes.update({"ln_f.weight": (n,), "ln_f.bias": (n,)})
+        return shapes
+
+    def _block_shapes(self) -> dict[str, tuple[int, ...]]:
+        """A transformer block's parameters, named within the block."""
+        n = self.n_embd
+
+        def layer(name: str, n_in: int, n_out: int) -> dict[str, tuple[int, ...]]:
+            return {f"{name}.weight": (n_out, n_in), f"{name}.bias": (n_out,)}
+
+        def layer_norm(name: str) -> dict[str, tuple[int, ...]]:
+            return {f"{name}.weight": (n,), f"{name}.bias": (n,)}
+
+        return {**layer_norm("ln_1"),
+                **{k: v for p in ("W_q", "W_k", "W_v", "W_o") for k, v in
+                   layer(f"attn.{p}", n, n).items()},
+                **layer_norm("ln_2"), **layer("mlp.fc", n, 4 * n), **layer("mlp.proj", 4 * n, n)}
+
+    def num_parameters(self, non_embedding: bool = True) -> int:
+        """`GPT.num_parameters` of the model this config describes, without building it."""
+        def count(shapes: dict[str, tuple[int, ...]]) -> int:
+            return sum(math.prod(shape) for shape in shapes.values())
+
+        # the blocks counted as one block times n_layer: listing 100,000 blocks takes seconds
+        total = (count(replace(self, n_layer=0).parameter_shapes()) +
+                 self.n_layer * count(self._block_shapes()))
+        return total - self.block_size * self.n_embd if non_embedding else total
 
 
 class MLP(nn.Module):
@@ -108,24 +135,34 @@ class Block(nn.Module):
         return x + self.dropout(self.mlp(self.ln_2(x)))
 
 
+# wraps an iterable of the work building a model does, given what that work is (see GPT)
+Progress = Callable[[Sequence[Any], str], Iterable[Any]]
+
+
 class GPT(nn.Module):
     """The character language model. `forward(idx, targets)` -> (logits, loss or None)."""
 
-    def __init__(self, config: GPTConfig, seed: int = 0, dtype: Any = np.float32) -> None:
+    def __init__(self, config: GPTConfig, seed: int = 0, dtype: Any = np.float32,
+                 progress: Progress | None = None) -> None:
+        """`progress(items, what)`, if given, wraps the two loops that build the model (over
+        its blocks, then over its parameters to initialise them), e.g. to show a progress bar
+        while a large model builds for minutes."""
         super().__init__()
         config.validate()
+        progress = progress or (lambda items, what: items)
         self.config = config
         rng = np.random.default_rng(seed)
         self.rng = rng  # the dropout masks, unless seeded per step (train.parallel.seed_dropout)
         self.wte = nn.Embedding(config.vocab_size, config.n_embd, rng=rng, dtype=dtype)
         self.wpe = nn.Embedding(config.block_size, config.n_embd, rng=rng, dtype=dtype)
         self.dropout = nn.Dropout(config.dropout, rng=rng)
-        self.blocks = nn.ModuleList(Block(config, rng, dtype) for _ in range(config.n_layer))
+        self.blocks = nn.ModuleList(Block(config, rng, dtype)
+                                    for _ in progress(range(config.n_layer), "building blocks"))
         self.ln_f = nn.LayerNorm(config.n_embd, dtype=dtype)
         # GPT-2 initialisation: N(0, 0.02), zero biases, and the projections that feed the
         # residual stream scaled by 1/sqrt(2 n_layer) so the stream's variance does not grow
         # with depth
-        for name, p in self.named_parameters():
+        for name, p in progress(list(self.named_parameters()), "initialising parameters"):
             if name.endswith("bias"):
                 p.data[...] = 0
             elif not name.startswith("ln") and ".ln_" not in name:

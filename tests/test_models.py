@@ -636,6 +636,9 @@ def test_num_parameters(v, t, n_layer, n_head, c):
     # and the count the config gives without building the model (train prints it first)
     assert model.config.num_parameters(non_embedding=False) == total
     assert model.config.num_parameters() == total - t * c
+    # and the shapes it gives (a checkpoint's are checked against them), in the model's order
+    assert list(model.config.parameter_shapes().items()) == [
+        (name, p.shape) for name, p in model.named_parameters()]
 
 
 def test_num_parameters_tiny_by_hand():

@@ -33,10 +33,13 @@ import pytest
 import minigrad
 import minigrad.ops
 import minigrad.serialization
+import models.gpt
 import train.attention
 import train.checkpoint
+import train.cli
 import train.data
 import train.errors
+import train.files
 import train.parallel
 import train.sample
 import train.train
@@ -373,6 +376,13 @@ def test_resume_equals_an_uninterrupted_run_bit_for_bit(text_file, tmp_path, dro
     assert [r[0] for r in losses(halves)] == [0, 5, 10, 15, 20]
     assert losses(halves) == losses(whole)
     assert_same_arrays(arrays(halves / "ckpt.npz"), arrays(whole / "ckpt.npz"))
+
+
+def test_resume_accepts_the_checkpoints_own_seed(text_file, tmp_path):
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2", "--seed", "7") == 0
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--seed", "7") == 0
+    assert train.checkpoint.load(out / "ckpt.npz").step == 4
 
 
 def test_a_run_stopped_in_its_last_evaluation_resumes_to_finish_it(text_file, tmp_path):
@@ -746,6 +756,21 @@ def test_the_other_commands_with_stdout_closed_end_without_a_traceback(module, t
     assert result.stderr == b""
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (not Linux)")
+@pytest.mark.parametrize("module", ["train", "train.sample", "train.attention"])
+def test_output_to_a_full_disk_is_one_line_not_a_traceback(module, trained, text_file, tmp_path):
+    """`> log` on a full disk (here /dev/full, where every write fails with ENOSPC)."""
+    args = {"train": [text_file, "--out", tmp_path / "out", *TINY, "--steps", "2"],
+            "train.sample": ["--out", trained, "--tokens", "5"],
+            "train.attention": ["--out", trained, "--text", "the"]}[module]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT,
+                                stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert_error(result.returncode, "", result.stderr, "cannot write to stdout",
+                 "No space left on device")
+
+
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):
     def interrupted(argv):
         raise KeyboardInterrupt
@@ -781,6 +806,9 @@ BAD_TRAIN_INPUTS = {
                              ["16 characters", "--block-size 16", "17"]),
     "not utf-8": (not_utf8, ["--overwrite"],
                   [f"byte {LATIN1_BAD_BYTE}", "line 3", "utf-8", "--encoding"]),
+    # a decoder whose UnicodeError is no UnicodeDecodeError, with no byte to name
+    "not punycode": (lambda t: t / "words.txt", ["--overwrite", "--encoding", "punycode"],
+                     ["words.txt is not valid punycode", "--encoding"]),
     # FILE is a file of OUT that the run replaces (previous_run is tmp_path / "previous")
     "FILE is the checkpoint": (lambda t: t / "previous" / "ckpt.npz",
                                ["--overwrite", "--encoding", "latin-1"],
@@ -798,6 +826,10 @@ BAD_TRAIN_INPUTS = {
     "no --resume/--overwrite": (None, [], ["already", "--resume", "--overwrite"]),
     "incompatible resume": (None, ["--resume", "--steps", "60", "--n-layer", "3"],
                             ["--n-layer 2", "--out"]),
+    # another seed would draw other dropout masks and evaluation batches: no longer bit for bit
+    "resume with another seed": (None, ["--resume", "--steps", "60", "--seed", "7"],
+                                 ["trained with --seed 1337", "drop those flags",
+                                  "same values"]),
     "resume already done": (None, ["--resume", "--steps", "40"], ["step 40", "--steps"]),
     "resume and overwrite": (None, ["--resume", "--overwrite", "--steps", "60"],
                              ["--overwrite", "--resume"]),
@@ -1298,6 +1330,42 @@ def test_one_run_per_out_and_kill_9_frees_it(text_file, tmp_path):
     assert train.checkpoint.load(out / "ckpt.npz").step == step + 2
 
 
+def test_the_temporary_file_of_a_save_cut_by_kill_9_is_removed_when_the_next_run_starts(
+        text_file, tmp_path, monkeypatch):
+    """kill -9 mid-save leaves OUT/.minigrad-ckpt.npz.tmp (half a checkpoint, as large as a
+    whole one); it stayed until the next save. The next run removes it (and the metrics' own) as
+    soon as it holds OUT's lock, before its first evaluation; a user's file stays."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2") == 0
+    leftovers = [out / ".minigrad-ckpt.npz.tmp", out / ".minigrad-metrics.jsonl.tmp"]
+    for leftover in leftovers:
+        leftover.write_bytes(b"PK\x03\x04 cut short")
+    (out / "ckpt.npz.tmp").write_text("mine")
+    seen_at_evaluation = []
+    real_estimate_loss = train.train.estimate_loss
+
+    def recording(*args, **kwds):
+        seen_at_evaluation.append([p.name for p in leftovers if p.exists()])
+        return real_estimate_loss(*args, **kwds)
+
+    monkeypatch.setattr(train.train, "estimate_loss", recording)
+    assert train_in_process("--out", out, "--resume", "--steps", "4", "--eval-every", "1") == 0
+    assert seen_at_evaluation[0] == []
+    assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "ckpt.npz.tmp", "metrics.jsonl"]
+
+
+def test_a_run_refused_by_the_lock_leaves_the_other_runs_temporary_files(tmp_path):
+    """The temporary file may be the save in progress of the run holding the lock."""
+    out = tmp_path / "out"
+    with train.files.OutDir(out, written=["ckpt.npz"]):
+        in_progress = out / ".minigrad-ckpt.npz.tmp"
+        in_progress.write_bytes(b"being written")
+        with pytest.raises(train.errors.UsageError, match="another run"):
+            with train.files.OutDir(out, written=["ckpt.npz"]):
+                pass
+        assert in_progress.read_bytes() == b"being written"
+
+
 def test_sigkill_at_random_moments_loses_nothing_and_resume_is_bit_exact(text_file, tmp_path):
     """Twenty kill -9s, mostly just after a checkpoint was written (into the next step, its
     evaluation and writes), some during start-up: every checkpoint and metrics row written
@@ -1533,6 +1601,10 @@ DAMAGE = {
                                 "optim/updates."),
     "an unknown optimizer buffer": (lambda a: a.update({"optim/momentum.0": np.zeros(3)}),
                                     "optim/momentum.0"),
+    # AdamW would make a missing buffer anew, in zeros: the run would go on, not as it was
+    "an optimizer buffer missing": (removed(lambda a: "optim/exp_avg_sq.3"),
+                                    "optim/exp_avg_sq.3"),
+    "an update count missing": (removed(lambda a: "optim/updates.0"), "optim/updates.0"),
     "an unknown field": (lambda a: a.update({"notes": np.array("hello")}), "notes"),
 }
 
@@ -1636,6 +1708,7 @@ OUT_OF_RANGE = [
     (["--n-head", "0"], "--n-head"),
     (["--block-size", "0"], "--block-size"),
     (["--encoding", "rot13"], "--encoding"),
+    (["--encoding", "undefined"], "unknown --encoding 'undefined'"),  # a codec refusing all
     (["--n-embd", str(2**40), "--n-head", "1"], "memory"),
     (["--batch-size", str(2**62)], "memory"),
 ]
@@ -1793,6 +1866,24 @@ def test_the_same_command_again_after_a_finished_run_says_so_and_exits_0(text_fi
     assert snapshot(out) == before
 
 
+def test_an_unwritable_out_is_refused_before_saying_there_is_nothing_to_do(text_file, tmp_path,
+                                                                           monkeypatch):
+    """Exit 0 with "nothing to do" would hide that OUT can no longer take a run (to continue
+    it, say): the check that OUT is writable comes first."""
+    out = tmp_path / "out"
+    command = [text_file, "--out", out, *TINY, "--steps", "2"]
+    assert train_in_process(*command) == 0
+    out.chmod(0o555)
+    try:
+        if os.access(out, os.W_OK):  # root may write anywhere: fake what any other user gets
+            real_access = os.access
+            monkeypatch.setattr(os, "access", lambda path, mode, **kwds: Path(path) != out and
+                                real_access(path, mode, **kwds))
+        assert_usage_error(run("train", *command), f"cannot write to --out {out}")
+    finally:
+        out.chmod(0o755)
+
+
 def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypatch):
     """A large model takes minutes to build (--n-layer 100000 --n-embd 8 --n-head 1: as many as
     the memory check lets through): what is being built is said first, for a new run and a
@@ -1818,6 +1909,46 @@ def test_the_model_is_described_before_it_is_built(text_file, tmp_path, monkeypa
     for printed in printed_before_building:
         assert f"Model: {parameters / 1e6:.2f}M parameters" in printed
     assert "Resuming from" in printed_before_building[1]
+
+
+def test_a_model_that_builds_slowly_shows_its_progress(text_file, tmp_path, monkeypatch):
+    """--n-layer 100000 (which fits in memory) builds for minutes: a progress bar shows it, in
+    a new run, a resumed one and the other commands; a model that builds at once shows none."""
+    out = tmp_path / "out"
+    command = [text_file, "--out", out, *TINY, "--n-layer", "3", "--steps", "2"]
+    quick = run("train", *command)
+    assert quick.returncode == 0 and "Model: building" not in quick.stderr
+    monkeypatch.setattr(train.cli, "BUILD_PROGRESS_DELAY", 0)  # as if building took long
+    for module, args in [("train", [*command, "--overwrite"]),
+                         ("train", ["--out", out, "--resume", "--steps", "4"]),
+                         ("train.sample", ["--out", out, "--tokens", "2"]),
+                         ("train.attention", ["--out", out, "--text", "the"])]:
+        result = run(module, *args)
+        assert result.returncode == 0, result.stderr
+        for bar in ["Model: building blocks:   0%", "/3 ", "Model: initialising parameters"]:
+            assert bar in result.stderr, (module, args, result.stderr)
+
+
+def test_loading_a_checkpoint_builds_its_model_once(trained, tmp_path, monkeypatch):
+    """The checkpoint's shapes are checked from its config: a random model built only to check
+    them doubled the time a large model takes to load (in all three commands)."""
+    built = []
+    real_init = models.gpt.GPT.__init__
+
+    def counting(self, *args, **kwds):
+        built.append(self)
+        real_init(self, *args, **kwds)
+
+    monkeypatch.setattr(models.gpt.GPT, "__init__", counting)
+    out = tmp_path / "out"
+    shutil.copytree(trained, out)
+    for module, args in [("train.sample", ["--tokens", "2"]),
+                         ("train.attention", ["--text", "the"]),
+                         ("train", ["--resume", "--steps", "41"])]:
+        built.clear()
+        result = run(module, "--out", out, *args)
+        assert result.returncode == 0, result.stderr
+        assert len(built) == 1, module
 
 
 def test_progress_lines_go_into_a_pipe_as_they_are_written(text_file, tmp_path):

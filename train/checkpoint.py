@@ -25,8 +25,9 @@ import numpy as np
 
 from minigrad import serialization
 from models import GPT, CharTokenizer, GPTConfig
+from models.gpt import Progress
 
-from .config import TrainConfig
+from .config import TrainConfig, weight_decay_groups
 from .errors import UsageError
 from .metrics import MetricsLog
 
@@ -51,10 +52,11 @@ class Checkpoint:
     def dtype(self) -> np.dtype:
         return next(iter(self.model_state.values())).dtype
 
-    def build_model(self, model_config: GPTConfig | None = None) -> GPT:
+    def build_model(self, model_config: GPTConfig | None = None,
+                    progress: Progress | None = None) -> GPT:
         """The model with these weights and RNG state; `model_config` may differ from the saved
-        one in its dropout rate only (a resumed run can change it)."""
-        model = GPT(model_config or self.config.model, dtype=self.dtype)
+        one in its dropout rate only (a resumed run can change it). `progress`: as GPT's."""
+        model = GPT(model_config or self.config.model, dtype=self.dtype, progress=progress)
         model.load_state_dict(self.model_state)
         model.rng.bit_generator.state = self.rng_states["model"]
         return model
@@ -161,19 +163,23 @@ def _checked(arrays: dict[str, np.ndarray]) -> Checkpoint:
     for name, state in rng_states.items():
         _check_pcg64(state, f"rng_states.{name}")
 
-    model = GPT(config.model, dtype=np.dtype(config.dtype))  # what the weights must look like
+    # what the weights must look like, as arrays that take no memory: building the model to
+    # see would double the time a large one takes to load
+    nothing = np.zeros((), dtype=np.dtype(config.dtype))
+    expected = {name: np.broadcast_to(nothing, shape)
+                for name, shape in config.model.parameter_shapes().items()}
     model_state = _group(arrays, "model/")
-    expected = dict(model.named_parameters())
     for name in sorted(set(model_state) | set(expected)):
         field = f"model/{name}"
         if name not in expected:
             raise Damaged(field, "is not a weight of the model its config describes")
         if name not in model_state:
             raise Damaged(field, "is missing")
-        _check_like(model_state[name], expected[name].data, field)
+        _check_like(model_state[name], expected[name], field)
 
     optim_state = _group(arrays, "optim/")
-    _check_optimizer(optim_state, config.build_optimizer(model), step)
+    decayed, not_decayed = weight_decay_groups(list(expected.values()))
+    _check_optimizer(optim_state, decayed + not_decayed, step)
     unknown = set(arrays) - set(FIELDS) - {n for n in arrays if n.startswith(("model/", "optim/"))}
     if unknown:
         raise Damaged(sorted(unknown)[0], "is not a field of a minigrad checkpoint")
@@ -240,10 +246,10 @@ def _check_like(value: np.ndarray, like: np.ndarray, field: str) -> None:
                              f"{like.shape}")
 
 
-def _check_optimizer(state: dict[str, np.ndarray], optimizer: Any, step: int) -> None:
-    """AdamW's state as `state_dict` writes it: its step count, and per parameter (numbered in
-    the optimizer's order) the two moment buffers and the number of updates."""
-    params = [p.data for group in optimizer.param_groups for p in group["params"]]
+def _check_optimizer(state: dict[str, np.ndarray], params: list[np.ndarray], step: int) -> None:
+    """AdamW's state as `state_dict` writes it: its step count, and per parameter (`params`,
+    arrays of their dtypes and shapes in the optimizer's order) the two moment buffers and the
+    number of updates: all that `AdamW.load_state_dict` checks, and more."""
     if "step" not in state:
         raise Damaged("optim/step", "is missing")
     for key, value in state.items():
@@ -262,10 +268,11 @@ def _check_optimizer(state: dict[str, np.ndarray], optimizer: Any, step: int) ->
         _check_like(value, params[int(index)], field)
         if buffer == "exp_avg_sq" and (value < 0).any():
             raise Damaged(field, "holds a negative mean square")
-    try:
-        optimizer.load_state_dict(state)
-    except (KeyError, ValueError) as err:
-        raise Damaged("optim", f"does not fit the model ({err})") from None
+    # a parameter's first update makes its three entries: all of them are there, or none
+    for index in sorted({int(key.rpartition(".")[2]) for key in state if key != "step"}):
+        for buffer in ("updates", *ADAMW_BUFFERS):
+            if f"{buffer}.{index}" not in state:
+                raise Damaged(f"optim/{buffer}.{index}", "is missing")
 
 
 class Saver:

@@ -1,18 +1,32 @@
 """What the command-line tools share: the opening of train.sample and train.attention (find the
-checkpoint, check it, build the model), and paths shown as shell words a user can paste."""
+checkpoint, check it, build the model), the progress bar of building a large model, and paths
+shown as shell words a user can paste."""
 from __future__ import annotations
 
 import argparse
 import os
 import shlex
+import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, Iterable, NoReturn, Sequence
+
+from tqdm import tqdm
 
 from models import GPT, CharTokenizer
 
 from . import checkpoint
 from .errors import UsageError
 from .parallel import limit_blas_to_usable_cores
+
+
+BUILD_PROGRESS_DELAY = 1.0  # seconds; building a model that takes longer shows its progress
+
+
+def build_progress(items: Sequence[Any], what: str) -> Iterable[Any]:
+    """GPT's `progress`: a bar over the work of building the model, once it has taken longer
+    than BUILD_PROGRESS_DELAY (a model of 100,000 layers builds for minutes), then cleared."""
+    return tqdm(items, desc=f"Model: {what}", leave=False, delay=BUILD_PROGRESS_DELAY,
+                dynamic_ncols=True, disable=sys.stderr is None)  # None: stderr closed (`2>&-`)
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -62,6 +76,6 @@ def load_model(args: argparse.Namespace) -> tuple[checkpoint.Checkpoint, GPT, Ch
     limit_blas_to_usable_cores()
     path = Path(args.checkpoint) if args.checkpoint else Path(args.out) / checkpoint.FILENAME
     ckpt = checkpoint.load(path)
-    model = ckpt.build_model()
+    model = ckpt.build_model(progress=build_progress)
     model.eval()
     return ckpt, model, ckpt.tokenizer()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -52,6 +52,16 @@ def auto_eval_every(steps: int) -> int:
 def auto_warmup(decay_steps: int) -> int:
     """A tenth of the learning rate's schedule, at most TrainConfig's 100 (nanoGPT's)."""
     return min(TrainConfig.warmup, decay_steps // 10)
+
+
+Shaped = TypeVar("Shaped")
+
+
+def weight_decay_groups(params: list[Shaped]) -> tuple[list[Shaped], list[Shaped]]:
+    """Like nanoGPT's, AdamW's two groups, in order: the matrices (ndim >= 2), which decay, then
+    the biases and LayerNorm gains, which do not. `params` may be tensors or arrays of their
+    shapes: the order of the optimizer's state, which a checkpoint holds."""
+    return [p for p in params if p.ndim >= 2], [p for p in params if p.ndim < 2]
 
 
 @dataclass
@@ -99,11 +109,10 @@ class TrainConfig:
         return np.dtype(self.dtype).itemsize * (4 * params + activations)
 
     def build_optimizer(self, model: GPT) -> optim.AdamW:
-        """AdamW; like nanoGPT, only matrices (ndim >= 2) decay, not biases or LayerNorm gains."""
-        params = list(model.parameters())
-        groups = [{"params": [p for p in params if p.ndim >= 2],
-                   "weight_decay": self.weight_decay},
-                  {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+        """AdamW over `weight_decay_groups`, the first with --weight-decay, the other without."""
+        decayed, not_decayed = weight_decay_groups(list(model.parameters()))
+        groups = [{"params": decayed, "weight_decay": self.weight_decay},
+                  {"params": not_decayed, "weight_decay": 0.0}]
         return optim.AdamW(groups, lr=self.lr, betas=(self.beta1, self.beta2))
 
     def validate(self) -> None:
@@ -133,8 +142,9 @@ class TrainConfig:
         if self.dtype not in ("float32", "float64"):
             raise UsageError(f"--dtype must be float32 or float64, got {self.dtype!r}")
         try:
-            "".encode(self.encoding)  # refuses unknown names and bytes-to-bytes codecs
-        except LookupError:
+            # refuses unknown names, bytes-to-bytes codecs and "undefined" (a UnicodeError)
+            "".encode(self.encoding)
+        except (LookupError, UnicodeError):
             raise UsageError(f"unknown --encoding {self.encoding!r}; try utf-8 or "
                              f"latin-1") from None
 
@@ -155,7 +165,9 @@ class TrainConfig:
 
 # a flag per setting: the model's shape (vocab_size comes from the text) and the rest
 MODEL_OPTIONS = tuple(f.name for f in fields(GPTConfig) if f.name != "vocab_size")
-ARCHITECTURE = tuple(name for name in MODEL_OPTIONS if name != "dropout")  # kept on --resume
+# what a resumed run keeps: its architecture (the weights' shapes), and the seed of its dropout
+# masks and evaluation batches, without which it would not continue bit for bit
+KEPT_ON_RESUME = (*(name for name in MODEL_OPTIONS if name != "dropout"), "seed")
 
 PRESETS: dict[str, dict[str, Any]] = {
     # nanoGPT's CPU "baby GPT" for tiny Shakespeare (nanoGPT reports val loss 1.88); its

@@ -106,6 +106,9 @@ def read_text(path: str | Path, encoding: str = "utf-8") -> str:
         line = raw.count(b"\n", 0, err.start) + 1
         raise UsageError(f"{path}: byte {err.start} (line {line}) is not valid {encoding}; pass "
                          f"--encoding with the file's encoding (e.g. --encoding latin-1)") from None
+    except UnicodeError as err:  # a decoder that does not say where (punycode, idna)
+        raise UsageError(f"{path} is not valid {encoding} ({err}); pass --encoding with the "
+                         f"file's encoding (e.g. --encoding utf-8)") from None
 
 
 def vocabulary(text: str) -> list[str]:

@@ -9,7 +9,8 @@ import os
 import signal
 import stat
 import sys
-from typing import Any, Callable, NoReturn
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, NoReturn
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 128 + signal.SIGINT  # 130, the shell's code for a program stopped by Ctrl-C
@@ -33,7 +34,8 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace", line_buffering=True)
     try:
-        return main(argv)
+        with output_failures_as_usage_errors():
+            return main(argv)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return USAGE_EXIT
@@ -49,6 +51,20 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
         return BROKEN_PIPE_EXIT
+
+
+@contextmanager
+def output_failures_as_usage_errors() -> Iterator[None]:
+    """Within the block, a write to stdout or stderr that fails (`> log` on a full disk, or
+    `> /dev/full`) is a UsageError saying so, not a traceback; a reader that went away
+    (BrokenPipeError) is left to the handlers of that."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = (stream and _FailingOutput(stream, name)
+                              for stream, name in zip(streams, ("stdout", "stderr")))
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = streams
 
 
 def run_cli_module(module: str) -> NoReturn:
@@ -131,31 +147,67 @@ def send_nowhere(fd: int) -> None:
     os.close(devnull)
 
 
-class _ReaderWatch:
-    """A text stream (stdout or stderr) that, when the reader of its pipe has gone, calls
-    `on_gone` instead of raising BrokenPipeError, and from then on writes nowhere."""
+class _WatchedStream:
+    """A text stream (stdout or stderr) whose failed writes and flushes go to `_failed`, which
+    raises an exception of its own or returns (the text then counts as written)."""
 
-    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+    def __init__(self, stream: Any) -> None:
         self._stream = stream
-        self._on_gone = on_gone
 
     def write(self, text: str) -> int:
         try:
             return self._stream.write(text)
-        except BrokenPipeError:
-            self._gone()
+        except OSError as err:
+            self._failed(err)
             return len(text)
 
     def flush(self) -> None:
         try:
             self._stream.flush()
-        except BrokenPipeError:
-            self._gone()
+        except OSError as err:
+            self._failed(err)
 
     def __getattr__(self, name: str) -> Any:  # isatty, fileno, encoding...: the stream's own
         return getattr(self._stream, name)
 
-    def _gone(self) -> None:
-        # what the stream still holds, and any later write, go nowhere instead of failing again
-        send_nowhere(self._stream.fileno())
+    def _failed(self, err: OSError) -> None:
+        raise err
+
+    def _send_nowhere(self) -> None:
+        """What the stream still holds, and any later write, go nowhere instead of failing again
+        (also when Python flushes the stream at exit)."""
+        try:
+            send_nowhere(self._stream.fileno())
+        except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
+            pass
+
+
+class _FailingOutput(_WatchedStream):
+    """A stream whose failed writes raise a UsageError naming the stream, but for a reader
+    that went away (see output_failures_as_usage_errors)."""
+
+    def __init__(self, stream: Any, name: str) -> None:
+        super().__init__(stream)
+        self._name = name
+
+    def _failed(self, err: OSError) -> None:
+        if isinstance(err, BrokenPipeError):
+            raise err
+        self._send_nowhere()
+        raise UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
+                         f"or send the output elsewhere") from None
+
+
+class _ReaderWatch(_WatchedStream):
+    """A stream that, when the reader of its pipe has gone, calls `on_gone` instead of raising
+    BrokenPipeError, and from then on writes nowhere."""
+
+    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+        super().__init__(stream)
+        self._on_gone = on_gone
+
+    def _failed(self, err: OSError) -> None:
+        if not isinstance(err, BrokenPipeError):
+            raise err
+        self._send_nowhere()
         self._on_gone()

@@ -5,7 +5,8 @@
   (`append_line`), so a crash, a full disk or a kill at any moment leaves its previous content
   whole;
 - one run at a time (`OutDir`): a lock on a file in OUT, which the operating system releases
-  when the process ends, even by kill -9.
+  when the process ends, even by kill -9; the temporary file that a kill -9 mid-save leaves
+  behind is removed by the next run, once it holds the lock.
 
 The names this module creates in OUT start with ".minigrad-", so they never collide with a
 user's file.
@@ -15,12 +16,14 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 try:
     import fcntl
 except ImportError:  # Windows: no flock; keeping to one run per OUT is then up to the user
     fcntl = None  # type: ignore[assignment]
+
+from minigrad.serialization import temporary_path
 
 from .errors import UsageError
 
@@ -71,14 +74,17 @@ def check_can_write(path: Path) -> None:
 class OutDir:
     """OUT, held by this run alone while the `with` block runs.
 
-    Entering creates OUT if needed and takes the lock (a second run gets a UsageError naming the
-    first one's pid). Leaving releases it, removes the lock file, and removes the directories it
-    created if the run wrote nothing into them, so a failed run leaves no empty OUT behind.
+    Entering creates OUT if needed, takes the lock (a second run gets a UsageError naming the
+    first one's pid), then removes the temporary files of `written` (the names of the files the
+    run replaces atomically) that a killed run left. Leaving releases the lock, removes the lock
+    file, and removes the directories it created if the run wrote nothing into them, so a failed
+    run leaves no empty OUT behind.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, written: Iterable[str] = ()) -> None:
         self.path = path
         self.lock_path = path / LOCK_NAME
+        self.written = tuple(written)
         self._created: list[Path] = []
         self._lock_fd: int | None = None
 
@@ -86,6 +92,7 @@ class OutDir:
         try:
             self._make_directories()
             self._lock()
+            self._remove_leftovers()
         except BaseException:
             self._remove_created()
             raise
@@ -151,6 +158,17 @@ class OutDir:
         except OSError as err:  # a full disk: no checkpoint could be written either
             self._unlock()
             raise cannot_write(self.path, err.strerror or str(err)) from None
+
+    def _remove_leftovers(self) -> None:
+        # under the lock only: another run's save in progress writes the same temporary name
+        for name in self.written:
+            leftover = temporary_path(self.path / name)
+            if leftover.is_dir():  # not a file of ours: the user's, left alone
+                continue
+            try:
+                leftover.unlink(missing_ok=True)
+            except OSError:  # harmless: the next save replaces it
+                pass
 
     def _remove_created(self) -> None:
         for directory in reversed(self._created):

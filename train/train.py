@@ -29,9 +29,9 @@ from minigrad import no_grad, optim
 from models import GPT, CharTokenizer, GPTConfig
 
 from . import checkpoint, metrics
-from .cli import ArgumentParser, path_argument, shell_word
-from .config import (ARCHITECTURE, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig, auto_eval_every,
-                     auto_warmup, default_threads, flag)
+from .cli import ArgumentParser, build_progress, path_argument, shell_word
+from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig,
+                     auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
 from .errors import StopSignals, UsageError
@@ -86,7 +86,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     continue_or_replace = p.add_mutually_exclusive_group()
     continue_or_replace.add_argument(
         "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
-        "are kept unless given again here (e.g. a larger --steps)")
+        "are kept unless given again here (e.g. a larger --steps; its architecture and --seed "
+        "cannot change)")
     continue_or_replace.add_argument(
         "--overwrite", action="store_true",
         help="start a new run even if OUT already holds one (replacing its files)")
@@ -119,13 +120,13 @@ def resolve_config(args: argparse.Namespace, saved: TrainConfig | None) -> Train
     values.update(preset)
     given = {name: getattr(args, name) for name in values
              if getattr(args, name, None) is not None}
-    changed = [k for k in ARCHITECTURE if saved and k in given and given[k] != values[k]]
+    changed = [k for k in KEPT_ON_RESUME if saved and k in given and given[k] != values[k]]
     if changed:
         raise UsageError(
             "the checkpoint was trained with " + ", ".join(
                 f"{flag(k)} {values[k]}" for k in changed) +
-            "; a resumed run keeps its architecture: drop those flags, or start a new run "
-            "with another --out")
+            "; a resumed run keeps its architecture and seed, to continue bit for bit: drop "
+            "those flags (or pass the same values), or start a new run with another --out")
     values.update(given)
     if saved and "threads" not in given:  # the run's threads, but one per sequence at most
         values["threads"] = min(values["threads"], values["batch_size"])
@@ -340,10 +341,11 @@ def main(argv: list[str] | None = None) -> int:
           f"{config.model.n_layer} layers, {config.model.n_head} heads, width "
           f"{config.model.n_embd}, context {config.model.block_size}; vocabulary of "
           f"{len(vocab)} characters; {len(train_data):,} training characters.")
-    if saved:
-        model = saved.build_model(config.model)  # the dropout rate may be a new one
+    if saved:  # the dropout rate may be a new one
+        model = saved.build_model(config.model, progress=build_progress)
     else:
-        model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype))
+        model = GPT(config.model, seed=config.seed, dtype=np.dtype(config.dtype),
+                    progress=build_progress)
     optimizer = config.build_optimizer(model)
     data_rng = np.random.default_rng(config.seed + 1)
     step = 0
@@ -356,8 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     params = list(model.parameters())
 
     # ---- the loop: OUT is created and locked only now, with something to write ----
-    with OutDir(out) as out_dir, StopSignals() as stop, minigrad.fused(config.fused), \
-            numpy_float_warnings_off(), \
+    with OutDir(out, written=(checkpoint.FILENAME, metrics.FILENAME)) as out_dir, \
+            StopSignals() as stop, minigrad.fused(config.fused), numpy_float_warnings_off(), \
             tqdm(total=config.steps, initial=step, unit="step", dynamic_ncols=True,
                  # stderr closed (`2>&-`): sys.stderr is None, which tqdm would write to
                  disable=sys.stderr is None) as bar, \
