@@ -1195,6 +1195,51 @@ class Tensor:
         """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
         return ops.Erf.apply(self._floating())
 
+    def erfc(self) -> Tensor:
+        """1 - erf(x), with its digits where it is small (erfc(10) is 2e-45)."""
+        return ops.Erfc.apply(self._floating())
+
+    def erfinv(self) -> Tensor:
+        """The inverse of erf: the y with erf(y) = x, for x in [-1, 1] (+-inf at +-1, NaN
+        outside)."""
+        return ops.Erfinv.apply(self._floating())
+
+    def lgamma(self) -> Tensor:
+        """log |Gamma(x)|: +inf at the poles 0, -1, -2, ... and at +-inf."""
+        return ops.Lgamma.apply(self._floating())
+
+    def digamma(self) -> Tensor:
+        """d/dx lgamma(x): -inf at +0, +inf at -0, NaN at the negative integers, as in PyTorch."""
+        return ops.Polygamma.apply(self._floating(), n=0)
+
+    def polygamma(self, n: int) -> Tensor:
+        """The n-th derivative of digamma (n = 0: digamma itself); at the poles 0, -1, -2, ...
+        (-1)**(n + 1) * inf for n >= 1."""
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"polygamma: n must be an int, got {n!r}")
+        if n < 0:
+            raise InvalidArgumentError(f"polygamma: n must be >= 0, got {n}")
+        return ops.Polygamma.apply(self._floating(), n=int(n))
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The log of the multivariate gamma function of dimension p,
+        p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(x - j / 2). It is defined for
+        x > (p - 1) / 2; below, that sum is returned as it is (inf at lgamma's poles), as
+        PyTorch 2.13 does."""
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+            raise TypeError(f"mvlgamma: p must be an int, got {p!r}")
+        if p < 1:
+            raise InvalidArgumentError(f"mvlgamma: p must be >= 1, got {p}")
+        x = self._floating()
+        halves = np.arange(p, dtype=x.dtype) / 2
+        return (x.unsqueeze(-1) - halves).lgamma().sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind of order 0, i0e(x) * exp(|x|) (inf
+        from |x| = 709.8 on, where exp(|x|) overflows, and NaN at +-inf, as in PyTorch)."""
+        x = self._floating()
+        return ops.I0e.apply(x) * x.abs().exp()
+
     def sin(self) -> Tensor:
         return ops.Sin.apply(self._floating())
 
@@ -1515,10 +1560,17 @@ class Tensor:
         """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There
         the gradient of self is log(other) where other > 0 and 0 elsewhere, and that of other
         is 0 (PyTorch's self / other, which is NaN at other = 0)."""
+        return self._times_log_of(other, Tensor.log, pole=0.0)
+
+    def _times_log_of(self, other: ArrayLike, log: Callable[[Tensor], Tensor],
+                      pole: float) -> Tensor:
+        """self * log(other) for xlogy (log, whose argument's pole is 0) and xlog1py (log1p,
+        pole -1): where self is 0 and log(other) is -inf, inf or NaN outside its domain (other
+        at or below the pole, or +inf), other is replaced by pole + 1, whose log is 0."""
         x, y = self._operands(other)
         x, y = x._floating(), y._floating()
-        zero_times_undefined = (x.data == 0) & ((y.data <= 0) | (y.data == math.inf))
-        return x * where(zero_times_undefined, 1.0, y).log()
+        zero_times_undefined = (x.data == 0) & ((y.data <= pole) | (y.data == math.inf))
+        return x * log(where(zero_times_undefined, pole + 1, y))
 
     def logit(self, eps: float | None = None) -> Tensor:
         """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p is clamped to [eps, 1 - eps]

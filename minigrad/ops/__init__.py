@@ -11,18 +11,19 @@ import re
 import sys
 
 from ..engine import Function
-from .elementwise import (Add, Atan2, Cast, Cos, Div, Erf, Exp, Expm1, Log, Log1p, Mul, Neg,
-                          Pow, Remainder, Sigmoid, Sin, Sqrt, Sub, Tanh, Where)
+from .elementwise import (Add, Atan2, Cast, Cos, Div, Erf, Erfc, Erfcx, Erfinv, Exp, Expm1, I0e,
+                          I1e, Lgamma, Log, Log1p, Mul, Ndtri, Neg, Polygamma, Pow, Remainder,
+                          Sigmoid, Sin, Sqrt, Sub, Tanh, Where)
 from .matmul import MatMul
 from .reductions import Max, Min, Sum
 from .shape import BroadcastTo, Concat, GetItem, Reshape, ScatterAdd, Transpose
 from .unfold import Unfold
 
 __all__ = [
-    "Add", "Atan2", "BroadcastTo", "Cast", "Concat", "Cos", "Div", "Erf", "Exp", "Expm1",
-    "GetItem", "Log", "Log1p", "MatMul", "Max", "Min", "Mul", "Neg", "Pow", "Remainder",
-    "Reshape", "ScatterAdd", "Sigmoid", "Sin", "Sqrt", "Sub", "Sum", "Tanh", "Transpose",
-    "Unfold", "Where",
+    "Add", "Atan2", "BroadcastTo", "Cast", "Concat", "Cos", "Div", "Erf", "Erfc", "Erfcx",
+    "Erfinv", "Exp", "Expm1", "GetItem", "I0e", "I1e", "Lgamma", "Log", "Log1p", "MatMul",
+    "Max", "Min", "Mul", "Ndtri", "Neg", "Polygamma", "Pow", "Remainder", "Reshape",
+    "ScatterAdd", "Sigmoid", "Sin", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Unfold", "Where",
 ]
 
 
