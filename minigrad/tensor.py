@@ -1824,18 +1824,28 @@ class Tensor:
         """The variance over `dim`, sum((x - mean)**2) / (N - correction): correction=1
         (Bessel's, the default, as in PyTorch) or 0 (the population variance); unbiased=True
         or False is PyTorch's older spelling of 1 or 0."""
-        return self._variance("var", dim, unbiased, keepdims or keepdim, correction, axis)
+        mean_square, scale = self._scaled_variance("var", dim, unbiased, keepdims or keepdim,
+                                                   correction, axis)
+        return mean_square * scale * scale
 
     def std(self, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False, *,
             correction: float | None = None, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
         """sqrt(var), with var's arguments; where the variance is 0 the gradient is 0, as in
         PyTorch."""
-        variance = self._variance("std", dim, unbiased, keepdims or keepdim, correction, axis)
-        return _zero_at_zero(variance, Tensor.sqrt)
+        mean_square, scale = self._scaled_variance("std", dim, unbiased, keepdims or keepdim,
+                                                   correction, axis)
+        return _zero_at_zero(mean_square, Tensor.sqrt) * scale
 
-    def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
-                  correction: float | None, axis: Dim) -> Tensor:
+    def _scaled_variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
+                         correction: float | None, axis: Dim) -> tuple[Tensor, np.ndarray]:
+        """(var / scale**2, scale), for `scale` a power of two near sqrt(m), m the largest
+        |x - mean| over `dim` (a constant). Squared unscaled, x - mean overflows float32 from
+        about 1.8e19 (and underflows below 1e-19) where the variance and the std need not
+        (PyTorch accumulates in float64). With scale ~ sqrt(m) the squares stay below 4m and
+        the gradients on the way back below about m**1.5; scale ~ m would send back
+        scale**2 ~ m**2 to var / scale**2. A power of two keeps the scaling exact: the values
+        and gradients are those of the plain formula wherever it does not overflow."""
         self._require_floating(op)
         dim, unbiased = _older_unbiased_form(dim, unbiased)
         if unbiased is not None and correction is not None:
@@ -1845,8 +1855,13 @@ class Tensor:
         dims = _reduced_dims(op, dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)
         centered = self - self.mean(dims, keepdim=True)
+        largest = np.abs(centered.data).max(axis=dims, keepdims=True, initial=0)
+        # 2**(e // 2) for largest = m 2**e, 0.5 <= m < 1; 1 where largest is 0, inf or NaN
+        scale = np.ldexp(np.ones_like(largest), np.frexp(largest)[1] // 2)
+        scaled = centered / scale
         # no degrees of freedom left gives inf or NaN, with numpy's warning, as in PyTorch
-        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+        mean_square = (scaled * scaled).sum(dims, keepdim) / max(count - correction, 0)
+        return mean_square, scale if keepdim else scale.squeeze(dims)
 
     def any(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:

@@ -12,7 +12,7 @@ import pytest
 import minigrad
 from minigrad import Tensor, gradcheck
 
-from tests.helpers import assert_raises_like_torch
+from tests.helpers import assert_raises_like_torch, torch_or_skip
 from tests.op_checks import (Case, check_against_torch, check_float32, check_forward,
                              check_gradcheck, torch_or_skip)
 
@@ -505,6 +505,29 @@ def test_var_without_degrees_of_freedom_is_nan_or_inf_as_in_torch():
     with np.errstate(divide="ignore", invalid="ignore"):
         assert np.isnan(Tensor(np.array([1.0])).var().item())
         assert Tensor(np.array([1.0, 2.0])).var(correction=2).item() == INF
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the second's var
+@pytest.mark.parametrize("values", [
+    [1e19, 2e19, 3e19, 4e19],  # var 1.7e38: finite, though each square overflows float32
+    [1e20, -1e20, 3e20, 2e19],  # var overflows, std 1.7e20 does not
+    [1e-30, 2e-30, 3e-25],  # var underflows, std 1.7e-25 does not
+])
+def test_float32_var_and_std_overflow_and_underflow_only_where_torch_does(values):
+    """Regression: the squares of x - mean overflowed float32 from about 1.8e19, giving inf
+    (and underflowed below 1e-19, giving 0) where PyTorch, which accumulates in float64, gives
+    a finite var and std with finite gradients."""
+    torch = torch_or_skip()
+    x = np.array([values, values[::-1]], dtype=np.float32)
+    for op in ("var", "std"):
+        leaf = Tensor(x, requires_grad=True)
+        torch_leaf = torch.tensor(x, requires_grad=True)
+        out, expected = getattr(leaf, op)(1), getattr(torch_leaf, op)(1)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-6)
+        (grad,) = minigrad.grad(out, [leaf], np.ones(2, dtype=np.float32))
+        (expected_grad,) = torch.autograd.grad(expected, torch_leaf, torch.ones(2))
+        np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=1e-5, atol=1e-30)
 
 
 def test_std_of_a_constant_has_gradient_zero_as_in_torch():
