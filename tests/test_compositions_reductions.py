@@ -1093,6 +1093,29 @@ def test_searchsorted_and_bucketize_match_torch():
                    torch.bucketize(4.0, torch.from_numpy(boundaries)))
 
 
+def test_searchsorted_and_bucketize_with_nan_match_torch():
+    """Regression: numpy's searchsorted orders NaN after every number, so a NaN value landed
+    before a trailing NaN boundary and NaN boundaries at the front were skipped past by no
+    value; PyTorch's binary search moves past any boundary that is not >= (right: >) the
+    value, and every comparison with NaN is false."""
+    torch = torch_or_skip()
+    values = np.array([np.nan, 0.0, 2.0, 3.5, 5.0, np.inf, -np.inf])
+    for boundaries in [[1.0, 2.0, 3.0, np.nan], [np.nan, np.nan, 1.0, 2.0],
+                       [1.0, np.nan, 3.0, 4.0], [np.nan, np.nan]]:
+        boundaries = np.array(boundaries)
+        for right in (False, True):
+            _same_as_torch(minigrad.searchsorted(Tensor(boundaries), Tensor(values), right=right),
+                           torch.searchsorted(torch.from_numpy(boundaries),
+                                              torch.from_numpy(values), right=right))
+            _same_as_torch(minigrad.bucketize(Tensor(values), Tensor(boundaries), right=right),
+                           torch.bucketize(torch.from_numpy(values), torch.from_numpy(boundaries),
+                                           right=right))
+    rows = np.array([[1.0, 2.0, np.nan], [np.nan, 0.0, 5.0]])
+    row_values = np.array([[np.nan, 1.5], [0.0, np.nan]])
+    _same_as_torch(minigrad.searchsorted(Tensor(rows), Tensor(row_values)),
+                   torch.searchsorted(torch.from_numpy(rows), torch.from_numpy(row_values)))
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.tensor([-1, 2]).bincount(),
     lambda m, F: m.tensor([1.0, 2.0]).bincount(),
