@@ -1525,24 +1525,27 @@ class Tensor:
         return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
 
     def logaddexp(self, other: ArrayLike) -> Tensor:
-        """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
-        out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
-        return self._log_of_sum(other, Tensor.exp, Tensor.log)
+        """log(exp(self) + exp(other)), computed stably as max + log1p(exp(-|self - other|)),
+        whose gradients are PyTorch's, sigmoid(self - other) and sigmoid(other - self), also
+        where one of the two is infinite."""
+        return self._log_of_sum(other, Tensor.exp, Tensor.log1p)
 
     def logaddexp2(self, other: ArrayLike) -> Tensor:
         """log2(2**self + 2**other), computed stably as logaddexp is; floats only, as in
         PyTorch."""
         self._require_floating("logaddexp2")
-        return self._log_of_sum(other, Tensor.exp2, Tensor.log2)
+        return self._log_of_sum(other, Tensor.exp2, lambda x: x.log1p() / math.log(2))
 
     def _log_of_sum(self, other: ArrayLike, power: Callable[[Tensor], Tensor],
-                    log: Callable[[Tensor], Tensor]) -> Tensor:
+                    log1p: Callable[[Tensor], Tensor]) -> Tensor:
         a, b = self._operands(other)
         _check_broadcast("logaddexp", a, b)
         a, b = a._floating(), b._floating()
-        shift = np.maximum(a.data, b.data)
-        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
-        return log(power(a - shift) + power(b - shift)) + shift
+        rest = log1p(power(-(a - b).abs()))
+        # where both are the same infinity a - b is NaN: the sum's log is the max alone, and
+        # the gradient stays NaN there, as in PyTorch
+        same_infinity = (a.data == b.data) & np.isinf(a.data)
+        return a.maximum(b) + rest.masked_fill(same_infinity, 0.0)
 
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the

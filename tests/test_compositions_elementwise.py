@@ -407,6 +407,27 @@ def test_special_namespace_matches_torch_special(name, torch):
     np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=rtol, atol=1e-14)
 
 
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf - inf, as PyTorch's
+def test_logaddexp_beside_and_at_infinities_matches_torch(name, dtype, torch):
+    """Regression: beside one +inf the gradient was NaN (exp(inf) * 0 in the backward of the
+    shifted sum) where PyTorch's is 0 and 1. Ties of equal infinities keep PyTorch's value,
+    that infinity, and its gradient, NaN; -inf beside a number, or opposite infinities,
+    give the other's value with gradients 0 and 1."""
+    inf = np.inf
+    a = np.array([1.0, inf, inf, -inf, -inf, 1.0, inf, -inf, 2.0, 800.0], dtype=dtype)
+    b = np.array([inf, -2.0, inf, -inf, 1.0, -inf, -inf, inf, 2.0, -3.0], dtype=dtype)
+    ours = [Tensor(a, requires_grad=True), Tensor(b, requires_grad=True)]
+    theirs = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    out, expected = getattr(ours[0], name)(ours[1]), getattr(torch, name)(*theirs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-6)
+    grads = minigrad.grad(out, ours, np.ones(len(a), dtype=dtype))
+    for grad, expected_grad in zip(grads, torch.autograd.grad(expected.sum(), theirs)):
+        assert grad.dtype == dtype
+        np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=1e-6)
+
+
 def test_entr_at_zero_and_below(torch):
     """Values as PyTorch's: 0 at 0, -inf below, NaN at NaN. The gradient is that of the
     composition's constants there, 0, where PyTorch's formula -(1 + log x) gives inf at 0 and
