@@ -12,7 +12,7 @@ import pytest
 import minigrad
 from minigrad import Tensor, gradcheck
 
-from tests.helpers import assert_raises_like_torch, torch_or_skip
+from tests.helpers import assert_raises_like_torch
 from tests.op_checks import (Case, check_against_torch, check_float32, check_forward,
                              check_gradcheck, torch_or_skip)
 

@@ -3,9 +3,8 @@ Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0e, I1e): float64 in, float64 ou
 entry, NaN in gives NaN out. Each names the published method it follows."""
 from __future__ import annotations
 
-import math
-
 import functools
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -21,6 +20,7 @@ def _quiet(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
             return function(*args)
 
     return quiet
+
 
 # --------------------------------------------------------------------------------------------
 # erf: W. J. Cody, "Rational Chebyshev approximations for the error function", Mathematics of
@@ -45,10 +45,8 @@ _ERFC_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-
            1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)
 _ERFC_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
            6.05183413124413191e-2, 2.33520497626869185e-3)
-_ERF_IS_ONE = 6.0  # erfc(6) = 2e-17 is below half an ulp of 1: erf(x) rounds to +-1 beyond
 _ERFC_IS_ZERO = 27.25  # erfc(27.25) is below the smallest subnormal
 _SMALL = 0.46875  # below it Cody's erf approximation, above it his erfc ones
-
 
 
 def _rational(x: np.ndarray, numerator: tuple[float, ...],
@@ -60,13 +58,6 @@ def _rational(x: np.ndarray, numerator: tuple[float, ...],
         num = (num + n) * x
         den = (den + d) * x
     return (num + numerator[len(denominator) - 1]) / (den + denominator[-1])
-
-
-def _erfc_scaled_exp(y: np.ndarray, ratio: np.ndarray) -> np.ndarray:
-    """exp(-y^2) * ratio, with y^2 split as (y rounded down to 1/16)^2 + rest, so that the
-    rounding of y*y in float64 does not cost the relative accuracy of exp(-y^2)."""
-    head = np.trunc(y * 16) / 16
-    return np.exp(-head * head) * np.exp(-(y - head) * (y + head)) * ratio
 
 
 def _exp_square(y: np.ndarray, sign: int) -> np.ndarray:
