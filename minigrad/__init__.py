@@ -15,6 +15,7 @@ from .tensor_functions import *  # noqa: F401,F403  (minigrad.cat, minigrad.wher
 from .tensor_functions import __all__ as _tensor_functions
 from .pointwise import *  # noqa: F401,F403  (minigrad.exp, minigrad.maximum, ...)
 from .pointwise import __all__ as _pointwise
+from . import special  # noqa: E402  (torch.special's namespace, built on pointwise)
 from .creation import *  # noqa: F401,F403  (minigrad.zeros, minigrad.randn, ...)
 from .creation import __all__ as _creation
 from .dtypes import *  # noqa: F401,F403  (minigrad.float32, minigrad.int64, ...)
@@ -28,6 +29,6 @@ __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
     "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "nn", "no_grad", "ops",
-    "optim", "save", "set_grad_enabled", "to_dot", "trace_backward", "unbroadcast",
+    "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward", "unbroadcast",
 ]
 __version__ = "0.1.0"

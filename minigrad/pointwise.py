@@ -10,19 +10,19 @@ from .engine import ArrayLike
 from .tensor import Tensor
 
 __all__ = [
-    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh",
+    "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "div", "divide", "eq", "erf",
-    "exp", "exp2", "expm1", "floor", "floor_divide", "fmax", "fmin", "fmod", "ge", "greater",
-    "greater_equal", "gt", "hypot", "isclose", "isfinite", "isinf", "isnan", "isneginf",
-    "isposinf", "le", "lerp", "less", "less_equal",
-    "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "multiply",
-    "nan_to_num", "ne", "neg", "negative", "not_equal", "pow", "rad2deg", "reciprocal", "relu",
-    "remainder", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit", "sin", "sinc", "sinh",
-    "sqrt", "square",
-    "sub", "subtract", "tan", "tanh", "true_divide", "trunc", "xlogy",
+    "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "digamma", "div", "divide",
+    "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "floor_divide", "fmax",
+    "fmin", "fmod", "ge", "greater", "greater_equal", "gt", "hypot", "i0", "isclose",
+    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "le", "lerp", "less", "less_equal",
+    "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul",
+    "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "not_equal", "polygamma",
+    "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn", "sigmoid",
+    "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan",
+    "tanh", "true_divide", "trunc", "xlogy",
 ]
 
 
@@ -109,6 +109,34 @@ def relu(input: Tensor) -> Tensor:
 
 def erf(input: Tensor) -> Tensor:
     return _tensor(input).erf()
+
+
+def erfc(input: Tensor) -> Tensor:
+    return _tensor(input).erfc()
+
+
+def erfinv(input: Tensor) -> Tensor:
+    return _tensor(input).erfinv()
+
+
+def lgamma(input: Tensor) -> Tensor:
+    return _tensor(input).lgamma()
+
+
+def digamma(input: Tensor) -> Tensor:
+    return _tensor(input).digamma()
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    return _tensor(input).polygamma(n)
+
+
+def mvlgamma(input: Tensor, p: int) -> Tensor:
+    return _tensor(input).mvlgamma(p)
+
+
+def i0(input: Tensor) -> Tensor:
+    return _tensor(input).i0()
 
 
 def sign(input: Tensor) -> Tensor:

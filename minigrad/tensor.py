@@ -1195,6 +1195,51 @@ class Tensor:
         """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x."""
         return ops.Erf.apply(self._floating())
 
+    def erfc(self) -> Tensor:
+        """1 - erf(x), with its digits where it is small (erfc(10) is 2e-45)."""
+        return ops.Erfc.apply(self._floating())
+
+    def erfinv(self) -> Tensor:
+        """The inverse of erf: the y with erf(y) = x, for x in [-1, 1] (+-inf at +-1, NaN
+        outside)."""
+        return ops.Erfinv.apply(self._floating())
+
+    def lgamma(self) -> Tensor:
+        """log |Gamma(x)|: +inf at the poles 0, -1, -2, ... and at +-inf."""
+        return ops.Lgamma.apply(self._floating())
+
+    def digamma(self) -> Tensor:
+        """d/dx lgamma(x): -inf at +0, +inf at -0, NaN at the negative integers, as in PyTorch."""
+        return ops.Polygamma.apply(self._floating(), n=0)
+
+    def polygamma(self, n: int) -> Tensor:
+        """The n-th derivative of digamma (n = 0: digamma itself); at the poles 0, -1, -2, ...
+        (-1)**(n + 1) * inf for n >= 1."""
+        if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+            raise TypeError(f"polygamma: n must be an int, got {n!r}")
+        if n < 0:
+            raise InvalidArgumentError(f"polygamma: n must be >= 0, got {n}")
+        return ops.Polygamma.apply(self._floating(), n=int(n))
+
+    def mvlgamma(self, p: int) -> Tensor:
+        """The log of the multivariate gamma function of dimension p,
+        p (p - 1) / 4 * log(pi) + sum over j < p of lgamma(x - j / 2). It is defined for
+        x > (p - 1) / 2; below, that sum is returned as it is (inf at lgamma's poles), as
+        PyTorch 2.13 does."""
+        if not isinstance(p, (int, np.integer)) or isinstance(p, bool):
+            raise TypeError(f"mvlgamma: p must be an int, got {p!r}")
+        if p < 1:
+            raise InvalidArgumentError(f"mvlgamma: p must be >= 1, got {p}")
+        x = self._floating()
+        halves = np.arange(p, dtype=x.dtype) / 2
+        return (x.unsqueeze(-1) - halves).lgamma().sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
+
+    def i0(self) -> Tensor:
+        """The modified Bessel function of the first kind of order 0, i0e(x) * exp(|x|) (inf
+        from |x| = 709.8 on, where exp(|x|) overflows, and NaN at +-inf, as in PyTorch)."""
+        x = self._floating()
+        return ops.I0e.apply(x) * x.abs().exp()
+
     def sin(self) -> Tensor:
         return ops.Sin.apply(self._floating())
 
@@ -1480,24 +1525,27 @@ class Tensor:
         return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
 
     def logaddexp(self, other: ArrayLike) -> Tensor:
-        """log(exp(self) + exp(other)), computed stably: the larger of the two, m, is taken
-        out first (a constant; where it is infinite it is 0 instead, as in logsumexp)."""
-        return self._log_of_sum(other, Tensor.exp, Tensor.log)
+        """log(exp(self) + exp(other)), computed stably as max + log1p(exp(-|self - other|)),
+        whose gradients are PyTorch's, sigmoid(self - other) and sigmoid(other - self), also
+        where one of the two is infinite."""
+        return self._log_of_sum(other, Tensor.exp, Tensor.log1p)
 
     def logaddexp2(self, other: ArrayLike) -> Tensor:
         """log2(2**self + 2**other), computed stably as logaddexp is; floats only, as in
         PyTorch."""
         self._require_floating("logaddexp2")
-        return self._log_of_sum(other, Tensor.exp2, Tensor.log2)
+        return self._log_of_sum(other, Tensor.exp2, lambda x: x.log1p() / math.log(2))
 
     def _log_of_sum(self, other: ArrayLike, power: Callable[[Tensor], Tensor],
-                    log: Callable[[Tensor], Tensor]) -> Tensor:
+                    log1p: Callable[[Tensor], Tensor]) -> Tensor:
         a, b = self._operands(other)
         _check_broadcast("logaddexp", a, b)
         a, b = a._floating(), b._floating()
-        shift = np.maximum(a.data, b.data)
-        shift = np.where(np.isfinite(shift), shift, 0).astype(a.dtype)
-        return log(power(a - shift) + power(b - shift)) + shift
+        rest = log1p(power(-(a - b).abs()))
+        # where both are the same infinity a - b is NaN: the sum's log is the max alone, and
+        # the gradient stays NaN there, as in PyTorch
+        same_infinity = (a.data == b.data) & np.isinf(a.data)
+        return a.maximum(b) + rest.masked_fill(same_infinity, 0.0)
 
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
@@ -1515,10 +1563,17 @@ class Tensor:
         """self * log(other), and 0 where self is 0 unless other is NaN, as torch.xlogy. There
         the gradient of self is log(other) where other > 0 and 0 elsewhere, and that of other
         is 0 (PyTorch's self / other, which is NaN at other = 0)."""
+        return self._times_log_of(other, Tensor.log, pole=0.0)
+
+    def _times_log_of(self, other: ArrayLike, log: Callable[[Tensor], Tensor],
+                      pole: float) -> Tensor:
+        """self * log(other) for xlogy (log, whose argument's pole is 0) and xlog1py (log1p,
+        pole -1): where self is 0 and log(other) is -inf, inf or NaN outside its domain (other
+        at or below the pole, or +inf), other is replaced by pole + 1, whose log is 0."""
         x, y = self._operands(other)
         x, y = x._floating(), y._floating()
-        zero_times_undefined = (x.data == 0) & ((y.data <= 0) | (y.data == math.inf))
-        return x * where(zero_times_undefined, 1.0, y).log()
+        zero_times_undefined = (x.data == 0) & ((y.data <= pole) | (y.data == math.inf))
+        return x * log(where(zero_times_undefined, pole + 1, y))
 
     def logit(self, eps: float | None = None) -> Tensor:
         """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p is clamped to [eps, 1 - eps]
@@ -1772,18 +1827,28 @@ class Tensor:
         """The variance over `dim`, sum((x - mean)**2) / (N - correction): correction=1
         (Bessel's, the default, as in PyTorch) or 0 (the population variance); unbiased=True
         or False is PyTorch's older spelling of 1 or 0."""
-        return self._variance("var", dim, unbiased, keepdims or keepdim, correction, axis)
+        mean_square, scale = self._scaled_variance("var", dim, unbiased, keepdims or keepdim,
+                                                   correction, axis)
+        return mean_square * scale * scale
 
     def std(self, dim: Dim = None, unbiased: bool | None = None, keepdim: bool = False, *,
             correction: float | None = None, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:
         """sqrt(var), with var's arguments; where the variance is 0 the gradient is 0, as in
         PyTorch."""
-        variance = self._variance("std", dim, unbiased, keepdims or keepdim, correction, axis)
-        return _zero_at_zero(variance, Tensor.sqrt)
+        mean_square, scale = self._scaled_variance("std", dim, unbiased, keepdims or keepdim,
+                                                   correction, axis)
+        return _zero_at_zero(mean_square, Tensor.sqrt) * scale
 
-    def _variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
-                  correction: float | None, axis: Dim) -> Tensor:
+    def _scaled_variance(self, op: str, dim: Any, unbiased: bool | None, keepdim: bool,
+                         correction: float | None, axis: Dim) -> tuple[Tensor, np.ndarray]:
+        """(var / scale**2, scale), for `scale` a power of two near sqrt(m), m the largest
+        |x - mean| over `dim` (a constant). Squared unscaled, x - mean overflows float32 from
+        about 1.8e19 (and underflows below 1e-19) where the variance and the std need not
+        (PyTorch accumulates in float64). With scale ~ sqrt(m) the squares stay below 4m and
+        the gradients on the way back below about m**1.5; scale ~ m would send back
+        scale**2 ~ m**2 to var / scale**2. A power of two keeps the scaling exact: the values
+        and gradients are those of the plain formula wherever it does not overflow."""
         self._require_floating(op)
         dim, unbiased = _older_unbiased_form(dim, unbiased)
         if unbiased is not None and correction is not None:
@@ -1793,8 +1858,13 @@ class Tensor:
         dims = _reduced_dims(op, dim, axis, self.ndim)
         count = math.prod(self.shape[d] for d in dims)
         centered = self - self.mean(dims, keepdim=True)
+        largest = np.abs(centered.data).max(axis=dims, keepdims=True, initial=0)
+        # 2**(e // 2) for largest = m 2**e, 0.5 <= m < 1; 1 where largest is 0, inf or NaN
+        scale = np.ldexp(np.ones_like(largest), np.frexp(largest)[1] // 2)
+        scaled = centered / scale
         # no degrees of freedom left gives inf or NaN, with numpy's warning, as in PyTorch
-        return (centered * centered).sum(dims, keepdim) / max(count - correction, 0)
+        mean_square = (scaled * scaled).sum(dims, keepdim) / max(count - correction, 0)
+        return mean_square, scale if keepdim else scale.squeeze(dims)
 
     def any(self, dim: Dim = None, keepdim: bool = False, *, axis: Dim = None,
             keepdims: bool | None = None) -> Tensor:

@@ -241,15 +241,34 @@ def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: b
     if sorter is not None:
         boundaries = np.take_along_axis(boundaries, _index_array("searchsorted", sorter), -1)
     dtype = np.int32 if out_int32 else np.int64
-    if boundaries.ndim == 1:
-        return Tensor._make(np.searchsorted(boundaries, values, side).astype(dtype))
-    if boundaries.shape[:-1] != values.shape[:-1]:
+    if boundaries.ndim > 1 and boundaries.shape[:-1] != values.shape[:-1]:
         raise InvalidArgumentError(f"searchsorted: a sorted_sequence of shape {boundaries.shape} "
                                    f"must be 1-D or share the leading dims of the input's shape "
                                    f"{values.shape}")
-    rows = zip(boundaries.reshape(-1, boundaries.shape[-1]), values.reshape(-1, values.shape[-1]))
-    places = [np.searchsorted(row, row_values, side) for row, row_values in rows]
-    return Tensor._make(np.array(places, dtype=dtype).reshape(values.shape))
+    rows = boundaries.reshape(math.prod(boundaries.shape[:-1]), boundaries.shape[-1])
+    per_row = values.shape[-1] if boundaries.ndim > 1 else values.size
+    places = _binary_search(rows, values.reshape(len(rows), per_row), side == "right")
+    return Tensor._make(places.reshape(values.shape).astype(dtype))
+
+
+def _binary_search(rows: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray:
+    """PyTorch's binary search of each row of `values` in the same row of `rows`, for all of
+    them at once: the search moves past a boundary that is not >= the value (right: not >).
+    A comparison with NaN is false, so a NaN value goes past every boundary and the search
+    moves past a NaN boundary, wherever it is, as in PyTorch; numpy's searchsorted instead
+    orders NaN after every number."""
+    size = rows.shape[-1]
+    start = np.zeros(values.shape, dtype=np.int64)
+    end = np.full(values.shape, size, dtype=np.int64)
+    searching = start < end
+    while searching.any():
+        middle = (start + end) // 2
+        boundary = np.take_along_axis(rows, np.minimum(middle, size - 1), -1)
+        go_past = ~(boundary > values) if right else ~(boundary >= values)
+        start = np.where(searching & go_past, middle + 1, start)
+        end = np.where(searching & ~go_past, middle, end)
+        searching = start < end
+    return start
 
 
 def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False,

@@ -16,7 +16,7 @@ import pytest
 
 import minigrad
 import minigrad.functional as F
-from minigrad import Tensor, gradcheck, kernels, ops
+from minigrad import Tensor, gradcheck, kernels, ops, special
 
 from tests.helpers import assert_keeps_float32, assert_raises_like_torch, op_types
 
@@ -52,6 +52,17 @@ def with_points(points, *shape, low=-3.0, high=3.0):
 
 
 _erf = np.vectorize(math.erf)
+_erfc = np.vectorize(math.erfc)
+_lgamma = np.vectorize(math.lgamma)
+
+
+def _bessel_i1(x):
+    """I_1(x) = (1/pi) * integral over [0, pi] of exp(x cos t) cos t dt, by the trapezoid rule,
+    exact to rounding for this periodic integrand."""
+    t = np.linspace(0, np.pi, 2001)
+    return np.trapezoid(np.exp(np.multiply.outer(x, np.cos(t))) * np.cos(t), t, axis=-1) / np.pi
+
+
 SELU_ALPHA, SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
@@ -227,6 +238,31 @@ CASES = {
                      -400.0, 400.0),
     "rad2deg": unary(lambda x: minigrad.rad2deg(x), lambda x: x * 180 / np.pi,
                      lambda t, x: t.rad2deg(x)),
+    # ---- special functions composed (minigrad.special) ----
+    # PyTorch's ndtr loses digits from about -4 on (it is 0 below -8.3): compared above -3.5
+    "ndtr": unary(special.ndtr, lambda x: _erfc(-x / math.sqrt(2)) / 2,
+                  lambda t, x: t.special.ndtr(x), -3.5, 5.0, (0.0,)),
+    # its two branches meet at -1; far out on either side, erfcx and log1p keep the digits
+    "log_ndtr": unary(special.log_ndtr, lambda x: np.log(_erfc(-x / math.sqrt(2)) / 2),
+                      lambda t, x: t.special.log_ndtr(x), -6.0, 6.0, (-1.0, -40.0, 30.0),
+                      torch_rtol=1e-10),
+    "xlog1py": Case(special.xlog1py, lambda a, b: a * np.log1p(b),
+                    lambda t, a, b: t.special.xlog1py(a, b),
+                    lambda: [uniform(3, 4), uniform(4, low=-0.9, high=3.0)],
+                    lambda: [np.array([0.0, 0.0, 0.0, 2.0, 2.0, -1.0, 1.0]),  # 0 where self is 0
+                             np.array([0.5, -2.0, np.nan, -1.0, 3.0, -2.0, np.inf])]),
+    "xlog1py_number_first": unary(lambda b: special.xlog1py(2.5, b),
+                                  lambda b: 2.5 * np.log1p(b),
+                                  lambda t, b: t.special.xlog1py(2.5, b), -0.9, 3.0),
+    "entr": unary(special.entr, lambda x: -x * np.log(x), lambda t, x: t.special.entr(x),
+                  0.05, 4.0, (1.0,)),
+    "i0": unary(lambda x: x.i0(), np.i0, lambda t, x: t.i0(x), -5.0, 5.0, (0.0,)),
+    "i1": unary(special.i1, lambda x: _bessel_i1(x), lambda t, x: t.special.i1(x), -5.0, 5.0,
+                (0.0,)),
+    "mvlgamma": unary(lambda x: x.mvlgamma(3),
+                      lambda x: 3 / 2 * math.log(math.pi) + sum(_lgamma(x - j / 2)
+                                                               for j in range(3)),
+                      lambda t, x: t.mvlgamma(x, 3), 1.2, 8.0),
     # ---- activations ----
     "leaky_relu": unary(F.leaky_relu, lambda x: np.where(x > 0, x, 0.01 * x), tnn("leaky_relu"),
                         kinks=(0.0,)),
@@ -336,6 +372,94 @@ def test_matches_torch_values_and_gradients(name, torch):
             g = np.zeros_like(arrays[i]) if g is None else g
             np.testing.assert_allclose(g, e, rtol=case.torch_rtol, atol=1e-14,
                                        err_msg=f"{name}: gradient of input {i} at {arrays}")
+
+
+# how to call each function of minigrad.special and torch.special (lib) on x in (0.1, 0.9)
+SPECIAL_CALLS = {
+    "polygamma": lambda lib, x: lib.polygamma(2, x),
+    "multigammaln": lambda lib, x: lib.multigammaln(x + 1, 3),
+    "softmax": lambda lib, x: lib.softmax(x, 1),
+    "log_softmax": lambda lib, x: lib.log_softmax(x, 0),
+    "logsumexp": lambda lib, x: lib.logsumexp(x, 1),
+    "xlogy": lambda lib, x: lib.xlogy(x, x + 1),
+    "xlog1py": lambda lib, x: lib.xlog1py(x, x - 0.5),
+    "round": lambda lib, x: lib.round(x, decimals=1),
+}
+
+
+@pytest.mark.parametrize("name", special.__all__)
+def test_special_namespace_matches_torch_special(name, torch):
+    """Every name of minigrad.special is one of torch.special's, with its meaning: the same
+    values and gradients."""
+    assert hasattr(torch.special, name)
+    call = SPECIAL_CALLS.get(name, lambda lib, x: getattr(lib, name)(x))
+    x = rng.uniform(0.1, 0.9, (3, 4))
+    leaf = Tensor(x, requires_grad=True)
+    out = call(special, leaf)
+    torch_leaf = torch.tensor(x, requires_grad=True)
+    expected = call(torch.special, torch_leaf)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    upstream = rng.standard_normal(out.shape)
+    (grad,) = minigrad.grad(out, [leaf], upstream)
+    (expected_grad,) = torch.autograd.grad(expected, torch_leaf, torch.tensor(upstream))
+    # digamma's gradient is trigamma, PyTorch's accurate to about 5e-10
+    rtol = 1e-9 if name in ("digamma", "psi") else 1e-10
+    np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=rtol, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf - inf, as PyTorch's
+def test_logaddexp_beside_and_at_infinities_matches_torch(name, dtype, torch):
+    """Regression: beside one +inf the gradient was NaN (exp(inf) * 0 in the backward of the
+    shifted sum) where PyTorch's is 0 and 1. Ties of equal infinities keep PyTorch's value,
+    that infinity, and its gradient, NaN; -inf beside a number, or opposite infinities,
+    give the other's value with gradients 0 and 1."""
+    inf = np.inf
+    a = np.array([1.0, inf, inf, -inf, -inf, 1.0, inf, -inf, 2.0, 800.0], dtype=dtype)
+    b = np.array([inf, -2.0, inf, -inf, 1.0, -inf, -inf, inf, 2.0, -3.0], dtype=dtype)
+    ours = [Tensor(a, requires_grad=True), Tensor(b, requires_grad=True)]
+    theirs = [torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True)]
+    out, expected = getattr(ours[0], name)(ours[1]), getattr(torch, name)(*theirs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-6)
+    grads = minigrad.grad(out, ours, np.ones(len(a), dtype=dtype))
+    for grad, expected_grad in zip(grads, torch.autograd.grad(expected.sum(), theirs)):
+        assert grad.dtype == dtype
+        np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=1e-6)
+
+
+def test_entr_at_zero_and_below(torch):
+    """Values as PyTorch's: 0 at 0, -inf below, NaN at NaN. The gradient is that of the
+    composition's constants there, 0, where PyTorch's formula -(1 + log x) gives inf at 0 and
+    NaN below (docs/api.md's table of differences)."""
+    x = np.array([0.0, -1.0, -np.inf, np.nan, np.inf, 2.0])
+    np.testing.assert_array_equal(special.entr(Tensor(x)).data,
+                                  torch.special.entr(torch.tensor(x)).numpy())
+    leaf = Tensor(x[:3], requires_grad=True)
+    (grad,) = minigrad.grad(special.entr(leaf), [leaf], np.ones(3))
+    np.testing.assert_array_equal(grad, [0.0, 0.0, 0.0])
+
+
+def test_ndtr_keeps_its_digits_far_below_zero():
+    """erfc(-x / sqrt(2)) / 2 down to the smallest floats (PyTorch's CPU ndtr is 0 below
+    -8.3), and log_ndtr stays finite where ndtr underflows."""
+    x = -np.geomspace(1, 37, 300)
+    expected = _erfc(-x / math.sqrt(2)) / 2
+    # the rounding of x / sqrt(2) is magnified by about x**2 in the result
+    np.testing.assert_allclose(special.ndtr(Tensor(x)).data, expected, rtol=1e-12 * 37 ** 2)
+    np.testing.assert_allclose(special.log_ndtr(Tensor(np.array([-40.0]))).data,
+                               [-804.6084420137538], rtol=1e-14)
+
+
+def test_xlog1py_where_x_is_zero_and_log1p_is_undefined():
+    """0 where x is 0 and other <= -1 or other is inf, with gradient 0 for both (as xlogy's)."""
+    x = Tensor(np.zeros(3), requires_grad=True)
+    y = Tensor(np.array([-1.0, -3.0, np.inf]), requires_grad=True)
+    out = special.xlog1py(x, y)
+    np.testing.assert_array_equal(out.data, np.zeros(3))
+    grads = minigrad.grad(out, [x, y], np.ones(3))
+    np.testing.assert_array_equal(grads[0], np.zeros(3))
+    np.testing.assert_array_equal(grads[1], np.zeros(3))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

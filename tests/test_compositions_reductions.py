@@ -513,6 +513,29 @@ def test_var_without_degrees_of_freedom_is_nan_or_inf_as_in_torch():
         assert Tensor(np.array([1.0, 2.0])).var(correction=2).item() == INF
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the second's var
+@pytest.mark.parametrize("values", [
+    [1e19, 2e19, 3e19, 4e19],  # var 1.7e38: finite, though each square overflows float32
+    [1e20, -1e20, 3e20, 2e19],  # var overflows, std 1.7e20 does not
+    [1e-30, 2e-30, 3e-25],  # var underflows, std 1.7e-25 does not
+])
+def test_float32_var_and_std_overflow_and_underflow_only_where_torch_does(values):
+    """Regression: the squares of x - mean overflowed float32 from about 1.8e19, giving inf
+    (and underflowed below 1e-19, giving 0) where PyTorch, which accumulates in float64, gives
+    a finite var and std with finite gradients."""
+    torch = torch_or_skip()
+    x = np.array([values, values[::-1]], dtype=np.float32)
+    for op in ("var", "std"):
+        leaf = Tensor(x, requires_grad=True)
+        torch_leaf = torch.tensor(x, requires_grad=True)
+        out, expected = getattr(leaf, op)(1), getattr(torch_leaf, op)(1)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-6)
+        (grad,) = minigrad.grad(out, [leaf], np.ones(2, dtype=np.float32))
+        (expected_grad,) = torch.autograd.grad(expected, torch_leaf, torch.ones(2))
+        np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=1e-5, atol=1e-30)
+
+
 def test_std_of_a_constant_has_gradient_zero_as_in_torch():
     x = Tensor(np.full((2, 3), 4.0), requires_grad=True)
     out = x.std(1)
@@ -1076,6 +1099,29 @@ def test_searchsorted_and_bucketize_match_torch():
                                        **kwargs))
     _same_as_torch(minigrad.bucketize(4.0, Tensor(boundaries)),
                    torch.bucketize(4.0, torch.from_numpy(boundaries)))
+
+
+def test_searchsorted_and_bucketize_with_nan_match_torch():
+    """Regression: numpy's searchsorted orders NaN after every number, so a NaN value landed
+    before a trailing NaN boundary and NaN boundaries at the front were skipped past by no
+    value; PyTorch's binary search moves past any boundary that is not >= (right: >) the
+    value, and every comparison with NaN is false."""
+    torch = torch_or_skip()
+    values = np.array([np.nan, 0.0, 2.0, 3.5, 5.0, np.inf, -np.inf])
+    for boundaries in [[1.0, 2.0, 3.0, np.nan], [np.nan, np.nan, 1.0, 2.0],
+                       [1.0, np.nan, 3.0, 4.0], [np.nan, np.nan]]:
+        boundaries = np.array(boundaries)
+        for right in (False, True):
+            _same_as_torch(minigrad.searchsorted(Tensor(boundaries), Tensor(values), right=right),
+                           torch.searchsorted(torch.from_numpy(boundaries),
+                                              torch.from_numpy(values), right=right))
+            _same_as_torch(minigrad.bucketize(Tensor(values), Tensor(boundaries), right=right),
+                           torch.bucketize(torch.from_numpy(values), torch.from_numpy(boundaries),
+                                           right=right))
+    rows = np.array([[1.0, 2.0, np.nan], [np.nan, 0.0, 5.0]])
+    row_values = np.array([[np.nan, 1.5], [0.0, np.nan]])
+    _same_as_torch(minigrad.searchsorted(Tensor(rows), Tensor(row_values)),
+                   torch.searchsorted(torch.from_numpy(rows), torch.from_numpy(row_values)))
 
 
 @pytest.mark.parametrize("misuse", [

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import minigrad
-from minigrad import Tensor, functional, nn, ops
+from minigrad import Tensor, functional, nn, ops, special
 from minigrad.ops import gradient_table
 from tests.helpers import assert_stops_quietly_when_its_reader_is_gone
 
@@ -239,11 +239,11 @@ def api_tables():
 
 def listed_names(cell):
     """The names a first-column cell lists, as (namespace, name): ("Tensor", "sum") for
-    `x.sum()`, ("minigrad", "cat"), ("F", "relu"), ("nn", "Linear"), and the dunders of an
-    operator (`x + y`)."""
+    `x.sum()`, ("minigrad", "cat"), ("F", "relu"), ("special", "expit"), ("nn", "Linear"), and
+    the dunders of an operator (`x + y`)."""
     names = []
     for span in re.findall(r"`([^`]+)`", cell):
-        match = re.fullmatch(r"(x|minigrad|F|nn)\.(\w+)(\(\))?", span)
+        match = re.fullmatch(r"(x|minigrad|F|nn|special)\.(\w+)(\(\))?", span)
         if span in OPERATORS:
             names += [("Tensor", dunder) for dunder in OPERATORS[span]]
         elif match and match[1] == "x":
@@ -257,15 +257,17 @@ def listed_names(cell):
             names.append((match[1], match[2]))
         else:
             raise AssertionError(f"docs/api.md: cannot read `{span}` as a minigrad name: write "
-                                 f"x.method(), x.attribute, minigrad.name, F.name, nn.Name or "
-                                 f"an operator of tests/test_docs.py's OPERATORS")
+                                 f"x.method(), x.attribute, minigrad.name, F.name, "
+                                 f"special.name, nn.Name or an operator of tests/test_docs.py's "
+                                 f"OPERATORS")
     return names
 
 
 def exported_names():
     """What the package offers, by introspection: minigrad.__all__ (its submodules aside), the
     Tensor's public attributes and operators, minigrad.functional's functions (its __all__ if
-    it gets one, else those defined in it) and the layers of minigrad.nn."""
+    it gets one, else those defined in it), minigrad.special's __all__ and the layers of
+    minigrad.nn."""
     tensor = vars(Tensor)
     functions = getattr(functional, "__all__", None) or [
         name for name, value in vars(functional).items()
@@ -277,6 +279,7 @@ def exported_names():
         | {("Tensor", name) for name, value in tensor.items()
            if name.startswith("__") and callable(value) and name not in NOT_OPERATORS}
         | {("F", name) for name in functions if not name.startswith("_")}
+        | {("special", name) for name in special.__all__}
         | {("nn", name) for name, value in vars(nn).items()
            if inspect.isclass(value) and value.__module__ == nn.__name__
            and not name.startswith("_")})
@@ -296,7 +299,8 @@ def python_object(name):
     namespace, attr = name
     if namespace == "Tensor":
         return vars(Tensor).get(attr)
-    return getattr({"minigrad": minigrad, "F": functional, "nn": nn}[namespace], attr, None)
+    return getattr({"minigrad": minigrad, "F": functional, "nn": nn, "special": special}[namespace],
+                   attr, None)
 
 
 def test_api_md_lists_every_exported_name_once():

@@ -15,7 +15,8 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, ops
 
-from tests.helpers import distinct, leaf, op_types
+from tests.helpers import (assert_keeps_float32, assert_raises_like_torch, distinct, leaf,
+                           op_types, torch_or_skip)
 
 rng = np.random.default_rng(77)
 
@@ -82,6 +83,46 @@ CASES = {
         ("regions", lambda a: a.erf(), lambda: [Tensor(np.array(
             [-7.0, -4.5, -3.0, -0.46, 0.01, 0.3, 0.5, 1.7, 3.9, 4.2, 5.5, 6.5]),
             requires_grad=True)]),
+    ],
+    ops.Erfc: [
+        ("regions", lambda a: a.erfc(), lambda: [Tensor(np.array(
+            [-7.0, -3.0, -0.46, 0.01, 0.3, 0.5, 1.7, 3.9, 4.2, 5.5]), requires_grad=True)]),
+    ],
+    ops.Erfcx: [
+        ("regions", lambda a: minigrad.special.erfcx(a), lambda: [Tensor(np.array(
+            [-2.0, -1.0, -0.3, 0.01, 0.4, 0.6, 2.0, 3.9, 4.5, 30.0]), requires_grad=True)]),
+    ],
+    ops.Erfinv: [
+        ("core", lambda a: a.erfinv(), lambda: [leaf(3, 4, low=-0.95, high=0.95)]),
+        ("near_one", lambda a: a.erfinv(), lambda: [Tensor(np.array(
+            [-0.999, -0.6, 0.45, 0.55, 0.9999]), requires_grad=True)]),
+    ],
+    ops.Ndtri: [
+        ("core", lambda a: minigrad.special.ndtri(a), lambda: [leaf(3, 4, low=0.02, high=0.98)]),
+        ("tails", lambda a: minigrad.special.ndtri(a), lambda: [Tensor(np.array(
+            [1e-4, 0.2, 0.3, 0.7, 0.8, 1 - 1e-4]), requires_grad=True)]),
+    ],
+    ops.Lgamma: [
+        ("positive", lambda a: a.lgamma(), lambda: [leaf(3, 4, low=0.1, high=30.0)]),
+        ("negative", lambda a: a.lgamma(), lambda: [Tensor(np.array(
+            [-0.5, -1.3, -2.7, -7.4]), requires_grad=True)]),
+    ],
+    ops.Polygamma: [
+        ("digamma", lambda a: a.digamma(), lambda: [leaf(3, 4, low=0.1, high=30.0)]),
+        ("trigamma", lambda a: a.polygamma(1), lambda: [leaf(3, 4, low=0.2, high=30.0)]),
+        ("n_3", lambda a: a.polygamma(3), lambda: [leaf(3, 4, low=0.5, high=20.0)]),
+        ("negative", lambda a: a.polygamma(2), lambda: [Tensor(np.array(
+            [-0.5, -1.3, -2.7, -7.4]), requires_grad=True)]),
+    ],
+    ops.I0e: [
+        ("both_sides", lambda a: minigrad.special.i0e(a), lambda: [Tensor(np.array(
+            [-40.0, -3.0, -0.5, 0.2, 1.0, 7.0, 29.0, 31.0]), requires_grad=True)]),
+    ],
+    ops.I1e: [
+        ("both_sides", lambda a: minigrad.special.i1e(a), lambda: [Tensor(np.array(
+            [-40.0, -3.0, -0.5, 0.2, 1.0, 7.0, 29.0, 31.0]), requires_grad=True)]),
+        ("zero", lambda a: minigrad.special.i1e(a), lambda: [Tensor(np.array([0.0]),
+                                                                    requires_grad=True)]),
     ],
     ops.Remainder: [
         ("broadcast", lambda a, b: a % b,
@@ -375,6 +416,9 @@ UNARY = {
     "log1p": (lambda t: t.log1p(), np.log1p, (-0.9, 5.0)),
     "expm1": (lambda t: t.expm1(), np.expm1, None),
     "erf": (lambda t: t.erf(), np.vectorize(math.erf), None),
+    "erfc": (lambda t: t.erfc(), np.vectorize(math.erfc), None),
+    "lgamma": (lambda t: t.lgamma(), np.vectorize(math.lgamma), (0.1, 30.0)),
+    "i0e": (minigrad.special.i0e, lambda x: np.i0(x) * np.exp(-np.abs(x)), None),
 }
 
 
@@ -668,6 +712,197 @@ def test_erf_float32_keeps_its_dtype_and_is_correctly_rounded():
     assert out.dtype == np.float32
     expected = np.array([math.erf(v) for v in x.astype(np.float64)]).astype(np.float32)
     np.testing.assert_array_equal(out.data, expected)
+
+
+# --------------------------------------------------------------------------------------------
+# The special functions' primitives (Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0e, I1e)
+# against PyTorch: wide ranges, their poles and infinities, float32, gradients
+# --------------------------------------------------------------------------------------------
+def _spread(low, high, *, tiny=True, huge=False):
+    """Random entries in [low, high], plus magnitudes from 1e-300 up (to 1e300 with `huge`)
+    on the sides of 0 that [low, high] reaches."""
+    magnitudes = np.geomspace(1e-300, 1e300 if huge else max(abs(low), abs(high)), 500)
+    parts = [rng.uniform(low, high, 5000)]
+    if tiny and high > 0:
+        parts.append(magnitudes[magnitudes <= (high if not huge else np.inf)])
+    if tiny and low < 0:
+        parts.append(-magnitudes[magnitudes <= (-low if not huge else np.inf)])
+    return np.concatenate(parts)
+
+
+special = minigrad.special
+# name: (minigrad function, torch function, float64 inputs, rtol). PyTorch's own trigamma is
+# accurate to about 5e-10 only (its asymptotic series stops early): minigrad's, 1e-15, is checked
+# against closed forms below. Its polygamma of n >= 2 loops once per unit below 0, so the
+# negative inputs stay above -40.
+SPECIAL = {
+    "erfc": (Tensor.erfc, "erfc", lambda: _spread(-30, 30, huge=True), 1e-12),
+    "erfcx": (special.erfcx, "special.erfcx", lambda: _spread(-26, 1e4, huge=True), 1e-12),
+    "erfinv": (Tensor.erfinv, "erfinv", lambda: np.concatenate(
+        [_spread(-1, 1), 1 - np.geomspace(1e-16, 0.5, 300)]), 1e-12),
+    "ndtri": (special.ndtri, "special.ndtri", lambda: np.concatenate(
+        [_spread(0, 1), 1 - np.geomspace(1e-16, 0.5, 300)]), 1e-12),
+    "lgamma": (Tensor.lgamma, "lgamma", lambda: _spread(-50, 50, huge=True), 1e-12),
+    "digamma": (Tensor.digamma, "digamma", lambda: _spread(-50, 50, huge=True), 1e-12),
+    "trigamma": (lambda x: x.polygamma(1), lambda torch, x: torch.polygamma(1, x),
+                 lambda: _spread(-40, 1e6), 1e-9),
+    "polygamma_2": (lambda x: x.polygamma(2), lambda torch, x: torch.polygamma(2, x),
+                    lambda: _spread(-40, 1e6), 1e-11),
+    "polygamma_5": (lambda x: minigrad.polygamma(5, x), lambda torch, x: torch.polygamma(5, x),
+                    lambda: _spread(-40, 100), 1e-12),
+    "i0e": (special.i0e, "special.i0e", lambda: _spread(-800, 800, huge=True), 1e-12),
+    "i1e": (special.i1e, "special.i1e", lambda: _spread(-800, 800, huge=True), 1e-12),
+}
+
+
+def _torch_special(torch, name):
+    """The torch function `name` ("erfc", "special.i0e") or given as a function of torch."""
+    if callable(name):
+        return lambda x: name(torch, x)
+    function = torch
+    for attribute in name.split("."):
+        function = getattr(function, attribute)
+    return function
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_special_function_matches_torch_on_wide_ranges(name):
+    torch = torch_or_skip()
+    fn, torch_name, make, rtol = SPECIAL[name]
+    x = make()
+    expected = _torch_special(torch, torch_name)(torch.tensor(x)).numpy()
+    got = fn(Tensor(x)).data
+    # atol: near a root (lgamma at 1 and 2 and between the negative poles, digamma at 1.46)
+    # both round their last terms differently
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=1e-15)
+
+
+# each function at its poles, zeros and infinities, where the value is a convention: PyTorch's
+SPECIAL_POINTS = [0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -0.5, np.inf, -np.inf, np.nan, 1e-300,
+                  -1e-300, 1e300, -1e300, 0.5, -2.5]
+
+
+@pytest.mark.parametrize("name", ["erfc", "erfcx", "erfinv", "ndtri", "lgamma", "digamma",
+                                  "polygamma_2", "polygamma_5", "i0e", "i1e"])
+def test_special_function_matches_torch_at_its_special_points(name):
+    torch = torch_or_skip()
+    fn, torch_name, _, rtol = SPECIAL[name]
+    x = np.array(SPECIAL_POINTS + [1 - 2 ** -53, -1 + 2 ** -53])
+    if name.startswith("polygamma"):  # PyTorch's zeta gives NaN at +inf, its limit is 0
+        x = x[x != np.inf]
+    with np.errstate(all="ignore"):
+        expected = _torch_special(torch, torch_name)(torch.tensor(x)).numpy()
+    got = fn(Tensor(x)).data
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=0)
+    np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(expected[got == 0]))
+
+
+def test_polygamma_at_its_poles_and_at_inf():
+    """At the poles 0, -1, -2, ... and -inf, (-1)**(n+1) inf for every n >= 1 (PyTorch's for
+    n >= 2; its trigamma gives 6.6e32 at -1, from sin(-pi) != 0, and NaN at -inf), and the
+    limit 0 at +inf (PyTorch: 0 for n = 1, NaN for n >= 2)."""
+    x = Tensor(np.array([0.0, -0.0, -1.0, -7.0, -np.inf, np.inf]))
+    np.testing.assert_array_equal(x.polygamma(1).data, [np.inf] * 5 + [0.0])
+    np.testing.assert_array_equal(x.polygamma(2).data, [-np.inf] * 5 + [0.0])
+    np.testing.assert_array_equal(x.polygamma(3).data, [np.inf] * 5 + [0.0])
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6])
+def test_polygamma_matches_closed_forms(n):
+    """psi_n(1) = (-1)**(n+1) n! zeta(n + 1), psi_n(1/2) = (2**(n+1) - 1) psi_n(1), and the
+    recurrence psi_n(x + 1) = psi_n(x) + (-1)**n n! / x**(n+1), across the point where
+    the computation switches from the recurrence to the asymptotic series."""
+    zeta = {2: math.pi ** 2 / 6, 3: 1.2020569031595942, 4: math.pi ** 4 / 90,
+            7: 1.0083492773819228}[n + 1]
+    at_one = (-1) ** (n + 1) * math.factorial(n) * zeta
+    got = Tensor(np.array([1.0, 0.5])).polygamma(n).data
+    np.testing.assert_allclose(got, [at_one, (2 ** (n + 1) - 1) * at_one], rtol=2e-15)
+    # x on a grid of 1/64, so that x + 1 is exact; above 0 psi_n(x + 1) and -step have the
+    # sign of psi_n(x), so their difference does not cancel; below 0, near the zeros between
+    # the poles, the sum's terms do: n! / f**(n+1) and n! / (1 - f)**(n+1) for
+    # f = x - floor(x) are larger than the result there
+    for x, rtol in [(rng.integers(7, 1920, 200) / 64, 1e-13),
+                    (-rng.integers(3, 61, 50) / 64 - 3, 1e-10)]:
+        step = (-1) ** n * math.factorial(n) / x ** (n + 1)
+        np.testing.assert_allclose(Tensor(x).polygamma(n).data,
+                                   Tensor(x + 1).polygamma(n).data - step, rtol=rtol)
+
+
+def test_bessel_functions_match_their_integrals():
+    """I_v(x) = (1/pi) * integral over [0, pi] of exp(x cos t) cos(v t) dt, scaled by
+    exp(-|x|): the trapezoid rule is exact to rounding for this periodic integrand."""
+    x = np.concatenate([rng.uniform(-60, 60, 200), [0.0, 29.9, 30.1, -30.1]])
+    t = np.linspace(0, np.pi, 2001)
+    for order, fn in [(0, special.i0e), (1, special.i1e)]:
+        integrand = np.exp(np.outer(np.abs(x), np.cos(t)) - np.abs(x)[:, None]) * np.cos(order * t)
+        expected = np.trapezoid(integrand, t, axis=1) / np.pi * np.sign(x) ** order
+        np.testing.assert_allclose(fn(Tensor(x)).data, expected, rtol=1e-13, atol=1e-300)
+
+
+def test_erfinv_and_ndtri_invert_erf_and_ndtr_to_the_last_digits():
+    y = np.concatenate([rng.uniform(-1, 1, 2000), np.geomspace(1e-300, 0.5, 200)])
+    x = Tensor(y).erfinv()
+    np.testing.assert_allclose(x.erf().data, y, rtol=1e-15)
+    p = np.geomspace(1e-300, 0.5, 300)
+    # ndtr magnifies its argument's rounding by about x**2 (1400 at x = -37, p = 1e-300)
+    np.testing.assert_allclose(special.ndtr(special.ndtri(Tensor(p))).data, p, rtol=1e-11)
+    assert special.ndtri(Tensor(np.array([1e-300]))).data[0] == pytest.approx(-37.0470962993612,
+                                                                               rel=1e-14)
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_special_function_keeps_float32_and_matches_torch_there(name):
+    """float32 in, float32 out: computed in float64 and rounded once, so within an ulp or two
+    of PyTorch's float32 routines."""
+    torch = torch_or_skip()
+    fn, torch_name, make, _ = SPECIAL[name]
+    x = make()
+    x = x[np.abs(x) < np.finfo(np.float32).max].astype(np.float32)
+    x = x[np.abs(x) < 40] if name.startswith(("trigamma", "polygamma")) else x
+    got = fn(Tensor(x))
+    assert got.dtype == np.float32
+    with np.errstate(all="ignore"):
+        expected = _torch_special(torch, torch_name)(torch.tensor(x)).numpy()
+    finite = np.isfinite(expected) & (np.abs(expected) > np.finfo(np.float32).tiny)
+    # float32's own routines in PyTorch lose a few more digits near roots and poles
+    close = np.isclose(got.data[finite], expected[finite], rtol=1e-5, atol=1e-6)
+    assert close.mean() > 0.999, x[finite][~close][:5]
+    assert_keeps_float32(fn, [Tensor(x[np.isfinite(got.data)][:50], requires_grad=True)])
+
+
+GRADIENT_TOLERANCE = {
+    # digamma's gradient is trigamma, which PyTorch computes with sin(pi x) below 0 without
+    # reducing x, losing up to 7 digits near the poles
+    "digamma": dict(rtol=1e-6),
+    # 2x erfcx(x) - 2/sqrt(pi) cancels for large x, here as in PyTorch
+    "erfcx": dict(atol=1e-14),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECIAL))
+def test_special_function_gradient_matches_torch(name):
+    torch = torch_or_skip()
+    fn, torch_name, make, rtol = SPECIAL[name]
+    x = make()
+    # far out only the forward differs, and it is checked above; from 2**52 on every float is an
+    # integer, a pole of trigamma (digamma's gradient), where PyTorch's is finite
+    x = x[np.abs(x) < 1e15][::20]
+    leaf_ = Tensor(x, requires_grad=True)
+    upstream = rng.standard_normal(x.shape)
+    (grad,) = minigrad.grad(fn(leaf_), [leaf_], upstream)
+    torch_leaf = torch.tensor(x, requires_grad=True)
+    (expected,) = torch.autograd.grad(_torch_special(torch, torch_name)(torch_leaf), torch_leaf,
+                                      torch.tensor(upstream))
+    tolerance = dict(rtol=max(rtol, 1e-11), atol=1e-15) | GRADIENT_TOLERANCE.get(name, {})
+    np.testing.assert_allclose(grad, expected.numpy(), **tolerance)
+
+
+def test_special_functions_refuse_what_torch_refuses():
+    assert_raises_like_torch(lambda lib, F: lib.polygamma(-1, lib.ones(3)))
+    assert_raises_like_torch(lambda lib, F: lib.polygamma(1.0, lib.ones(3)))
+    assert_raises_like_torch(lambda lib, F: lib.ones(3).polygamma(True))
+    assert_raises_like_torch(lambda lib, F: lib.mvlgamma(lib.ones(3), 0))
+    assert_raises_like_torch(lambda lib, F: lib.mvlgamma(lib.ones(3), 2.0))
 
 
 def test_log1p_and_expm1_are_accurate_near_zero():

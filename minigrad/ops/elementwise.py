@@ -4,6 +4,7 @@ G is the gradient of the output, `out` the forward result."""
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,18 @@ import numpy as np
 
 from ..engine import Function
 from ..errors import InvalidArgumentError
+from . import special_math
+
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2
+_SQRT_TWO_PI = math.sqrt(2 * math.pi)
+
+
+def _in_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A special function's float64 `values` rounded to `dtype` (float32: inf beyond its
+    range, as PyTorch's float32 routines give, without numpy's overflow warning)."""
+    with np.errstate(over="ignore"):
+        return values.astype(dtype, copy=False)
 
 
 def _broadcasting(forward: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -272,14 +285,139 @@ class Erf(Function):
     da = G * 2/sqrt(pi) * exp(-a**2)
 
     numpy has no erf, so forward evaluates W. J. Cody's rational Chebyshev approximations
-    (`_erf`), in float64 whatever the input's dtype."""
+    (`special_math.erf`), in float64 whatever the input's dtype, as do the other special
+    functions below."""
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
-        return _erf(a).astype(a.dtype, copy=False)
+        return _in_dtype(special_math.erf(a), a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g * (_TWO_OVER_SQRT_PI * np.exp(-self.a * self.a))
+
+
+class Erfc(Function):
+    """out = erfc(a) = 1 - erf(a).   da = -G * 2/sqrt(pi) * exp(-a**2)
+
+    A primitive, not 1 - erf composed, because the subtraction loses every digit of a small
+    result: erfc(10) is 2e-45, and 1 - erf(10) is 0."""
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        return _in_dtype(special_math.erfc(a), a.dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * (-_TWO_OVER_SQRT_PI * np.exp(-self.a * self.a))
+
+
+class Erfcx(Function):
+    """out = erfcx(a) = exp(a**2) * erfc(a).   da = G * (2 * a * out - 2/sqrt(pi))
+
+    A primitive because the product overflows and underflows (0 * inf from a = 27 on) where
+    erfcx itself is about 1 / (a sqrt(pi))."""
+
+    saves_output = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        self.out = _in_dtype(special_math.erfcx(a), a.dtype)
+        return self.out
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * (2 * self.a * self.out - _TWO_OVER_SQRT_PI)
+
+
+class Erfinv(Function):
+    """out = erfinv(a), the x with erf(x) = a.   da = G * sqrt(pi)/2 * exp(out**2)"""
+
+    saves_inputs = False
+    saves_output = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.out = _in_dtype(special_math.erfinv(a), a.dtype)
+        return self.out
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * (_SQRT_PI_OVER_TWO * np.exp(self.out * self.out))
+
+
+class Ndtri(Function):
+    """out = ndtri(a), the x with ndtr(x) = a (the standard normal quantile).
+    da = G * sqrt(2 pi) * exp(out**2 / 2)
+
+    A primitive, not sqrt(2) erfinv(2a - 1), because 2a - 1 rounds a small `a` away
+    (ndtri(1e-300) is -37.05, and erfinv(2e-300 - 1) is -inf)."""
+
+    saves_inputs = False
+    saves_output = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.out = _in_dtype(special_math.ndtri(a), a.dtype)
+        return self.out
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * (_SQRT_TWO_PI * np.exp(self.out * self.out / 2))
+
+
+class Lgamma(Function):
+    """out = log |Gamma(a)|.   da = G * digamma(a)"""
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        return _in_dtype(special_math.lgamma(a), a.dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * _in_dtype(special_math.digamma(self.a), g.dtype)
+
+
+class Polygamma(Function):
+    """out = polygamma(n, a), the n-th derivative of digamma (n = 0: digamma(a), the
+    derivative of lgamma).   da = G * polygamma(n + 1, a)"""
+
+    def forward(self, a: np.ndarray, n: int) -> np.ndarray:
+        self.a, self.n = a, n
+        return _in_dtype(special_math.polygamma(n, a), a.dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * _in_dtype(special_math.polygamma(self.n + 1, self.a), g.dtype)
+
+
+class I0e(Function):
+    """out = i0e(a) = exp(-|a|) * I0(a), the scaled modified Bessel function of order 0.
+    da = G * (i1e(a) - sign(a) * out)
+
+    A primitive because I0's derivative is I1, which is no composition of I0; i0 is i0e(a)
+    exp(|a|), composed."""
+
+    saves_output = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        self.out = _in_dtype(special_math.i0e(a), a.dtype)
+        return self.out
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        i1e = _in_dtype(special_math.i1e(self.a), g.dtype)
+        return g * (i1e - np.sign(self.a) * self.out)
+
+
+class I1e(Function):
+    """out = i1e(a) = exp(-|a|) * I1(a), the scaled modified Bessel function of order 1.
+    da = G * (i0e(a) - out * (sign(a) + 1/a))  (G / 2 at a = 0)"""
+
+    saves_output = True
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        self.out = _in_dtype(special_math.i1e(a), a.dtype)
+        return self.out
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        a = self.a
+        i0e = _in_dtype(special_math.i0e(a), g.dtype)
+        # out / a tends to 1/2 at 0, where the quotient is 0 / 0
+        out_over_a = np.divide(self.out, a, out=np.full_like(self.out, 0.5), where=a != 0)
+        return g * (i0e - np.sign(a) * self.out - out_over_a)
 
 
 class Remainder(Function):
@@ -334,71 +472,3 @@ class Cast(Function):
 
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g
-
-
-# --------------------------------------------------------------------------------------------
-# erf: W. J. Cody, "Rational Chebyshev approximations for the error function", Mathematics of
-# Computation 23 (1969) 631-637, with the coefficients of his CALERF routine (netlib specfun).
-# --------------------------------------------------------------------------------------------
-_TWO_OVER_SQRT_PI = 1.1283791670955126  # 2 / sqrt(pi)
-_ONE_OVER_SQRT_PI = 0.56418958354775628695
-# erf(x) = x * A(x^2) / B(x^2) for |x| <= 0.46875
-_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
-          3.20937758913846947e03, 1.85777706184603153e-1)
-_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
-          2.84423683343917062e03)
-# erfc(y) = exp(-y^2) * C(y) / D(y) for 0.46875 < y <= 4
-_ERFC_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
-           2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
-           2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)
-_ERFC_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
-           1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
-           3.43936767414372164e03, 1.23033935480374942e03)
-# erfc(y) = exp(-y^2) / y * (1/sqrt(pi) - z P(z) / Q(z)), z = 1/y^2, for y > 4
-_ERFC_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
-           1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)
-_ERFC_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
-           6.05183413124413191e-2, 2.33520497626869185e-3)
-_ERF_IS_ONE = 6.0  # erfc(6) = 2e-17 is below half an ulp of 1: erf(x) rounds to +-1 beyond
-
-
-def _rational(x: np.ndarray, numerator: tuple[float, ...],
-              denominator: tuple[float, ...]) -> np.ndarray:
-    """N(x) / D(x) in Cody's nesting: N = ((n[-1] x + n[0]) x + n[1]) x ... + n[len(d)-1],
-    D = ((x + d[0]) x + d[1]) x ... + d[-1]."""
-    num, den = numerator[-1] * x, x
-    for n, d in zip(numerator[:len(denominator) - 1], denominator[:-1]):
-        num = (num + n) * x
-        den = (den + d) * x
-    return (num + numerator[len(denominator) - 1]) / (den + denominator[-1])
-
-
-def _erfc_scaled_exp(y: np.ndarray, ratio: np.ndarray) -> np.ndarray:
-    """exp(-y^2) * ratio, with y^2 split as (y rounded down to 1/16)^2 + rest, so that the
-    rounding of y*y in float64 does not cost the relative accuracy of exp(-y^2)."""
-    head = np.trunc(y * 16) / 16
-    return np.exp(-head * head) * np.exp(-(y - head) * (y + head)) * ratio
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf(x) in float64, accurate to a few units in the last place on the whole real line
-    (tested against math.erf). Regions of |x|: Cody's erf approximation up to 0.46875, then
-    1 - erfc with his two erfc approximations, and +-1 from 6 on; NaN stays NaN."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.abs(x)
-    out = x.copy()  # NaN entries fall in no region below and stay NaN
-    small = y <= 0.46875
-    z = y[small] ** 2
-    out[small] = x[small] * _rational(z, _ERF_A, _ERF_B)
-    middle = (y > 0.46875) & (y <= 4)
-    ym = y[middle]
-    erfc = _erfc_scaled_exp(ym, _rational(ym, _ERFC_C, _ERFC_D))
-    out[middle] = np.copysign(1 - erfc, x[middle])
-    tail = (y > 4) & (y < _ERF_IS_ONE)
-    yt = y[tail]
-    z = 1 / (yt * yt)
-    erfc = _erfc_scaled_exp(yt, (_ONE_OVER_SQRT_PI - z * _rational(z, _ERFC_P, _ERFC_Q)) / yt)
-    out[tail] = np.copysign(1 - erfc, x[tail])
-    beyond = y >= _ERF_IS_ONE
-    out[beyond] = np.sign(x[beyond])
-    return out

@@ -1,0 +1,355 @@
+"""numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0e, I1e): float64 in, float64 out, entry by
+entry, NaN in gives NaN out. Each names the published method it follows."""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+
+def _quiet(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run `function` without numpy's floating-point warnings: the infinities, NaNs and poles
+    they would be about are each handled on purpose."""
+
+    @functools.wraps(function)
+    def quiet(*args: object) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return function(*args)
+
+    return quiet
+
+
+# --------------------------------------------------------------------------------------------
+# erf: W. J. Cody, "Rational Chebyshev approximations for the error function", Mathematics of
+# Computation 23 (1969) 631-637, with the coefficients of his CALERF routine (netlib specfun).
+# --------------------------------------------------------------------------------------------
+_TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+_ONE_OVER_SQRT_PI = 0.56418958354775628695
+# erf(x) = x * A(x^2) / B(x^2) for |x| <= 0.46875
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02,
+          3.20937758913846947e03, 1.85777706184603153e-1)
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03,
+          2.84423683343917062e03)
+# erfc(y) = exp(-y^2) * C(y) / D(y) for 0.46875 < y <= 4
+_ERFC_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01,
+           2.98635138197400131e02, 8.81952221241769090e02, 1.71204761263407058e03,
+           2.05107837782607147e03, 1.23033935479799725e03, 2.15311535474403846e-8)
+_ERFC_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02,
+           1.62138957456669019e03, 3.29079923573345963e03, 4.36261909014324716e03,
+           3.43936767414372164e03, 1.23033935480374942e03)
+# erfc(y) = exp(-y^2) / y * (1/sqrt(pi) - z P(z) / Q(z)), z = 1/y^2, for y > 4
+_ERFC_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1,
+           1.60837851487422766e-2, 6.58749161529837803e-4, 1.63153871373020978e-2)
+_ERFC_Q = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-1,
+           6.05183413124413191e-2, 2.33520497626869185e-3)
+_ERFC_IS_ZERO = 27.25  # erfc(27.25) is below the smallest subnormal
+_SMALL = 0.46875  # below it Cody's erf approximation, above it his erfc ones
+
+
+def _rational(x: np.ndarray, numerator: tuple[float, ...],
+              denominator: tuple[float, ...]) -> np.ndarray:
+    """N(x) / D(x) in Cody's nesting: N = ((n[-1] x + n[0]) x + n[1]) x ... + n[len(d)-1],
+    D = ((x + d[0]) x + d[1]) x ... + d[-1]."""
+    num, den = numerator[-1] * x, x
+    for n, d in zip(numerator[:len(denominator) - 1], denominator[:-1]):
+        num = (num + n) * x
+        den = (den + d) * x
+    return (num + numerator[len(denominator) - 1]) / (den + denominator[-1])
+
+
+def _exp_square(y: np.ndarray, sign: int) -> np.ndarray:
+    """exp(sign * y^2), with y^2 split as (y rounded down to 1/16)^2 + rest, so that the
+    rounding of y*y in float64 does not cost the relative accuracy of the result."""
+    head = np.trunc(y * 16) / 16
+    return np.exp(sign * head * head) * np.exp(sign * (y - head) * (y + head))
+
+
+def _erf_small(x: np.ndarray) -> np.ndarray:
+    """erf(x) for |x| <= _SMALL."""
+    return x * _rational(x * x, _ERF_A, _ERF_B)
+
+
+def _erfcx_nonnegative(y: np.ndarray) -> np.ndarray:
+    """exp(y^2) * erfc(y) for y >= 0 (inf too): Cody's three regions."""
+    out = np.full_like(y, np.nan)
+    small = y <= _SMALL
+    out[small] = np.exp(y[small] ** 2) * (1 - _erf_small(y[small]))
+    middle = (y > _SMALL) & (y <= 4)
+    out[middle] = _rational(y[middle], _ERFC_C, _ERFC_D)
+    tail = y > 4
+    z = 1 / (y[tail] * y[tail])  # 0 at inf, and the result 0 too
+    out[tail] = (_ONE_OVER_SQRT_PI - z * _rational(z, _ERFC_P, _ERFC_Q)) / y[tail]
+    return out
+
+
+def _erfc_above_small(y: np.ndarray) -> np.ndarray:
+    """erfc(y) for y > _SMALL (inf too): exp(-y^2) * erfcx(y), 0 where it underflows."""
+    out = np.zeros_like(y)
+    finite = y < _ERFC_IS_ZERO
+    out[finite] = _exp_square(y[finite], -1) * _erfcx_nonnegative(y[finite])
+    return out
+
+
+@_quiet
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf(x), accurate to a few units in the last place on the whole real line (tested against
+    math.erf): Cody's erf approximation up to |x| = 0.46875, then 1 - erfc(|x|)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = x.copy()  # NaN entries fall in no region below and stay NaN
+    small = np.abs(x) <= _SMALL
+    out[small] = _erf_small(x[small])
+    large = np.abs(x) > _SMALL
+    out[large] = np.copysign(1 - _erfc_above_small(np.abs(x[large])), x[large])
+    return out
+
+
+@_quiet
+def erfc(x: np.ndarray) -> np.ndarray:
+    """1 - erf(x) without the cancellation: Cody's erfc approximations above |x| = 0.46875
+    (2 - erfc(-x) below -0.46875), 1 - erf(x) inside."""
+    x = np.asarray(x, dtype=np.float64)
+    out = x.copy()
+    small = np.abs(x) <= _SMALL
+    out[small] = 1 - _erf_small(x[small])
+    large = np.abs(x) > _SMALL
+    tail = _erfc_above_small(np.abs(x[large]))
+    out[large] = np.where(x[large] > 0, tail, 2 - tail)
+    return out
+
+
+@_quiet
+def erfcx(x: np.ndarray) -> np.ndarray:
+    """exp(x^2) * erfc(x), the scaled complementary error function: Cody's approximations for
+    x >= 0, 2 exp(x^2) - erfcx(-x) below 0 (inf from about -26.6, where exp(x^2) overflows)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = x.copy()
+    nonnegative = x >= 0
+    out[nonnegative] = _erfcx_nonnegative(x[nonnegative])
+    # erfcx(-27) is already inf; the bound keeps -inf out of _exp_square (inf - inf)
+    negative = np.maximum(x[x < 0], -27.0)
+    out[x < 0] = 2 * _exp_square(negative, 1) - _erfcx_nonnegative(-negative)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# erfinv and ndtri: S. Winitzki's approximation ("A handy approximation for the error function
+# and its inverse", 2008; relative error below 2e-3), then Halley's method on erf or erfc.
+# --------------------------------------------------------------------------------------------
+_WINITZKI_A = 0.147
+_HALLEY_STEPS = 3  # each step cubes the relative error: 2e-3, 1e-8, 1e-24
+
+
+def _erfinv_magnitude(t: np.ndarray, complement: np.ndarray) -> np.ndarray:
+    """x >= 0 with erf(x) = t, for t in [0, 1) given with complement = 1 - t, exact where
+    t >= 0.5: there the steps solve erfc(x) = complement, whose digits erf(x) = t no longer
+    holds near 1 (erfinv(1 - 1e-300) is 26.4), and below 0.5 they solve erf(x) = t."""
+    near = t < 0.5
+    log_term = np.where(near, np.log1p(-t * t), np.log(complement * (2 - complement)))
+    b = 2 / (np.pi * _WINITZKI_A) + log_term / 2
+    x = np.sqrt(np.sqrt(b * b - log_term / _WINITZKI_A) - b)
+    for _ in range(_HALLEY_STEPS):
+        residual = np.where(near, erf(x) - t, complement - erfc(x))
+        step = residual / (_TWO_OVER_SQRT_PI * _exp_square(x, -1))  # f / f'
+        x = x - step / (1 + x * step)  # Halley's correction: f'' / f' = -2x for erf
+    return x
+
+
+def _inverse_erf(y: np.ndarray, complement: np.ndarray) -> np.ndarray:
+    """x with erf(x) = y for y in [-1, 1] (+-inf at +-1, NaN outside), given
+    complement = 1 - |y|."""
+    out = np.where(complement == 0, np.inf, np.nan)
+    inside = complement > 0
+    out[inside] = _erfinv_magnitude(np.abs(y[inside]), complement[inside])
+    return np.copysign(out, y)
+
+
+@_quiet
+def erfinv(y: np.ndarray) -> np.ndarray:
+    """The inverse of erf on [-1, 1]."""
+    y = np.asarray(y, dtype=np.float64)
+    return _inverse_erf(y, 1 - np.abs(y))
+
+
+@_quiet
+def ndtri(p: np.ndarray) -> np.ndarray:
+    """The inverse of the standard normal CDF, sqrt(2) erfinv(2p - 1), with 1 - |2p - 1| passed
+    as 2 min(p, 1 - p), which is exact: ndtri(1e-300) keeps its digits (-37.047...)."""
+    p = np.asarray(p, dtype=np.float64)
+    return np.sqrt(2) * _inverse_erf(2 * p - 1, 2 * np.minimum(p, 1 - p))
+
+
+# --------------------------------------------------------------------------------------------
+# lgamma, digamma, polygamma: the recurrences psi(x) = psi(x + 1) - 1/x and
+# zeta(s, q) = q^-s + zeta(s, q + 1) until the argument is large, then the asymptotic
+# (Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and Stegun
+# 6.3.18 and 23.2.3).
+# --------------------------------------------------------------------------------------------
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
+              43867 / 798, -174611 / 330)
+_DIGAMMA_SERIES = tuple(b / (2 * j) for j, b in enumerate(_BERNOULLI, 1))  # B_2j / 2j
+_ZETA_SERIES = tuple(b / math.factorial(2 * j) for j, b in enumerate(_BERNOULLI, 1))
+_EULER_GAMMA = 0.57721566490153286
+_DIGAMMA_ASYMPTOTIC_FROM = 10.0  # the 8th term B_16 / (16 x^16) is below 1e-16 from there
+
+
+def _lgamma_scalar(v: float) -> float:
+    if v <= 0 and v.is_integer():  # the poles, where math.lgamma raises: +inf, as in PyTorch
+        return math.inf
+    try:
+        return math.lgamma(v)
+    except OverflowError:  # from about 2.6e305 on lgamma is above the largest float
+        return math.inf
+
+
+@functools.cache
+def _lgamma_series() -> np.ndarray:
+    """The coefficients (-1)**k zeta(k) / k of z**k, k = 2 .. 59, in lgamma(1 + z)."""
+    k = np.arange(2, 60)
+    zeta = np.array([_hurwitz_zeta_positive(int(s), np.ones(1))[0] for s in k])
+    return (-1.0) ** k * zeta / k
+
+
+def _lgamma_one_plus(z: np.ndarray) -> np.ndarray:
+    """lgamma(1 + z) for |z| <= 1/2: -gamma z + sum over k >= 2 of (-1)**k zeta(k) z**k / k
+    (Abramowitz and Stegun 6.1.33), whose terms fall below 1e-19 by k = 59."""
+    series = np.zeros_like(z)
+    for coefficient in reversed(_lgamma_series()):
+        series = (series + coefficient) * z
+    return (series - _EULER_GAMMA) * z + 0.0  # + 0.0: lgamma(1) is +0, not -0, as in PyTorch
+
+
+@_quiet
+def lgamma(x: np.ndarray) -> np.ndarray:
+    """log |Gamma(x)|, by math.lgamma entry by entry, except near its roots 1 and 2, where
+    math.lgamma's error is as large as the result (lgamma(1 - 2**-53) is 6.4e-17, math.lgamma
+    gives 2.2e-16): there the Taylor series of lgamma(1 + z), and
+    lgamma(2 + z) = lgamma(1 + z) + log1p(z)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = np.asarray(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype=np.float64)
+    near_one, near_two = (x >= 0.5) & (x <= 1.5), (x > 1.5) & (x <= 2.5)
+    out[near_one] = _lgamma_one_plus(x[near_one] - 1)
+    z = x[near_two] - 2
+    out[near_two] = _lgamma_one_plus(z) + np.log1p(z)
+    return out
+
+
+def _digamma_positive(x: np.ndarray) -> np.ndarray:
+    """digamma(x) for x > 0 (inf and NaN too)."""
+    x, total = x.copy(), np.zeros_like(x)
+    below = x < _DIGAMMA_ASYMPTOTIC_FROM
+    while below.any():
+        total[below] -= 1 / x[below]
+        x[below] += 1
+        below = x < _DIGAMMA_ASYMPTOTIC_FROM
+    inverse_square = 1 / (x * x)
+    series = np.zeros_like(x)
+    for coefficient in reversed(_DIGAMMA_SERIES[:8]):
+        series = (series + coefficient) * inverse_square
+    return total + np.log(x) - 0.5 / x - series
+
+
+@_quiet
+def digamma(x: np.ndarray) -> np.ndarray:
+    """d/dx lgamma(x). Below 0 the reflection psi(x) = psi(1 - x) - pi / tan(pi x), with tan's
+    argument reduced to the fractional part of x (pi x itself would lose its digits for large
+    |x|). PyTorch's values at the poles: -inf at +0, +inf at -0, NaN at the negative integers
+    and -inf."""
+    x = np.asarray(x, dtype=np.float64)
+    reflected = x < 0
+    out = _digamma_positive(np.where(reflected, 1 - x, np.where(x == 0, 1.0, x)))
+    fraction = x[reflected] - np.trunc(x[reflected])
+    out[reflected] -= np.pi / np.tan(np.pi * fraction)  # the poles' values are set below
+    out[x == 0] = np.copysign(np.inf, -x[x == 0])
+    out[reflected & (x == np.trunc(x))] = np.nan
+    return out
+
+
+def _hurwitz_zeta_positive(s: int, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) = sum over k >= 0 of (q + k)^-s, for an integer s >= 2 and q > 0 (inf and
+    NaN too): the terms are added until q + k reaches s + 10, where the Euler-Maclaurin tail's
+    terms fall by a factor of about ((s + 2j) / (2 pi (s + 10)))^2 < 0.1 each."""
+    q, total = q.copy(), np.zeros_like(q)
+    start_of_tail = s + 10
+    below = q < start_of_tail
+    while below.any():
+        total[below] += q[below] ** -s
+        q[below] += 1
+        below = q < start_of_tail
+    tail = q ** (1 - s) / (s - 1) + q ** -s / 2
+    term = s * q ** (-s - 1)  # s (s + 1) ... (s + 2j - 2) q^(-s - 2j + 1), for j = 1
+    for j, coefficient in enumerate(_ZETA_SERIES, 1):
+        tail += coefficient * term
+        term = term * ((s + 2 * j - 1) * (s + 2 * j)) / (q * q)
+    return total + tail
+
+
+@_quiet
+def polygamma(n: int, x: np.ndarray) -> np.ndarray:
+    """The n-th derivative of digamma, (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (digamma for
+    n = 0). Below 0, with f = x - floor(x), zeta(s, x) = zeta(s, f) + (-1)^s (zeta(s, 1 - f)
+    - zeta(s, 1 - x)) (the recurrence's terms between x and f, summed as two zetas of positive
+    arguments); the poles, the integers <= 0 and -inf, give (-1)^(n+1) inf."""
+    if n == 0:
+        return digamma(x)
+    x = np.asarray(x, dtype=np.float64)
+    s = n + 1
+    negative = x < 0
+    fraction = np.where(negative, x - np.floor(x), x)
+    zeta = _hurwitz_zeta_positive(s, np.where(fraction == 0, 1.0, fraction))  # poles: below
+    # 1 - f as ceil(x) - x, exact: 1 - f would round away a tiny x's digits
+    reflected = (-1) ** s * (_hurwitz_zeta_positive(s, np.ceil(x[negative]) - x[negative])
+                             - _hurwitz_zeta_positive(s, 1 - x[negative]))
+    zeta[negative] += reflected
+    zeta[(x <= 0) & (x == np.floor(x))] = np.inf
+    factorial = math.prod(range(1, n + 1), start=1.0)  # a float: inf from n = 171 on
+    return (-1) ** (n + 1) * factorial * zeta
+
+
+# --------------------------------------------------------------------------------------------
+# i0e, i1e: the modified Bessel functions of the first kind, scaled by exp(-|x|): their power
+# series up to |x| = 30, the asymptotic series beyond (Abramowitz and Stegun 9.6.10, 9.7.1).
+# --------------------------------------------------------------------------------------------
+_BESSEL_ASYMPTOTIC_FROM = 30.0  # its terms fall below 1e-17 before they grow again
+_EPS = np.finfo(np.float64).eps / 2
+
+
+def _bessel_ie(order: int, x: np.ndarray) -> np.ndarray:
+    """exp(-|x|) I_order(x), for order 0 or 1."""
+    x = np.asarray(x, dtype=np.float64)
+    t = np.abs(x)
+    out = np.full_like(t, np.nan)
+    series = t <= _BESSEL_ASYMPTOTIC_FROM
+    ts = t[series]
+    # I_v(t) = sum over k of (t/2)^(2k + v) / (k! (k + v)!)
+    term = (ts / 2) ** order
+    total, quarter_square, k = term.copy(), ts * ts / 4, 0
+    while (term > _EPS * total).any():
+        k += 1
+        term = term * quarter_square / (k * (k + order))
+        total += term
+    out[series] = total * np.exp(-ts)
+    large = t > _BESSEL_ASYMPTOTIC_FROM
+    tl = t[large]
+    # I_v(t) e^-t sqrt(2 pi t)
+    #   = sum over k of (-1)^k prod_{j <= k} (4v^2 - (2j - 1)^2) / (k! (8t)^k)
+    term, total, k = np.ones_like(tl), np.ones_like(tl), 0
+    while (np.abs(term) > _EPS * total).any():
+        k += 1
+        term = term * -(4 * order * order - (2 * k - 1) ** 2) / (8 * k * tl)
+        total += term
+    out[large] = total / np.sqrt(2 * np.pi * tl)
+    # I_1 is odd, I_0 even; -0.0 gives +0.0, as in PyTorch
+    return np.where(x < 0, -out, out) if order == 1 else out
+
+
+@_quiet
+def i0e(x: np.ndarray) -> np.ndarray:
+    return _bessel_ie(0, x)
+
+
+@_quiet
+def i1e(x: np.ndarray) -> np.ndarray:
+    return _bessel_ie(1, x)
