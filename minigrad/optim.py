@@ -3,7 +3,9 @@ warm-up + cosine learning-rate schedule (PyTorch's schedulers are in `optim.lr_s
 
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
 override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
-`param.grad`. Parameters whose grad is None are skipped.
+`param.grad`. Parameters whose grad is None are skipped. lr may be a one-entry Tensor, as in
+PyTorch. `foreach` (PyTorch's choice between a loop and batched kernels) is accepted and
+changes nothing: minigrad has one implementation.
 """
 from __future__ import annotations
 
@@ -43,7 +45,13 @@ class Optimizer:
         setting that overrides the defaults, as when unfreezing layers during training. Their
         state is numbered after every parameter already there."""
         name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}: a parameter group must be a dict, got a "
+                            f"{type(param_group).__name__}")
         members = param_group["params"]
+        if isinstance(members, (set, frozenset)):  # its order, and so the state's, would vary
+            raise TypeError(f"{name}: a parameter group's params must be ordered (a list or "
+                            f"tuple), got a set")
         members = [members] if isinstance(members, Tensor) else list(members)
         for p in members:
             if not isinstance(p, Tensor):
@@ -57,6 +65,15 @@ class Optimizer:
             warnings.warn(f"{name}: a parameter group lists a parameter more than once; it is "
                           f"updated once per listing", UserWarning, stacklevel=3)
         self.param_groups.append({**self.defaults, **param_group, "params": members})
+
+    def __repr__(self) -> str:
+        """PyTorch's layout: the class, then each group's settings in sorted order."""
+        text = f"{type(self).__name__} ("
+        for index, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {index}\n"
+            text += "".join(f"    {name}: {group[name]}\n" for name in sorted(group)
+                            if name != "params")
+        return text + ")"
 
     def _params(self) -> Iterable[tuple[int, dict[str, Any], Tensor]]:
         index = 0
@@ -145,7 +162,7 @@ class Optimizer:
             g = -p.grad if group["maximize"] else p.grad
             if group["weight_decay"] and not group.get("decoupled_weight_decay"):
                 g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
-            self._update(index, group, p, g)
+            self._update(index, _with_number_lr(group), p, g)
             p._version += 1  # changed in place: backward refuses a graph that saved it
         return loss
 
@@ -155,10 +172,21 @@ class Optimizer:
         raise NotImplementedError
 
 
+def _with_number_lr(group: dict[str, Any]) -> dict[str, Any]:
+    """The group, with an lr given as a one-entry Tensor read as its number (as PyTorch's
+    optimizers take one: changing the tensor in place changes the next step's lr)."""
+    if isinstance(group["lr"], Tensor):
+        return {**group, "lr": group["lr"].item()}
+    return group
+
+
 def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
                     **at_least_zero: float) -> None:
-    """PyTorch's checks of an optimizer's settings: lr, eps, momentum and weight_decay not
-    negative (NaN refused too), each beta in [0, 1)."""
+    """PyTorch's checks of an optimizer's settings: lr (a number or a one-entry Tensor), eps,
+    momentum and weight_decay not negative (NaN refused too), each beta in [0, 1)."""
+    lr = at_least_zero.get("lr")
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError(f"{optimizer}: a Tensor lr must have one entry, got shape {lr.shape}")
     for name, value in at_least_zero.items():
         if not value >= 0:
             raise ValueError(f"{optimizer}: invalid {name} {value}, expected >= 0")
@@ -174,9 +202,10 @@ class SGD(Optimizer):
         buf = momentum * buf + (1 - dampening) * g   (buf = g at the first step)
         p -= lr * (g + momentum * buf if nesterov else buf)   (buf = g if momentum is 0)"""
 
-    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False, *, maximize: bool = False) -> None:
+    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0,
+                 nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
@@ -206,7 +235,8 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
+                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
         _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
@@ -254,7 +284,7 @@ class AdamW(Adam):
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False, foreach: bool | None = None) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
                          decoupled_weight_decay=True)
 
@@ -268,8 +298,9 @@ class RMSprop(Optimizer):
         p -= lr * buf)"""
 
     def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99,
-                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
-                 centered: bool = False, *, maximize: bool = False) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("RMSprop", lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum,
                         alpha=alpha)
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
@@ -305,9 +336,10 @@ class Adagrad(Optimizer):
         p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)
     where t counts this parameter's updates."""
 
-    def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0.0,
-                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+    def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,

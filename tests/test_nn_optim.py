@@ -1297,9 +1297,49 @@ def _leaf(m):
     lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
     lambda m: m.optim.lr_scheduler.StepLR([_leaf(m)], step_size=2),  # not an optimizer
     lambda m: m.optim.lr_scheduler.ConstantLR(m.optim.SGD([_leaf(m)], lr=0.1), factor=1.5),
+    lambda m: m.optim.SGD([{"params": [_leaf(m)]}, _leaf(m)], lr=0.1),  # a group not a dict
+    lambda m: m.optim.SGD([_leaf(m)]).add_param_group([_leaf(m)]),
+    lambda m: m.optim.SGD([_leaf(m)]).add_param_group({"params": {_leaf(m)}}),  # unordered
+    lambda m: m.optim.Adam([_leaf(m)], lr=m.tensor([0.1, 0.2])),  # a Tensor lr of two entries
 ])
 def test_optimizer_misuse_raises_pytorchs_class(misuse):
     assert_raises_like_torch(lambda lib, F: misuse(lib))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_optimizers_take_a_tensor_lr_and_foreach_as_torch(name):
+    """A one-entry Tensor lr is read at each step, so changing it in place changes the next
+    step; foreach is accepted. (float64 lr: PyTorch computes with a float32 one in float32,
+    1 - lr * weight_decay for instance.)"""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    results = []
+    for lib in (minigrad, torch):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
+        lr = lib.tensor(0.1, dtype=lib.float64)
+        opt = getattr(lib.optim, name)([p], lr=lr, foreach=False)
+        for step in range(3):
+            p.grad = np.array([0.5, 1.5]) if lib is minigrad else torch.tensor([0.5, 1.5],
+                                                                            dtype=torch.float64)
+            opt.step()
+            lr.fill_(0.05)
+        results.append(p.data if lib is minigrad else p.detach().numpy())
+    np.testing.assert_allclose(*results, rtol=1e-12)
+
+
+def test_optimizer_repr_as_torch():
+    """PyTorch's layout, with its int 0 defaults (minigrad has no foreach, fused or
+    differentiable settings to list)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    shown = []
+    for lib in (minigrad, torch):
+        first, second = (lib.nn.Parameter(lib.zeros(2)) for _ in range(2))
+        text = repr(lib.optim.SGD([{"params": [first]}, {"params": [second], "lr": 0.5}],
+                                  lr=0.1, momentum=0.9))
+        shown.append("\n".join(line for line in text.split("\n") if not any(
+            line.startswith(f"    {key}:") for key in ("differentiable", "foreach", "fused"))))
+    assert shown[0] == shown[1]
 
 
 def test_parameter_group_may_hold_one_tensor_as_torch():
