@@ -1523,8 +1523,9 @@ def test_orthogonal_init_draws_uniformly_over_rotations():
 
 
 @pytest.mark.parametrize("init", ["kaiming_uniform_", "kaiming_normal_"])
-@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2)])
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2), (0,)])
 def test_kaiming_init_of_an_empty_tensor_returns_it_as_torch(init, shape):
+    """Of any shape, 1-D too (which has no fans): there is nothing to draw."""
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     for mode in ("fan_in", "fan_out"):
         with pytest.warns(UserWarning):  # PyTorch: "Initializing zero-element tensors is a no-op"
@@ -1555,6 +1556,47 @@ def test_eye_init_as_torch():
             getattr(nn.init, init)(Tensor(np.zeros(3)))
 
 
+@pytest.mark.parametrize("shape, groups", [((4, 2, 3), 1), ((6, 4, 3, 3), 2),
+                                           ((2, 5, 3, 4, 5), 1), ((6, 2, 3), 3),
+                                           ((3, 6, 2, 2), 1), ((0, 2, 3), 1)])
+def test_dirac_init_as_torch(shape, groups):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.dirac_(Tensor(np.full(shape, 7.0)), groups)
+    np.testing.assert_array_equal(ours.data, torch.nn.init.dirac_(torch.full(shape, 7.0),
+                                                                   groups).numpy())
+    assert ours.dtype == np.float64
+
+
+def test_dirac_init_keeps_a_convolutions_input():
+    """What it is for: padded to keep the size, a convolution with it is the identity on the
+    first min(out, in) channels."""
+    import minigrad.functional as F
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 3, 5, 6)).astype(np.float32))
+    weight = nn.init.dirac_(Tensor(np.empty((4, 3, 3, 3), np.float32)))
+    out = F.conv2d(x, weight, padding=1)
+    np.testing.assert_array_equal(out.data[:, :3], x.data)
+    assert not out.data[:, 3].any() and out.dtype == np.float32
+
+
+@pytest.mark.parametrize("shape, sparsity", [((400, 30), 0.1), ((7, 50), 0.5), ((10, 3), 0.0),
+                                             ((10, 3), 1.0), ((3, 0), 0.5), ((0, 3), 0.5)])
+def test_sparse_init_zeroes_as_many_per_column_as_torch(shape, sparsity):
+    """Exactly ceil(sparsity * rows) zeros in every column, as PyTorch; the rest drawn from
+    N(0, std**2) (its spread checked where there are enough entries)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.sparse_(Tensor(np.full(shape, np.nan)), sparsity, std=0.5,
+                           generator=np.random.default_rng(1))
+    theirs = torch.nn.init.sparse_(torch.full(shape, np.nan, dtype=torch.float64), sparsity,
+                                   std=0.5)
+    np.testing.assert_array_equal((ours.data == 0).sum(0), (theirs == 0).sum(0).numpy())
+    assert ours.dtype == np.float64 and not np.isnan(ours.data).any()
+    drawn = ours.data[ours.data != 0]
+    if drawn.size > 1000:
+        assert abs(drawn.mean()) < 0.05 and abs(drawn.std() - 0.5) < 0.03
+    if min(shape) > 1 and 0 < sparsity < 1:  # the zeroed rows differ from column to column
+        assert len({tuple(np.flatnonzero(column == 0)) for column in ours.data.T}) > 1
+
+
 def test_init_bounds_and_constants():
     w = nn.Parameter(np.zeros((100, 50)))
     nn.init.xavier_uniform_(w)
@@ -1574,6 +1616,9 @@ def test_init_bounds_and_constants():
     lambda lib: lib.nn.init.xavier_uniform_(lib.zeros(5)),  # no fan in and out for 1-D
     lambda lib: lib.nn.init.kaiming_normal_(lib.zeros(3, 4), mode="fan_middle"),
     lambda lib: lib.nn.init.calculate_gain("swish"),
+    lambda lib: lib.nn.init.dirac_(lib.zeros(4, 2)),
+    lambda lib: lib.nn.init.dirac_(lib.zeros(5, 2, 3), groups=2),
+    lambda lib: lib.nn.init.sparse_(lib.zeros(4, 2, 3), 0.5),
 ])
 def test_init_refuses_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
