@@ -1924,6 +1924,96 @@ def test_lr_schedulers_chain_and_follow_a_changed_lr_as_torch():
     assert schedule.get_last_lr() == [pytest.approx(0.1 / 3)]
 
 
+# (scheduler, settings) lists for SequentialLR (with its milestones) and ChainedScheduler
+COMPOSED_SCHEDULERS = {
+    "warmup_then_cosine": ("SequentialLR", [("LinearLR", dict(start_factor=0.1, total_iters=10)),
+                                            ("CosineAnnealingLR", dict(T_max=90))], [10]),
+    "three_phases": ("SequentialLR", [("ConstantLR", dict(factor=0.5, total_iters=20)),
+                                      ("ExponentialLR", dict(gamma=0.97)),
+                                      ("MultiStepLR", dict(milestones=[0, 30], gamma=0.5))],
+                     [15, 60]),
+    # at a milestone a MultiplicativeLR goes on from the lr it finds, the others start over
+    "multiplicative_at_milestones": ("SequentialLR", [
+        ("StepLR", dict(step_size=3, gamma=0.9)),
+        ("MultiplicativeLR", dict(lr_lambda=lambda epoch: 0.97)),
+        ("LambdaLR", dict(lr_lambda=lambda epoch: 0.99 ** epoch))], [9, 40]),
+    "restarts_and_polynomial": ("SequentialLR", [
+        ("CosineAnnealingWarmRestarts", dict(T_0=5, T_mult=2)),
+        ("PolynomialLR", dict(total_iters=30, power=2.0))], [50]),
+    "one_cycle_first": ("SequentialLR", [("OneCycleLR", dict(max_lr=0.5, total_steps=300)),
+                                         ("StepLR", dict(step_size=10))], [70]),
+    "chained": ("ChainedScheduler", [("LinearLR", dict(start_factor=0.2, total_iters=8)),
+                                     ("ExponentialLR", dict(gamma=0.98)),
+                                     ("StepLR", dict(step_size=25, gamma=0.5))], None),
+}
+
+
+def _composed_lrs(lib, which, steps, restore_at=None):
+    """lr and momentum of two parameter groups after making the composed scheduler and each of
+    `steps` steps; with restore_at, the run goes on from there in a new optimizer and
+    schedulers loaded from the state dicts."""
+    import minigrad
+
+    def make():
+        tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+                   lib.zeros(2, requires_grad=True) for _ in range(2)]
+        opt = lib.optim.SGD([{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.03}],
+                            lr=0.1, momentum=0.9)
+        kind, parts, milestones = COMPOSED_SCHEDULERS[which]
+        schedulers = [getattr(lib.optim.lr_scheduler, name)(opt, **settings)
+                      for name, settings in parts]
+        composed = getattr(lib.optim.lr_scheduler, kind)(
+            *((opt, schedulers, milestones) if milestones else (schedulers,)))
+        return opt, composed
+
+    opt, composed = make()
+    seen = []
+    for step in range(steps + 1):
+        if step:
+            opt.step()
+            composed.step()
+        if step == restore_at:
+            saved_opt, saved = opt.state_dict(), composed.state_dict()
+            opt, composed = make()
+            opt.load_state_dict(saved_opt)
+            composed.load_state_dict(saved)
+        seen.append([*composed.get_last_lr(),
+                     *(group[key] for group in opt.param_groups for key in ("lr", "momentum"))])
+    return seen
+
+
+@pytest.mark.parametrize("which", list(COMPOSED_SCHEDULERS))
+def test_sequential_and_chained_schedulers_match_torch(which):
+    """120 steps, across the milestones; and resumed from the state dicts at step 47."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    theirs = _composed_lrs(torch, which, 120)
+    np.testing.assert_allclose(_composed_lrs(minigrad, which, 120), theirs, rtol=1e-12,
+                               atol=1e-15)
+    np.testing.assert_allclose(_composed_lrs(minigrad, which, 120, restore_at=47), theirs,
+                               rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, opt, other: lib.SequentialLR(opt, [], milestones=[]),
+    lambda lib, opt, other: lib.SequentialLR(opt, [lib.StepLR(opt, 2)], milestones=[3]),
+    lambda lib, opt, other: lib.SequentialLR(opt, [lib.StepLR(opt, 2), lib.StepLR(other, 2)],
+                                             milestones=[3]),
+    lambda lib, opt, other: lib.SequentialLR(
+        opt, [lib.StepLR(opt, 2), lib.ReduceLROnPlateau(opt)], milestones=[3]),
+    lambda lib, opt, other: lib.ChainedScheduler([]),
+    lambda lib, opt, other: lib.ChainedScheduler([lib.StepLR(opt, 2)], optimizer=other),
+    lambda lib, opt, other: lib.ChainedScheduler([lib.StepLR(opt, 2), lib.ReduceLROnPlateau(opt)]),
+])
+def test_sequential_and_chained_schedulers_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    for lib in (torch, minigrad):
+        opt, other = (lib.optim.SGD([lib.nn.Parameter(lib.zeros(2))], lr=0.1) for _ in range(2))
+        with pytest.raises(ValueError):
+            misuse(lib.optim.lr_scheduler, opt, other)
+
+
 def test_trunc_normal_refuses_bounds_it_would_draw_from_endlessly():
     w = nn.Parameter(np.zeros((10, 10)))
     with pytest.raises(ValueError, match="at least 1%"):
