@@ -376,6 +376,20 @@ def _edited_sequential(nn_module):
     return _names(sliced), kept_names, _names(model), popped
 
 
+def _combined_sequential(nn_module):
+    """Sequentials added and multiplied: renumbered, the module objects shared, not copied."""
+    first = nn_module.Sequential(OrderedDict(a=nn_module.Linear(2, 2), b=nn_module.ReLU()))
+    second = nn_module.Sequential(nn_module.Tanh())
+    added, tripled, doubled = first + second, first * 3, 2 * second
+    grown = nn_module.Sequential(nn_module.Linear(2, 2))
+    same = grown
+    grown += second
+    grown *= 2
+    return (_names(added), added[0] is first[0], _names(tripled), tripled[2] is first[0],
+            len(list(tripled.parameters())), _names(doubled), grown is same, _names(grown),
+            grown[2] is grown[0], _names(first))
+
+
 def _edited_dict(nn_module):
     layers = nn_module.ModuleDict(None)
     layers["a"], layers["b"] = nn_module.ReLU(), nn_module.Tanh()
@@ -403,7 +417,8 @@ def test_parameter_list_edits_and_slices_as_torch():
         nn.ParameterList([Tensor(np.ones(1))])[1] = Tensor(np.ones(1))
 
 
-@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict])
+@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict,
+                                  _combined_sequential])
 def test_containers_edit_and_slice_as_torch(edit):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     assert edit(nn) == edit(torch.nn)
@@ -420,6 +435,10 @@ def test_containers_edit_and_slice_as_torch(edit):
     lambda m, F: m.nn.ModuleList([m.nn.ReLU()])[1],
     lambda m, F: m.nn.ModuleList([m.nn.ReLU()]).append(3),
     lambda m, F: m.nn.Sequential(m.nn.ReLU()).append("relu"),
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) + m.nn.ModuleList([m.nn.ReLU()]),
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) * 2.0,
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) * 0,
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()).__imul__(-1),
 ])
 def test_containers_refuse_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
@@ -440,6 +459,7 @@ def _registered(nn_module, ones):
             list(layer._modules), repr(layer),
             type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
             tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
+            tuple(nn_module.BatchNorm1d(3).get_buffer("running_var").shape),
             tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
             str(layer.float().inner.weight.dtype).split(".")[-1])
 
@@ -478,6 +498,8 @@ def _with_absent_bias(nn_module):
     lambda m, F: m.nn.Linear(2, 3).get_parameter("in_features"),
     lambda m, F: m.nn.Linear(2, 3).get_parameter("nothing"),
     lambda m, F: _with_absent_bias(m.nn).get_parameter("bias"),
+    lambda m, F: m.nn.BatchNorm1d(3).get_buffer("weight"),  # a parameter, not a buffer
+    lambda m, F: m.nn.BatchNorm1d(3).get_buffer("nothing"),
     lambda m, F: setattr(_with_absent_module(m.nn), "later", 3),
 ])
 def test_registering_methods_refuse_what_torch_refuses(misuse):
