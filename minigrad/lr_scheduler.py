@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import InvalidArgumentError
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
+from .tensor import Tensor
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
            "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
@@ -37,7 +38,8 @@ class LRScheduler:
         _check_optimizer(optimizer)
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                # a copy of a Tensor lr, which the steps fill in place
+                group.setdefault("initial_lr", _copy(group["lr"]))
         elif any("initial_lr" not in group for group in optimizer.param_groups):
             raise KeyError(f"{type(self).__name__}: resuming with last_epoch={last_epoch} needs "
                            f"'initial_lr' in every parameter group (made by a scheduler with "
@@ -60,7 +62,7 @@ class LRScheduler:
         self._step_count += 1
         self.last_epoch += 1
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
-            group["lr"] = self._lr(group["lr"], base_lr, self.last_epoch, index)
+            _set_lr(group, self._lr(group["lr"], base_lr, self.last_epoch, index))
         self._keep_last_lr()
 
     def _restart(self) -> None:
@@ -68,14 +70,14 @@ class LRScheduler:
         (what SequentialLR does at a milestone; PyTorch's step(0))."""
         self.last_epoch = 0
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
-            group["lr"] = self._restarted_lr(group["lr"], base_lr, index)
+            _set_lr(group, self._restarted_lr(group["lr"], base_lr, index))
         self._keep_last_lr()
 
     def _restarted_lr(self, lr: float, base_lr: float, group: int) -> float:
         return self._lr(base_lr, base_lr, 0, group)
 
     def _keep_last_lr(self) -> None:
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = [_copy(group["lr"]) for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
         """The lr of each group set by the last `step()`."""
@@ -88,6 +90,19 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         vars(self).update(state_dict)
+
+
+def _set_lr(group: dict[str, Any], lr: Any) -> None:
+    """A group's new lr; one given as a Tensor is filled in place, as PyTorch's schedulers do,
+    so the tensor the optimizer was given follows the schedule."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
+
+
+def _copy(lr: Any) -> Any:
+    return lr.clone() if isinstance(lr, Tensor) else lr
 
 
 def _check_optimizer(optimizer: Any) -> None:
@@ -353,7 +368,7 @@ class ReduceLROnPlateau(LRScheduler):
         for group, min_lr in zip(groups, self.min_lrs):
             lr = max(group["lr"] * self.factor, min_lr)
             if group["lr"] - lr > self.eps:
-                group["lr"] = lr
+                _set_lr(group, lr)
 
 
 class OneCycleLR(LRScheduler):
@@ -485,7 +500,7 @@ class SequentialLR(_Composite):
         self._milestones = list(milestones)
         self.last_epoch = last_epoch + 1
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_lr(group, group["initial_lr"])
         for scheduler in self._schedulers:
             scheduler.last_epoch -= 1
         first = self._schedulers[0]

@@ -2036,6 +2036,38 @@ def test_sequential_and_chained_schedulers_refuse_what_torch_refuses(misuse):
             misuse(lib.optim.lr_scheduler, opt, other)
 
 
+def _tensor_lr_schedule(lib, name, settings):
+    """A schedule of an SGD given lr as a float64 Tensor: whether the group keeps that very
+    tensor, and its values, get_last_lr() and initial_lr at each step."""
+    param = lib.nn.Parameter(lib.zeros(2, dtype=lib.float64))
+    lr = lib.tensor(0.1, dtype=lib.float64)
+    opt = lib.optim.SGD([param], lr=lr, momentum=0.9)
+    schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings)
+    seen, kept = [], True
+    for _ in range(8):
+        opt.step()
+        schedule.step(*([1.0] if name == "ReduceLROnPlateau" else []))
+        last = schedule.get_last_lr()[0]
+        kept = kept and opt.param_groups[0]["lr"] is lr and last is not lr
+        seen.append([float(lr), float(last), float(opt.param_groups[0].get("initial_lr", 0))])
+    return kept, seen
+
+
+@pytest.mark.parametrize("name, settings", [
+    ("StepLR", dict(step_size=2)), ("CosineAnnealingLR", dict(T_max=5)),
+    ("OneCycleLR", dict(max_lr=1.0, total_steps=10)), ("ReduceLROnPlateau", dict(patience=0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3)),
+])
+def test_lr_schedulers_fill_a_tensor_lr_in_place_as_torch(name, settings):
+    """The optimizer's lr tensor follows the schedule (it was replaced by a new tensor, or by
+    a float for OneCycleLR); get_last_lr() and initial_lr are copies, not that tensor."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    ours, theirs = (_tensor_lr_schedule(lib, name, settings) for lib in (minigrad, torch))
+    assert ours[0] and theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+
+
 def test_trunc_normal_refuses_bounds_it_would_draw_from_endlessly():
     w = nn.Parameter(np.zeros((10, 10)))
     with pytest.raises(ValueError, match="at least 1%"):
