@@ -716,7 +716,8 @@ class Dropout(Module):
     """Zero entries with probability p while training; identity in eval mode. Masks are drawn
     from `rng`, so a seeded generator makes them reproducible (and checkpointable)."""
 
-    def __init__(self, p: float = 0.5, rng: np.random.Generator | None = None) -> None:
+    def __init__(self, p: float = 0.5, *, rng: np.random.Generator | None = None) -> None:
+        # rng keyword-only: PyTorch's second argument is inplace, which minigrad's lacks
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
