@@ -112,9 +112,13 @@ class Optimizer:
         return {"step": np.array(self.step_count), **settings,
                 **{k: v.copy() for k, v in self.state.items()}}
 
-    def load_state_dict(self, state_dict: dict[str, np.ndarray]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore what `state_dict` returned: the step count, the state buffers (checked
-        against the parameters' shapes) and, where given, the groups' settings."""
+        against the parameters' shapes) and, where given, the groups' settings. PyTorch's
+        nested layout ({"state": ..., "param_groups": ...}, as a torch optimizer of the same
+        kind and parameters returns it) is read too."""
+        if "state" in state_dict and "param_groups" in state_dict:
+            state_dict = self._flattened(state_dict)
         state = dict(state_dict)
         if "step" not in state:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
@@ -133,6 +137,34 @@ class Optimizer:
         self.state = {k: np.array(v) for k, v in state.items()}
         for index, name, value in groups:
             self.param_groups[index][name] = value
+
+    # PyTorch's names of state buffers minigrad names otherwise, and its group settings that
+    # choose an implementation (minigrad has one)
+    _torch_buffer_names = {"step": "updates"}
+    _torch_implementation_settings = ("params", "foreach", "fused", "differentiable",
+                                      "capturable")
+
+    def _flattened(self, nested: dict[str, Any]) -> dict[str, np.ndarray]:
+        """PyTorch's nested state dict in minigrad's flat layout. Its parameter indices count
+        over all groups in order, as minigrad's do; the step count, which it lacks, is the
+        largest parameter's."""
+        name = type(self).__name__
+        groups = nested["param_groups"]
+        if [len(g["params"]) for g in groups] != [len(g["params"]) for g in self.param_groups]:
+            raise ValueError(f"{name}.load_state_dict: the state dict's parameter groups hold "
+                             f"{[len(g['params']) for g in groups]} parameters, this "
+                             f"optimizer's {[len(g['params']) for g in self.param_groups]}")
+        flat = {f"{self._torch_buffer_names.get(buffer, buffer)}.{index}": np.asarray(value)
+                for index, buffers in nested["state"].items()
+                for buffer, value in buffers.items() if value is not None}
+        for key in flat:
+            if key.startswith("updates."):  # PyTorch counts in a float tensor
+                flat[key] = np.array(int(flat[key]))
+        flat.update({f"param_groups.{index}.{setting}": np.asarray(value)
+                     for index, group in enumerate(groups) for setting, value in group.items()
+                     if setting not in self._torch_implementation_settings})
+        counts = [int(v) for k, v in flat.items() if k.startswith("updates.")]
+        return {"step": np.array(max(counts, default=0)), **flat}
 
     def _group_settings(self, key: str, value: np.ndarray) -> tuple[int, str, Any]:
         """(group index, setting, value as the Python type the group holds) of a
@@ -212,6 +244,8 @@ class SGD(Optimizer):
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize})
+
+    _torch_buffer_names = {**Optimizer._torch_buffer_names, "momentum_buffer": "momentum"}
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         momentum = group["momentum"]

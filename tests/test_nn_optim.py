@@ -1095,6 +1095,40 @@ def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
     assert restored.param_groups[0]["betas"] == [0.8, 0.9]
 
 
+@pytest.mark.parametrize("name, settings", [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)), ("AdamW", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+])
+def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings):
+    """A torch optimizer's state dict, as it returns it, taken over after 4 steps: the next 4
+    follow torch's (buffers, per-parameter counts and the second group's lr carried over)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(6, steps=8)
+    theirs = [torch.tensor(p.copy(), requires_grad=True) for p in p0]
+    their_opt = getattr(torch.optim, name)([{"params": [theirs[0]]},
+                                            {"params": [theirs[1]], "lr": 0.05}], **settings)
+    for gs in grads[:4]:
+        for p, g in zip(theirs, gs):
+            p.grad = torch.tensor(g)
+        their_opt.step()
+    ours = [nn.Parameter(p.detach().numpy().copy()) for p in theirs]
+    our_opt = getattr(optim, name)([{"params": [ours[0]]}, {"params": [ours[1]]}], **settings)
+    our_opt.load_state_dict(their_opt.state_dict())
+    assert our_opt.param_groups[1]["lr"] == 0.05
+    for gs in grads[4:]:
+        for p, q, g in zip(theirs, ours, gs):
+            p.grad, q.grad = torch.tensor(g), g.copy()
+        their_opt.step()
+        our_opt.step()
+    for p, q in zip(theirs, ours):
+        np.testing.assert_allclose(q.data, p.detach().numpy(), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError):  # groups of other sizes, as torch refuses
+        getattr(optim, name)([ours[0], ours[1]], **settings).load_state_dict(
+            their_opt.state_dict())
+
+
 def test_optimizer_load_state_dict_rejects_bad_state():
     p = nn.Parameter(np.ones(3), dtype=np.float64)
     opt = AdamW([p])
