@@ -214,7 +214,8 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
     if (end - start) * step < 0:
         raise InvalidArgumentError(f"arange: end {end} cannot be reached from start {start} with "
                                    f"step {step}")
-    integers = all(map(_is_integer, (start, end, step)))
+    # a bool is an integer here, as in PyTorch (arange(True, 4) is int64)
+    integers = all(isinstance(x, (int, np.integer, np.bool_)) for x in (start, end, step))
     target = _dtype("arange", dtype, np.int64 if integers else get_default_dtype())
     values = np.arange(start, end, step, dtype=np.int64 if integers else np.float64)
     return _tensor(values.astype(target, copy=False), requires_grad)
@@ -277,8 +278,15 @@ def randint(low: int, high: int | tuple[int, ...] | None = None,
                         "integer bounds and a size tuple")
     if high <= low:
         raise InvalidArgumentError(f"randint: high ({high}) must be greater than low ({low})")
+    target = _dtype("randint", dtype, np.int64)
+    if target.kind in "biu":  # values outside the dtype would wrap around, PyTorch refuses them
+        lowest, highest = (0, 1) if target == np.bool_ else (np.iinfo(target).min,
+                                                              np.iinfo(target).max)
+        if low < lowest or high - 1 > highest:
+            raise InvalidArgumentError(f"randint: [{low}, {high}) is out of bounds for "
+                                       f"{target}, whose values are [{lowest}, {highest}]")
     values = _rng("randint", generator).integers(low, high, _shape("randint", (size,)))
-    return _tensor(values.astype(_dtype("randint", dtype, np.int64), copy=False), requires_grad)
+    return _tensor(values.astype(target, copy=False), requires_grad)
 
 
 def randperm(n: int, *, generator: Generator | np.random.Generator | None = None,

@@ -16,13 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from .creation import _rng
 from .engine import no_grad
 from .errors import InvalidArgumentError
 from .tensor import Tensor
 
-__all__ = ["calculate_gain", "constant_", "eye_", "kaiming_normal_", "kaiming_uniform_",
-           "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
-           "xavier_uniform_", "zeros_"]
+__all__ = ["calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_",
+           "kaiming_uniform_", "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_",
+           "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_"]
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -114,6 +115,44 @@ def eye_(tensor: Tensor) -> Tensor:
         return tensor.copy_(Tensor(np.eye(*tensor.shape, dtype=tensor.dtype)))
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution: for a weight (out, in, *kernel) of 3 to 5 dims, a 1 at
+    the kernel's centre linking output channel d to input channel d (as many as fit, within
+    each of `groups` blocks of output channels), zeros elsewhere; a convolution with it and
+    padding to keep the size returns its input."""
+    if tensor.ndim not in (3, 4, 5):
+        raise InvalidArgumentError(f"dirac_: only tensors with 3, 4 or 5 dims are supported, "
+                                   f"got shape {tensor.shape}")
+    if tensor.shape[0] % groups:
+        raise InvalidArgumentError(f"dirac_: dim 0 ({tensor.shape[0]}) must be divisible by "
+                                   f"groups ({groups})")
+    per_group = tensor.shape[0] // groups
+    channels = np.arange(min(per_group, tensor.shape[1]))
+    outputs = (np.arange(groups)[:, None] * per_group + channels).ravel()
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    values = np.zeros(tensor.shape, tensor.dtype)
+    values[(outputs, np.tile(channels, groups), *centre)] = 1
+    with no_grad():
+        return tensor.copy_(Tensor(values))
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, *,
+            generator: Any = None) -> Tensor:
+    """Martens (2010): a 2-D tensor drawn from N(0, std**2), then in each column the entries of
+    ceil(sparsity * rows) rows picked at random set to zero."""
+    if tensor.ndim != 2:
+        raise InvalidArgumentError(f"sparse_: only 2-D tensors are supported, got shape "
+                                   f"{tensor.shape}")
+    rows, cols = tensor.shape
+    with no_grad():
+        tensor.normal_(0.0, std, generator=generator)
+        # the first rows of an independent random permutation of the rows, per column
+        zeroed = np.argsort(_rng("sparse_", generator).random((rows, cols)), axis=0)
+        kept = np.ones(tensor.shape, dtype=bool)
+        kept[zeroed[:math.ceil(sparsity * rows)], np.arange(cols)] = False
+        return tensor.copy_(Tensor(np.where(kept, tensor.data, 0)))
+
+
 def orthogonal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
     """Saxe et al. (2013): the tensor, seen as (shape[0], the rest), a (semi-)orthogonal matrix
     times `gain`: the Q of the QR decomposition of a standard normal draw, each column's sign
@@ -147,12 +186,12 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) 
 
 
 def _kaiming_std(name: str, tensor: Tensor, a: float, mode: str, nonlinearity: str) -> float:
+    if tensor.numel() == 0:  # nothing to draw: PyTorch returns it as it is, of any shape
+        return 0.0
     if mode not in ("fan_in", "fan_out"):
         raise InvalidArgumentError(f"{name}: mode must be 'fan_in' or 'fan_out', got {mode!r}")
     fan_in, fan_out = _fans(name, tensor)
     fan = fan_in if mode == "fan_in" else fan_out
-    if not fan:  # an empty tensor, with nothing to draw: PyTorch returns it as it is
-        return 0.0
     return calculate_gain(nonlinearity, a) / math.sqrt(fan)
 
 

@@ -12,19 +12,22 @@ the lr the group had when the scheduler was made where the schedule needs it (`b
 in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
 lr of epoch 0. As in PyTorch, LambdaLR, CosineAnnealingWarmRestarts and OneCycleLR set the lr
 from their fixed points instead (they do not chain), and ReduceLROnPlateau is stepped with a
-metric.
+metric. SequentialLR runs schedulers one after another, ChainedScheduler steps several together.
 """
 from __future__ import annotations
 
+import bisect
 import math
 from typing import Any, Callable, Sequence
 
 from .errors import InvalidArgumentError
 from .optim import Optimizer  # optim imports this module last, once Optimizer is defined
+from .tensor import Tensor
 
-__all__ = ["ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR",
-           "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR", "MultiplicativeLR",
-           "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "StepLR"]
+__all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
+           "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+           "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau",
+           "SequentialLR", "StepLR"]
 
 
 class LRScheduler:
@@ -35,7 +38,8 @@ class LRScheduler:
         _check_optimizer(optimizer)
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                # a copy of a Tensor lr, which the steps fill in place
+                group.setdefault("initial_lr", _copy(group["lr"]))
         elif any("initial_lr" not in group for group in optimizer.param_groups):
             raise KeyError(f"{type(self).__name__}: resuming with last_epoch={last_epoch} needs "
                            f"'initial_lr' in every parameter group (made by a scheduler with "
@@ -58,11 +62,22 @@ class LRScheduler:
         self._step_count += 1
         self.last_epoch += 1
         for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
-            group["lr"] = self._lr(group["lr"], base_lr, self.last_epoch, index)
+            _set_lr(group, self._lr(group["lr"], base_lr, self.last_epoch, index))
         self._keep_last_lr()
 
+    def _restart(self) -> None:
+        """Go back to epoch 0 of the schedule, each group's lr its first value from the base lr
+        (what SequentialLR does at a milestone; PyTorch's step(0))."""
+        self.last_epoch = 0
+        for index, (group, base_lr) in enumerate(zip(self.optimizer.param_groups, self.base_lrs)):
+            _set_lr(group, self._restarted_lr(group["lr"], base_lr, index))
+        self._keep_last_lr()
+
+    def _restarted_lr(self, lr: float, base_lr: float, group: int) -> float:
+        return self._lr(base_lr, base_lr, 0, group)
+
     def _keep_last_lr(self) -> None:
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        self._last_lr = [_copy(group["lr"]) for group in self.optimizer.param_groups]
 
     def get_last_lr(self) -> list[float]:
         """The lr of each group set by the last `step()`."""
@@ -75,6 +90,19 @@ class LRScheduler:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         vars(self).update(state_dict)
+
+
+def _set_lr(group: dict[str, Any], lr: Any) -> None:
+    """A group's new lr; one given as a Tensor is filled in place, as PyTorch's schedulers do,
+    so the tensor the optimizer was given follows the schedule."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(float(lr))
+    else:
+        group["lr"] = lr
+
+
+def _copy(lr: Any) -> Any:
+    return lr.clone() if isinstance(lr, Tensor) else lr
 
 
 def _check_optimizer(optimizer: Any) -> None:
@@ -120,6 +148,9 @@ class MultiplicativeLR(_PerGroupLambdas):
         if epoch == 0 or self._resuming(epoch):
             return lr
         return lr * self.lr_lambdas[group](epoch)
+
+    def _restarted_lr(self, lr: float, base_lr: float, group: int) -> float:
+        return lr * self.lr_lambdas[group](0)  # PyTorch's step(0) goes on from the lr it finds
 
 
 class StepLR(LRScheduler):
@@ -217,6 +248,9 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0 * self.T_mult ** n
         self.last_epoch = math.floor(epoch) - 1  # the base step counts it on by one
         super().step()
+
+    def _restart(self) -> None:
+        self.step(0)
 
 
 class LinearLR(LRScheduler):
@@ -334,7 +368,7 @@ class ReduceLROnPlateau(LRScheduler):
         for group, min_lr in zip(groups, self.min_lrs):
             lr = max(group["lr"] * self.factor, min_lr)
             if group["lr"] - lr > self.eps:
-                group["lr"] = lr
+                _set_lr(group, lr)
 
 
 class OneCycleLR(LRScheduler):
@@ -421,3 +455,82 @@ class OneCycleLR(LRScheduler):
             self._set_momentum(settings, self._anneal(settings[momentum_from],
                                                       settings[momentum_to], pct))
         return self._anneal(settings[lr_from], settings[lr_to], pct)
+
+
+class _Composite(LRScheduler):
+    """SequentialLR and ChainedScheduler: schedulers of one optimizer, stepped by this one;
+    the state dict holds theirs."""
+
+    def _keep_schedulers(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler]) -> None:
+        name = type(self).__name__
+        if not schedulers:
+            raise ValueError(f"{name}: expects at least one scheduler")
+        for index, scheduler in enumerate(schedulers):
+            if isinstance(scheduler, ReduceLROnPlateau):  # its step needs a metric
+                raise ValueError(f"{name}: does not support ReduceLROnPlateau (index {index})")
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(f"{name}: expects all schedulers to belong to the same "
+                                 f"optimizer, but the one at index {index} does not")
+        self.optimizer = optimizer
+        self._schedulers = list(schedulers)
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {key: value for key, value in vars(self).items()
+                 if key not in ("optimizer", "_schedulers")}
+        return {**state, "_schedulers": [s.state_dict() for s in self._schedulers]}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        for scheduler, saved in zip(self._schedulers, state.pop("_schedulers")):
+            scheduler.load_state_dict(saved)
+        vars(self).update(state)
+
+
+class SequentialLR(_Composite):
+    """One scheduler after another: schedulers[i] runs from milestones[i - 1] (from 0 for the
+    first), starting over from its epoch 0 there, as PyTorch's. Making it undoes the steps the
+    schedulers took when they were made and sets the first one's lr of epoch 0."""
+
+    def __init__(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler],
+                 milestones: Sequence[int], last_epoch: int = -1) -> None:
+        self._keep_schedulers(optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(f"SequentialLR: expects one milestone fewer than schedulers, got "
+                             f"{len(schedulers)} schedulers and {len(milestones)} milestones")
+        self._milestones = list(milestones)
+        self.last_epoch = last_epoch + 1
+        for group in optimizer.param_groups:
+            _set_lr(group, group["initial_lr"])
+        for scheduler in self._schedulers:
+            scheduler.last_epoch -= 1
+        first = self._schedulers[0]
+        first._step_count = 0
+        first.step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self) -> None:
+        self.last_epoch += 1
+        index = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[index]
+        if index > 0 and self._milestones[index - 1] == self.last_epoch:
+            scheduler._restart()
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    """Several schedulers stepped together, each from the lr the one before left: their
+    changes multiply (e.g. a warm-up and a decay)."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler],
+                 optimizer: Optimizer | None = None) -> None:
+        if optimizer is None and schedulers:
+            optimizer = schedulers[0].optimizer
+        self._keep_schedulers(optimizer, schedulers)
+        self._keep_last_lr()
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._keep_last_lr()

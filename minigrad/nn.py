@@ -161,14 +161,27 @@ class Module:
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at dotted path `target`, as PyTorch's."""
-        path, _, name = target.rpartition(".")
-        module = self.get_submodule(path)
-        if not hasattr(module, name):
-            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        module, name = self._owner(target)
         param = module._parameters.get(name)
         if param is None:  # not a parameter, or one registered as absent (None)
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return param
+
+    def get_buffer(self, target: str) -> Tensor | None:
+        """The buffer at dotted path `target` (None for one registered as absent), as
+        PyTorch's."""
+        module, name = self._owner(target)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return module._buffers[name]
+
+    def _owner(self, target: str) -> tuple[Module, str]:
+        """The module holding the attribute at dotted path `target`, and its name there."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        return module, name
 
     def extra_repr(self) -> str:
         """The layer's settings, shown in its repr (PyTorch's hook): a layer overrides it."""
@@ -768,7 +781,8 @@ class Dropout(Module):
     """Zero entries with probability p while training; identity in eval mode. Masks are drawn
     from `rng`, so a seeded generator makes them reproducible (and checkpointable)."""
 
-    def __init__(self, p: float = 0.5, rng: np.random.Generator | None = None) -> None:
+    def __init__(self, p: float = 0.5, *, rng: np.random.Generator | None = None) -> None:
+        # rng keyword-only: PyTorch's second argument is inplace, which minigrad's lacks
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
@@ -818,10 +832,41 @@ class Sequential(_ModuleSequence):
     def _sliced(self, items: list[tuple[str, Module]]) -> Sequential:
         return Sequential(OrderedDict(items))
 
+    def __add__(self, other: Sequential) -> Sequential:
+        """A new Sequential of this one's modules, then other's (the same module objects)."""
+        return Sequential(*self, *_sequential("+", other))
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        return self.extend(list(_sequential("+=", other)))
+
+    def __mul__(self, times: int) -> Sequential:
+        """A new Sequential of this one's modules `times` over (shared, not copied)."""
+        return Sequential(*list(self) * _factor("*", times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times: int) -> Sequential:
+        return self.extend(list(self) * (_factor("*=", times) - 1))
+
     def forward(self, x: Any) -> Any:
         for module in self._modules.values():
             x = module(x)
         return x
+
+
+def _sequential(operator: str, other: Any) -> Sequential:
+    if not isinstance(other, Sequential):
+        raise ValueError(f"Sequential {operator} takes a Sequential, got a "
+                         f"{type(other).__name__}")
+    return other
+
+
+def _factor(operator: str, times: Any) -> int:
+    if not isinstance(times, int):
+        raise TypeError(f"Sequential {operator} takes an int, got a {type(times).__name__}")
+    if times <= 0:
+        raise ValueError(f"Sequential {operator}: the factor must be positive, got {times}")
+    return times
 
 
 class _ConvNd(Module):

@@ -3,7 +3,9 @@ warm-up + cosine learning-rate schedule (PyTorch's schedulers are in `optim.lr_s
 
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
 override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
-`param.grad`. Parameters whose grad is None are skipped.
+`param.grad`. Parameters whose grad is None are skipped. lr may be a one-entry Tensor, as in
+PyTorch. `foreach` (PyTorch's choice between a loop and batched kernels) is accepted and
+changes nothing: minigrad has one implementation.
 """
 from __future__ import annotations
 
@@ -43,7 +45,13 @@ class Optimizer:
         setting that overrides the defaults, as when unfreezing layers during training. Their
         state is numbered after every parameter already there."""
         name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}: a parameter group must be a dict, got a "
+                            f"{type(param_group).__name__}")
         members = param_group["params"]
+        if isinstance(members, (set, frozenset)):  # its order, and so the state's, would vary
+            raise TypeError(f"{name}: a parameter group's params must be ordered (a list or "
+                            f"tuple), got a set")
         members = [members] if isinstance(members, Tensor) else list(members)
         for p in members:
             if not isinstance(p, Tensor):
@@ -57,6 +65,15 @@ class Optimizer:
             warnings.warn(f"{name}: a parameter group lists a parameter more than once; it is "
                           f"updated once per listing", UserWarning, stacklevel=3)
         self.param_groups.append({**self.defaults, **param_group, "params": members})
+
+    def __repr__(self) -> str:
+        """PyTorch's layout: the class, then each group's settings in sorted order."""
+        text = f"{type(self).__name__} ("
+        for index, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {index}\n"
+            text += "".join(f"    {name}: {group[name]}\n" for name in sorted(group)
+                            if name != "params")
+        return text + ")"
 
     def _params(self) -> Iterable[tuple[int, dict[str, Any], Tensor]]:
         index = 0
@@ -95,9 +112,13 @@ class Optimizer:
         return {"step": np.array(self.step_count), **settings,
                 **{k: v.copy() for k, v in self.state.items()}}
 
-    def load_state_dict(self, state_dict: dict[str, np.ndarray]) -> None:
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Restore what `state_dict` returned: the step count, the state buffers (checked
-        against the parameters' shapes) and, where given, the groups' settings."""
+        against the parameters' shapes) and, where given, the groups' settings. PyTorch's
+        nested layout ({"state": ..., "param_groups": ...}, as a torch optimizer of the same
+        kind and parameters returns it) is read too."""
+        if "state" in state_dict and "param_groups" in state_dict:
+            state_dict = self._flattened(state_dict)
         state = dict(state_dict)
         if "step" not in state:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
@@ -116,6 +137,34 @@ class Optimizer:
         self.state = {k: np.array(v) for k, v in state.items()}
         for index, name, value in groups:
             self.param_groups[index][name] = value
+
+    # PyTorch's names of state buffers minigrad names otherwise, and its group settings that
+    # choose an implementation (minigrad has one)
+    _torch_buffer_names = {"step": "updates"}
+    _torch_implementation_settings = ("params", "foreach", "fused", "differentiable",
+                                      "capturable")
+
+    def _flattened(self, nested: dict[str, Any]) -> dict[str, np.ndarray]:
+        """PyTorch's nested state dict in minigrad's flat layout. Its parameter indices count
+        over all groups in order, as minigrad's do; the step count, which it lacks, is the
+        largest parameter's."""
+        name = type(self).__name__
+        groups = nested["param_groups"]
+        if [len(g["params"]) for g in groups] != [len(g["params"]) for g in self.param_groups]:
+            raise ValueError(f"{name}.load_state_dict: the state dict's parameter groups hold "
+                             f"{[len(g['params']) for g in groups]} parameters, this "
+                             f"optimizer's {[len(g['params']) for g in self.param_groups]}")
+        flat = {f"{self._torch_buffer_names.get(buffer, buffer)}.{index}": np.asarray(value)
+                for index, buffers in nested["state"].items()
+                for buffer, value in buffers.items() if value is not None}
+        for key in flat:
+            if key.startswith("updates."):  # PyTorch counts in a float tensor
+                flat[key] = np.array(int(flat[key]))
+        flat.update({f"param_groups.{index}.{setting}": np.asarray(value)
+                     for index, group in enumerate(groups) for setting, value in group.items()
+                     if setting not in self._torch_implementation_settings})
+        counts = [int(v) for k, v in flat.items() if k.startswith("updates.")]
+        return {"step": np.array(max(counts, default=0)), **flat}
 
     def _group_settings(self, key: str, value: np.ndarray) -> tuple[int, str, Any]:
         """(group index, setting, value as the Python type the group holds) of a
@@ -145,7 +194,7 @@ class Optimizer:
             g = -p.grad if group["maximize"] else p.grad
             if group["weight_decay"] and not group.get("decoupled_weight_decay"):
                 g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
-            self._update(index, group, p, g)
+            self._update(index, _with_number_lr(group), p, g)
             p._version += 1  # changed in place: backward refuses a graph that saved it
         return loss
 
@@ -155,10 +204,21 @@ class Optimizer:
         raise NotImplementedError
 
 
+def _with_number_lr(group: dict[str, Any]) -> dict[str, Any]:
+    """The group, with an lr given as a one-entry Tensor read as its number (as PyTorch's
+    optimizers take one: changing the tensor in place changes the next step's lr)."""
+    if isinstance(group["lr"], Tensor):
+        return {**group, "lr": group["lr"].item()}
+    return group
+
+
 def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
                     **at_least_zero: float) -> None:
-    """PyTorch's checks of an optimizer's settings: lr, eps, momentum and weight_decay not
-    negative (NaN refused too), each beta in [0, 1)."""
+    """PyTorch's checks of an optimizer's settings: lr (a number or a one-entry Tensor), eps,
+    momentum and weight_decay not negative (NaN refused too), each beta in [0, 1)."""
+    lr = at_least_zero.get("lr")
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError(f"{optimizer}: a Tensor lr must have one entry, got shape {lr.shape}")
     for name, value in at_least_zero.items():
         if not value >= 0:
             raise ValueError(f"{optimizer}: invalid {name} {value}, expected >= 0")
@@ -174,15 +234,18 @@ class SGD(Optimizer):
         buf = momentum * buf + (1 - dampening) * g   (buf = g at the first step)
         p -= lr * (g + momentum * buf if nesterov else buf)   (buf = g if momentum is 0)"""
 
-    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0.0,
-                 dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False, *, maximize: bool = False) -> None:
+    def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0,
+                 nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov,
                                   "maximize": maximize})
+
+    _torch_buffer_names = {**Optimizer._torch_buffer_names, "momentum_buffer": "momentum"}
 
     def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
         momentum = group["momentum"]
@@ -206,7 +269,8 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False,
+                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
         _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
@@ -254,7 +318,7 @@ class AdamW(Adam):
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False, foreach: bool | None = None) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
                          decoupled_weight_decay=True)
 
@@ -268,8 +332,9 @@ class RMSprop(Optimizer):
         p -= lr * buf)"""
 
     def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99,
-                 eps: float = 1e-8, weight_decay: float = 0.0, momentum: float = 0.0,
-                 centered: bool = False, *, maximize: bool = False) -> None:
+                 eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("RMSprop", lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum,
                         alpha=alpha)
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
@@ -305,9 +370,10 @@ class Adagrad(Optimizer):
         p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps)
     where t counts this parameter's updates."""
 
-    def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0.0,
-                 weight_decay: float = 0.0, initial_accumulator_value: float = 0.0,
-                 eps: float = 1e-10, *, maximize: bool = False) -> None:
+    def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0,
+                 weight_decay: float = 0, initial_accumulator_value: float = 0,
+                 eps: float = 1e-10, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         _check_settings("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,

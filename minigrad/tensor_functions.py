@@ -189,6 +189,9 @@ def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple
     if any(t.ndim > 1 for t in tensors):
         raise InvalidArgumentError(f"meshgrid: needs 0-d or 1-D tensors, got shapes "
                                    f"{[t.shape for t in tensors]}")
+    if not tensors or len({t.dtype for t in tensors}) > 1:  # PyTorch promotes nothing here
+        raise InvalidArgumentError(f"meshgrid: needs one or more tensors of one dtype, got "
+                                   f"{[str(t.dtype) for t in tensors]}")
     axes = list(range(len(tensors)))
     if indexing == "xy" and len(axes) > 1:
         axes[0], axes[1] = 1, 0

@@ -1375,6 +1375,10 @@ TORCH_ERRORS = [
     lambda m, F: m.linspace(5, 10, 3, dtype=m.bool),
     lambda m, F: m.randint(5),
     lambda m, F: m.randint(5, 5, (2,)),
+    lambda m, F: m.randint(-5, 5, (2,), dtype=m.uint8),  # values that would wrap around
+    lambda m, F: m.randint(0, 257, (2,), dtype=m.uint8),
+    lambda m, F: m.randint(0, 2**31 + 1, (2,), dtype=m.int32),
+    lambda m, F: m.randint(3, (2,), dtype=m.bool),
     lambda m, F: m.rand(2, generator=3),
 ]
 
@@ -1675,6 +1679,8 @@ def test_creation_matches_torch(torch):
         (minigrad.arange(10), torch.arange(10)),
         (minigrad.arange(-1, 2.5, 0.3), torch.arange(-1, 2.5, 0.3)),
         (minigrad.arange(1, 2.5, 0.5), torch.arange(1, 2.5, 0.5)),
+        (minigrad.arange(True, 4), torch.arange(True, 4)),  # a bool counts as an int
+        (minigrad.arange(False, 3, True), torch.arange(False, 3, True)),
         (minigrad.linspace(-1, 1, 7), torch.linspace(-1, 1, 7)),
         (minigrad.linspace(0, 10, 11, dtype=minigrad.float64),
          torch.linspace(0, 10, 11, dtype=torch.float64)),
@@ -1722,6 +1728,11 @@ def test_random_values_dtypes_and_ranges():
     r = minigrad.randint(3, 7, (1000,), generator=g)
     assert r.dtype == np.int64 and set(r.tolist()) == {3, 4, 5, 6}
     assert minigrad.randint(0, 2, (3,), dtype=minigrad.float32, generator=g).dtype == np.float32
+    # the whole range of a small dtype, up to its bounds and no further (PyTorch's check)
+    r = minigrad.randint(-128, 128, (5000,), dtype=minigrad.int8, generator=g)
+    assert r.dtype == np.int8 and r.data.min() == -128 and r.data.max() == 127
+    assert set(minigrad.randint(0, 2, (100,), dtype=minigrad.bool, generator=g).tolist()) == {
+        False, True}
     assert minigrad.randn(2, 3, requires_grad=True).requires_grad
 
 

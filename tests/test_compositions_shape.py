@@ -873,6 +873,8 @@ TORCH_ERRORS = [
     lambda m, F: m.cat([]),
     lambda m, F: m.stack([m.ones(2), m.ones(3)]),
     lambda m, F: m.meshgrid(m.ones(2), indexing="bad"),
+    lambda m, F: m.meshgrid(m.ones(2), m.ones(3, dtype=m.int64)),  # PyTorch promotes nothing
+    lambda m, F: m.meshgrid(),
     lambda m, F: m.ones(()).matmul(m.ones(3, 3)),
     lambda m, F: m.ones(2, 4).matmul(m.ones(1, 3)),
     lambda m, F: m.ones(2, 2, 3).matmul(m.ones(3, 3, 2)),

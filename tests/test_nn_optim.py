@@ -376,6 +376,20 @@ def _edited_sequential(nn_module):
     return _names(sliced), kept_names, _names(model), popped
 
 
+def _combined_sequential(nn_module):
+    """Sequentials added and multiplied: renumbered, the module objects shared, not copied."""
+    first = nn_module.Sequential(OrderedDict(a=nn_module.Linear(2, 2), b=nn_module.ReLU()))
+    second = nn_module.Sequential(nn_module.Tanh())
+    added, tripled, doubled = first + second, first * 3, 2 * second
+    grown = nn_module.Sequential(nn_module.Linear(2, 2))
+    same = grown
+    grown += second
+    grown *= 2
+    return (_names(added), added[0] is first[0], _names(tripled), tripled[2] is first[0],
+            len(list(tripled.parameters())), _names(doubled), grown is same, _names(grown),
+            grown[2] is grown[0], _names(first))
+
+
 def _edited_dict(nn_module):
     layers = nn_module.ModuleDict(None)
     layers["a"], layers["b"] = nn_module.ReLU(), nn_module.Tanh()
@@ -403,7 +417,8 @@ def test_parameter_list_edits_and_slices_as_torch():
         nn.ParameterList([Tensor(np.ones(1))])[1] = Tensor(np.ones(1))
 
 
-@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict])
+@pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict,
+                                  _combined_sequential])
 def test_containers_edit_and_slice_as_torch(edit):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     assert edit(nn) == edit(torch.nn)
@@ -420,6 +435,10 @@ def test_containers_edit_and_slice_as_torch(edit):
     lambda m, F: m.nn.ModuleList([m.nn.ReLU()])[1],
     lambda m, F: m.nn.ModuleList([m.nn.ReLU()]).append(3),
     lambda m, F: m.nn.Sequential(m.nn.ReLU()).append("relu"),
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) + m.nn.ModuleList([m.nn.ReLU()]),
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) * 2.0,
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()) * 0,
+    lambda m, F: m.nn.Sequential(m.nn.ReLU()).__imul__(-1),
 ])
 def test_containers_refuse_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
@@ -440,6 +459,7 @@ def _registered(nn_module, ones):
             list(layer._modules), repr(layer),
             type(layer.get_submodule("inner")).__name__, layer.get_submodule("") is layer,
             tuple(layer.get_parameter("inner.bias").shape), frozen.requires_grad,
+            tuple(nn_module.BatchNorm1d(3).get_buffer("running_var").shape),
             tuple(nn_module.Parameter().shape), str(layer.double().weight.dtype).split(".")[-1],
             str(layer.float().inner.weight.dtype).split(".")[-1])
 
@@ -478,6 +498,8 @@ def _with_absent_bias(nn_module):
     lambda m, F: m.nn.Linear(2, 3).get_parameter("in_features"),
     lambda m, F: m.nn.Linear(2, 3).get_parameter("nothing"),
     lambda m, F: _with_absent_bias(m.nn).get_parameter("bias"),
+    lambda m, F: m.nn.BatchNorm1d(3).get_buffer("weight"),  # a parameter, not a buffer
+    lambda m, F: m.nn.BatchNorm1d(3).get_buffer("nothing"),
     lambda m, F: setattr(_with_absent_module(m.nn), "later", 3),
 ])
 def test_registering_methods_refuse_what_torch_refuses(misuse):
@@ -831,6 +853,15 @@ def test_dropout_forward():
         nn.Dropout(1.5)
 
 
+@pytest.mark.parametrize("layer", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"])
+def test_dropout_refuses_pytorchs_positional_inplace(layer):
+    """PyTorch's nn.Dropout(0.5, True) is inplace=True; it was taken as rng=True and failed
+    at the first forward ('bool' object has no attribute 'random'). rng is keyword-only."""
+    with pytest.raises(TypeError):
+        getattr(nn, layer)(0.5, True)
+    assert getattr(nn, layer)(0.5, rng=np.random.default_rng(0)).p == 0.5
+
+
 @pytest.mark.parametrize("make", [
     lambda rng: nn.Linear(4, 3, rng=rng),
     lambda rng: nn.Embedding(5, 3, rng=rng),
@@ -1062,6 +1093,40 @@ def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
     restored = optim.Adam([nn.Parameter(np.ones(2))], betas=[0.5, 0.5])
     restored.load_state_dict(opt.state_dict())
     assert restored.param_groups[0]["betas"] == [0.8, 0.9]
+
+
+@pytest.mark.parametrize("name, settings", [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True)),
+    ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)), ("AdamW", dict(lr=0.01)),
+    ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
+    ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+])
+def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings):
+    """A torch optimizer's state dict, as it returns it, taken over after 4 steps: the next 4
+    follow torch's (buffers, per-parameter counts and the second group's lr carried over)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(6, steps=8)
+    theirs = [torch.tensor(p.copy(), requires_grad=True) for p in p0]
+    their_opt = getattr(torch.optim, name)([{"params": [theirs[0]]},
+                                            {"params": [theirs[1]], "lr": 0.05}], **settings)
+    for gs in grads[:4]:
+        for p, g in zip(theirs, gs):
+            p.grad = torch.tensor(g)
+        their_opt.step()
+    ours = [nn.Parameter(p.detach().numpy().copy()) for p in theirs]
+    our_opt = getattr(optim, name)([{"params": [ours[0]]}, {"params": [ours[1]]}], **settings)
+    our_opt.load_state_dict(their_opt.state_dict())
+    assert our_opt.param_groups[1]["lr"] == 0.05
+    for gs in grads[4:]:
+        for p, q, g in zip(theirs, ours, gs):
+            p.grad, q.grad = torch.tensor(g), g.copy()
+        their_opt.step()
+        our_opt.step()
+    for p, q in zip(theirs, ours):
+        np.testing.assert_allclose(q.data, p.detach().numpy(), rtol=1e-12, atol=1e-14)
+    with pytest.raises(ValueError):  # groups of other sizes, as torch refuses
+        getattr(optim, name)([ours[0], ours[1]], **settings).load_state_dict(
+            their_opt.state_dict())
 
 
 def test_optimizer_load_state_dict_rejects_bad_state():
@@ -1297,9 +1362,49 @@ def _leaf(m):
     lambda m: (lambda p: m.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(_leaf(m)),
     lambda m: m.optim.lr_scheduler.StepLR([_leaf(m)], step_size=2),  # not an optimizer
     lambda m: m.optim.lr_scheduler.ConstantLR(m.optim.SGD([_leaf(m)], lr=0.1), factor=1.5),
+    lambda m: m.optim.SGD([{"params": [_leaf(m)]}, _leaf(m)], lr=0.1),  # a group not a dict
+    lambda m: m.optim.SGD([_leaf(m)]).add_param_group([_leaf(m)]),
+    lambda m: m.optim.SGD([_leaf(m)]).add_param_group({"params": {_leaf(m)}}),  # unordered
+    lambda m: m.optim.Adam([_leaf(m)], lr=m.tensor([0.1, 0.2])),  # a Tensor lr of two entries
 ])
 def test_optimizer_misuse_raises_pytorchs_class(misuse):
     assert_raises_like_torch(lambda lib, F: misuse(lib))
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_optimizers_take_a_tensor_lr_and_foreach_as_torch(name):
+    """A one-entry Tensor lr is read at each step, so changing it in place changes the next
+    step; foreach is accepted. (float64 lr: PyTorch computes with a float32 one in float32,
+    1 - lr * weight_decay for instance.)"""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    results = []
+    for lib in (minigrad, torch):
+        p = lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64))
+        lr = lib.tensor(0.1, dtype=lib.float64)
+        opt = getattr(lib.optim, name)([p], lr=lr, foreach=False)
+        for step in range(3):
+            p.grad = np.array([0.5, 1.5]) if lib is minigrad else torch.tensor([0.5, 1.5],
+                                                                            dtype=torch.float64)
+            opt.step()
+            lr.fill_(0.05)
+        results.append(p.data if lib is minigrad else p.detach().numpy())
+    np.testing.assert_allclose(*results, rtol=1e-12)
+
+
+def test_optimizer_repr_as_torch():
+    """PyTorch's layout, with its int 0 defaults (minigrad has no foreach, fused or
+    differentiable settings to list)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    shown = []
+    for lib in (minigrad, torch):
+        first, second = (lib.nn.Parameter(lib.zeros(2)) for _ in range(2))
+        text = repr(lib.optim.SGD([{"params": [first]}, {"params": [second], "lr": 0.5}],
+                                  lr=0.1, momentum=0.9))
+        shown.append("\n".join(line for line in text.split("\n") if not any(
+            line.startswith(f"    {key}:") for key in ("differentiable", "foreach", "fused"))))
+    assert shown[0] == shown[1]
 
 
 def test_parameter_group_may_hold_one_tensor_as_torch():
@@ -1483,8 +1588,9 @@ def test_orthogonal_init_draws_uniformly_over_rotations():
 
 
 @pytest.mark.parametrize("init", ["kaiming_uniform_", "kaiming_normal_"])
-@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2)])
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 0, 2), (0,)])
 def test_kaiming_init_of_an_empty_tensor_returns_it_as_torch(init, shape):
+    """Of any shape, 1-D too (which has no fans): there is nothing to draw."""
     torch = pytest.importorskip("torch", reason=NO_TORCH)
     for mode in ("fan_in", "fan_out"):
         with pytest.warns(UserWarning):  # PyTorch: "Initializing zero-element tensors is a no-op"
@@ -1515,6 +1621,47 @@ def test_eye_init_as_torch():
             getattr(nn.init, init)(Tensor(np.zeros(3)))
 
 
+@pytest.mark.parametrize("shape, groups", [((4, 2, 3), 1), ((6, 4, 3, 3), 2),
+                                           ((2, 5, 3, 4, 5), 1), ((6, 2, 3), 3),
+                                           ((3, 6, 2, 2), 1), ((0, 2, 3), 1)])
+def test_dirac_init_as_torch(shape, groups):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.dirac_(Tensor(np.full(shape, 7.0)), groups)
+    np.testing.assert_array_equal(ours.data, torch.nn.init.dirac_(torch.full(shape, 7.0),
+                                                                   groups).numpy())
+    assert ours.dtype == np.float64
+
+
+def test_dirac_init_keeps_a_convolutions_input():
+    """What it is for: padded to keep the size, a convolution with it is the identity on the
+    first min(out, in) channels."""
+    import minigrad.functional as F
+    x = Tensor(np.random.default_rng(0).standard_normal((2, 3, 5, 6)).astype(np.float32))
+    weight = nn.init.dirac_(Tensor(np.empty((4, 3, 3, 3), np.float32)))
+    out = F.conv2d(x, weight, padding=1)
+    np.testing.assert_array_equal(out.data[:, :3], x.data)
+    assert not out.data[:, 3].any() and out.dtype == np.float32
+
+
+@pytest.mark.parametrize("shape, sparsity", [((400, 30), 0.1), ((7, 50), 0.5), ((10, 3), 0.0),
+                                             ((10, 3), 1.0), ((3, 0), 0.5), ((0, 3), 0.5)])
+def test_sparse_init_zeroes_as_many_per_column_as_torch(shape, sparsity):
+    """Exactly ceil(sparsity * rows) zeros in every column, as PyTorch; the rest drawn from
+    N(0, std**2) (its spread checked where there are enough entries)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    ours = nn.init.sparse_(Tensor(np.full(shape, np.nan)), sparsity, std=0.5,
+                           generator=np.random.default_rng(1))
+    theirs = torch.nn.init.sparse_(torch.full(shape, np.nan, dtype=torch.float64), sparsity,
+                                   std=0.5)
+    np.testing.assert_array_equal((ours.data == 0).sum(0), (theirs == 0).sum(0).numpy())
+    assert ours.dtype == np.float64 and not np.isnan(ours.data).any()
+    drawn = ours.data[ours.data != 0]
+    if drawn.size > 1000:
+        assert abs(drawn.mean()) < 0.05 and abs(drawn.std() - 0.5) < 0.03
+    if min(shape) > 1 and 0 < sparsity < 1:  # the zeroed rows differ from column to column
+        assert len({tuple(np.flatnonzero(column == 0)) for column in ours.data.T}) > 1
+
+
 def test_init_bounds_and_constants():
     w = nn.Parameter(np.zeros((100, 50)))
     nn.init.xavier_uniform_(w)
@@ -1534,6 +1681,9 @@ def test_init_bounds_and_constants():
     lambda lib: lib.nn.init.xavier_uniform_(lib.zeros(5)),  # no fan in and out for 1-D
     lambda lib: lib.nn.init.kaiming_normal_(lib.zeros(3, 4), mode="fan_middle"),
     lambda lib: lib.nn.init.calculate_gain("swish"),
+    lambda lib: lib.nn.init.dirac_(lib.zeros(4, 2)),
+    lambda lib: lib.nn.init.dirac_(lib.zeros(5, 2, 3), groups=2),
+    lambda lib: lib.nn.init.sparse_(lib.zeros(4, 2, 3), 0.5),
 ])
 def test_init_refuses_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
@@ -1837,6 +1987,128 @@ def test_lr_schedulers_chain_and_follow_a_changed_lr_as_torch():
     schedule = optim.lr_scheduler.LinearLR(opt, total_iters=0)  # torch: no division by zero
     schedule.step()
     assert schedule.get_last_lr() == [pytest.approx(0.1 / 3)]
+
+
+# (scheduler, settings) lists for SequentialLR (with its milestones) and ChainedScheduler
+COMPOSED_SCHEDULERS = {
+    "warmup_then_cosine": ("SequentialLR", [("LinearLR", dict(start_factor=0.1, total_iters=10)),
+                                            ("CosineAnnealingLR", dict(T_max=90))], [10]),
+    "three_phases": ("SequentialLR", [("ConstantLR", dict(factor=0.5, total_iters=20)),
+                                      ("ExponentialLR", dict(gamma=0.97)),
+                                      ("MultiStepLR", dict(milestones=[0, 30], gamma=0.5))],
+                     [15, 60]),
+    # at a milestone a MultiplicativeLR goes on from the lr it finds, the others start over
+    "multiplicative_at_milestones": ("SequentialLR", [
+        ("StepLR", dict(step_size=3, gamma=0.9)),
+        ("MultiplicativeLR", dict(lr_lambda=lambda epoch: 0.97)),
+        ("LambdaLR", dict(lr_lambda=lambda epoch: 0.99 ** epoch))], [9, 40]),
+    "restarts_and_polynomial": ("SequentialLR", [
+        ("CosineAnnealingWarmRestarts", dict(T_0=5, T_mult=2)),
+        ("PolynomialLR", dict(total_iters=30, power=2.0))], [50]),
+    "one_cycle_first": ("SequentialLR", [("OneCycleLR", dict(max_lr=0.5, total_steps=300)),
+                                         ("StepLR", dict(step_size=10))], [70]),
+    "chained": ("ChainedScheduler", [("LinearLR", dict(start_factor=0.2, total_iters=8)),
+                                     ("ExponentialLR", dict(gamma=0.98)),
+                                     ("StepLR", dict(step_size=25, gamma=0.5))], None),
+}
+
+
+def _composed_lrs(lib, which, steps, restore_at=None):
+    """lr and momentum of two parameter groups after making the composed scheduler and each of
+    `steps` steps; with restore_at, the run goes on from there in a new optimizer and
+    schedulers loaded from the state dicts."""
+    import minigrad
+
+    def make():
+        tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+                   lib.zeros(2, requires_grad=True) for _ in range(2)]
+        opt = lib.optim.SGD([{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.03}],
+                            lr=0.1, momentum=0.9)
+        kind, parts, milestones = COMPOSED_SCHEDULERS[which]
+        schedulers = [getattr(lib.optim.lr_scheduler, name)(opt, **settings)
+                      for name, settings in parts]
+        composed = getattr(lib.optim.lr_scheduler, kind)(
+            *((opt, schedulers, milestones) if milestones else (schedulers,)))
+        return opt, composed
+
+    opt, composed = make()
+    seen = []
+    for step in range(steps + 1):
+        if step:
+            opt.step()
+            composed.step()
+        if step == restore_at:
+            saved_opt, saved = opt.state_dict(), composed.state_dict()
+            opt, composed = make()
+            opt.load_state_dict(saved_opt)
+            composed.load_state_dict(saved)
+        seen.append([*composed.get_last_lr(),
+                     *(group[key] for group in opt.param_groups for key in ("lr", "momentum"))])
+    return seen
+
+
+@pytest.mark.parametrize("which", list(COMPOSED_SCHEDULERS))
+def test_sequential_and_chained_schedulers_match_torch(which):
+    """120 steps, across the milestones; and resumed from the state dicts at step 47."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    theirs = _composed_lrs(torch, which, 120)
+    np.testing.assert_allclose(_composed_lrs(minigrad, which, 120), theirs, rtol=1e-12,
+                               atol=1e-15)
+    np.testing.assert_allclose(_composed_lrs(minigrad, which, 120, restore_at=47), theirs,
+                               rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, opt, other: lib.SequentialLR(opt, [], milestones=[]),
+    lambda lib, opt, other: lib.SequentialLR(opt, [lib.StepLR(opt, 2)], milestones=[3]),
+    lambda lib, opt, other: lib.SequentialLR(opt, [lib.StepLR(opt, 2), lib.StepLR(other, 2)],
+                                             milestones=[3]),
+    lambda lib, opt, other: lib.SequentialLR(
+        opt, [lib.StepLR(opt, 2), lib.ReduceLROnPlateau(opt)], milestones=[3]),
+    lambda lib, opt, other: lib.ChainedScheduler([]),
+    lambda lib, opt, other: lib.ChainedScheduler([lib.StepLR(opt, 2)], optimizer=other),
+    lambda lib, opt, other: lib.ChainedScheduler([lib.StepLR(opt, 2), lib.ReduceLROnPlateau(opt)]),
+])
+def test_sequential_and_chained_schedulers_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    for lib in (torch, minigrad):
+        opt, other = (lib.optim.SGD([lib.nn.Parameter(lib.zeros(2))], lr=0.1) for _ in range(2))
+        with pytest.raises(ValueError):
+            misuse(lib.optim.lr_scheduler, opt, other)
+
+
+def _tensor_lr_schedule(lib, name, settings):
+    """A schedule of an SGD given lr as a float64 Tensor: whether the group keeps that very
+    tensor, and its values, get_last_lr() and initial_lr at each step."""
+    param = lib.nn.Parameter(lib.zeros(2, dtype=lib.float64))
+    lr = lib.tensor(0.1, dtype=lib.float64)
+    opt = lib.optim.SGD([param], lr=lr, momentum=0.9)
+    schedule = getattr(lib.optim.lr_scheduler, name)(opt, **settings)
+    seen, kept = [], True
+    for _ in range(8):
+        opt.step()
+        schedule.step(*([1.0] if name == "ReduceLROnPlateau" else []))
+        last = schedule.get_last_lr()[0]
+        kept = kept and opt.param_groups[0]["lr"] is lr and last is not lr
+        seen.append([float(lr), float(last), float(opt.param_groups[0].get("initial_lr", 0))])
+    return kept, seen
+
+
+@pytest.mark.parametrize("name, settings", [
+    ("StepLR", dict(step_size=2)), ("CosineAnnealingLR", dict(T_max=5)),
+    ("OneCycleLR", dict(max_lr=1.0, total_steps=10)), ("ReduceLROnPlateau", dict(patience=0)),
+    ("CosineAnnealingWarmRestarts", dict(T_0=3)),
+])
+def test_lr_schedulers_fill_a_tensor_lr_in_place_as_torch(name, settings):
+    """The optimizer's lr tensor follows the schedule (it was replaced by a new tensor, or by
+    a float for OneCycleLR); get_last_lr() and initial_lr are copies, not that tensor."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    ours, theirs = (_tensor_lr_schedule(lib, name, settings) for lib in (minigrad, torch))
+    assert ours[0] and theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
 
 
 def test_trunc_normal_refuses_bounds_it_would_draw_from_endlessly():
