@@ -2203,7 +2203,7 @@ class _TransformerLayer(Module):
         if cross_attention:  # the decoder's attention to the encoder's output
             self.multihead_attn = attention()
         self.linear1 = Linear(d_model, dim_feedforward, bias, rng=rng, dtype=dtype)
-        self.dropout = Dropout(dropout, rng)
+        self.dropout = Dropout(dropout, rng=rng)
         self.linear2 = Linear(dim_feedforward, d_model, bias, rng=rng, dtype=dtype)
         self.norm_first = norm_first
         blocks = 3 if cross_attention else 2  # each with its norm and its dropout
@@ -2211,7 +2211,7 @@ class _TransformerLayer(Module):
             setattr(self, f"norm{index}", LayerNorm(d_model, layer_norm_eps, bias=bias,
                                                     dtype=dtype))
         for index in range(1, blocks + 1):
-            setattr(self, f"dropout{index}", Dropout(dropout, rng))
+            setattr(self, f"dropout{index}", Dropout(dropout, rng=rng))
         self.activation = _transformer_activation(activation)
 
     def _residual(self, x: Tensor, norm: LayerNorm, dropout: Dropout,
