@@ -473,7 +473,7 @@ class Linear(Module):
 
     Initialised like PyTorch: uniform in +-1/sqrt(in_features)."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
@@ -514,9 +514,9 @@ class Embedding(Module):
     scaled down in place to that norm (F.embedding's)."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
-                 max_norm: float | None = None, norm_type: float = 2.0,
-                 _weight: Parameter | None = None) -> None:
+                 max_norm: float | None = None, norm_type: float = 2.0, *,
+                 _weight: Parameter | None = None, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__()
         padding_idx = _padding_index("Embedding", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -611,7 +611,7 @@ class LayerNorm(Module):
     them when elementwise_affine=False; without bias when bias=False)."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
-                 elementwise_affine: bool = True, bias: bool = True,
+                 elementwise_affine: bool = True, bias: bool = True, *,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
@@ -639,8 +639,8 @@ class _BatchNorm(Module):
     track_running_stats)."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True,
-                 dtype: Any = np.float32, *, bias: bool = True) -> None:
+                 affine: bool = True, track_running_stats: bool = True, *,
+                 dtype: Any = np.float32, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -703,9 +703,9 @@ class _InstanceNorm(_BatchNorm):
     (C, *spatial) input is one sample."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = False, track_running_stats: bool = False,
-                 dtype: Any = np.float32, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype,
+                 affine: bool = False, track_running_stats: bool = False, *,
+                 dtype: Any = np.float32, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype,
                          bias=bias)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -746,7 +746,7 @@ class GroupNorm(Module):
     weight (ones) and bias (zeros, unless bias=False) when affine."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, dtype: Any = np.float32, *, bias: bool = True) -> None:
+                 affine: bool = True, *, dtype: Any = np.float32, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
@@ -765,42 +765,44 @@ class GroupNorm(Module):
 
 
 class Dropout(Module):
-    """Zero entries with probability p while training; identity in eval mode. Masks are drawn
-    from `rng`, so a seeded generator makes them reproducible (and checkpointable)."""
+    """Zero entries with probability p while training; identity in eval mode. `inplace` as
+    F.dropout's. Masks are drawn from `rng`, so a seeded generator makes them reproducible (and
+    checkpointable)."""
 
-    def __init__(self, p: float = 0.5, rng: np.random.Generator | None = None) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False, *,
+                 rng: np.random.Generator | None = None) -> None:
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
         self.rng = _default_rng(rng)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training, rng=self.rng)
+        return F.dropout(x, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout1d(Dropout):
     """Dropout of whole channels (F.dropout1d) while training."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout1d(x, self.p, self.training, rng=self.rng)
+        return F.dropout1d(x, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout2d(Dropout):
     """Dropout of whole channels (F.dropout2d) while training."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout2d(x, self.p, self.training, rng=self.rng)
+        return F.dropout2d(x, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout3d(Dropout):
     """Dropout of whole channels (F.dropout3d) while training."""
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout3d(x, self.p, self.training, rng=self.rng)
+        return F.dropout3d(x, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Sequential(_ModuleSequence):
@@ -887,7 +889,7 @@ class Conv1d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -900,7 +902,7 @@ class Conv2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -913,7 +915,7 @@ class Conv3d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -970,7 +972,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -984,7 +986,7 @@ class ConvTranspose2d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -998,7 +1000,7 @@ class ConvTranspose3d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -1352,7 +1354,7 @@ class PReLU(Module):
     """F.prelu with a learned slope for x < 0: one for all channels, or one per channel
     (num_parameters = the channels, dim 1), each starting at `init`."""
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, *,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         self.num_parameters = num_parameters
@@ -1370,7 +1372,7 @@ class RMSNorm(Module):
     learned scale `weight` (ones) unless elementwise_affine=False, as PyTorch's RMSNorm."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
-                 elementwise_affine: bool = True, dtype: Any = np.float32) -> None:
+                 elementwise_affine: bool = True, *, dtype: Any = np.float32) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
             tuple(normalized_shape)
@@ -1475,7 +1477,7 @@ class Bilinear(Module):
     Initialised like PyTorch: uniform in +-1/sqrt(in1_features), weight and bias alike."""
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
-                 bias: bool = True, rng: np.random.Generator | None = None,
+                 bias: bool = True, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
@@ -2158,7 +2160,7 @@ class _TransformerLayer(Module):
         if cross_attention:  # the decoder's attention to the encoder's output
             self.multihead_attn = attention()
         self.linear1 = Linear(d_model, dim_feedforward, bias, rng=rng, dtype=dtype)
-        self.dropout = Dropout(dropout, rng)
+        self.dropout = Dropout(dropout, rng=rng)
         self.linear2 = Linear(dim_feedforward, d_model, bias, rng=rng, dtype=dtype)
         self.norm_first = norm_first
         blocks = 3 if cross_attention else 2  # each with its norm and its dropout
@@ -2166,7 +2168,7 @@ class _TransformerLayer(Module):
             setattr(self, f"norm{index}", LayerNorm(d_model, layer_norm_eps, bias=bias,
                                                     dtype=dtype))
         for index in range(1, blocks + 1):
-            setattr(self, f"dropout{index}", Dropout(dropout, rng))
+            setattr(self, f"dropout{index}", Dropout(dropout, rng=rng))
         self.activation = _transformer_activation(activation)
 
     def _residual(self, x: Tensor, norm: LayerNorm, dropout: Dropout,
@@ -2381,7 +2383,7 @@ class _RNNBase(Module):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, rng: np.random.Generator | None = None,
+                 bidirectional: bool = False, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         if not 0 <= dropout <= 1:
@@ -2487,12 +2489,12 @@ class RNN(_RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; use 'tanh' or 'relu'")
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, rng, dtype)
+                         bidirectional, rng=rng, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
