@@ -2974,6 +2974,28 @@ def test_embedding_takes_max_norm_and_norm_type_by_position_as_torch(torch):
     np.testing.assert_allclose(np.abs(ours.weight.data[[0, 1, 4]]).sum(1).max(), 1.5)
 
 
+def test_layers_forward_arguments_are_named_and_ordered_as_torchs(torch):
+    """layer(input=x) as in PyTorch (and RMSNorm's x, as its). Containers' forward is not
+    PyTorch's abstract one."""
+    checked = 0
+    for name in dir(nn):
+        ours, theirs = getattr(nn, name), getattr(torch.nn, name, None)
+        if (name.startswith("_") or theirs is None or name in ("Module", "ModuleDict",
+                "ModuleList", "ParameterList") or not isinstance(ours, type)
+                or not issubclass(ours, nn.Module)):
+            continue
+        assert list(inspect.signature(ours.forward).parameters) == \
+            list(inspect.signature(theirs.forward).parameters), name
+        checked += 1
+    assert checked > 100
+    x = rng.standard_normal((2, 3))
+    layer = torch.nn.Linear(3, 2).double()
+    ours = nn.Linear(3, 2, dtype=np.float64)
+    ours.load_state_dict({k: v.numpy() for k, v in layer.state_dict().items()})
+    np.testing.assert_allclose(ours(input=Tensor(x)).data,
+                               layer(input=torch.tensor(x)).detach().numpy(), rtol=1e-12)
+
+
 def test_minigrads_own_layer_arguments_are_keyword_only():
     """rng and dtype (PyTorch's layers take device before dtype) never take the place of one
     of PyTorch's positional arguments."""
