@@ -2996,6 +2996,60 @@ def test_layers_forward_arguments_are_named_and_ordered_as_torchs(torch):
                                layer(input=torch.tensor(x)).detach().numpy(), rtol=1e-12)
 
 
+def _positional_arrays():
+    """Shared float64 inputs for the PyTorch-style calls below."""
+    draw = np.random.default_rng(5).standard_normal
+    return {"x": draw((2, 3, 6, 6)), "w": draw((4, 3, 3, 3)), "b": draw(4), "v": draw((2, 5)),
+            "u": draw((2, 5)), "s": draw((2, 4, 5)), "g": draw(5), "i": np.array([[0, 3], [2, 0]]),
+            "e": draw((4, 5)), "y": np.array([1, 0]), "seq": draw((2, 2, 3, 4)),
+            "wt": draw((3, 2, 3, 3)), "n": draw((2, 5)), "mean": np.zeros(4), "var": np.ones(4)}
+
+
+TORCH_STYLE_F_CALLS = [  # every argument by position, as code written for PyTorch passes them
+    lambda F, a: F.conv2d(a["x"], a["w"], a["b"], 2, 1, 1, 1),
+    lambda F, a: F.conv_transpose2d(a["x"], a["wt"], None, 2, 1, 1, 1, 2),
+    lambda F, a: F.max_pool2d(a["x"], 3, 2, 1, 2, True, False),
+    lambda F, a: F.avg_pool2d(a["x"], 3, 2, 1, True, False, 5),
+    lambda F, a: F.adaptive_max_pool2d(a["x"], (2, 3), False),
+    lambda F, a: F.interpolate(a["x"], None, 1.5, "bilinear", True),
+    lambda F, a: F.pad(a["x"], (1, 2, 0, 1), "constant", 0.5),
+    lambda F, a: F.unfold(a["x"], 2, 2, 1, 2),
+    lambda F, a: F.layer_norm(a["v"], (5,), a["g"], a["g"], 1e-3),
+    lambda F, a: F.group_norm(a["s"], 2, a["g"][:4], a["g"][:4], 1e-3),
+    lambda F, a: F.batch_norm(a["s"], a["mean"], a["var"], a["g"][:4], a["g"][1:], True, 0.2,
+                              1e-3),
+    lambda F, a: F.normalize(a["v"], 1.0, 0, 1e-6),
+    lambda F, a: F.embedding(a["i"], a["e"], 0, 1.0, 1.0),
+    lambda F, a: F.linear(a["v"], a["e"], a["g"][:4]),
+    lambda F, a: F.softmax(a["v"], 0),
+    lambda F, a: F.log_softmax(a["v"], 0),
+    lambda F, a: F.leaky_relu(a["v"], 0.1, False),
+    lambda F, a: F.elu(a["v"], 0.5, False),
+    lambda F, a: F.hardtanh(a["v"], -0.5, 0.5, False),
+    lambda F, a: F.softplus(a["v"], 2.0, 1.0),
+    lambda F, a: F.threshold(a["v"], 0.1, 20.0, False),
+    lambda F, a: F.glu(a["s"], 1),
+    lambda F, a: F.cosine_similarity(a["v"], a["u"], 0, 1e-6),
+    lambda F, a: F.pairwise_distance(a["v"], a["u"], 1.0, 1e-6, True),
+    lambda F, a: F.huber_loss(a["v"], a["u"], "sum", 0.5),
+    lambda F, a: F.triplet_margin_loss(a["v"], a["u"], a["n"], 0.5, 1.0, 1e-6, True),
+    lambda F, a: F.cross_entropy(a["v"], a["y"], a["g"]),
+    lambda F, a: F.multi_margin_loss(a["v"], a["y"], 2, 0.5, a["g"]),
+    lambda F, a: F.poisson_nll_loss(a["v"], a["u"].__abs__(), True, True),
+    lambda F, a: F.gaussian_nll_loss(a["v"], a["u"], a["u"].__abs__() + 0.1, True, 1e-3, "sum"),
+    lambda F, a: F.scaled_dot_product_attention(a["seq"], a["seq"], a["seq"], None, 0.0, True),
+    lambda F, a: F.dropout(a["v"], 0.5, False, True),
+]
+
+
+@pytest.mark.parametrize("call", TORCH_STYLE_F_CALLS)
+def test_functional_calls_written_for_torch_give_torchs_results(torch, call):
+    arrays = _positional_arrays()
+    ours = call(F, {k: Tensor(v.copy()) for k, v in arrays.items()})
+    theirs = call(torch.nn.functional, {k: torch.tensor(v.copy()) for k, v in arrays.items()})
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-10, atol=1e-12)
+
+
 def test_minigrads_own_layer_arguments_are_keyword_only():
     """rng and dtype (PyTorch's layers take device before dtype) never take the place of one
     of PyTorch's positional arguments."""
