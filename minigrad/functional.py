@@ -411,34 +411,36 @@ def _shuffle_factor(name: str, input: Tensor, factor: int) -> int:
     return int(factor)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, *,
-            rng: np.random.Generator | None = None) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+            *, rng: np.random.Generator | None = None) -> Tensor:
     """Zero each entry with probability `p` and scale the rest by 1/(1-p); identity when not
-    training or p == 0, all zeros when p == 1. Pass a seeded `rng` (keyword-only, where PyTorch
-    has `inplace`) for reproducible masks."""
-    return _dropout("dropout", input, p, training, rng, input.shape)
+    training or p == 0, all zeros when p == 1. `inplace` as the activations' (`_result`). Pass a
+    seeded `rng` (keyword-only, after PyTorch's arguments) for reproducible masks."""
+    return _dropout("dropout", input, p, training, inplace, rng, input.shape)
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, *,
-              rng: np.random.Generator | None = None) -> Tensor:
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+              *, rng: np.random.Generator | None = None) -> Tensor:
     """dropout of whole channels: each (sample, channel) of an (N, C, L) or (C, L) input is
     zeroed with probability `p`, the others scaled by 1/(1-p)."""
-    return _dropout("dropout1d", input, p, training, rng, _channel_mask("dropout1d", input, 1))
+    return _dropout("dropout1d", input, p, training, inplace, rng,
+                    _channel_mask("dropout1d", input, 1))
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, *,
-              rng: np.random.Generator | None = None) -> Tensor:
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+              *, rng: np.random.Generator | None = None) -> Tensor:
     """dropout of whole channels of an (N, C, H, W) input; a 3-D input is read as (N, C, L),
     as PyTorch reads it (with a warning there)."""
     spatial = 1 if input.ndim == 3 else 2
-    return _dropout("dropout2d", input, p, training, rng,
+    return _dropout("dropout2d", input, p, training, inplace, rng,
                     _channel_mask("dropout2d", input, spatial, batched_only=True))
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, *,
-              rng: np.random.Generator | None = None) -> Tensor:
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False,
+              *, rng: np.random.Generator | None = None) -> Tensor:
     """dropout of whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
-    return _dropout("dropout3d", input, p, training, rng, _channel_mask("dropout3d", input, 3))
+    return _dropout("dropout3d", input, p, training, inplace, rng,
+                    _channel_mask("dropout3d", input, 3))
 
 
 def _channel_mask(name: str, input: Tensor, spatial: int, batched_only: bool = False
@@ -452,21 +454,22 @@ def _channel_mask(name: str, input: Tensor, spatial: int, batched_only: bool = F
     return input.shape[:input.ndim - spatial] + (1,) * spatial
 
 
-def _dropout(name: str, input: Tensor, p: float, training: bool,
+def _dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
              rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
     """input times a mask of `mask_shape` (broadcast to the input): 0 with probability p, else
-    1/(1-p)."""
+    1/(1-p); with `inplace`, written into the input as the activations' are (`_result`)."""
     if not 0 <= p <= 1:
         raise ValueError(f"{name}: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return input
     if p == 1:
-        return input * 0
+        return _result(name, input, input * 0, inplace)
     # the kept entries are scaled by 1/(1-p): PyTorch refuses integers here, and only here
     input._require_floating(name)
     rng = rng if rng is not None else np.random.default_rng()
     keep = rng.random(mask_shape) >= p
-    return input * (keep / input.dtype.type(1 - p)).astype(input.dtype)
+    return _result(name, input, input * (keep / input.dtype.type(1 - p)).astype(input.dtype),
+                   inplace)
 
 
 # --------------------------------------------------------------------------------------------

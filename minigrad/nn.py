@@ -486,7 +486,7 @@ class Linear(Module):
 
     Initialised like PyTorch: uniform in +-1/sqrt(in_features)."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
@@ -498,8 +498,8 @@ class Linear(Module):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
 
 
 def _padding_index(layer: str, padding_idx: int | None, num_embeddings: int) -> int | None:
@@ -527,9 +527,9 @@ class Embedding(Module):
     scaled down in place to that norm (F.embedding's)."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32, *,
-                 max_norm: float | None = None, norm_type: float = 2.0,
-                 _weight: Parameter | None = None) -> None:
+                 max_norm: float | None = None, norm_type: float = 2.0, *,
+                 _weight: Parameter | None = None, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__()
         padding_idx = _padding_index("Embedding", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -561,8 +561,8 @@ class Embedding(Module):
             settings.append(f"norm_type={self.norm_type}")
         return ", ".join(settings)
 
-    def forward(self, indices: Any) -> Tensor:
-        return F.embedding(indices, self.weight, self.padding_idx, self.max_norm,
+    def forward(self, input: Any) -> Tensor:
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm,
                            self.norm_type)
 
 
@@ -624,7 +624,7 @@ class LayerNorm(Module):
     them when elementwise_affine=False; without bias when bias=False)."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
-                 elementwise_affine: bool = True, bias: bool = True,
+                 elementwise_affine: bool = True, bias: bool = True, *,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
@@ -639,8 +639,8 @@ class LayerNorm(Module):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
 
 class _BatchNorm(Module):
@@ -652,8 +652,8 @@ class _BatchNorm(Module):
     track_running_stats)."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True,
-                 dtype: Any = np.float32, *, bias: bool = True) -> None:
+                 affine: bool = True, track_running_stats: bool = True, *,
+                 dtype: Any = np.float32, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
@@ -679,14 +679,14 @@ class _BatchNorm(Module):
                              f"{' or '.join(f'{r}D' for r in self._ranks)} input (got "
                              f"{x.ndim}D input)")
 
-    def forward(self, x: Tensor) -> Tensor:
-        self._check_rank(x)
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_rank(input)
         momentum = self.momentum
         if self.training and self.running_mean is not None:
             self.num_batches_tracked.data += 1
             if momentum is None:  # the cumulative average of every batch so far
                 momentum = 1 / int(self.num_batches_tracked.data)
-        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+        return F.batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                             self.training or self.running_mean is None, momentum or 0.0,
                             self.eps)
 
@@ -716,20 +716,20 @@ class _InstanceNorm(_BatchNorm):
     (C, *spatial) input is one sample."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = False, track_running_stats: bool = False,
-                 dtype: Any = np.float32, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype,
+                 affine: bool = False, track_running_stats: bool = False, *,
+                 dtype: Any = np.float32, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype,
                          bias=bias)
 
-    def forward(self, x: Tensor) -> Tensor:
-        self._check_rank(x)
-        batched = x.ndim == self._ranks[-1]
-        channels = x.shape[1 if batched else 0]
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_rank(input)
+        batched = input.ndim == self._ranks[-1]
+        channels = input.shape[1 if batched else 0]
         if self.affine and channels != self.num_features:  # PyTorch only warns without affine
             raise ValueError(f"{type(self).__name__}: expected input's size at dim="
                              f"{int(batched)} to match num_features ({self.num_features}), "
                              f"but got: {channels}.")
-        out = F.instance_norm(x if batched else x.unsqueeze(0), self.running_mean,
+        out = F.instance_norm(input if batched else input.unsqueeze(0), self.running_mean,
                               self.running_var, self.weight, self.bias,
                               self.training or not self.track_running_stats,
                               0.0 if self.momentum is None else self.momentum, self.eps)
@@ -759,7 +759,7 @@ class GroupNorm(Module):
     weight (ones) and bias (zeros, unless bias=False) when affine."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, dtype: Any = np.float32, *, bias: bool = True) -> None:
+                 affine: bool = True, *, dtype: Any = np.float32, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
@@ -773,48 +773,49 @@ class GroupNorm(Module):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
 
 class Dropout(Module):
-    """Zero entries with probability p while training; identity in eval mode. Masks are drawn
-    from `rng`, so a seeded generator makes them reproducible (and checkpointable)."""
+    """Zero entries with probability p while training; identity in eval mode. `inplace` as
+    F.dropout's. Masks are drawn from `rng`, so a seeded generator makes them reproducible (and
+    checkpointable)."""
 
-    def __init__(self, p: float = 0.5, *, rng: np.random.Generator | None = None) -> None:
-        # rng keyword-only: PyTorch's second argument is inplace, which minigrad's lacks
+    def __init__(self, p: float = 0.5, inplace: bool = False, *,
+                 rng: np.random.Generator | None = None) -> None:
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be in [0, 1], got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
         self.rng = _default_rng(rng)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training, rng=self.rng)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout1d(Dropout):
     """Dropout of whole channels (F.dropout1d) while training."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout1d(x, self.p, self.training, rng=self.rng)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout2d(Dropout):
     """Dropout of whole channels (F.dropout2d) while training."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout2d(x, self.p, self.training, rng=self.rng)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Dropout3d(Dropout):
     """Dropout of whole channels (F.dropout3d) while training."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout3d(x, self.p, self.training, rng=self.rng)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
 class Sequential(_ModuleSequence):
@@ -848,10 +849,10 @@ class Sequential(_ModuleSequence):
     def __imul__(self, times: int) -> Sequential:
         return self.extend(list(self) * (_factor("*=", times) - 1))
 
-    def forward(self, x: Any) -> Any:
+    def forward(self, input: Any) -> Any:
         for module in self._modules.values():
-            x = module(x)
-        return x
+            input = module(input)
+        return input
 
 
 def _sequential(operator: str, other: Any) -> Sequential:
@@ -920,8 +921,8 @@ class _ConvNd(Module):
             settings += f", groups={self.groups}"
         return settings + (", bias=False" if self.bias is None else "")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
                                     self.dilation, self.groups)
 
 
@@ -932,7 +933,7 @@ class Conv1d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -945,7 +946,7 @@ class Conv2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -958,7 +959,7 @@ class Conv3d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, rng, dtype)
@@ -979,10 +980,10 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
                          dilation, groups, bias, rng, dtype, output_padding)
 
-    def forward(self, x: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         output_padding = self.output_padding if output_size is None else \
-            self._output_padding(x, list(output_size))
-        return type(self)._function(x, self.weight, self.bias, self.stride, self.padding,
+            self._output_padding(input, list(output_size))
+        return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
                                     output_padding, self.groups, self.dilation)
 
     def _output_padding(self, x: Tensor, output_size: list[int]) -> tuple[int, ...]:
@@ -1015,7 +1016,7 @@ class ConvTranspose1d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -1029,7 +1030,7 @@ class ConvTranspose2d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -1043,7 +1044,7 @@ class ConvTranspose3d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, rng: np.random.Generator | None = None,
+                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, rng, dtype)
@@ -1065,8 +1066,8 @@ class MaxPool2d(Module):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
-    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
@@ -1086,8 +1087,8 @@ class AvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -1101,16 +1102,16 @@ class Flatten(Module):
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        ndim = max(x.ndim, 1)
+    def forward(self, input: Tensor) -> Tensor:
+        ndim = max(input.ndim, 1)
         if not (-ndim <= self.start_dim < ndim and -ndim <= self.end_dim < ndim):
             raise IndexError(f"Flatten: start_dim {self.start_dim} and end_dim {self.end_dim} "
-                             f"must be dims of the input, shape {x.shape}")
+                             f"must be dims of the input, shape {input.shape}")
         start, end = self.start_dim % ndim, self.end_dim % ndim
         if start > end:
             raise InvalidArgumentError(f"Flatten: start_dim {self.start_dim} comes after end_dim "
-                                       f"{self.end_dim} for an input of shape {x.shape}")
-        return x.reshape(*x.shape[:start], -1, *x.shape[end + 1:])
+                                       f"{self.end_dim} for an input of shape {input.shape}")
+        return input.reshape(*input.shape[:start], -1, *input.shape[end + 1:])
 
 
 class GELU(Module):
@@ -1123,8 +1124,8 @@ class GELU(Module):
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.gelu(x, approximate=self.approximate)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
 
 
 class Identity(Module):
@@ -1150,8 +1151,8 @@ class _AlongDim(Module):
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._function(x, self.dim)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.dim)
 
 
 class Softmax(_AlongDim):
@@ -1169,15 +1170,15 @@ class LogSoftmax(_AlongDim):
 class Tanh(Module):
     """F.tanh as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.tanh(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
 
 
 class Sigmoid(Module):
     """F.sigmoid as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.sigmoid(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
 
 
 class MSELoss(Module):
@@ -1239,8 +1240,8 @@ class _Pointwise(Module):
 
     _function: Callable[[Tensor], Tensor]
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._function(x)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input)
 
 
 class _PointwiseInPlace(_Pointwise):
@@ -1254,8 +1255,8 @@ class _PointwiseInPlace(_Pointwise):
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return type(self)._function(x, inplace=self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, inplace=self.inplace)
 
 
 class ReLU(_PointwiseInPlace):
@@ -1310,8 +1311,8 @@ class LeakyReLU(Module):
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}{_inplace_repr(self.inplace)}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
 
 class ELU(Module):
@@ -1322,13 +1323,13 @@ class ELU(Module):
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}{_inplace_repr(self.inplace)}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.elu(x, self.alpha, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
 
 
 class CELU(ELU):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.celu(x, self.alpha, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
 
 
 class Softplus(Module):
@@ -1339,8 +1340,8 @@ class Softplus(Module):
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
 
 
 class Hardtanh(Module):
@@ -1352,8 +1353,8 @@ class Hardtanh(Module):
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_repr(self.inplace)}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
 
 class Softmin(_AlongDim):
@@ -1372,13 +1373,13 @@ class Hardshrink(Module):
     def extra_repr(self) -> str:
         return f"{self.lambd}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.hardshrink(x, self.lambd)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
 
 
 class Softshrink(Hardshrink):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.softshrink(x, self.lambd)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
 
 
 class Threshold(Module):
@@ -1389,15 +1390,15 @@ class Threshold(Module):
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}{_inplace_repr(self.inplace)}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.threshold(x, self.threshold, self.value, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
 
 
 class PReLU(Module):
     """F.prelu with a learned slope for x < 0: one for all channels, or one per channel
     (num_parameters = the channels, dim 1), each starting at `init`."""
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25,
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, *,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         self.num_parameters = num_parameters
@@ -1406,8 +1407,8 @@ class PReLU(Module):
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.prelu(x, self.weight)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
 
 
 class RMSNorm(Module):
@@ -1415,7 +1416,7 @@ class RMSNorm(Module):
     learned scale `weight` (ones) unless elementwise_affine=False, as PyTorch's RMSNorm."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
-                 elementwise_affine: bool = True, dtype: Any = np.float32) -> None:
+                 elementwise_affine: bool = True, *, dtype: Any = np.float32) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
             tuple(normalized_shape)
@@ -1439,8 +1440,8 @@ class PixelShuffle(Module):
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.pixel_shuffle(x, self.upscale_factor)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_shuffle(input, self.upscale_factor)
 
 
 class PixelUnshuffle(Module):
@@ -1451,8 +1452,8 @@ class PixelUnshuffle(Module):
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.pixel_unshuffle(x, self.downscale_factor)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pixel_unshuffle(input, self.downscale_factor)
 
 
 class Unflatten(Module):
@@ -1465,15 +1466,15 @@ class Unflatten(Module):
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return x.unflatten(self.dim, self.unflattened_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
 
 
 class MaxPool1d(MaxPool2d):
     """F.max_pool1d as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
@@ -1494,8 +1495,8 @@ class AvgPool1d(Module):
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
 
@@ -1507,8 +1508,8 @@ class AdaptiveAvgPool2d(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool2d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1520,7 +1521,7 @@ class Bilinear(Module):
     Initialised like PyTorch: uniform in +-1/sqrt(in1_features), weight and bias alike."""
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
-                 bias: bool = True, rng: np.random.Generator | None = None,
+                 bias: bool = True, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
@@ -1573,11 +1574,11 @@ class GLU(_AlongDim):
 class Softmax2d(Module):
     """F.softmax over the channels (dim -3) of (N, C, H, W) or (C, H, W)."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        if x.ndim not in (3, 4):
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
             raise InvalidArgumentError(f"Softmax2d: expects (N, C, H, W) or (C, H, W), got "
-                                       f"shape {x.shape}")
-        return F.softmax(x, -3)
+                                       f"shape {input.shape}")
+        return F.softmax(input, -3)
 
 
 class CosineSimilarity(Module):
@@ -1599,8 +1600,8 @@ class PairwiseDistance(Module):
 
 
 class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
-    def forward(self, x: Tensor) -> Tensor:
-        return F.adaptive_avg_pool1d(x, self.output_size)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveMaxPool2d(Module):
@@ -1614,28 +1615,28 @@ class AdaptiveMaxPool2d(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
-    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
-    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class MaxPool3d(MaxPool2d):
     """F.max_pool3d as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor | tuple[Tensor, Tensor]:
-        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation,
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
 
 
 class AvgPool3d(AvgPool2d):
     """F.avg_pool3d as a layer."""
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
 
@@ -1673,8 +1674,8 @@ class Unfold(Module):
         return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
                 f"padding={self.padding}, stride={self.stride}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.unfold(x, self.kernel_size, self.dilation, self.padding, self.stride)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
 
 class Fold(Module):
@@ -1691,8 +1692,8 @@ class Fold(Module):
         return (f"output_size={self.output_size}, kernel_size={self.kernel_size}, "
                 f"dilation={self.dilation}, padding={self.padding}, stride={self.stride}")
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.fold(x, self.output_size, self.kernel_size, self.dilation, self.padding,
+    def forward(self, input: Tensor) -> Tensor:
+        return F.fold(input, self.output_size, self.kernel_size, self.dilation, self.padding,
                       self.stride)
 
 
@@ -1715,8 +1716,8 @@ class Upsample(Module):
                  else f"size={self.size!r}")
         return f"{given}, mode={self.mode!r}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners)
 
 
 class UpsamplingNearest2d(Upsample):
@@ -1750,8 +1751,8 @@ class _Pad(Module):
     def extra_repr(self) -> str:
         return f"{self.padding}"
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.pad(x, self.padding, self._mode, getattr(self, "value", None))
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, self._mode, getattr(self, "value", None))
 
 
 class ConstantPad1d(_Pad):
@@ -2426,7 +2427,7 @@ class _RNNBase(Module):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, rng: np.random.Generator | None = None,
+                 bidirectional: bool = False, *, rng: np.random.Generator | None = None,
                  dtype: Any = np.float32) -> None:
         super().__init__()
         if not 0 <= dropout <= 1:
@@ -2532,12 +2533,12 @@ class RNN(_RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False,
+                 dropout: float = 0.0, bidirectional: bool = False, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; use 'tanh' or 'relu'")
         super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, rng, dtype)
+                         bidirectional, rng=rng, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]

@@ -10,7 +10,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, ops
 
-from tests.helpers import assert_keeps_float32, leaf, op_types
+from tests.helpers import assert_keeps_float32, leaf, op_types, torch_or_skip
 
 rng = np.random.default_rng(77)
 
@@ -303,3 +303,65 @@ def test_fused_attention_weights_cannot_be_edited_under_backward():
     _, weights = F.attention(q, q, q)
     with pytest.raises(ValueError, match="read-only"):
         weights.data *= 0
+
+
+# --------------------------------------------------------------------------------------------
+# Calls written for PyTorch, every argument by position: the same values
+# --------------------------------------------------------------------------------------------
+TORCH_STYLE_TENSOR_CALLS = [  # (lib, x, y): lib is minigrad or torch, x (3, 4) and y float64
+    lambda lib, x, y: x.sum(1, True),
+    lambda lib, x, y: lib.sum(x, 0, False),
+    lambda lib, x, y: x.std(1, True, True),
+    lambda lib, x, y: lib.var(x, 0, False),
+    lambda lib, x, y: x.max(1, True),
+    lambda lib, x, y: lib.min(x, 0),
+    lambda lib, x, y: x.sort(1, True),
+    lambda lib, x, y: lib.argsort(x, 0, True),
+    lambda lib, x, y: x.topk(2, 0, False, True),
+    lambda lib, x, y: lib.kthvalue(x, 2, 1, True),
+    lambda lib, x, y: x.median(1, True),
+    lambda lib, x, y: lib.quantile(x, 0.3, 1, True, interpolation="midpoint"),
+    lambda lib, x, y: x.logsumexp(0, True),
+    lambda lib, x, y: lib.cumsum(x, 1),
+    lambda lib, x, y: x.norm(1, 1, True),
+    lambda lib, x, y: lib.diff(x, 2, 0),
+    lambda lib, x, y: x.roll(1, 0),
+    lambda lib, x, y: lib.diagonal(x, 1, 0, 1),
+    lambda lib, x, y: x.transpose(0, 1),
+    lambda lib, x, y: lib.narrow(x, 1, 1, 2),
+    lambda lib, x, y: x.split(2, 1),
+    lambda lib, x, y: lib.chunk(x, 2, 0),
+    lambda lib, x, y: x.flatten(0, 1),
+    lambda lib, x, y: lib.movedim(x, 0, 1),
+    lambda lib, x, y: x.clamp(-0.5, 0.5),
+    lambda lib, x, y: lib.lerp(x, y, 0.3),
+    lambda lib, x, y: x.isclose(y, 0.5, 0.1, False),
+    lambda lib, x, y: lib.where(x > 0, x, y),
+    lambda lib, x, y: lib.cat((x, y), 1),
+    lambda lib, x, y: lib.stack([x, y], 2),
+    lambda lib, x, y: lib.tril(x, 1),
+    lambda lib, x, y: x.gather(1, lib.tensor([[0, 1], [3, 2], [1, 1]])),
+    lambda lib, x, y: lib.index_select(x, 1, lib.tensor([3, 0])),
+    lambda lib, x, y: x.masked_fill(x > 0, 2.0),
+    lambda lib, x, y: lib.linspace(-1, 2, 5),
+    lambda lib, x, y: lib.arange(1, 7, 2),
+    lambda lib, x, y: lib.full((2, 3), 1.5),
+    lambda lib, x, y: lib.eye(2, 3),
+]
+
+
+def _as_arrays(result):
+    if isinstance(result, (tuple, list)):
+        return [_as_arrays(r) for r in result]
+    return np.asarray(result.data if isinstance(result, Tensor) else result.numpy())
+
+
+@pytest.mark.parametrize("call", TORCH_STYLE_TENSOR_CALLS)
+def test_tensor_calls_written_for_torch_give_torchs_results(call):
+    torch = torch_or_skip()
+    x, y = rng.standard_normal((3, 4)), rng.standard_normal((3, 4))
+    ours = _as_arrays(call(minigrad, Tensor(x), Tensor(y)))
+    theirs = _as_arrays(call(torch, torch.tensor(x), torch.tensor(y)))
+    assert len(ours) == len(theirs)
+    for mine, expected in zip(ours, theirs):
+        np.testing.assert_allclose(mine, expected, rtol=1e-12, atol=1e-14)

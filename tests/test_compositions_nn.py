@@ -11,6 +11,7 @@ PyTorch's with copied weights, and a small convolutional network that learns.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import subprocess
 import sys
@@ -2485,14 +2486,14 @@ def _layers_to_print(lib):
             n.GRU(3, 4, num_layers=2, batch_first=True, dropout=0.5, bidirectional=True),
             n.ModuleList([n.Identity(), n.SiLU()]), n.CrossEntropyLoss(), n.MaxPool1d(2),
             n.AvgPool1d(3, padding=1), n.RNN(3, 4, nonlinearity="relu"),
-            n.ModuleList([n.Linear(2, 2), n.Linear(2, 2), n.ReLU(), n.Linear(2, 2)])]
+            n.ModuleList([n.Linear(2, 2), n.Linear(2, 2), n.ReLU(), n.Linear(2, 2)]),
+            n.Dropout(0.1), n.Dropout2d(0.3, True)]
 
 
 def test_modules_print_as_torch_does(torch):
     for ours, theirs in zip(_layers_to_print(minigrad), _layers_to_print(torch)):
         assert repr(ours) == repr(theirs)
     assert repr(nn.LayerNorm(8)) == repr(torch.nn.LayerNorm(8))
-    assert repr(nn.Dropout(0.1)) == "Dropout(p=0.1)"  # no inplace= to print
 
 
 def test_multihead_attention_takes_an_unbatched_key_padding_mask_as_torch(torch):
@@ -2873,6 +2874,193 @@ def test_activation_modules_take_inplace_as_torch(torch, name, args):
         assert (ours(x) is x) == inplace
         np.testing.assert_allclose(x.data, theirs(torch.tensor(data.copy())).numpy()
                                    if inplace else data, rtol=1e-12, atol=1e-15)
+
+
+# --------------------------------------------------------------------------------------------
+# PyTorch's positional arguments: a call written for PyTorch means the same here
+# --------------------------------------------------------------------------------------------
+DROPOUT_SHAPES = {"dropout": (3, 4), "dropout1d": (2, 3, 4), "dropout2d": (2, 3, 4, 2),
+                  "dropout3d": (2, 3, 2, 2, 2)}
+
+
+@pytest.mark.parametrize("name", DROPOUT_SHAPES)
+def test_dropout_takes_inplace_fourth_as_torch(torch, name):
+    """F.dropout(input, p, training, inplace); p = 1 and training=False give a result that does
+    not depend on the mask, so PyTorch's can be compared."""
+    data = rng.uniform(1, 2, size=DROPOUT_SHAPES[name])
+    for p, training in ((1.0, True), (0.5, False)):
+        ours, theirs = Tensor(data.copy()), torch.tensor(data.copy())
+        out = getattr(F, name)(ours, p, training, True)
+        expected = getattr(torch.nn.functional, name)(theirs, p, training, True)
+        assert out is ours and expected is theirs
+        np.testing.assert_array_equal(ours.data, theirs.numpy())
+
+
+@pytest.mark.parametrize("name", DROPOUT_SHAPES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dropout_inplace_writes_the_mask_it_would_return_and_records_nothing_in_place(name,
+                                                                                    dtype):
+    data = rng.uniform(1, 2, size=DROPOUT_SHAPES[name]).astype(dtype)
+    fresh = getattr(F, name)(Tensor(data), 0.5, rng=np.random.default_rng(7))
+    ours = Tensor(data.copy())
+    assert getattr(F, name)(ours, 0.5, True, True, rng=np.random.default_rng(7)) is ours
+    assert ours.dtype == dtype
+    np.testing.assert_array_equal(ours.data, fresh.data)
+    # recording a graph: a new tensor and the input unchanged, as the activations' inplace
+    leaf = Tensor(data, requires_grad=True)
+    hidden = leaf * 1.0
+    out = getattr(F, name)(hidden, 0.5, True, True, rng=np.random.default_rng(7))
+    assert out is not hidden
+    np.testing.assert_array_equal(hidden.data, data)
+    np.testing.assert_array_equal(out.data, fresh.data)
+    out.sum().backward()
+    np.testing.assert_allclose(leaf.grad, fresh.data / data, rtol=1e-6)  # the scaled mask
+
+
+@pytest.mark.parametrize("name", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"])
+def test_dropout_modules_take_inplace_second_as_torch(torch, name):
+    ours, theirs = getattr(nn, name)(1.0, True), getattr(torch.nn, name)(1.0, True)
+    assert repr(ours) == repr(theirs) and ours.inplace and theirs.inplace
+    data = rng.uniform(1, 2, size=DROPOUT_SHAPES[name.lower()])
+    x, their_x = Tensor(data.copy()), torch.tensor(data.copy())
+    assert ours(x) is x and theirs(their_x) is their_x
+    np.testing.assert_array_equal(x.data, their_x.numpy())
+    assert not getattr(nn, name)(0.5).inplace
+    with pytest.raises(TypeError):  # minigrad's rng is keyword-only: never where inplace was
+        getattr(nn, name)(0.5, False, np.random.default_rng(0))
+
+
+TORCH_POSITIONAL_LAYERS = [  # every argument by position, up to the last minigrad takes
+    lambda n: n.Linear(3, 2, False),
+    lambda n: n.Bilinear(3, 2, 4, False),
+    lambda n: n.Conv1d(2, 4, 3, 2, 1, 1, 2, False),
+    lambda n: n.Conv2d(2, 4, 3, 2, 1, 2, 1, True),
+    lambda n: n.Conv3d(2, 4, 2, 1, 0, 1, 2, False),
+    lambda n: n.ConvTranspose1d(2, 4, 3, 2, 1, 1, 2, False, 1),
+    lambda n: n.ConvTranspose2d(2, 4, 3, 2, 1, 1, 1, True, 2),
+    lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1),
+    lambda n: n.Embedding(10, 3, 0, 1.5, 1.0),
+    lambda n: n.RNN(3, 4, 2, "relu", False, True, 0.5, True),
+    lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True),
+    lambda n: n.GRU(3, 4, 2, True, True, 0.0, True),
+    lambda n: n.Dropout(0.2, True),
+    lambda n: n.BatchNorm1d(3, 1e-3, 0.2, False, False),
+    lambda n: n.InstanceNorm2d(3, 1e-3, 0.2, True, True),
+    lambda n: n.GroupNorm(2, 4, 1e-3, False),
+    lambda n: n.LayerNorm(4, 1e-3, True, False),
+    lambda n: n.RMSNorm(4, 1e-3, False),
+    lambda n: n.PReLU(3, 0.1),
+]
+
+
+@pytest.mark.parametrize("make", TORCH_POSITIONAL_LAYERS)
+def test_layers_take_torchs_positional_arguments(torch, make):
+    ours, theirs = make(nn), make(torch.nn)
+    assert repr(ours) == repr(theirs)
+    assert {name: p.shape for name, p in ours.named_parameters()} == \
+        {name: tuple(p.shape) for name, p in theirs.named_parameters()}
+
+
+def test_embedding_takes_max_norm_and_norm_type_by_position_as_torch(torch):
+    """nn.Embedding(num, dim, padding_idx, max_norm, norm_type): rows longer than max_norm (in
+    the 1-norm here) are scaled down to it when looked up."""
+    theirs = torch.nn.Embedding(6, 3, None, 1.5, 1.0).double()
+    ours = nn.Embedding(6, 3, None, 1.5, 1.0, dtype=np.float64)
+    ours.weight.data[...] = theirs.weight.detach().numpy()
+    indices = np.array([[1, 4], [0, 1]])
+    expected = theirs(torch.tensor(indices))
+    np.testing.assert_allclose(ours(Tensor(indices)).data, expected.detach().numpy(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(np.abs(ours.weight.data[[0, 1, 4]]).sum(1).max(), 1.5)
+
+
+def test_layers_forward_arguments_are_named_and_ordered_as_torchs(torch):
+    """layer(input=x) as in PyTorch (and RMSNorm's x, as its). Containers' forward is not
+    PyTorch's abstract one."""
+    checked = 0
+    for name in dir(nn):
+        ours, theirs = getattr(nn, name), getattr(torch.nn, name, None)
+        if (name.startswith("_") or theirs is None or name in ("Module", "ModuleDict",
+                "ModuleList", "ParameterList") or not isinstance(ours, type)
+                or not issubclass(ours, nn.Module)):
+            continue
+        assert list(inspect.signature(ours.forward).parameters) == \
+            list(inspect.signature(theirs.forward).parameters), name
+        checked += 1
+    assert checked > 100
+    x = rng.standard_normal((2, 3))
+    layer = torch.nn.Linear(3, 2).double()
+    ours = nn.Linear(3, 2, dtype=np.float64)
+    ours.load_state_dict({k: v.numpy() for k, v in layer.state_dict().items()})
+    np.testing.assert_allclose(ours(input=Tensor(x)).data,
+                               layer(input=torch.tensor(x)).detach().numpy(), rtol=1e-12)
+
+
+def _positional_arrays():
+    """Shared float64 inputs for the PyTorch-style calls below."""
+    draw = np.random.default_rng(5).standard_normal
+    return {"x": draw((2, 3, 6, 6)), "w": draw((4, 3, 3, 3)), "b": draw(4), "v": draw((2, 5)),
+            "u": draw((2, 5)), "s": draw((2, 4, 5)), "g": draw(5), "i": np.array([[0, 3], [2, 0]]),
+            "e": draw((4, 5)), "y": np.array([1, 0]), "seq": draw((2, 2, 3, 4)),
+            "wt": draw((3, 2, 3, 3)), "n": draw((2, 5)), "mean": np.zeros(4), "var": np.ones(4)}
+
+
+TORCH_STYLE_F_CALLS = [  # every argument by position, as code written for PyTorch passes them
+    lambda F, a: F.conv2d(a["x"], a["w"], a["b"], 2, 1, 1, 1),
+    lambda F, a: F.conv_transpose2d(a["x"], a["wt"], None, 2, 1, 1, 1, 2),
+    lambda F, a: F.max_pool2d(a["x"], 3, 2, 1, 2, True, False),
+    lambda F, a: F.avg_pool2d(a["x"], 3, 2, 1, True, False, 5),
+    lambda F, a: F.adaptive_max_pool2d(a["x"], (2, 3), False),
+    lambda F, a: F.interpolate(a["x"], None, 1.5, "bilinear", True),
+    lambda F, a: F.pad(a["x"], (1, 2, 0, 1), "constant", 0.5),
+    lambda F, a: F.unfold(a["x"], 2, 2, 1, 2),
+    lambda F, a: F.layer_norm(a["v"], (5,), a["g"], a["g"], 1e-3),
+    lambda F, a: F.group_norm(a["s"], 2, a["g"][:4], a["g"][:4], 1e-3),
+    lambda F, a: F.batch_norm(a["s"], a["mean"], a["var"], a["g"][:4], a["g"][1:], True, 0.2,
+                              1e-3),
+    lambda F, a: F.normalize(a["v"], 1.0, 0, 1e-6),
+    lambda F, a: F.embedding(a["i"], a["e"], 0, 1.0, 1.0),
+    lambda F, a: F.linear(a["v"], a["e"], a["g"][:4]),
+    lambda F, a: F.softmax(a["v"], 0),
+    lambda F, a: F.log_softmax(a["v"], 0),
+    lambda F, a: F.leaky_relu(a["v"], 0.1, False),
+    lambda F, a: F.elu(a["v"], 0.5, False),
+    lambda F, a: F.hardtanh(a["v"], -0.5, 0.5, False),
+    lambda F, a: F.softplus(a["v"], 2.0, 1.0),
+    lambda F, a: F.threshold(a["v"], 0.1, 20.0, False),
+    lambda F, a: F.glu(a["s"], 1),
+    lambda F, a: F.cosine_similarity(a["v"], a["u"], 0, 1e-6),
+    lambda F, a: F.pairwise_distance(a["v"], a["u"], 1.0, 1e-6, True),
+    lambda F, a: F.huber_loss(a["v"], a["u"], "sum", 0.5),
+    lambda F, a: F.triplet_margin_loss(a["v"], a["u"], a["n"], 0.5, 1.0, 1e-6, True),
+    lambda F, a: F.cross_entropy(a["v"], a["y"], a["g"]),
+    lambda F, a: F.multi_margin_loss(a["v"], a["y"], 2, 0.5, a["g"]),
+    lambda F, a: F.poisson_nll_loss(a["v"], a["u"].__abs__(), True, True),
+    lambda F, a: F.gaussian_nll_loss(a["v"], a["u"], a["u"].__abs__() + 0.1, True, 1e-3, "sum"),
+    lambda F, a: F.scaled_dot_product_attention(a["seq"], a["seq"], a["seq"], None, 0.0, True),
+    lambda F, a: F.dropout(a["v"], 0.5, False, True),
+]
+
+
+@pytest.mark.parametrize("call", TORCH_STYLE_F_CALLS)
+def test_functional_calls_written_for_torch_give_torchs_results(torch, call):
+    arrays = _positional_arrays()
+    ours = call(F, {k: Tensor(v.copy()) for k, v in arrays.items()})
+    theirs = call(torch.nn.functional, {k: torch.tensor(v.copy()) for k, v in arrays.items()})
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_minigrads_own_layer_arguments_are_keyword_only():
+    """rng and dtype (PyTorch's layers take device before dtype) never take the place of one
+    of PyTorch's positional arguments."""
+    for name in dir(nn):
+        cls = getattr(nn, name)
+        if name.startswith("_") or not (isinstance(cls, type) and issubclass(cls, nn.Module)):
+            continue
+        parameters = inspect.signature(cls.__init__).parameters
+        for extra in ("rng", "dtype"):
+            if extra in parameters:
+                assert parameters[extra].kind is inspect.Parameter.KEYWORD_ONLY, (name, extra)
 
 
 # --------------------------------------------------------------------------------------------
