@@ -853,15 +853,6 @@ def test_dropout_forward():
         nn.Dropout(1.5)
 
 
-@pytest.mark.parametrize("layer", ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"])
-def test_dropout_refuses_pytorchs_positional_inplace(layer):
-    """PyTorch's nn.Dropout(0.5, True) is inplace=True; it was taken as rng=True and failed
-    at the first forward ('bool' object has no attribute 'random'). rng is keyword-only."""
-    with pytest.raises(TypeError):
-        getattr(nn, layer)(0.5, True)
-    assert getattr(nn, layer)(0.5, rng=np.random.default_rng(0)).p == 0.5
-
-
 @pytest.mark.parametrize("make", [
     lambda rng: nn.Linear(4, 3, rng=rng),
     lambda rng: nn.Embedding(5, 3, rng=rng),
