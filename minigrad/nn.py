@@ -2112,8 +2112,8 @@ class MultiheadAttention(Module):
         q, k, v = (F.linear(x, w, b).reshape(x.shape[0], batch * heads, self.head_dim)
                    .transpose(0, 1) for x, w, b in zip((query, key, value), weights_qkv, biases))
         scores = q @ k.transpose(1, 2) * (1 / math.sqrt(self.head_dim))
-        mask = self._additive_mask(attn_mask, key_padding_mask, batch, length, key.shape[0],
-                                   scores.dtype)
+        mask = self._additive_mask(attn_mask, key_padding_mask, batched, batch, length,
+                                   key.shape[0], scores.dtype)
         if mask is not None:
             scores = scores + mask
         weights = F.dropout(F.softmax(scores, -1), self.dropout, self.training, rng=self.rng)
@@ -2129,8 +2129,8 @@ class MultiheadAttention(Module):
         weights = weights.mean(1) if average_attn_weights else weights
         return out, weights if batched else weights.squeeze(0)
 
-    def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batch: int, length: int,
-                       source: int, dtype: np.dtype) -> np.ndarray | None:
+    def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batched: bool, batch: int,
+                       length: int, source: int, dtype: np.dtype) -> np.ndarray | None:
         """attn_mask and key_padding_mask as one float array added to the scores (N * H, L, S):
         -inf where a bool mask is True, a float mask as it is."""
         def additive(mask: Any) -> np.ndarray:
@@ -2153,11 +2153,15 @@ class MultiheadAttention(Module):
             total = total + attn_mask
         if key_padding_mask is not None:
             padding = additive(key_padding_mask)
-            if padding.ndim == 1 and batch == 1:  # an unbatched input's mask, (S,)
-                padding = padding[None]
-            if padding.shape != (batch, source):
+            expected = (batch, source) if batched else (source,)
+            if padding.ndim != len(expected):  # PyTorch's class for it
+                kind = "batched (3-D)" if batched else "unbatched (2-D)"
+                raise AssertionError(f"MultiheadAttention: for a {kind} query, key_padding_mask "
+                                     f"must be {len(expected)}-D, got {padding.ndim}-D")
+            if padding.shape != expected:
                 raise InvalidArgumentError(f"MultiheadAttention: key_padding_mask must have "
-                                           f"shape {(batch, source)}, got {padding.shape}")
+                                           f"shape {expected}, got {padding.shape}")
+            padding = padding.reshape(batch, source)
             total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
         return total
 

@@ -2508,6 +2508,17 @@ def test_multihead_attention_takes_an_unbatched_key_padding_mask_as_torch(torch)
     np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
+def test_multihead_attention_refuses_a_key_padding_mask_of_the_other_kind_as_torch(torch):
+    """A batched query of batch 1 with an unbatched (S,) mask, and an unbatched query with a
+    batched (1, S) mask: AssertionError, as PyTorch's (the first was taken as the batch's)."""
+    for query_shape, padding_shape in (((3, 1, 8), (3,)), ((3, 8), (1, 3))):
+        x, padding = np.zeros(query_shape), np.zeros(padding_shape, bool)
+        for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
+            with pytest.raises(AssertionError):
+                lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x),
+                                                key_padding_mask=make(padding))
+
+
 def test_module_dict_deletes_and_refuses_as_torch(torch):
     for lib in (minigrad, torch):
         modules = lib.nn.ModuleDict({"a": lib.nn.ReLU(), "b": lib.nn.Tanh()})
