@@ -2130,27 +2130,27 @@ class MultiheadAttention(Module):
         return out, weights if batched else weights.squeeze(0)
 
     def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batched: bool, batch: int,
-                       length: int, source: int, dtype: np.dtype) -> np.ndarray | None:
-        """attn_mask and key_padding_mask as one float array added to the scores (N * H, L, S):
-        -inf where a bool mask is True, a float mask as it is."""
-        def additive(mask: Any) -> np.ndarray:
-            mask = np.asarray(_as_array(mask))
-            if mask.dtype != bool and mask.dtype.kind != "f":  # PyTorch's class for it
+                       length: int, source: int, dtype: np.dtype) -> Tensor | None:
+        """attn_mask and key_padding_mask as one float mask added to the scores, broadcasting to
+        (N * H, L, S): -inf where a bool mask is True, a float mask as it is (a Tensor stays in
+        the graph, as PyTorch's: a learned additive bias gets its gradient)."""
+        def additive(mask: Any) -> Tensor:
+            array = np.asarray(_as_array(mask))
+            if array.dtype != bool and array.dtype.kind != "f":  # PyTorch's class for it
                 raise AssertionError(f"MultiheadAttention: only bool and floating masks are "
-                                     f"supported, got dtype {mask.dtype}")
-            return np.where(mask, -np.inf, 0).astype(dtype) if mask.dtype == bool \
-                else mask.astype(dtype)
+                                     f"supported, got dtype {array.dtype}")
+            if array.dtype == bool:
+                return Tensor(np.where(array, -np.inf, 0).astype(dtype))
+            return mask.to(dtype) if isinstance(mask, Tensor) else Tensor(array.astype(dtype))
 
-        if attn_mask is None and key_padding_mask is None:
-            return None
-        total = np.zeros((batch * self.num_heads, length, source), dtype)
+        total = None
         if attn_mask is not None:
-            attn_mask = additive(attn_mask)
-            if attn_mask.shape not in ((length, source), total.shape):
+            total = additive(attn_mask)
+            per_head = (batch * self.num_heads, length, source)
+            if total.shape not in ((length, source), per_head):
                 raise InvalidArgumentError(f"MultiheadAttention: attn_mask must have shape "
-                                           f"{(length, source)} or {total.shape}, got "
-                                           f"{attn_mask.shape}")
-            total = total + attn_mask
+                                           f"{(length, source)} or {per_head}, got "
+                                           f"{tuple(total.shape)}")
         if key_padding_mask is not None:
             padding = additive(key_padding_mask)
             expected = (batch, source) if batched else (source,)
@@ -2158,11 +2158,13 @@ class MultiheadAttention(Module):
                 kind = "batched (3-D)" if batched else "unbatched (2-D)"
                 raise AssertionError(f"MultiheadAttention: for a {kind} query, key_padding_mask "
                                      f"must be {len(expected)}-D, got {padding.ndim}-D")
-            if padding.shape != expected:
+            if tuple(padding.shape) != expected:
                 raise InvalidArgumentError(f"MultiheadAttention: key_padding_mask must have "
-                                           f"shape {expected}, got {padding.shape}")
-            padding = padding.reshape(batch, source)
-            total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
+                                           f"shape {expected}, got {tuple(padding.shape)}")
+            # each sample's row for each of its heads, (N * H, 1, S)
+            padding = padding.reshape(batch, 1, 1, source).broadcast_to(
+                (batch, self.num_heads, 1, source)).reshape(batch * self.num_heads, 1, source)
+            total = padding if total is None else total + padding
         return total
 
 
