@@ -2069,7 +2069,8 @@ class MultiheadAttention(Module):
     and the attention weights (after dropout, as PyTorch's) averaged over the heads, (N, L, S),
     or per head (N, H, L, S) with average_attn_weights=False, or None with need_weights=False.
     Masks mean what PyTorch's mean: attn_mask (L, S) or (N * H, L, S), True (or a float added to
-    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S), True at padding.
+    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S) ((S,) unbatched),
+    True at padding. A float mask given as a Tensor gets its gradient (a learned bias).
     Dropout (of the weights, while training) draws from `rng`."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
