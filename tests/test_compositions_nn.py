@@ -2529,6 +2529,22 @@ def test_multihead_attention_float_masks_get_their_gradient_as_torch(torch, per_
     np.testing.assert_allclose(o_padding.grad, t_padding.grad.numpy(), rtol=1e-9, atol=1e-12)
 
 
+def test_multihead_attention_casts_a_float_mask_to_the_model_dtype(torch):
+    """A float64 mask (numpy's default) on a float32 model: cast, the output float32 and
+    PyTorch's with the mask in float32 (PyTorch raises for the float64 one)."""
+    theirs = torch.nn.MultiheadAttention(8, 2)
+    ours = nn.MultiheadAttention(8, 2)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((3, 2, 8)).astype(np.float32)
+    bias = rng.standard_normal((3, 3))
+    out = ours(*(Tensor(x),) * 3, attn_mask=bias)[0]
+    t_out = theirs(*(torch.tensor(x),) * 3, attn_mask=torch.tensor(bias, dtype=torch.float32))[0]
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):
+        theirs(*(torch.tensor(x),) * 3, attn_mask=torch.tensor(bias))
+
+
 def test_multihead_attention_refuses_a_key_padding_mask_of_the_other_kind_as_torch(torch):
     """A batched query of batch 1 with an unbatched (S,) mask, and an unbatched query with a
     batched (1, S) mask: AssertionError, as PyTorch's (the first was taken as the batch's)."""
