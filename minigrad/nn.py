@@ -2070,7 +2070,8 @@ class MultiheadAttention(Module):
     and the attention weights (after dropout, as PyTorch's) averaged over the heads, (N, L, S),
     or per head (N, H, L, S) with average_attn_weights=False, or None with need_weights=False.
     Masks mean what PyTorch's mean: attn_mask (L, S) or (N * H, L, S), True (or a float added to
-    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S), True at padding.
+    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S) ((S,) unbatched),
+    True at padding. A float mask given as a Tensor gets its gradient (a learned bias).
     Dropout (of the weights, while training) draws from `rng`."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
@@ -2113,8 +2114,8 @@ class MultiheadAttention(Module):
         q, k, v = (F.linear(x, w, b).reshape(x.shape[0], batch * heads, self.head_dim)
                    .transpose(0, 1) for x, w, b in zip((query, key, value), weights_qkv, biases))
         scores = q @ k.transpose(1, 2) * (1 / math.sqrt(self.head_dim))
-        mask = self._additive_mask(attn_mask, key_padding_mask, batch, length, key.shape[0],
-                                   scores.dtype)
+        mask = self._additive_mask(attn_mask, key_padding_mask, batched, batch, length,
+                                   key.shape[0], scores.dtype)
         if mask is not None:
             scores = scores + mask
         weights = F.dropout(F.softmax(scores, -1), self.dropout, self.training, rng=self.rng)
@@ -2130,36 +2131,42 @@ class MultiheadAttention(Module):
         weights = weights.mean(1) if average_attn_weights else weights
         return out, weights if batched else weights.squeeze(0)
 
-    def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batch: int, length: int,
-                       source: int, dtype: np.dtype) -> np.ndarray | None:
-        """attn_mask and key_padding_mask as one float array added to the scores (N * H, L, S):
-        -inf where a bool mask is True, a float mask as it is."""
-        def additive(mask: Any) -> np.ndarray:
-            mask = np.asarray(_as_array(mask))
-            if mask.dtype != bool and mask.dtype.kind != "f":  # PyTorch's class for it
+    def _additive_mask(self, attn_mask: Any, key_padding_mask: Any, batched: bool, batch: int,
+                       length: int, source: int, dtype: np.dtype) -> Tensor | None:
+        """attn_mask and key_padding_mask as one float mask added to the scores, broadcasting to
+        (N * H, L, S): -inf where a bool mask is True, a float mask as it is (a Tensor stays in
+        the graph, as PyTorch's: a learned additive bias gets its gradient)."""
+        def additive(mask: Any) -> Tensor:
+            array = np.asarray(_as_array(mask))
+            if array.dtype != bool and array.dtype.kind != "f":  # PyTorch's class for it
                 raise AssertionError(f"MultiheadAttention: only bool and floating masks are "
-                                     f"supported, got dtype {mask.dtype}")
-            return np.where(mask, -np.inf, 0).astype(dtype) if mask.dtype == bool \
-                else mask.astype(dtype)
+                                     f"supported, got dtype {array.dtype}")
+            if array.dtype == bool:
+                return Tensor(np.where(array, -np.inf, 0).astype(dtype))
+            return mask.to(dtype) if isinstance(mask, Tensor) else Tensor(array.astype(dtype))
 
-        if attn_mask is None and key_padding_mask is None:
-            return None
-        total = np.zeros((batch * self.num_heads, length, source), dtype)
+        total = None
         if attn_mask is not None:
-            attn_mask = additive(attn_mask)
-            if attn_mask.shape not in ((length, source), total.shape):
+            total = additive(attn_mask)
+            per_head = (batch * self.num_heads, length, source)
+            if total.shape not in ((length, source), per_head):
                 raise InvalidArgumentError(f"MultiheadAttention: attn_mask must have shape "
-                                           f"{(length, source)} or {total.shape}, got "
-                                           f"{attn_mask.shape}")
-            total = total + attn_mask
+                                           f"{(length, source)} or {per_head}, got "
+                                           f"{tuple(total.shape)}")
         if key_padding_mask is not None:
             padding = additive(key_padding_mask)
-            if padding.ndim == 1 and batch == 1:  # an unbatched input's mask, (S,)
-                padding = padding[None]
-            if padding.shape != (batch, source):
+            expected = (batch, source) if batched else (source,)
+            if padding.ndim != len(expected):  # PyTorch's class for it
+                kind = "batched (3-D)" if batched else "unbatched (2-D)"
+                raise AssertionError(f"MultiheadAttention: for a {kind} query, key_padding_mask "
+                                     f"must be {len(expected)}-D, got {padding.ndim}-D")
+            if tuple(padding.shape) != expected:
                 raise InvalidArgumentError(f"MultiheadAttention: key_padding_mask must have "
-                                           f"shape {(batch, source)}, got {padding.shape}")
-            total = total + np.repeat(padding, self.num_heads, axis=0)[:, None, :]
+                                           f"shape {expected}, got {tuple(padding.shape)}")
+            # each sample's row for each of its heads, (N * H, 1, S)
+            padding = padding.reshape(batch, 1, 1, source).broadcast_to(
+                (batch, self.num_heads, 1, source)).reshape(batch * self.num_heads, 1, source)
+            total = padding if total is None else total + padding
         return total
 
 

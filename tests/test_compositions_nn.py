@@ -2509,6 +2509,54 @@ def test_multihead_attention_takes_an_unbatched_key_padding_mask_as_torch(torch)
     np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("per_head", [False, True])
+def test_multihead_attention_float_masks_get_their_gradient_as_torch(torch, per_head):
+    """A float attn_mask or key_padding_mask that requires grad (a learned additive bias, as
+    in T5 or ALiBi) gets PyTorch's gradient; it was taken as an array, its gradient None."""
+    theirs = torch.nn.MultiheadAttention(8, 2).double()
+    ours = nn.MultiheadAttention(8, 2, dtype=np.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((3, 2, 8))
+    bias = rng.standard_normal((2 * 2, 3, 3) if per_head else (3, 3))
+    padding = rng.standard_normal((2, 3))
+    t_bias, t_padding = (torch.tensor(a, requires_grad=True) for a in (bias, padding))
+    o_bias, o_padding = (Tensor(a, requires_grad=True) for a in (bias, padding))
+    t_out = theirs(*(torch.tensor(x),) * 3, attn_mask=t_bias, key_padding_mask=t_padding)[0]
+    out = ours(*(Tensor(x),) * 3, attn_mask=o_bias, key_padding_mask=o_padding)[0]
+    (t_out ** 2).sum().backward()
+    (out ** 2).sum().backward()
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(o_bias.grad, t_bias.grad.numpy(), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(o_padding.grad, t_padding.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_multihead_attention_casts_a_float_mask_to_the_model_dtype(torch):
+    """A float64 mask (numpy's default) on a float32 model: cast, the output float32 and
+    PyTorch's with the mask in float32 (PyTorch raises for the float64 one)."""
+    theirs = torch.nn.MultiheadAttention(8, 2)
+    ours = nn.MultiheadAttention(8, 2)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((3, 2, 8)).astype(np.float32)
+    bias = rng.standard_normal((3, 3))
+    out = ours(*(Tensor(x),) * 3, attn_mask=bias)[0]
+    t_out = theirs(*(torch.tensor(x),) * 3, attn_mask=torch.tensor(bias, dtype=torch.float32))[0]
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(RuntimeError):
+        theirs(*(torch.tensor(x),) * 3, attn_mask=torch.tensor(bias))
+
+
+def test_multihead_attention_refuses_a_key_padding_mask_of_the_other_kind_as_torch(torch):
+    """A batched query of batch 1 with an unbatched (S,) mask, and an unbatched query with a
+    batched (1, S) mask: AssertionError, as PyTorch's (the first was taken as the batch's)."""
+    for query_shape, padding_shape in (((3, 1, 8), (3,)), ((3, 8), (1, 3))):
+        x, padding = np.zeros(query_shape), np.zeros(padding_shape, bool)
+        for lib, make in ((torch, torch.tensor), (minigrad, Tensor)):
+            with pytest.raises(AssertionError):
+                lib.nn.MultiheadAttention(8, 2)(make(x), make(x), make(x),
+                                                key_padding_mask=make(padding))
+
+
 def test_module_dict_deletes_and_refuses_as_torch(torch):
     for lib in (minigrad, torch):
         modules = lib.nn.ModuleDict({"a": lib.nn.ReLU(), "b": lib.nn.Tanh()})

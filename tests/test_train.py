@@ -44,7 +44,7 @@ import train.parallel
 import train.sample
 import train.train
 from models import GPT
-from train.errors import run_cli
+from train.errors import USAGE_EXIT, run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SHAKESPEARE_VARIABLE = "MINIGRAD_SHAKESPEARE"  # the path of tinyshakespeare.txt, if you have it
@@ -769,6 +769,24 @@ def test_output_to_a_full_disk_is_one_line_not_a_traceback(module, trained, text
                                 env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert_error(result.returncode, "", result.stderr, "cannot write to stdout",
                  "No space left on device")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (not Linux)")
+@pytest.mark.parametrize("module", ["train", "train.sample"])
+@pytest.mark.parametrize("bad_input", [False, True])
+def test_stdout_and_stderr_on_a_full_disk_still_exit_2(module, bad_input, trained, text_file,
+                                                        tmp_path):
+    """`> log 2>&1` on a full disk: the error: line cannot be written either, but the exit code
+    still says what happened (it was 1, from the traceback of the failed error: line)."""
+    missing = tmp_path / "missing"
+    args = {"train": [text_file, "--out", tmp_path / "out", *TINY, "--steps", "2"]
+            + (["--steps", "0"] if bad_input else []),
+            "train.sample": ["--out", missing if bad_input else trained, "--tokens", "5"]}[module]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([sys.executable, "-m", module, *map(str, args)], cwd=ROOT,
+                                stdout=full, stderr=full, timeout=60,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == USAGE_EXIT
 
 
 def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, capsys):

@@ -37,20 +37,29 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         with output_failures_as_usage_errors():
             return main(argv)
     except UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
+        report(f"error: {err}")
         return USAGE_EXIT
     except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)  # Ctrl-C outside a training run's own handler
+        report("\ninterrupted")  # Ctrl-C outside a training run's own handler
         return INTERRUPTED_EXIT
     except MemoryError:
-        print("error: not enough memory for this model and batch; use a smaller --n-embd, "
-              "--n-layer, --batch-size or --block-size", file=sys.stderr)
+        report("error: not enough memory for this model and batch; use a smaller --n-embd, "
+               "--n-layer, --batch-size or --block-size")
         return USAGE_EXIT
     except BrokenPipeError:
         # the reader of our output went away (e.g. `| head`): stop quietly with the code of a
         # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
         return BROKEN_PIPE_EXIT
+
+
+def report(line: str) -> None:
+    """Print `line` on stderr. Where stderr cannot take it either (`> log 2>&1` on a full
+    disk), the exit code alone tells what happened: the failed write is not another error."""
+    try:
+        print(line, file=sys.stderr)
+    except OSError:
+        discard_output(sys.stderr)
 
 
 @contextmanager
@@ -147,6 +156,15 @@ def send_nowhere(fd: int) -> None:
     os.close(devnull)
 
 
+def discard_output(stream: Any) -> None:
+    """What `stream` still holds, and any later write, go nowhere instead of failing again
+    (also when Python flushes the stream at exit)."""
+    try:
+        send_nowhere(stream.fileno())
+    except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
+        pass
+
+
 class _WatchedStream:
     """A text stream (stdout or stderr) whose failed writes and flushes go to `_failed`, which
     raises an exception of its own or returns (the text then counts as written)."""
@@ -173,14 +191,6 @@ class _WatchedStream:
     def _failed(self, err: OSError) -> None:
         raise err
 
-    def _send_nowhere(self) -> None:
-        """What the stream still holds, and any later write, go nowhere instead of failing again
-        (also when Python flushes the stream at exit)."""
-        try:
-            send_nowhere(self._stream.fileno())
-        except OSError:  # no file descriptor (io.StringIO, say): nothing flushed at exit
-            pass
-
 
 class _FailingOutput(_WatchedStream):
     """A stream whose failed writes raise a UsageError naming the stream, but for a reader
@@ -193,7 +203,7 @@ class _FailingOutput(_WatchedStream):
     def _failed(self, err: OSError) -> None:
         if isinstance(err, BrokenPipeError):
             raise err
-        self._send_nowhere()
+        discard_output(self._stream)
         raise UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
                          f"or send the output elsewhere") from None
 
@@ -209,5 +219,5 @@ class _ReaderWatch(_WatchedStream):
     def _failed(self, err: OSError) -> None:
         if not isinstance(err, BrokenPipeError):
             raise err
-        self._send_nowhere()
+        discard_output(self._stream)
         self._on_gone()
