@@ -114,6 +114,10 @@ CASES = {
         ("negative", lambda a: a.polygamma(2), lambda: [Tensor(np.array(
             [-0.5, -1.3, -2.7, -7.4]), requires_grad=True)]),
     ],
+    ops.I0: [
+        ("both_sides", lambda a: a.i0(), lambda: [Tensor(np.array(
+            [-6.0, -3.0, -0.5, 1e-3, 0.2, 1.0, 4.0, 7.0]), requires_grad=True)]),
+    ],
     ops.I0e: [
         ("both_sides", lambda a: minigrad.special.i0e(a), lambda: [Tensor(np.array(
             [-40.0, -3.0, -0.5, 0.2, 1.0, 7.0, 29.0, 31.0]), requires_grad=True)]),
@@ -418,6 +422,7 @@ UNARY = {
     "erf": (lambda t: t.erf(), np.vectorize(math.erf), None),
     "erfc": (lambda t: t.erfc(), np.vectorize(math.erfc), None),
     "lgamma": (lambda t: t.lgamma(), np.vectorize(math.lgamma), (0.1, 30.0)),
+    "i0": (lambda t: t.i0(), np.i0, None),
     "i0e": (minigrad.special.i0e, lambda x: np.i0(x) * np.exp(-np.abs(x)), None),
 }
 
@@ -797,6 +802,27 @@ def test_special_function_matches_torch_at_its_special_points(name):
     np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(expected[got == 0]))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_i0_gradient_is_i1_near_zero_and_where_i0_overflows(dtype):
+    """i0's derivative is i1: x / 2 to every digit near 0 (as i1e - sign i0e + sign i0e, the
+    derivative of i0e(x) exp(|x|), it cancelled to 0 there), and +-inf past i0's overflow
+    (709.8 in float64, 91.9 in float32), where that product's derivative was inf - inf = NaN.
+    PyTorch's gradient, for both."""
+    x = np.array([-1e-30, 1e-30, 1e-8, -2e-3, 0.0, 3.0, -95.0, 95.0, 800.0, -800.0],
+                 dtype=dtype)
+    leaf_x = Tensor(x, requires_grad=True)
+    with np.errstate(all="ignore"):
+        leaf_x.i0().sum().backward()
+        expected = minigrad.special.i1(Tensor(x.astype(np.float64))).data.astype(dtype)
+    assert leaf_x.grad.dtype == dtype
+    np.testing.assert_allclose(leaf_x.grad.data, expected, rtol=1e-6 if dtype == np.float32
+                               else 1e-14, atol=0)
+    torch = torch_or_skip()
+    t = torch.tensor(x, requires_grad=True)
+    torch.i0(t).sum().backward()
+    np.testing.assert_allclose(leaf_x.grad.data, t.grad.numpy(), rtol=1e-5, atol=0)
+
+
 def test_polygamma_at_its_poles_and_at_inf():
     """At the poles 0, -1, -2, ... and -inf, (-1)**(n+1) inf for every n >= 1 (PyTorch's for
     n >= 2; its trigamma gives 6.6e32 at -1, from sin(-pi) != 0, and NaN at -inf), and the
@@ -998,3 +1024,4 @@ def test_unfold_matches_torch(kernel, dilation, padding, stride):
     ours = F.unfold(Tensor(x), kernel, dilation, padding, stride)
     theirs = torch.nn.functional.unfold(torch.tensor(x), kernel, dilation, padding, stride)
     np.testing.assert_array_equal(ours.data, theirs.numpy())
+

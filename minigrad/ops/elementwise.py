@@ -382,12 +382,27 @@ class Polygamma(Function):
         return g * _in_dtype(special_math.polygamma(self.n + 1, self.a), g.dtype)
 
 
+class I0(Function):
+    """out = i0(a), the modified Bessel function of the first kind of order 0 (inf from |a| =
+    709.8 on).   da = G * i1(a)
+
+    A primitive, not i0e(a) * exp(|a|): that product's derivative, (i1e(a) - sign(a) i0e(a)
+    + sign(a) i0e(a)) exp(|a|), cancels to 0 near 0, where i1(a) is a / 2, and is inf - inf
+    = NaN where exp(|a|) overflows."""
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        return _in_dtype(special_math.i0(a), a.dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * _in_dtype(special_math.i1(self.a), g.dtype)
+
+
 class I0e(Function):
     """out = i0e(a) = exp(-|a|) * I0(a), the scaled modified Bessel function of order 0.
     da = G * (i1e(a) - sign(a) * out)
 
-    A primitive because I0's derivative is I1, which is no composition of I0; i0 is i0e(a)
-    exp(|a|), composed."""
+    A primitive because I0's derivative is I1, which is no composition of I0."""
 
     saves_output = True
 

@@ -1,5 +1,5 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0e, I1e): float64 in, float64 out, entry by
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e): float64 in, float64 out, entry by
 entry, NaN in gives NaN out. Each names the published method it follows."""
 from __future__ import annotations
 
@@ -348,6 +348,18 @@ def _bessel_ie(order: int, x: np.ndarray) -> np.ndarray:
 @_quiet
 def i0e(x: np.ndarray) -> np.ndarray:
     return _bessel_ie(0, x)
+
+
+@_quiet
+def i0(x: np.ndarray) -> np.ndarray:
+    """I_0(x), inf from |x| = 709.8 on, where exp(|x|) overflows."""
+    return _bessel_ie(0, x) * np.exp(np.abs(x))
+
+
+@_quiet
+def i1(x: np.ndarray) -> np.ndarray:
+    """I_1(x), +-inf from |x| = 709.8 on."""
+    return _bessel_ie(1, x) * np.exp(np.abs(x))
 
 
 @_quiet
