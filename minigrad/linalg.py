@@ -388,7 +388,9 @@ def matrix_exp(A: Tensor) -> Tensor:
     exp(A / 2**s), s chosen from the largest 1-norm in the batch, squared s times. Its gradient
     is the derivative of that computation (of solve and matmul)."""
     n = _square("linalg.matrix_exp", A)
-    norm = np.abs(A.data).sum(axis=-2).max(initial=0.0)
+    norms = np.abs(A.data).sum(axis=-2).max(axis=-1, initial=0.0)
+    # a matrix with an inf or NaN has an all-NaN exponential whatever s is: it must not set s
+    norm = norms[np.isfinite(norms)].max(initial=0.0)
     squarings = max(0, math.ceil(math.log2(norm / _PADE_13_NORM))) if norm > 0 else 0
     X = A / 2.0 ** squarings
     b, I = _PADE_13, _eye(n, A)
@@ -489,15 +491,21 @@ def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
     planes = A.movedim((rows, cols), (-2, -1))
     if ord in ("nuc", 2, -2):
         values = svdvals(planes)
-        result = values.sum(-1) if ord == "nuc" else (values.amax(-1) if ord == 2
+        result = values.sum(-1) if ord == "nuc" else (_largest(values) if ord == 2
                                                       else values.amin(-1))
     else:  # sums over the other dim of the pair: columns for 1, rows for inf
         sums = planes.abs().sum(-2 if abs(ord) == 1 else -1)
-        result = sums.amax(-1) if ord > 0 else sums.amin(-1)
+        result = _largest(sums) if ord > 0 else sums.amin(-1)
     if keepdim:
         for d in sorted((rows, cols)):
             result = result.unsqueeze(d)
     return result
+
+
+def _largest(values: Tensor) -> Tensor:
+    """The largest of nonnegative values along the last dim; 0 where it is empty, as PyTorch's
+    matrix norms of an empty matrix (the smallest of none raises, as in PyTorch)."""
+    return values.amax(-1) if values.shape[-1] else values.sum(-1)
 
 
 def cond(A: Tensor, p: float | str | None = None) -> Tensor:
@@ -505,13 +513,18 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:
     the smallest for p None or 2 (any shape), the reverse for -2; matrix_norm(A, p) *
     matrix_norm(inv(A), p) for the other orders (square A; inf where A is singular)."""
     _matrices("linalg.cond", A)
-    if p in (None, 2, -2):
+    spectral = p in (None, 2, -2)
+    if not spectral:
+        if p not in _MATRIX_ORDS:
+            raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
+        _square(f"linalg.cond(ord={p})", A)
+    if 0 in A.shape[-2:]:  # PyTorch's condition number of an empty matrix: 0
+        return A.sum((-2, -1))
+    if spectral:
         values = svdvals(A)
         largest, smallest = values[..., 0], values[..., -1]
         return smallest / largest if p == -2 else largest / smallest
-    if p not in _MATRIX_ORDS:
-        raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
-    n = _square(f"linalg.cond(ord={p})", A)
+    n = A.shape[-1]
     singular = np.linalg.slogdet(A.data)[0] == 0
     invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
     ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)

@@ -11,6 +11,7 @@ implementations), so they are compared through products that do not depend on th
 V diag(c) V.T, U diag(c) Vh.
 """
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -517,6 +518,55 @@ def test_empty_batches_and_empty_matrices_as_torch(name, shape):
     for got, want in zip(ours, theirs):
         assert got.shape == tuple(want.shape)
         np.testing.assert_array_equal(got.data, want.numpy())  # det of 0 x 0: 1
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (2, 3, 0), (0, 0)])
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+def test_matrix_norm_of_empty_matrices_as_torch(ord, shape):
+    """The largest of no singular values, column sums or row sums is 0, as in PyTorch (the
+    smallest of none raises IndexError in both)."""
+    torch = torch_or_skip()
+
+    def call(lib, F):
+        return lib.linalg.matrix_norm(lib.zeros(*shape, dtype=lib.float64), ord)
+
+    try:
+        theirs = call(torch, None)
+    except IndexError:
+        assert_raises_like_torch(call)
+        return
+    np.testing.assert_array_equal(call(minigrad, None).data, theirs.numpy())
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (2, 0, 3)])
+@pytest.mark.parametrize("p", [None, "fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+def test_cond_of_empty_matrices_is_0_as_torch(p, shape):
+    if p not in (None, 2, -2) and shape[-1] != shape[-2]:
+        return  # the other orders need a square matrix (test_misuse_raises_like_torch)
+    got = linalg.cond(Tensor(np.zeros(shape)), p)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got.data, np.zeros(shape[:-2]))
+    torch = torch_or_skip()
+    want = torch.linalg.cond(torch.zeros(*shape, dtype=torch.float64), p)
+    np.testing.assert_array_equal(got.data, want.numpy())
+
+
+def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alone():
+    """Such a matrix's exponential is all NaN, as PyTorch's; its norm chose the number of
+    squarings for the whole batch (inf: OverflowError; NaN: none, so exp(diag(30, -20)) beside
+    it came out as -9.6e4), and now counts for nothing."""
+    a = np.zeros((4, 2, 2))
+    a[0] = [[np.nan, 0.0], [0.0, 1.0]]
+    a[1] = np.diag([30.0, -20.0])
+    a[2] = [[np.inf, 0.0], [0.0, 1.0]]
+    a[3] = [[1.0, -np.inf], [0.0, 1.0]]
+    with np.errstate(invalid="ignore"):
+        got = linalg.matrix_exp(Tensor(a)).data
+    np.testing.assert_allclose(got[1], np.diag(np.exp([30.0, -20.0])), rtol=1e-13)
+    assert np.isnan(got[[0, 2, 3]]).all()
+    torch = torch_or_skip()
+    np.testing.assert_allclose(got, torch.linalg.matrix_exp(torch.tensor(a)).numpy(),
+                               rtol=1e-13)
 
 
 # --------------------------------------------------------------------------------------------
