@@ -314,17 +314,20 @@ class Erfcx(Function):
     """out = erfcx(a) = exp(a**2) * erfc(a).   da = G * (2 * a * out - 2/sqrt(pi))
 
     A primitive because the product overflows and underflows (0 * inf from a = 27 on) where
-    erfcx itself is about 1 / (a sqrt(pi))."""
+    erfcx itself is about 1 / (a sqrt(pi)). The gradient is taken in float64, as the forward,
+    then rounded: its two terms cancel for large a (to about 1 / (sqrt(pi) a**2)), which
+    would leave no float32 digit from a = 1e4 on."""
 
-    saves_output = True
+    saves_output = True  # for float64 the float64 values kept are the output itself
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
-        self.out = _in_dtype(special_math.erfcx(a), a.dtype)
-        return self.out
+        self.exact = special_math.erfcx(a)
+        return _in_dtype(self.exact, a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (2 * self.a * self.out - _TWO_OVER_SQRT_PI)
+        slope = 2 * self.a.astype(np.float64) * self.exact - _TWO_OVER_SQRT_PI
+        return g * _in_dtype(slope, g.dtype)
 
 
 class Erfinv(Function):
