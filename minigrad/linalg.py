@@ -73,18 +73,19 @@ class TriangularSolveResult(NamedTuple):
 # --------------------------------------------------------------------------------------------
 # Checks
 # --------------------------------------------------------------------------------------------
-def _matrices(op: str, A: Tensor, name: str = "A") -> None:
-    """A floating tensor of at least 2 dims, as PyTorch's linalg functions demand."""
-    if not A.is_floating_point():
+def _matrices(op: str, A: Tensor, name: str = "A", *, floating: bool = True) -> None:
+    """A floating tensor (any dtype but bool with floating=False) of at least 2 dims, as
+    PyTorch's linalg functions demand."""
+    if not A.is_floating_point() and (floating or A.dtype == np.bool_):
         raise InvalidTypeError(f"{op}: Expected a floating point tensor as input. Got {A.dtype}")
     if A.ndim < 2:
         raise InvalidArgumentError(f"{op}: The input tensor {name} must have at least 2 "
                                    f"dimensions, got shape {A.shape}")
 
 
-def _square(op: str, A: Tensor) -> int:
+def _square(op: str, A: Tensor, *, floating: bool = True) -> int:
     """The size n of a batch of square n x n matrices."""
-    _matrices(op, A)
+    _matrices(op, A, floating=floating)
     if A.shape[-1] != A.shape[-2]:
         raise InvalidArgumentError(f"{op}: A must be batches of square matrices, but they are "
                                    f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -245,12 +246,14 @@ def _eigh_checks(op: str, A: Tensor, UPLO: str) -> None:
                                    f"{UPLO!r}")
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> SVDResult:
     """(U, S, Vh) with A = U diag(S) Vh, S descending. With full_matrices (the default) U is
     m x m and Vh n x n: the columns past min(m, n) complete an orthonormal basis and get no
     gradient, as in PyTorch. Singular vectors are defined up to sign, and their gradients exist
-    only where the singular values are distinct and nonzero."""
+    only where the singular values are distinct and nonzero. driver must be None: PyTorch
+    takes one on CUDA only."""
     _matrices("linalg.svd", A)
+    _no_driver("linalg.svd", driver)
     with _lapack("linalg.svd", "The algorithm failed to converge."):
         packed = ops.Svd.apply(A)
     m = A.shape[-2]
@@ -270,10 +273,17 @@ def _completed(U: Tensor) -> Tensor:
     return cat([U, Tensor._make(rest)], dim=-1)
 
 
-def svdvals(A: Tensor) -> Tensor:
+def _no_driver(op: str, driver: str | None) -> None:
+    if driver is not None:
+        raise InvalidArgumentError(f"torch.{op}: keyword argument `driver=` is only supported "
+                                   "on CUDA inputs with cuSOLVER backend.")
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of each matrix, descending (differentiable also where they
-    repeat)."""
+    repeat); driver as svd's."""
     _matrices("linalg.svdvals", A)
+    _no_driver("linalg.svdvals", driver)
     with _lapack("linalg.svdvals", "The algorithm failed to converge."):
         return ops.Svd.apply(A, compute_uv=False)
 
@@ -358,10 +368,10 @@ def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = No
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """A multiplied by itself n times (by repeated squaring); I for n = 0 and inv(A) ** -n for
-    n < 0."""
-    size = _square("linalg.matrix_power", A)
+    n < 0. Integer matrices too for n >= 0, as PyTorch's (inv needs floats)."""
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")
+    size = _square("linalg.matrix_power", A, floating=n < 0)
     if n == 0:  # I, in the graph with gradient 0, as PyTorch's
         return where(np.ones(A.shape, dtype=bool), _eye(size, A), A)
     base, remaining, result = (inv(A) if n < 0 else A), abs(n), None

@@ -421,6 +421,16 @@ def test_matrix_power_0_is_the_identity_with_gradient_0_as_torch():
     np.testing.assert_array_equal(x.grad, np.zeros((2, 2, 2)))
 
 
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_matrix_power_of_integer_matrices_stays_integer_as_torch(n):
+    a = np.array([[[1, 2], [3, 4]], [[0, -1], [5, 2]]])
+    got = linalg.matrix_power(Tensor(a), n)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.data, [np.linalg.matrix_power(m, n) for m in a])
+    torch = torch_or_skip()
+    np.testing.assert_array_equal(got.data, torch.linalg.matrix_power(torch.tensor(a), n))
+
 def test_qr_mode_r_gives_r_alone_and_refuses_backward_as_torch():
     torch = torch_or_skip()
     a = np.random.default_rng(3).standard_normal((4, 3))
@@ -457,6 +467,12 @@ def test_svd_full_matrices_completes_an_orthogonal_basis_with_the_reduced_gradie
     ((their_U[..., :k] * torch.tensor(c)) @ their_Vh[..., :k, :]).sum().backward()
     np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), atol=1e-10)
 
+
+def test_svd_and_svdvals_take_driver_none_as_torch():
+    a = Tensor(np.array([[3.0, 0.0], [4.0, 5.0]]))
+    np.testing.assert_allclose(linalg.svd(a, driver=None).S.data, linalg.svdvals(a).data)
+    np.testing.assert_allclose(linalg.svdvals(a, driver=None).data, [3 * 5 ** 0.5, 5 ** 0.5],
+                               rtol=1e-15)
 
 def test_svd_without_vectors_gives_zero_u_and_v_as_torch_svd():
     torch = torch_or_skip()
@@ -585,6 +601,10 @@ MISUSE = {
     "eigh_uplo": lambda lib, F: lib.linalg.eigh(lib.eye(3), UPLO="X"),
     "matrix_power_not_square": lambda lib, F: lib.linalg.matrix_power(lib.ones(2, 3), 2),
     "matrix_power_float_n": lambda lib, F: lib.linalg.matrix_power(lib.eye(2), 1.5),
+    "matrix_power_integer_inverse": lambda lib, F: lib.linalg.matrix_power(
+        lib.ones(2, 2, dtype=lib.int64), -1),
+    "matrix_power_bool": lambda lib, F: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.bool),
+                                                                 2),
     "vector_norm_integer": lambda lib, F: lib.linalg.vector_norm(lib.ones(3, dtype=lib.int64)),
     "vector_norm_string_ord": lambda lib, F: lib.linalg.vector_norm(lib.ones(3), ord="fro"),
     "matrix_norm_one_dim": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3)),
@@ -610,6 +630,8 @@ MISUSE = {
                                                       lib.ones(3, dtype=lib.int64)),
     "diagonal_one_dim": lambda lib, F: lib.linalg.diagonal(lib.ones(3)),
     "cross_size": lambda lib, F: lib.linalg.cross(lib.ones(2, 4), lib.ones(2, 4)),
+    "svd_driver": lambda lib, F: lib.linalg.svd(lib.eye(2), driver="gesvd"),
+    "svdvals_driver": lambda lib, F: lib.linalg.svdvals(lib.eye(2), driver="gesvdj"),
 }
 
 
