@@ -939,6 +939,27 @@ def test_erfcx_float32_gradient_keeps_float32_digits_where_it_cancels():
     np.testing.assert_allclose(leaf_x.grad.data, -series / math.sqrt(math.pi), rtol=2e-7)
 
 
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfcx", "erfinv", "ndtri", "lgamma", "digamma",
+                                  "trigamma", "polygamma_3", "i0", "i0e", "i1e"])
+@pytest.mark.parametrize("value", [0.3, -0.3])
+def test_special_primitive_of_a_0_dim_tensor_as_of_one_entry(name, value):
+    """Regression: digamma and polygamma (so lgamma's backward too) raised TypeError for a 0-d
+    tensor: numpy's arithmetic on a 0-d array gives a scalar, which they wrote into by mask."""
+    fn = {"erf": Tensor.erf, "erfc": Tensor.erfc, "erfcx": special.erfcx,
+          "erfinv": Tensor.erfinv, "ndtri": special.ndtri, "lgamma": Tensor.lgamma,
+          "digamma": Tensor.digamma, "trigamma": lambda x: x.polygamma(1),
+          "polygamma_3": lambda x: x.polygamma(3), "i0": Tensor.i0, "i0e": special.i0e,
+          "i1e": special.i1e}[name]
+    value = abs(value) if name == "ndtri" else value
+    scalar, entry = Tensor(value, requires_grad=True), Tensor([value], requires_grad=True)
+    out, expected = fn(scalar), fn(entry)
+    assert out.shape == ()
+    out.backward()
+    expected.sum().backward()
+    assert out.item() == expected.item()
+    assert scalar.grad.item() == entry.grad.item()
+
+
 def test_special_functions_refuse_what_torch_refuses():
     assert_raises_like_torch(lambda lib, F: lib.polygamma(-1, lib.ones(3)))
     assert_raises_like_torch(lambda lib, F: lib.polygamma(1.0, lib.ones(3)))
