@@ -395,8 +395,8 @@ _PADE_13_NORM = 5.371920351148152
 
 def matrix_exp(A: Tensor) -> Tensor:
     """The exponential of each square matrix, by scaling and squaring: the Pade approximant of
-    exp(A / 2**s), s chosen from the largest 1-norm in the batch, squared s times. Its gradient
-    is the derivative of that computation (of solve and matmul)."""
+    exp(A / 2**s), s chosen from the largest finite 1-norm in the batch, squared s times. Its
+    gradient is the derivative of that computation (of solve and matmul)."""
     n = _square("linalg.matrix_exp", A)
     norms = np.abs(A.data).sum(axis=-2).max(axis=-1, initial=0.0)
     # a matrix with an inf or NaN has an all-NaN exponential whatever s is: it must not set s
