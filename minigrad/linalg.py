@@ -73,18 +73,19 @@ class TriangularSolveResult(NamedTuple):
 # --------------------------------------------------------------------------------------------
 # Checks
 # --------------------------------------------------------------------------------------------
-def _matrices(op: str, A: Tensor, name: str = "A") -> None:
-    """A floating tensor of at least 2 dims, as PyTorch's linalg functions demand."""
-    if not A.is_floating_point():
+def _matrices(op: str, A: Tensor, name: str = "A", *, floating: bool = True) -> None:
+    """A floating tensor (any dtype but bool with floating=False) of at least 2 dims, as
+    PyTorch's linalg functions demand."""
+    if not A.is_floating_point() and (floating or A.dtype == np.bool_):
         raise InvalidTypeError(f"{op}: Expected a floating point tensor as input. Got {A.dtype}")
     if A.ndim < 2:
         raise InvalidArgumentError(f"{op}: The input tensor {name} must have at least 2 "
                                    f"dimensions, got shape {A.shape}")
 
 
-def _square(op: str, A: Tensor) -> int:
+def _square(op: str, A: Tensor, *, floating: bool = True) -> int:
     """The size n of a batch of square n x n matrices."""
-    _matrices(op, A)
+    _matrices(op, A, floating=floating)
     if A.shape[-1] != A.shape[-2]:
         raise InvalidArgumentError(f"{op}: A must be batches of square matrices, but they are "
                                    f"{A.shape[-2]} by {A.shape[-1]} matrices")
@@ -245,12 +246,14 @@ def _eigh_checks(op: str, A: Tensor, UPLO: str) -> None:
                                    f"{UPLO!r}")
 
 
-def svd(A: Tensor, full_matrices: bool = True) -> SVDResult:
+def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> SVDResult:
     """(U, S, Vh) with A = U diag(S) Vh, S descending. With full_matrices (the default) U is
     m x m and Vh n x n: the columns past min(m, n) complete an orthonormal basis and get no
     gradient, as in PyTorch. Singular vectors are defined up to sign, and their gradients exist
-    only where the singular values are distinct and nonzero."""
+    only where the singular values are distinct and nonzero. driver must be None: PyTorch
+    takes one on CUDA only."""
     _matrices("linalg.svd", A)
+    _no_driver("linalg.svd", driver)
     with _lapack("linalg.svd", "The algorithm failed to converge."):
         packed = ops.Svd.apply(A)
     m = A.shape[-2]
@@ -270,10 +273,17 @@ def _completed(U: Tensor) -> Tensor:
     return cat([U, Tensor._make(rest)], dim=-1)
 
 
-def svdvals(A: Tensor) -> Tensor:
+def _no_driver(op: str, driver: str | None) -> None:
+    if driver is not None:
+        raise InvalidArgumentError(f"torch.{op}: keyword argument `driver=` is only supported "
+                                   "on CUDA inputs with cuSOLVER backend.")
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
     """The singular values of each matrix, descending (differentiable also where they
-    repeat)."""
+    repeat); driver as svd's."""
     _matrices("linalg.svdvals", A)
+    _no_driver("linalg.svdvals", driver)
     with _lapack("linalg.svdvals", "The algorithm failed to converge."):
         return ops.Svd.apply(A, compute_uv=False)
 
@@ -358,10 +368,10 @@ def matrix_rank(A: Tensor, *, atol: float | None = None, rtol: float | None = No
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """A multiplied by itself n times (by repeated squaring); I for n = 0 and inv(A) ** -n for
-    n < 0."""
-    size = _square("linalg.matrix_power", A)
+    n < 0. Integer matrices too for n >= 0, as PyTorch's (inv needs floats)."""
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool):
         raise TypeError(f"linalg.matrix_power: n must be an int, got {n!r}")
+    size = _square("linalg.matrix_power", A, floating=n < 0)
     if n == 0:  # I, in the graph with gradient 0, as PyTorch's
         return where(np.ones(A.shape, dtype=bool), _eye(size, A), A)
     base, remaining, result = (inv(A) if n < 0 else A), abs(n), None
@@ -385,10 +395,12 @@ _PADE_13_NORM = 5.371920351148152
 
 def matrix_exp(A: Tensor) -> Tensor:
     """The exponential of each square matrix, by scaling and squaring: the Pade approximant of
-    exp(A / 2**s), s chosen from the largest 1-norm in the batch, squared s times. Its gradient
-    is the derivative of that computation (of solve and matmul)."""
+    exp(A / 2**s), s chosen from the largest finite 1-norm in the batch, squared s times. Its
+    gradient is the derivative of that computation (of solve and matmul)."""
     n = _square("linalg.matrix_exp", A)
-    norm = np.abs(A.data).sum(axis=-2).max(initial=0.0)
+    norms = np.abs(A.data).sum(axis=-2).max(axis=-1, initial=0.0)
+    # a matrix with an inf or NaN has an all-NaN exponential whatever s is: it must not set s
+    norm = norms[np.isfinite(norms)].max(initial=0.0)
     squarings = max(0, math.ceil(math.log2(norm / _PADE_13_NORM))) if norm > 0 else 0
     X = A / 2.0 ** squarings
     b, I = _PADE_13, _eye(n, A)
@@ -489,15 +501,21 @@ def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
     planes = A.movedim((rows, cols), (-2, -1))
     if ord in ("nuc", 2, -2):
         values = svdvals(planes)
-        result = values.sum(-1) if ord == "nuc" else (values.amax(-1) if ord == 2
+        result = values.sum(-1) if ord == "nuc" else (_largest(values) if ord == 2
                                                       else values.amin(-1))
     else:  # sums over the other dim of the pair: columns for 1, rows for inf
         sums = planes.abs().sum(-2 if abs(ord) == 1 else -1)
-        result = sums.amax(-1) if ord > 0 else sums.amin(-1)
+        result = _largest(sums) if ord > 0 else sums.amin(-1)
     if keepdim:
         for d in sorted((rows, cols)):
             result = result.unsqueeze(d)
     return result
+
+
+def _largest(values: Tensor) -> Tensor:
+    """The largest of nonnegative values along the last dim; 0 where it is empty, as PyTorch's
+    matrix norms of an empty matrix (the smallest of none raises, as in PyTorch)."""
+    return values.amax(-1) if values.shape[-1] else values.sum(-1)
 
 
 def cond(A: Tensor, p: float | str | None = None) -> Tensor:
@@ -505,13 +523,18 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:
     the smallest for p None or 2 (any shape), the reverse for -2; matrix_norm(A, p) *
     matrix_norm(inv(A), p) for the other orders (square A; inf where A is singular)."""
     _matrices("linalg.cond", A)
-    if p in (None, 2, -2):
+    spectral = p in (None, 2, -2)
+    if not spectral:
+        if p not in _MATRIX_ORDS:
+            raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
+        _square(f"linalg.cond(ord={p})", A)
+    if 0 in A.shape[-2:]:  # PyTorch's condition number of an empty matrix: 0
+        return A.sum((-2, -1))
+    if spectral:
         values = svdvals(A)
         largest, smallest = values[..., 0], values[..., -1]
         return smallest / largest if p == -2 else largest / smallest
-    if p not in _MATRIX_ORDS:
-        raise InvalidArgumentError(f"linalg.cond got an invalid norm type: {p}")
-    n = _square(f"linalg.cond(ord={p})", A)
+    n = A.shape[-1]
     singular = np.linalg.slogdet(A.data)[0] == 0
     invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
     ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)

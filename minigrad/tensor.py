@@ -1235,10 +1235,9 @@ class Tensor:
         return (x.unsqueeze(-1) - halves).lgamma().sum(-1) + p * (p - 1) / 4 * math.log(math.pi)
 
     def i0(self) -> Tensor:
-        """The modified Bessel function of the first kind of order 0, i0e(x) * exp(|x|) (inf
-        from |x| = 709.8 on, where exp(|x|) overflows, and NaN at +-inf, as in PyTorch)."""
-        x = self._floating()
-        return ops.I0e.apply(x) * x.abs().exp()
+        """The modified Bessel function of the first kind of order 0 (inf from |x| = 709.8 on,
+        where exp(|x|) overflows, and NaN at +-inf, as in PyTorch)."""
+        return ops.I0.apply(self._floating())
 
     def sin(self) -> Tensor:
         return ops.Sin.apply(self._floating())

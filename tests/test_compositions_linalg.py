@@ -11,6 +11,7 @@ implementations), so they are compared through products that do not depend on th
 V diag(c) V.T, U diag(c) Vh.
 """
 import importlib
+import math
 
 import numpy as np
 import pytest
@@ -420,6 +421,16 @@ def test_matrix_power_0_is_the_identity_with_gradient_0_as_torch():
     np.testing.assert_array_equal(x.grad, np.zeros((2, 2, 2)))
 
 
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_matrix_power_of_integer_matrices_stays_integer_as_torch(n):
+    a = np.array([[[1, 2], [3, 4]], [[0, -1], [5, 2]]])
+    got = linalg.matrix_power(Tensor(a), n)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got.data, [np.linalg.matrix_power(m, n) for m in a])
+    torch = torch_or_skip()
+    np.testing.assert_array_equal(got.data, torch.linalg.matrix_power(torch.tensor(a), n))
+
 def test_qr_mode_r_gives_r_alone_and_refuses_backward_as_torch():
     torch = torch_or_skip()
     a = np.random.default_rng(3).standard_normal((4, 3))
@@ -456,6 +467,12 @@ def test_svd_full_matrices_completes_an_orthogonal_basis_with_the_reduced_gradie
     ((their_U[..., :k] * torch.tensor(c)) @ their_Vh[..., :k, :]).sum().backward()
     np.testing.assert_allclose(ours.grad, theirs.grad.numpy(), atol=1e-10)
 
+
+def test_svd_and_svdvals_take_driver_none_as_torch():
+    a = Tensor(np.array([[3.0, 0.0], [4.0, 5.0]]))
+    np.testing.assert_allclose(linalg.svd(a, driver=None).S.data, linalg.svdvals(a).data)
+    np.testing.assert_allclose(linalg.svdvals(a, driver=None).data, [3 * 5 ** 0.5, 5 ** 0.5],
+                               rtol=1e-15)
 
 def test_svd_without_vectors_gives_zero_u_and_v_as_torch_svd():
     torch = torch_or_skip()
@@ -519,6 +536,55 @@ def test_empty_batches_and_empty_matrices_as_torch(name, shape):
         np.testing.assert_array_equal(got.data, want.numpy())  # det of 0 x 0: 1
 
 
+@pytest.mark.parametrize("shape", [(2, 0, 3), (2, 3, 0), (0, 0)])
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+def test_matrix_norm_of_empty_matrices_as_torch(ord, shape):
+    """The largest of no singular values, column sums or row sums is 0, as in PyTorch (the
+    smallest of none raises IndexError in both)."""
+    torch = torch_or_skip()
+
+    def call(lib, F):
+        return lib.linalg.matrix_norm(lib.zeros(*shape, dtype=lib.float64), ord)
+
+    try:
+        theirs = call(torch, None)
+    except IndexError:
+        assert_raises_like_torch(call)
+        return
+    np.testing.assert_array_equal(call(minigrad, None).data, theirs.numpy())
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0, 0), (2, 0, 3)])
+@pytest.mark.parametrize("p", [None, "fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf])
+def test_cond_of_empty_matrices_is_0_as_torch(p, shape):
+    if p not in (None, 2, -2) and shape[-1] != shape[-2]:
+        return  # the other orders need a square matrix (test_misuse_raises_like_torch)
+    got = linalg.cond(Tensor(np.zeros(shape)), p)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got.data, np.zeros(shape[:-2]))
+    torch = torch_or_skip()
+    want = torch.linalg.cond(torch.zeros(*shape, dtype=torch.float64), p)
+    np.testing.assert_array_equal(got.data, want.numpy())
+
+
+def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alone():
+    """Such a matrix's exponential is all NaN, as PyTorch's; its norm chose the number of
+    squarings for the whole batch (inf: OverflowError; NaN: none, so exp(diag(30, -20)) beside
+    it came out as -9.6e4), and now counts for nothing."""
+    a = np.zeros((4, 2, 2))
+    a[0] = [[np.nan, 0.0], [0.0, 1.0]]
+    a[1] = np.diag([30.0, -20.0])
+    a[2] = [[np.inf, 0.0], [0.0, 1.0]]
+    a[3] = [[1.0, -np.inf], [0.0, 1.0]]
+    with np.errstate(invalid="ignore"):
+        got = linalg.matrix_exp(Tensor(a)).data
+    np.testing.assert_allclose(got[1], np.diag(np.exp([30.0, -20.0])), rtol=1e-13)
+    assert np.isnan(got[[0, 2, 3]]).all()
+    torch = torch_or_skip()
+    np.testing.assert_allclose(got, torch.linalg.matrix_exp(torch.tensor(a)).numpy(),
+                               rtol=1e-13)
+
+
 # --------------------------------------------------------------------------------------------
 # Misuse: PyTorch's error classes
 # --------------------------------------------------------------------------------------------
@@ -535,6 +601,10 @@ MISUSE = {
     "eigh_uplo": lambda lib, F: lib.linalg.eigh(lib.eye(3), UPLO="X"),
     "matrix_power_not_square": lambda lib, F: lib.linalg.matrix_power(lib.ones(2, 3), 2),
     "matrix_power_float_n": lambda lib, F: lib.linalg.matrix_power(lib.eye(2), 1.5),
+    "matrix_power_integer_inverse": lambda lib, F: lib.linalg.matrix_power(
+        lib.ones(2, 2, dtype=lib.int64), -1),
+    "matrix_power_bool": lambda lib, F: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.bool),
+                                                                 2),
     "vector_norm_integer": lambda lib, F: lib.linalg.vector_norm(lib.ones(3, dtype=lib.int64)),
     "vector_norm_string_ord": lambda lib, F: lib.linalg.vector_norm(lib.ones(3), ord="fro"),
     "matrix_norm_one_dim": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3)),
@@ -560,6 +630,8 @@ MISUSE = {
                                                       lib.ones(3, dtype=lib.int64)),
     "diagonal_one_dim": lambda lib, F: lib.linalg.diagonal(lib.ones(3)),
     "cross_size": lambda lib, F: lib.linalg.cross(lib.ones(2, 4), lib.ones(2, 4)),
+    "svd_driver": lambda lib, F: lib.linalg.svd(lib.eye(2), driver="gesvd"),
+    "svdvals_driver": lambda lib, F: lib.linalg.svdvals(lib.eye(2), driver="gesvdj"),
 }
 
 

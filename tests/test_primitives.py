@@ -114,6 +114,10 @@ CASES = {
         ("negative", lambda a: a.polygamma(2), lambda: [Tensor(np.array(
             [-0.5, -1.3, -2.7, -7.4]), requires_grad=True)]),
     ],
+    ops.I0: [
+        ("both_sides", lambda a: a.i0(), lambda: [Tensor(np.array(
+            [-6.0, -3.0, -0.5, 1e-3, 0.2, 1.0, 4.0, 7.0]), requires_grad=True)]),
+    ],
     ops.I0e: [
         ("both_sides", lambda a: minigrad.special.i0e(a), lambda: [Tensor(np.array(
             [-40.0, -3.0, -0.5, 0.2, 1.0, 7.0, 29.0, 31.0]), requires_grad=True)]),
@@ -418,6 +422,7 @@ UNARY = {
     "erf": (lambda t: t.erf(), np.vectorize(math.erf), None),
     "erfc": (lambda t: t.erfc(), np.vectorize(math.erfc), None),
     "lgamma": (lambda t: t.lgamma(), np.vectorize(math.lgamma), (0.1, 30.0)),
+    "i0": (lambda t: t.i0(), np.i0, None),
     "i0e": (minigrad.special.i0e, lambda x: np.i0(x) * np.exp(-np.abs(x)), None),
 }
 
@@ -797,6 +802,27 @@ def test_special_function_matches_torch_at_its_special_points(name):
     np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(expected[got == 0]))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_i0_gradient_is_i1_near_zero_and_where_i0_overflows(dtype):
+    """i0's derivative is i1: x / 2 to every digit near 0 (as i1e - sign i0e + sign i0e, the
+    derivative of i0e(x) exp(|x|), it cancelled to 0 there), and +-inf past i0's overflow
+    (709.8 in float64, 91.9 in float32), where that product's derivative was inf - inf = NaN.
+    PyTorch's gradient, for both."""
+    x = np.array([-1e-30, 1e-30, 1e-8, -2e-3, 0.0, 3.0, -95.0, 95.0, 800.0, -800.0],
+                 dtype=dtype)
+    leaf_x = Tensor(x, requires_grad=True)
+    with np.errstate(all="ignore"):
+        leaf_x.i0().sum().backward()
+        expected = minigrad.special.i1(Tensor(x.astype(np.float64))).data.astype(dtype)
+    assert leaf_x.grad.dtype == dtype
+    np.testing.assert_allclose(leaf_x.grad.data, expected, rtol=1e-6 if dtype == np.float32
+                               else 1e-14, atol=0)
+    torch = torch_or_skip()
+    t = torch.tensor(x, requires_grad=True)
+    torch.i0(t).sum().backward()
+    np.testing.assert_allclose(leaf_x.grad.data, t.grad.numpy(), rtol=1e-5, atol=0)
+
+
 def test_polygamma_at_its_poles_and_at_inf():
     """At the poles 0, -1, -2, ... and -inf, (-1)**(n+1) inf for every n >= 1 (PyTorch's for
     n >= 2; its trigamma gives 6.6e32 at -1, from sin(-pi) != 0, and NaN at -inf), and the
@@ -895,6 +921,43 @@ def test_special_function_gradient_matches_torch(name):
                                       torch.tensor(upstream))
     tolerance = dict(rtol=max(rtol, 1e-11), atol=1e-15) | GRADIENT_TOLERANCE.get(name, {})
     np.testing.assert_allclose(grad, expected.numpy(), **tolerance)
+
+
+def test_erfcx_float32_gradient_keeps_float32_digits_where_it_cancels():
+    """erfcx'(x) = 2x erfcx(x) - 2/sqrt(pi) cancels for large x: taken in float32 it lost 3
+    digits at x = 100 and all of them at 1e4 (-1.2e-7 for -5.6e-9); taken in float64, as the
+    forward is, it keeps float32's up to 1e4. Against the asymptotic series -(1/sqrt(pi)) sum
+    of (-1)**n (2n+1)!! / 2**n / x**(2n+2), 7 terms, exact to float64 rounding for x >= 10."""
+    x = np.array([10.0, 30.0, 100.0, 713.0, 3000.0, 1e4], dtype=np.float32)
+    leaf_x = Tensor(x, requires_grad=True)
+    minigrad.special.erfcx(leaf_x).sum().backward()
+    assert leaf_x.grad.dtype == np.float32
+    x64 = x.astype(np.float64)
+    double_factorials = np.cumprod([1.0, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0])
+    series = sum((-1) ** n * double_factorials[n] / 2 ** n / x64 ** (2 * n + 2)
+                 for n in range(7))
+    np.testing.assert_allclose(leaf_x.grad.data, -series / math.sqrt(math.pi), rtol=2e-7)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfc", "erfcx", "erfinv", "ndtri", "lgamma", "digamma",
+                                  "trigamma", "polygamma_3", "i0", "i0e", "i1e"])
+@pytest.mark.parametrize("value", [0.3, -0.3])
+def test_special_primitive_of_a_0_dim_tensor_as_of_one_entry(name, value):
+    """Regression: digamma and polygamma (so lgamma's backward too) raised TypeError for a 0-d
+    tensor: numpy's arithmetic on a 0-d array gives a scalar, which they wrote into by mask."""
+    fn = {"erf": Tensor.erf, "erfc": Tensor.erfc, "erfcx": special.erfcx,
+          "erfinv": Tensor.erfinv, "ndtri": special.ndtri, "lgamma": Tensor.lgamma,
+          "digamma": Tensor.digamma, "trigamma": lambda x: x.polygamma(1),
+          "polygamma_3": lambda x: x.polygamma(3), "i0": Tensor.i0, "i0e": special.i0e,
+          "i1e": special.i1e}[name]
+    value = abs(value) if name == "ndtri" else value
+    scalar, entry = Tensor(value, requires_grad=True), Tensor([value], requires_grad=True)
+    out, expected = fn(scalar), fn(entry)
+    assert out.shape == ()
+    out.backward()
+    expected.sum().backward()
+    assert out.item() == expected.item()
+    assert scalar.grad.item() == entry.grad.item()
 
 
 def test_special_functions_refuse_what_torch_refuses():
@@ -998,3 +1061,4 @@ def test_unfold_matches_torch(kernel, dilation, padding, stride):
     ours = F.unfold(Tensor(x), kernel, dilation, padding, stride)
     theirs = torch.nn.functional.unfold(torch.tensor(x), kernel, dilation, padding, stride)
     np.testing.assert_array_equal(ours.data, theirs.numpy())
+

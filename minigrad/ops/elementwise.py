@@ -314,17 +314,20 @@ class Erfcx(Function):
     """out = erfcx(a) = exp(a**2) * erfc(a).   da = G * (2 * a * out - 2/sqrt(pi))
 
     A primitive because the product overflows and underflows (0 * inf from a = 27 on) where
-    erfcx itself is about 1 / (a sqrt(pi))."""
+    erfcx itself is about 1 / (a sqrt(pi)). The gradient is taken in float64, as the forward,
+    then rounded: its two terms cancel for large a (to about 1 / (sqrt(pi) a**2)), which
+    would leave no float32 digit from a = 1e4 on."""
 
-    saves_output = True
+    saves_output = True  # for float64 the float64 values kept are the output itself
 
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
-        self.out = _in_dtype(special_math.erfcx(a), a.dtype)
-        return self.out
+        self.exact = special_math.erfcx(a)
+        return _in_dtype(self.exact, a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (2 * self.a * self.out - _TWO_OVER_SQRT_PI)
+        slope = 2 * self.a.astype(np.float64) * self.exact - _TWO_OVER_SQRT_PI
+        return g * _in_dtype(slope, g.dtype)
 
 
 class Erfinv(Function):
@@ -382,12 +385,27 @@ class Polygamma(Function):
         return g * _in_dtype(special_math.polygamma(self.n + 1, self.a), g.dtype)
 
 
+class I0(Function):
+    """out = i0(a), the modified Bessel function of the first kind of order 0 (inf from |a| =
+    709.8 on).   da = G * i1(a)
+
+    A primitive, not i0e(a) * exp(|a|): that product's derivative, (i1e(a) - sign(a) i0e(a)
+    + sign(a) i0e(a)) exp(|a|), cancels to 0 near 0, where i1(a) is a / 2, and is inf - inf
+    = NaN where exp(|a|) overflows."""
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        self.a = a
+        return _in_dtype(special_math.i0(a), a.dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        return g * _in_dtype(special_math.i1(self.a), g.dtype)
+
+
 class I0e(Function):
     """out = i0e(a) = exp(-|a|) * I0(a), the scaled modified Bessel function of order 0.
     da = G * (i1e(a) - sign(a) * out)
 
-    A primitive because I0's derivative is I1, which is no composition of I0; i0 is i0e(a)
-    exp(|a|), composed."""
+    A primitive because I0's derivative is I1, which is no composition of I0."""
 
     saves_output = True
 

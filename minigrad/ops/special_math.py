@@ -1,5 +1,5 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0e, I1e): float64 in, float64 out, entry by
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e): float64 in, float64 out, entry by
 entry, NaN in gives NaN out. Each names the published method it follows."""
 from __future__ import annotations
 
@@ -10,16 +10,20 @@ from collections.abc import Callable
 import numpy as np
 
 
-def _quiet(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """Run `function` without numpy's floating-point warnings: the infinities, NaNs and poles
-    they would be about are each handled on purpose."""
+def _entrywise(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """Run `function(*settings, x)` on x as a float64 array of at least one dim, giving back
+    x's shape (numpy's arithmetic on a 0-d array gives a scalar, which the masked writes here
+    cannot write into), and without numpy's floating-point warnings: the infinities, NaNs and
+    poles they would be about are each handled on purpose."""
 
     @functools.wraps(function)
-    def quiet(*args: object) -> np.ndarray:
+    def entrywise(*args: object) -> np.ndarray:
+        *settings, x = args
+        x = np.asarray(x, dtype=np.float64)
         with np.errstate(all="ignore"):
-            return function(*args)
+            return function(*settings, np.atleast_1d(x)).reshape(x.shape)
 
-    return quiet
+    return entrywise
 
 
 # --------------------------------------------------------------------------------------------
@@ -93,11 +97,10 @@ def _erfc_above_small(y: np.ndarray) -> np.ndarray:
     return out
 
 
-@_quiet
+@_entrywise
 def erf(x: np.ndarray) -> np.ndarray:
     """erf(x), accurate to a few units in the last place on the whole real line (tested against
     math.erf): Cody's erf approximation up to |x| = 0.46875, then 1 - erfc(|x|)."""
-    x = np.asarray(x, dtype=np.float64)
     out = x.copy()  # NaN entries fall in no region below and stay NaN
     small = np.abs(x) <= _SMALL
     out[small] = _erf_small(x[small])
@@ -106,11 +109,10 @@ def erf(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@_quiet
+@_entrywise
 def erfc(x: np.ndarray) -> np.ndarray:
     """1 - erf(x) without the cancellation: Cody's erfc approximations above |x| = 0.46875
     (2 - erfc(-x) below -0.46875), 1 - erf(x) inside."""
-    x = np.asarray(x, dtype=np.float64)
     out = x.copy()
     small = np.abs(x) <= _SMALL
     out[small] = 1 - _erf_small(x[small])
@@ -120,11 +122,10 @@ def erfc(x: np.ndarray) -> np.ndarray:
     return out
 
 
-@_quiet
+@_entrywise
 def erfcx(x: np.ndarray) -> np.ndarray:
     """exp(x^2) * erfc(x), the scaled complementary error function: Cody's approximations for
     x >= 0, 2 exp(x^2) - erfcx(-x) below 0 (inf from about -26.6, where exp(x^2) overflows)."""
-    x = np.asarray(x, dtype=np.float64)
     out = x.copy()
     nonnegative = x >= 0
     out[nonnegative] = _erfcx_nonnegative(x[nonnegative])
@@ -166,18 +167,16 @@ def _inverse_erf(y: np.ndarray, complement: np.ndarray) -> np.ndarray:
     return np.copysign(out, y)
 
 
-@_quiet
+@_entrywise
 def erfinv(y: np.ndarray) -> np.ndarray:
     """The inverse of erf on [-1, 1]."""
-    y = np.asarray(y, dtype=np.float64)
     return _inverse_erf(y, 1 - np.abs(y))
 
 
-@_quiet
+@_entrywise
 def ndtri(p: np.ndarray) -> np.ndarray:
     """The inverse of the standard normal CDF, sqrt(2) erfinv(2p - 1), with 1 - |2p - 1| passed
     as 2 min(p, 1 - p), which is exact: ndtri(1e-300) keeps its digits (-37.047...)."""
-    p = np.asarray(p, dtype=np.float64)
     return np.sqrt(2) * _inverse_erf(2 * p - 1, 2 * np.minimum(p, 1 - p))
 
 
@@ -221,13 +220,12 @@ def _lgamma_one_plus(z: np.ndarray) -> np.ndarray:
     return (series - _EULER_GAMMA) * z + 0.0  # + 0.0: lgamma(1) is +0, not -0, as in PyTorch
 
 
-@_quiet
+@_entrywise
 def lgamma(x: np.ndarray) -> np.ndarray:
     """log |Gamma(x)|, by math.lgamma entry by entry, except near its roots 1 and 2, where
     math.lgamma's error is as large as the result (lgamma(1 - 2**-53) is 6.4e-17, math.lgamma
     gives 2.2e-16): there the Taylor series of lgamma(1 + z), and
     lgamma(2 + z) = lgamma(1 + z) + log1p(z)."""
-    x = np.asarray(x, dtype=np.float64)
     out = np.asarray(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype=np.float64)
     near_one, near_two = (x >= 0.5) & (x <= 1.5), (x > 1.5) & (x <= 2.5)
     out[near_one] = _lgamma_one_plus(x[near_one] - 1)
@@ -251,13 +249,12 @@ def _digamma_positive(x: np.ndarray) -> np.ndarray:
     return total + np.log(x) - 0.5 / x - series
 
 
-@_quiet
+@_entrywise
 def digamma(x: np.ndarray) -> np.ndarray:
     """d/dx lgamma(x). Below 0 the reflection psi(x) = psi(1 - x) - pi / tan(pi x), with tan's
     argument reduced to the fractional part of x (pi x itself would lose its digits for large
     |x|). PyTorch's values at the poles: -inf at +0, +inf at -0, NaN at the negative integers
     and -inf."""
-    x = np.asarray(x, dtype=np.float64)
     reflected = x < 0
     out = _digamma_positive(np.where(reflected, 1 - x, np.where(x == 0, 1.0, x)))
     fraction = x[reflected] - np.trunc(x[reflected])
@@ -286,7 +283,7 @@ def _hurwitz_zeta_positive(s: int, q: np.ndarray) -> np.ndarray:
     return total + tail
 
 
-@_quiet
+@_entrywise
 def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     """The n-th derivative of digamma, (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (digamma for
     n = 0). Below 0, with f = x - floor(x), zeta(s, x) = zeta(s, f) + (-1)^s (zeta(s, 1 - f)
@@ -294,7 +291,6 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     arguments); the poles, the integers <= 0 and -inf, give (-1)^(n+1) inf."""
     if n == 0:
         return digamma(x)
-    x = np.asarray(x, dtype=np.float64)
     s = n + 1
     negative = x < 0
     fraction = np.where(negative, x - np.floor(x), x)
@@ -345,11 +341,23 @@ def _bessel_ie(order: int, x: np.ndarray) -> np.ndarray:
     return np.where(x < 0, -out, out) if order == 1 else out
 
 
-@_quiet
+@_entrywise
 def i0e(x: np.ndarray) -> np.ndarray:
     return _bessel_ie(0, x)
 
 
-@_quiet
+@_entrywise
+def i0(x: np.ndarray) -> np.ndarray:
+    """I_0(x), inf from |x| = 709.8 on, where exp(|x|) overflows."""
+    return _bessel_ie(0, x) * np.exp(np.abs(x))
+
+
+@_entrywise
+def i1(x: np.ndarray) -> np.ndarray:
+    """I_1(x), +-inf from |x| = 709.8 on."""
+    return _bessel_ie(1, x) * np.exp(np.abs(x))
+
+
+@_entrywise
 def i1e(x: np.ndarray) -> np.ndarray:
     return _bessel_ie(1, x)
