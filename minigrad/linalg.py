@@ -21,10 +21,10 @@ from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
 from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv",
-           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-           "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "inv", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
+           "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
+           "svdvals", "vecdot", "vector_norm"]
 
 
 class SlogdetResult(NamedTuple):

@@ -2258,9 +2258,9 @@ class Tensor:
              dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
-        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where the norm or an entry is 0, its gradient is 0,
-        as in PyTorch (the subgradient where the derivative does not exist). `dtype` converts
-        the tensor first, as in PyTorch."""
+        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where
+        the norm or an entry is 0, its gradient is 0, as in PyTorch (the subgradient where the
+        derivative does not exist). `dtype` converts the tensor first, as in PyTorch."""
         self._require_floating("norm")
         if dtype is not None:
             return self.to(dtype).norm(p, dim, keepdim)
