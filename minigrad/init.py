@@ -4,10 +4,10 @@
         nn.init.normal_(p, std=0.02) if p.ndim > 1 else nn.init.zeros_(p)
 
 Each fills its tensor under no_grad (a parameter requires grad, and filling it is no step of the
-graph) and returns it. The random ones take `generator=` (a minigrad.Generator or a numpy
-np.random.Generator); without it they draw from minigrad's default generator
-(`minigrad.manual_seed`). Fan in and fan out are PyTorch's: for a weight (out, in, *kernel),
-fan_in = in * prod(kernel) and fan_out = out * prod(kernel).
+graph) and returns it. The random ones take `generator` (a minigrad.Generator or a numpy
+np.random.Generator; last, by position or name, as in PyTorch); without it they draw from
+minigrad's default generator (`minigrad.manual_seed`). Fan in and fan out are PyTorch's: for a
+weight (out, in, *kernel), fan_in = in * prod(kernel) and fan_out = out * prod(kernel).
 """
 from __future__ import annotations
 
@@ -56,13 +56,13 @@ def _fans(name: str, tensor: Tensor) -> tuple[int, int]:
     return tensor.shape[1] * receptive_field, tensor.shape[0] * receptive_field
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     """Numbers drawn uniformly from [a, b)."""
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: Any = None) -> Tensor:
     """Numbers drawn from N(mean, std**2)."""
     with no_grad():
@@ -70,7 +70,7 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, *,
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0, *, generator: Any = None) -> Tensor:
+                  b: float = 2.0, generator: Any = None) -> Tensor:
     """Numbers drawn from N(mean, std**2) restricted to [a, b]: entries outside are drawn
     again until every one is inside. That takes 1 / P(a <= x <= b) draws per entry, so bounds
     holding under 1% of the distribution are refused (PyTorch inverts the CDF instead)."""
@@ -136,7 +136,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         return tensor.copy_(Tensor(values))
 
 
-def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, *,
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
             generator: Any = None) -> Tensor:
     """Martens (2010): a 2-D tensor drawn from N(0, std**2), then in each column the entries of
     ceil(sparsity * rows) rows picked at random set to zero."""
@@ -153,7 +153,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, *,
         return tensor.copy_(Tensor(np.where(kept, tensor.data, 0)))
 
 
-def orthogonal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Saxe et al. (2013): the tensor, seen as (shape[0], the rest), a (semi-)orthogonal matrix
     times `gain`: the Q of the QR decomposition of a standard normal draw, each column's sign
     set by R's diagonal so that Q is uniform over such matrices, as PyTorch draws it."""
@@ -171,7 +171,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> 
         return tensor.copy_(Tensor(gain * (q if rows >= cols else q.T).reshape(tensor.shape)))
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot & Bengio (2010): uniform on [-bound, bound], bound = gain sqrt(6 / (fan_in +
     fan_out))."""
     fan_in, fan_out = _fans("xavier_uniform_", tensor)
@@ -179,7 +179,7 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None)
     return uniform_(tensor, -bound, bound, generator=generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0, *, generator: Any = None) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
     """Glorot & Bengio (2010): N(0, std**2), std = gain sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _fans("xavier_normal_", tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / (fan_in + fan_out)), generator=generator)
@@ -196,7 +196,7 @@ def _kaiming_std(name: str, tensor: Tensor, a: float, mode: str, nonlinearity: s
 
 
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu", *, generator: Any = None) -> Tensor:
+                     nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He et al. (2015): uniform on [-bound, bound], bound = sqrt(3) gain / sqrt(fan), the fan
     of `mode` and the gain of `nonlinearity` (leaky_relu with slope `a` by default)."""
     bound = math.sqrt(3.0) * _kaiming_std("kaiming_uniform_", tensor, a, mode, nonlinearity)
@@ -204,7 +204,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
 
 
 def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu", *, generator: Any = None) -> Tensor:
+                    nonlinearity: str = "leaky_relu", generator: Any = None) -> Tensor:
     """He et al. (2015): N(0, std**2), std = gain / sqrt(fan)."""
     std = _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity)
     return normal_(tensor, 0.0, std, generator=generator)

@@ -4,8 +4,9 @@ warm-up + cosine learning-rate schedule (PyTorch's schedulers are in `optim.lr_s
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
 override, e.g. {"params": biases, "weight_decay": 0.0}), and update `param.data` in place from
 `param.grad`. Parameters whose grad is None are skipped. lr may be a one-entry Tensor, as in
-PyTorch. `foreach` (PyTorch's choice between a loop and batched kernels) is accepted and
-changes nothing: minigrad has one implementation.
+PyTorch. The signatures are PyTorch's. `foreach` (PyTorch's choice between a loop and batched
+kernels) is accepted and changes nothing: minigrad has one implementation; `capturable`,
+`differentiable` and `fused` are accepted at their defaults only.
 """
 from __future__ import annotations
 
@@ -212,6 +213,14 @@ def _with_number_lr(group: dict[str, Any]) -> dict[str, Any]:
     return group
 
 
+def _refuse_unsupported(optimizer: str, **settings: bool | None) -> None:
+    """PyTorch's capturable (CUDA graphs), differentiable (a graph through the update) and
+    fused (one kernel) settings are accepted at their default only: minigrad has none of them."""
+    for name, value in settings.items():
+        if value:
+            raise NotImplementedError(f"{optimizer}: {name}=True is not supported by minigrad")
+
+
 def _check_settings(optimizer: str, betas: tuple[float, float] = (0.0, 0.0),
                     **at_least_zero: float) -> None:
     """PyTorch's checks of an optimizer's settings: lr (a number or a one-entry Tensor), eps,
@@ -237,7 +246,9 @@ class SGD(Optimizer):
     def __init__(self, params: Iterable, lr: float = 1e-3, momentum: float = 0,
                  dampening: float = 0, weight_decay: float = 0,
                  nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None) -> None:
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        _refuse_unsupported("SGD", differentiable=differentiable, fused=fused)
         _check_settings("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening 0")
@@ -269,9 +280,12 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0, amsgrad: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None,
+                 weight_decay: float = 0, amsgrad: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None,
                  decoupled_weight_decay: bool = False) -> None:
+        _refuse_unsupported(type(self).__name__, capturable=capturable,
+                            differentiable=differentiable, fused=fused)
         _check_settings(type(self).__name__, betas, lr=lr, eps=eps, weight_decay=weight_decay)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
                                   "weight_decay": weight_decay, "amsgrad": amsgrad,
@@ -318,8 +332,10 @@ class AdamW(Adam):
     def __init__(self, params: Iterable, lr: float = 1e-3,
                  betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, *,
-                 maximize: bool = False, foreach: bool | None = None) -> None:
+                 maximize: bool = False, foreach: bool | None = None, capturable: bool = False,
+                 differentiable: bool = False, fused: bool | None = None) -> None:
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
 
 
@@ -333,8 +349,10 @@ class RMSprop(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-2, alpha: float = 0.99,
                  eps: float = 1e-8, weight_decay: float = 0, momentum: float = 0,
-                 centered: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None) -> None:
+                 centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _refuse_unsupported("RMSprop", capturable=capturable, differentiable=differentiable)
         _check_settings("RMSprop", lr=lr, eps=eps, weight_decay=weight_decay, momentum=momentum,
                         alpha=alpha)
         super().__init__(params, {"lr": lr, "alpha": alpha, "eps": eps,
@@ -372,8 +390,10 @@ class Adagrad(Optimizer):
 
     def __init__(self, params: Iterable, lr: float = 1e-2, lr_decay: float = 0,
                  weight_decay: float = 0, initial_accumulator_value: float = 0,
-                 eps: float = 1e-10, *, maximize: bool = False,
-                 foreach: bool | None = None) -> None:
+                 eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        _refuse_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         _check_settings("Adagrad", lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, eps=eps)
         super().__init__(params, {"lr": lr, "lr_decay": lr_decay, "weight_decay": weight_decay,

@@ -2,6 +2,7 @@
 
 Every expected value is computed here, independently, in plain numpy float64 from the formulas
 (or, when torch is installed, by torch.optim on the same data)."""
+import inspect
 import math
 import types
 from collections import OrderedDict
@@ -12,7 +13,7 @@ import pytest
 from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
-from tests.helpers import assert_raises_like_torch
+from tests.helpers import assert_raises_like_torch, torch_or_skip
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1383,6 +1384,50 @@ def test_optimizers_take_a_tensor_lr_and_foreach_as_torch(name):
     np.testing.assert_allclose(*results, rtol=1e-12)
 
 
+def _parameters_as_written(function) -> list[tuple[str, object, object]]:
+    """Each parameter's name, kind (positional or keyword-only) and default, in order."""
+    return [(name, p.kind, p.default) for name, p in inspect.signature(function).parameters.items()
+            if name != "self"]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_optimizer_signatures_are_torchs(name):
+    """The same parameters, in the same order, positional or keyword-only as in PyTorch (its
+    RMSprop takes maximize, and its Adagrad foreach, by position)."""
+    torch = torch_or_skip()
+    assert (_parameters_as_written(getattr(optim, name).__init__)
+            == _parameters_as_written(getattr(torch.optim, name).__init__))
+
+
+@pytest.mark.parametrize("name, setting", [
+    (name, setting) for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
+    for setting in ("capturable", "differentiable", "fused")
+    if setting != "capturable" or name in ("Adam", "AdamW", "RMSprop")
+    if setting != "fused" or name != "RMSprop"])
+def test_optimizers_refuse_what_they_cannot_do(name, setting):
+    """capturable, differentiable and fused are accepted at their defaults; True is refused."""
+    p = nn.Parameter(np.ones(2))
+    getattr(optim, name)([p], **{setting: False})
+    with pytest.raises(NotImplementedError, match=setting):
+        getattr(optim, name)([p], **{setting: True})
+
+
+def test_rmsprop_maximize_and_adagrad_foreach_by_position_as_torch():
+    torch = torch_or_skip()
+    import minigrad
+    results = []
+    for lib in (minigrad, torch):
+        p, q = (lib.nn.Parameter(lib.tensor([1.0, -2.0], dtype=lib.float64)) for _ in range(2))
+        rmsprop = lib.optim.RMSprop([p], 0.1, 0.9, 1e-8, 0, 0, False, False, None, True)
+        adagrad = lib.optim.Adagrad([q], 0.1, 0, 0, 0, 1e-10, False)
+        for opt, param in ((rmsprop, p), (adagrad, q)):
+            gradient = np.array([0.5, -1.5])
+            param.grad = gradient if lib is minigrad else torch.from_numpy(gradient)
+            opt.step()
+        results.append([t.detach().numpy() if lib is torch else t.data for t in (p, q)])
+    np.testing.assert_allclose(*results, rtol=1e-12)
+
+
 def test_optimizer_repr_as_torch():
     """PyTorch's layout, with its int 0 defaults (minigrad has no foreach, fused or
     differentiable settings to list)."""
@@ -1555,6 +1600,21 @@ def test_init_draws_in_place_with_the_papers_spread(init, kwargs, std):
     again = nn.Parameter(np.zeros((64, 32, 3, 3), dtype=np.float32))
     init(again, **kwargs, generator=np.random.default_rng(0))
     np.testing.assert_array_equal(weight.data, again.data)
+
+
+@pytest.mark.parametrize("name", nn.init.__all__)
+def test_init_signatures_are_torchs(name):
+    """The same parameters in the same order; generator last and positional, as in PyTorch."""
+    torch = torch_or_skip()
+    assert (_parameters_as_written(getattr(nn.init, name))
+            == _parameters_as_written(getattr(torch.nn.init, name)))
+
+
+def test_init_takes_the_generator_by_position():
+    by_name, by_position = (nn.Parameter(np.zeros((4, 3))) for _ in range(2))
+    nn.init.kaiming_uniform_(by_name, 0.0, "fan_in", "relu", generator=np.random.default_rng(0))
+    nn.init.kaiming_uniform_(by_position, 0.0, "fan_in", "relu", np.random.default_rng(0))
+    np.testing.assert_array_equal(by_name.data, by_position.data)
 
 
 @pytest.mark.parametrize("shape", [(30, 50), (50, 30), (8, 4, 3, 3)])
