@@ -1575,11 +1575,20 @@ class Tensor:
         return x * log(where(zero_times_undefined, pole + 1, y))
 
     def logit(self, eps: float | None = None) -> Tensor:
-        """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p is clamped to [eps, 1 - eps]
-        first (gradient 0 outside). -inf at 0, inf at 1, NaN outside [0, 1], as in PyTorch."""
+        """log(p / (1 - p)), as log(p) - log1p(-p); with `eps`, p below eps is replaced by eps
+        and above 1 - eps by 1 - eps first (gradient 0 there; eps wins where both hold). -inf
+        at 0, inf at 1, NaN outside [0, 1], with gradient NaN there and at NaN, as in PyTorch."""
         p = self._floating()
         if eps is not None:
-            p = p.clamp(eps, 1 - eps)
+            # not clamp, whose gradient at NaN is 0: PyTorch's logit keeps NaN's NaN
+            below, above = p.data < eps, p.data > 1 - eps
+            p = p.masked_fill(above, 1 - eps).masked_fill(below, eps)
+        else:
+            # the formula's slope outside [0, 1] is finite, PyTorch's NaN: a factor NaN there
+            # (1 inside) makes the gradient NaN and leaves the values as they are
+            outside = (p.data < 0) | (p.data > 1)
+            if outside.any():
+                p = p * Tensor._make(np.where(outside, np.nan, 1).astype(p.dtype))
         return p.log() - (-p).log1p()
 
     def nan_to_num(self, nan: float = 0.0, posinf: float | None = None,

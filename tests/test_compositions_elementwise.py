@@ -406,6 +406,31 @@ def test_special_namespace_matches_torch_special(name, torch):
     np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=rtol, atol=1e-14)
 
 
+@pytest.mark.parametrize("eps", [None, 0.0, 1e-6, 0.2, 0.7])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",
+                            "ignore:invalid value:RuntimeWarning")
+def test_logit_at_and_outside_its_domain_matches_torch(eps, dtype, torch):
+    """Regression: outside [0, 1] (and, with eps, at NaN) the gradient was finite where
+    PyTorch's is NaN. With eps, p below eps is eps and above 1 - eps is 1 - eps (eps first,
+    as eps = 0.7 shows): gradient 0 there, the slope at the bounds themselves. Over 0, 1, the
+    eps bounds, beyond them, infinities and NaN."""
+    bound = 0.0 if eps is None else eps
+    x = np.array([-np.inf, -0.5, 0.0, 1e-7, bound, 0.3, 1 - bound, 1.0, 1.5, np.inf, np.nan],
+                 dtype=dtype)
+    ours = Tensor(x, requires_grad=True)
+    out = minigrad.logit(ours, eps)
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = torch.logit(theirs, eps)
+    upstream = rng.standard_normal(x.shape).astype(dtype)
+    (grad,) = minigrad.grad(out, [ours], upstream)
+    (expected_grad,) = torch.autograd.grad(expected, theirs, torch.tensor(upstream))
+    assert out.dtype == grad.dtype == dtype
+    rtol = 1e-6 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=rtol)
+    np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=rtol)
+
+
 @pytest.mark.parametrize("name", ["logaddexp", "logaddexp2"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # inf - inf, as PyTorch's
