@@ -10,8 +10,8 @@ Each `step()` moves every parameter group's "lr" on from its current value, by P
 recursive form of the schedule (so schedulers chain, and an lr changed by hand carries on), using
 the lr the group had when the scheduler was made where the schedule needs it (`base_lrs`, kept
 in the group as "initial_lr") and the count of `step()` calls (`last_epoch`). Making one sets the
-lr of epoch 0. As in PyTorch, LambdaLR, CosineAnnealingWarmRestarts and OneCycleLR set the lr
-from their fixed points instead (they do not chain), and ReduceLROnPlateau is stepped with a
+lr of epoch 0. As in PyTorch, LambdaLR, CosineAnnealingWarmRestarts, CyclicLR and OneCycleLR set
+the lr from their fixed points instead (they do not chain), and ReduceLROnPlateau is stepped with a
 metric. SequentialLR runs schedulers one after another, ChainedScheduler steps several together.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ from .optim import Optimizer  # optim imports this module last, once Optimizer i
 from .tensor import Tensor
 
 __all__ = ["ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts",
-           "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
+           "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR", "MultiStepLR",
            "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau",
            "SequentialLR", "StepLR"]
 
@@ -371,6 +371,98 @@ class ReduceLROnPlateau(LRScheduler):
                 _set_lr(group, lr)
 
 
+def _uses_beta1(scheduler: str, optimizer: Optimizer) -> bool:
+    """Whether a scheduler cycling momentum cycles Adam's beta1 (else the momentum setting);
+    an optimizer with neither is refused."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError(f"{scheduler}: cycle_momentum needs an optimizer with momentum or betas")
+    return "betas" in optimizer.defaults
+
+
+def _set_momentum(group: dict[str, Any], momentum: float, use_beta1: bool) -> None:
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+class CyclicLR(LRScheduler):
+    """Smith's cyclical learning rate, stepped once per batch: lr climbs linearly from base_lr
+    to max_lr over step_size_up steps and back down over step_size_down (step_size_up if not
+    given), the climb scaled by scale_fn of the cycle number (from 1) or, with
+    scale_mode='iterations', of the step count. The modes give scale_fn: 'triangular' 1,
+    'triangular2' 1 / 2**(cycle - 1), 'exp_range' gamma**step. With cycle_momentum the
+    momentum (or Adam's beta1) runs the other way, between max_momentum and base_momentum.
+    Making it sets each group's lr to base_lr (and momentum to max_momentum)."""
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | Sequence[float],
+                 max_lr: float | Sequence[float], step_size_up: int = 2000,
+                 step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: str = "cycle", cycle_momentum: bool = True,
+                 base_momentum: float | Sequence[float] = 0.8,
+                 max_momentum: float | Sequence[float] = 0.9, last_epoch: int = -1) -> None:
+        name = "CyclicLR"
+        _check_optimizer(optimizer)
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
+            raise ValueError(f"{name}: mode must be 'triangular', 'triangular2' or 'exp_range', "
+                             f"or give scale_fn; got {mode!r}")
+        base_lrs = _per_group(name, "base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for group, lr in zip(optimizer.param_groups, base_lrs):
+                _set_lr(group, lr)
+        self.max_lrs = _per_group(name, "max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        self.total_size = up + (up if step_size_down is None else float(step_size_down))
+        self.step_ratio = up / self.total_size
+        self.mode, self.gamma, self.scale_fn = mode, gamma, scale_fn
+        if scale_fn is None:  # the mode's own
+            scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.scale_mode = scale_mode
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.use_beta1 = _uses_beta1(name, optimizer)
+            self.base_momentums = _per_group(name, "base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group(name, "max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for group, high, low in zip(optimizer.param_groups, self.max_momentums,
+                                            self.base_momentums):
+                    _set_momentum(group, high, self.use_beta1)
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+        # PyTorch's order: the first step (above) ran from the groups' initial_lr
+        self.base_lrs = base_lrs
+
+    def _height(self, epoch: int) -> float:
+        """The fraction of the way from the low end to the high end at this step: the
+        triangle's height times the scale."""
+        cycle = math.floor(1 + epoch / self.total_size)
+        x = 1.0 + epoch / self.total_size - cycle  # how far into this cycle, in [0, 1)
+        climb = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        return climb * self._scale(cycle if self.scale_mode == "cycle" else epoch)
+
+    def _scale(self, at: float) -> float:
+        if self.scale_fn is not None:
+            return self.scale_fn(at)
+        if self.mode == "triangular2":
+            return 1 / 2.0 ** (at - 1)
+        if self.mode == "exp_range":
+            return self.gamma ** at
+        return 1.0
+
+    def _lr(self, lr: float, base_lr: float, epoch: int, group: int) -> float:
+        height = self._height(epoch)
+        if self.cycle_momentum:
+            high = self.max_momentums[group]
+            _set_momentum(self.optimizer.param_groups[group],
+                          high - (high - self.base_momentums[group]) * height, self.use_beta1)
+        return base_lr + (self.max_lrs[group] - base_lr) * height
+
+    def state_dict(self) -> dict[str, Any]:
+        """As the base class's, without a scale_fn given (a function, as PyTorch leaves out)."""
+        return {key: value for key, value in super().state_dict().items() if key != "scale_fn"}
+
+
 class OneCycleLR(LRScheduler):
     """Smith's 1cycle policy, stepped once per batch for `total_steps` (or epochs *
     steps_per_epoch) steps: lr anneals ('cos' or 'linear') from max_lr / div_factor up to
@@ -417,23 +509,14 @@ class OneCycleLR(LRScheduler):
                 group["initial_lr"], group["max_lr"] = peak / div_factor, peak
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError(f"{name}: cycle_momentum needs an optimizer with momentum or "
-                                 f"betas")
-            self.use_beta1 = "betas" in optimizer.defaults
+            self.use_beta1 = _uses_beta1(name, optimizer)
             highs = _per_group(name, "max_momentum", optimizer, max_momentum)
             lows = _per_group(name, "base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
                 for group, high, low in zip(optimizer.param_groups, highs, lows):
-                    self._set_momentum(group, high)
+                    _set_momentum(group, high, self.use_beta1)
                     group["max_momentum"], group["base_momentum"] = high, low
         super().__init__(optimizer, last_epoch)
-
-    def _set_momentum(self, group: dict[str, Any], momentum: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (momentum, *group["betas"][1:])
-        else:
-            group["momentum"] = momentum
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
         if self.anneal_strategy == "cos":
@@ -452,8 +535,8 @@ class OneCycleLR(LRScheduler):
             start = end
         pct = (epoch - start) / (end - start)
         if self.cycle_momentum:
-            self._set_momentum(settings, self._anneal(settings[momentum_from],
-                                                      settings[momentum_to], pct))
+            _set_momentum(settings, self._anneal(settings[momentum_from],
+                                                 settings[momentum_to], pct), self.use_beta1)
         return self._anneal(settings[lr_from], settings[lr_to], pct)
 
 

@@ -1940,6 +1940,103 @@ def test_one_cycle_refuses_what_torch_refuses(settings, steps):
         _one_cycle(minigrad, "SGD", settings, steps)
 
 
+def _cyclic(lib, optimizer, settings, steps=200):
+    """lr and momentum (SGD's, or Adam's beta1) of two groups at each of `steps` steps of
+    CyclicLR, and the momenta kept in the first group."""
+    import minigrad
+    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
+               lib.zeros(2, requires_grad=True) for _ in range(2)]
+    opt = getattr(lib.optim, optimizer)(
+        [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}], lr=0.1,
+        **({"momentum": 0.9} if optimizer == "SGD" else {}))
+    schedule = lib.optim.lr_scheduler.CyclicLR(opt, **settings)
+    seen = []
+    for _ in range(steps):
+        seen.append([*schedule.get_last_lr(), *(group["momentum"] if optimizer == "SGD" else
+                                                group["betas"][0] for group in opt.param_groups)])
+        opt.step()
+        schedule.step()
+    return seen, [opt.param_groups[0].get(key) for key in ("max_momentum", "base_momentum")]
+
+
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+@pytest.mark.parametrize("settings", [
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=7),
+    dict(base_lr=[0.01, 0.02], max_lr=[0.1, 0.5], step_size_up=10, step_size_down=4,
+         mode="triangular2", base_momentum=[0.7, 0.75], max_momentum=0.95),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=5, step_size_down=15, mode="exp_range",
+         gamma=0.99),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=6, scale_fn=lambda x: 1 / (1 + x)),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=6, scale_fn=lambda x: 0.98 ** x,
+         scale_mode="iterations"),
+    dict(base_lr=0.01, max_lr=0.1, step_size_up=3, mode="exp_range", gamma=0.9,
+         scale_mode="cycle"),  # ignored: the mode's own, iterations
+    dict(base_lr=0.05, max_lr=0.2, step_size_up=4, cycle_momentum=False),
+])
+def test_cyclic_lr_matches_torch_over_200_steps(optimizer, settings):
+    torch = torch_or_skip()
+    import minigrad
+    ours, theirs = (_cyclic(lib, optimizer, settings) for lib in (minigrad, torch))
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
+    assert ours[1] == theirs[1]
+
+
+def test_cyclic_lr_resumes_with_last_epoch_as_torch():
+    """A scheduler made with last_epoch continues the cycle from the groups' saved settings."""
+    torch = torch_or_skip()
+    import minigrad
+    lrs = []
+    for lib in (minigrad, torch):
+        p = nn.Parameter(np.zeros(2)) if lib is minigrad else torch.zeros(2, requires_grad=True)
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        settings = dict(base_lr=0.01, max_lr=0.1, step_size_up=4, mode="triangular2")
+        first = lib.optim.lr_scheduler.CyclicLR(opt, **settings)
+        for _ in range(5):
+            opt.step()
+            first.step()
+        again = lib.optim.lr_scheduler.CyclicLR(opt, **settings, last_epoch=first.last_epoch)
+        lrs.append([])
+        for _ in range(12):
+            opt.step()
+            again.step()
+            lrs[-1].append([again.get_last_lr()[0], opt.param_groups[0]["momentum"]])
+    np.testing.assert_allclose(*lrs, rtol=1e-12)
+
+
+def test_cyclic_lr_state_dict_leaves_out_scale_fn_and_resumes():
+    """As PyTorch's, the state holds no function: a scheduler made with the same scale_fn
+    loads it and goes on as the saved one does."""
+    def make():
+        opt = optim.SGD([nn.Parameter(np.zeros(2))], lr=0.1, momentum=0.9)
+        return opt, optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, 3, scale_fn=lambda x: 0.5 ** x)
+    opt, schedule = make()
+    for _ in range(4):
+        schedule.step()
+    saved = schedule.state_dict()
+    assert not any(callable(value) for value in saved.values())
+    resumed_opt, resumed = make()
+    resumed_opt.load_state_dict(opt.state_dict())
+    resumed.load_state_dict(saved)
+    for _ in range(5):
+        schedule.step()
+        resumed.step()
+        assert resumed.get_last_lr() == schedule.get_last_lr()
+        assert resumed_opt.param_groups[0]["momentum"] == opt.param_groups[0]["momentum"]
+
+
+@pytest.mark.parametrize("optimizer, settings", [
+    ("SGD", dict(base_lr=0.01, max_lr=0.1, mode="triangular3")),
+    ("SGD", dict(base_lr=[0.01], max_lr=0.1)),  # one per group of two
+    ("Adagrad", dict(base_lr=0.01, max_lr=0.1)),  # no momentum to cycle
+])
+def test_cyclic_lr_refuses_what_torch_refuses(optimizer, settings):
+    torch = torch_or_skip()
+    import minigrad
+    for lib in (torch, minigrad):
+        with pytest.raises(ValueError):
+            _cyclic(lib, optimizer, settings, steps=1)
+
+
 def test_lr_scheduler_resumes_from_its_state_dict():
     params = [nn.Parameter(np.zeros(2))]
     opt = optim.SGD(params, lr=0.1)
