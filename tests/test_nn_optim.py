@@ -1399,6 +1399,13 @@ def test_optimizer_signatures_are_torchs(name):
             == _parameters_as_written(getattr(torch.optim, name).__init__))
 
 
+@pytest.mark.parametrize("name", optim.lr_scheduler.__all__)
+def test_lr_scheduler_signatures_are_torchs(name):
+    torch = torch_or_skip()
+    assert (_parameters_as_written(getattr(optim.lr_scheduler, name).__init__)
+            == _parameters_as_written(getattr(torch.optim.lr_scheduler, name).__init__))
+
+
 @pytest.mark.parametrize("name, setting", [
     (name, setting) for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad")
     for setting in ("capturable", "differentiable", "fused")
