@@ -475,7 +475,16 @@ def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = Non
     if not x.is_floating_point():
         raise InvalidTypeError("linalg.vector_norm: Expected a floating point tensor as input. "
                                f"Got {x.dtype}")
+    _check_widening("linalg.vector_norm", x, dtype)
     return x.norm(ord, dim, keepdim, dtype=dtype)
+
+
+def _check_widening(name: str, x: Tensor, dtype: object) -> None:
+    """Refuse a norm's dtype that would lose precision of x's entries, as PyTorch does: the
+    dtype may only keep or widen x's."""
+    if dtype is not None and not np.can_cast(x.dtype, dtype, "safe"):
+        raise InvalidTypeError(f"{name}: the dtype of the input ({x.dtype}) should be convertible "
+                               f"without narrowing to the specified dtype ({np.dtype(dtype)})")
 
 
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
@@ -488,6 +497,7 @@ def matrix_norm(A: Tensor, ord: float | str = "fro", dim: tuple[int, int] = (-2,
     largest and smallest column sum of |A|), inf and -inf (the same over rows)."""
     _matrices("linalg.matrix_norm", A)
     if dtype is not None:
+        _check_widening("linalg.matrix_norm", A, dtype)
         A = A.to(dtype)
     if ord not in _MATRIX_ORDS:
         raise InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.")

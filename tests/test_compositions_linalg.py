@@ -608,6 +608,12 @@ MISUSE = {
     "vector_norm_integer": lambda lib, F: lib.linalg.vector_norm(lib.ones(3, dtype=lib.int64)),
     "vector_norm_string_ord": lambda lib, F: lib.linalg.vector_norm(lib.ones(3), ord="fro"),
     "matrix_norm_one_dim": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3)),
+    "vector_norm_narrowing_dtype": lambda lib, F: lib.linalg.vector_norm(
+        lib.ones(3, dtype=lib.float64), dtype=lib.float32),
+    "matrix_norm_narrowing_dtype": lambda lib, F: lib.linalg.matrix_norm(
+        lib.ones(2, 2, dtype=lib.float32), dtype=lib.float16),
+    "norm_narrowing_dtype": lambda lib, F: lib.linalg.norm(
+        lib.ones(2, 2, dtype=lib.float64), dtype=lib.float32),
     "matrix_norm_ord": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3, 3), ord=3),
     "norm_3d_with_ord": lambda lib, F: lib.linalg.norm(lib.ones(2, 3, 4), ord=2),
     "matrix_exp_not_square": lambda lib, F: lib.linalg.matrix_exp(lib.ones(2, 3)),
@@ -633,6 +639,18 @@ MISUSE = {
     "svd_driver": lambda lib, F: lib.linalg.svd(lib.eye(2), driver="gesvd"),
     "svdvals_driver": lambda lib, F: lib.linalg.svdvals(lib.eye(2), driver="gesvdj"),
 }
+
+
+@pytest.mark.parametrize("source, target", [("float32", "float32"), ("float32", "float64"),
+                                            ("float16", "float32")])
+@pytest.mark.parametrize("norm", ["vector_norm", "matrix_norm"])
+def test_norm_dtype_that_keeps_or_widens_is_taken_as_torch(norm, source, target):
+    torch = torch_or_skip()
+    results = [getattr(lib.linalg, norm)(lib.full((2, 2), 3.0, dtype=getattr(lib, source)),
+                                         dtype=getattr(lib, target))
+               for lib in (minigrad, torch)]
+    assert str(results[0].dtype) == str(results[1].dtype).removeprefix("torch.")
+    np.testing.assert_allclose(results[0].numpy(), results[1].numpy())
 
 
 @pytest.mark.parametrize("name", list(MISUSE))
