@@ -310,7 +310,8 @@ def test_gradcheck_on_primitives_alone(name):
     check_gradcheck(CASES[name])
 
 
-@pytest.mark.parametrize("name", DIFFERENTIABLE)
+# matrix_exp computes float32 in float64 (its gradient, as its result, rounds once to float32)
+@pytest.mark.parametrize("name", [name for name in DIFFERENTIABLE if "matrix_exp" not in name])
 def test_keeps_float32(name):
     check_float32(CASES[name])
 
@@ -565,6 +566,24 @@ def test_cond_of_empty_matrices_is_0_as_torch(p, shape):
     torch = torch_or_skip()
     want = torch.linalg.cond(torch.zeros(*shape, dtype=torch.float64), p)
     np.testing.assert_array_equal(got.data, want.numpy())
+
+
+def test_matrix_exp_of_float32_is_as_accurate_as_torchs():
+    """It used float64's Pade threshold for float32 too, and came out 5 times less accurate than
+    PyTorch at a norm of 10 (a relative error of 2.9e-7 against 5.6e-8); the reference is the
+    float64 exponential of the same float32 entries."""
+    torch = torch_or_skip()
+    a = (np.random.default_rng(0).standard_normal((8, 4, 4)) * 2.5).astype(np.float32)
+    want = torch.linalg.matrix_exp(torch.tensor(a, dtype=torch.float64)).numpy()
+    got = linalg.matrix_exp(Tensor(a)).data
+    torchs = torch.linalg.matrix_exp(torch.tensor(a)).numpy()
+    assert got.dtype == np.float32
+    leaf = Tensor(a, requires_grad=True)
+    linalg.matrix_exp(leaf).sum().backward()
+    assert leaf.grad.dtype == np.float32
+    error = np.abs(got - want).max() / np.abs(want).max()
+    assert error <= max(np.abs(torchs - want).max() / np.abs(want).max(),
+                        np.finfo(np.float32).eps / 2)
 
 
 def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alone():
