@@ -178,11 +178,18 @@ def slogdet(A: Tensor) -> SlogdetResult:
     return SlogdetResult(sign, where(sign.data == 0, -math.inf, logabsdet))
 
 
+def _det_signs(a: np.ndarray) -> np.ndarray:
+    """The signs of the determinants (-1, 0 or 1), NaN for a matrix with a NaN entry, whose
+    determinant is NaN, as PyTorch's: numpy's warning about it is silenced."""
+    with np.errstate(invalid="ignore"):
+        return np.linalg.slogdet(a)[0]
+
+
 def _slogdet(op: str, A: Tensor) -> tuple[Tensor, Tensor]:
     """sign outside the graph, and log |det| of A with its singular matrices replaced by I
     (finite, with finite gradients, for the callers to mask)."""
     n = _square(op, A)
-    sign = np.linalg.slogdet(A.data)[0].astype(A.dtype)
+    sign = _det_signs(A.data).astype(A.dtype)
     singular = (sign == 0)[..., None, None]
     R = qr(where(singular, _eye(n, A), A)).R  # |det A| = |det R|, Q being orthogonal
     return Tensor._make(sign), R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
@@ -407,8 +414,13 @@ def matrix_exp(A: Tensor) -> Tensor:
     # a matrix with an inf or NaN has an all-NaN exponential whatever s is: it must not set s
     norm = norms[np.isfinite(norms)].max(initial=0.0)
     squarings = max(0, math.ceil(math.log2(norm / _PADE_13_NORM))) if norm > 0 else 0
-    X = A / 2.0 ** squarings
-    b, I = _PADE_13, _eye(n, A)
+    with np.errstate(invalid="ignore"):  # inf - inf for a matrix with an inf: NaN, as PyTorch's
+        return _pade_13_squared(A / 2.0 ** squarings, squarings, _eye(n, A))
+
+
+def _pade_13_squared(X: Tensor, squarings: int, I: Tensor) -> Tensor:
+    """The degree-13 Pade approximant of exp(X), squared `squarings` times."""
+    b = _PADE_13
     X2 = X @ X
     X4 = X2 @ X2
     X6 = X4 @ X2
@@ -550,7 +562,7 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:
         largest, smallest = values[..., 0], values[..., -1]
         return smallest / largest if p == -2 else largest / smallest
     n = A.shape[-1]
-    singular = np.linalg.slogdet(A.data)[0] == 0
+    singular = _det_signs(A.data) == 0
     invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
     ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)
     return where(singular, math.inf, ratio)

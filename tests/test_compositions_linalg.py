@@ -12,6 +12,7 @@ V diag(c) V.T, U diag(c) Vh.
 """
 import importlib
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -595,13 +596,27 @@ def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alon
     a[1] = np.diag([30.0, -20.0])
     a[2] = [[np.inf, 0.0], [0.0, 1.0]]
     a[3] = [[1.0, -np.inf], [0.0, 1.0]]
-    with np.errstate(invalid="ignore"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy's inf - inf is no news to the user
         got = linalg.matrix_exp(Tensor(a)).data
     np.testing.assert_allclose(got[1], np.diag(np.exp([30.0, -20.0])), rtol=1e-13)
     assert np.isnan(got[[0, 2, 3]]).all()
     torch = torch_or_skip()
     np.testing.assert_allclose(got, torch.linalg.matrix_exp(torch.tensor(a)).numpy(),
                                rtol=1e-13)
+
+
+@pytest.mark.parametrize("op", [lambda lib, a: lib.linalg.det(a),
+                                lambda lib, a: lib.linalg.slogdet(a).logabsdet])
+def test_determinants_of_a_matrix_with_nan_are_nan_without_warnings(op):
+    """numpy's slogdet, which gives the sign, warned of the NaN it returns, as PyTorch does."""
+    torch = torch_or_skip()
+    a = np.array([[[np.nan, 1.0], [0.0, 1.0]], [[2.0, 1.0], [0.0, 1.0]]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = op(minigrad, Tensor(a)).data
+    want = op(torch, torch.tensor(a)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-14)
 
 
 # --------------------------------------------------------------------------------------------
