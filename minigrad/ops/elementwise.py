@@ -449,8 +449,11 @@ class I1e(Function):
     def backward(self, g: np.ndarray) -> np.ndarray:
         a = self.a
         i0e = _in_dtype(special_math.i0e(a), g.dtype)
-        # out / a tends to 1/2 at 0, where the quotient is 0 / 0
-        out_over_a = np.divide(self.out, a, out=np.full_like(self.out, 0.5), where=a != 0)
+        # out / a tends to 1/2 at 0, where the quotient is 0 / 0; and it is 1/2 to every digit
+        # below the smallest normal float, where out, a subnormal a / 2, is rounded (i1e(5e-324)
+        # is 5e-324, and the quotient 1)
+        normal = np.abs(a) >= np.finfo(a.dtype).tiny
+        out_over_a = np.divide(self.out, a, out=np.full_like(self.out, 0.5), where=normal)
         return g * (i0e - np.sign(a) * self.out - out_over_a)
 
 
