@@ -619,6 +619,33 @@ def test_determinants_of_a_matrix_with_nan_are_nan_without_warnings(op):
     np.testing.assert_allclose(got, want, rtol=1e-14)
 
 
+SQUARE_OPS = {
+    "det": linalg.det, "slogdet": lambda a: linalg.slogdet(a).logabsdet, "inv": linalg.inv,
+    "matrix_exp": linalg.matrix_exp, "matrix_power": lambda a: linalg.matrix_power(a, 3),
+    "cond": linalg.cond, "cond_1": lambda a: linalg.cond(a, 1), "qr": lambda a: linalg.qr(a).R,
+    "svdvals": linalg.svdvals, "pinv": linalg.pinv, "eigvalsh": linalg.eigvalsh,
+    "matrix_norm_nuc": lambda a: linalg.matrix_norm(a, "nuc"), "vector_norm": linalg.vector_norm,
+    "matrix_norm_inf": lambda a: linalg.matrix_norm(a, np.inf),
+}
+
+
+# the SVD raises LinAlgError at a NaN entry, as PyTorch's
+SVD_BASED = ("cond", "svdvals", "pinv", "matrix_norm_nuc")
+
+
+@pytest.mark.parametrize("name, entry", [(name, entry) for name in SQUARE_OPS
+                                         for entry in (np.nan, 0.0, 5e-324, 1e-300)
+                                         if not (name in SVD_BASED and np.isnan(entry))])
+def test_square_matrix_ops_warn_nothing_at_a_nan_zero_or_tiny_entry(name, entry):
+    """Results (NaN for a NaN entry) and gradients come without numpy's warnings: det, slogdet
+    and cond warned at a NaN, from numpy's slogdet."""
+    a = Tensor(np.array([[entry, 0.5], [0.5, 2.0]]), requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = SQUARE_OPS[name](a)
+        minigrad.grad(out, [a], np.ones(out.shape))
+
+
 # --------------------------------------------------------------------------------------------
 # Misuse: PyTorch's error classes
 # --------------------------------------------------------------------------------------------
