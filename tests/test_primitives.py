@@ -823,6 +823,22 @@ def test_i0_gradient_is_i1_near_zero_and_where_i0_overflows(dtype):
     np.testing.assert_allclose(leaf_x.grad.data, t.grad.numpy(), rtol=1e-5, atol=0)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_i1e_gradient_is_one_half_at_subnormal_inputs(dtype):
+    """i1e'(0) = 1/2, and below the smallest normal float i1e(x) / x, a term of the gradient,
+    was the quotient of a rounded subnormal: 1 at 5e-324, so the gradient was 1 (PyTorch's: 1/2)."""
+    tiny = np.finfo(dtype).tiny
+    x = np.array([np.finfo(dtype).smallest_subnormal, -3 * np.finfo(dtype).smallest_subnormal,
+                  tiny / 3, 0.0, tiny], dtype=dtype)
+    leaf = Tensor(x, requires_grad=True)
+    (grad,) = minigrad.grad(minigrad.special.i1e(leaf), [leaf], np.ones(5, dtype))
+    np.testing.assert_array_equal(grad, np.full(5, 0.5, dtype))
+    torch = torch_or_skip()
+    t = torch.tensor(x, requires_grad=True)
+    torch.special.i1e(t).sum().backward()
+    np.testing.assert_array_equal(grad, t.grad.numpy())
+
+
 def test_polygamma_at_its_poles_and_at_inf():
     """At the poles 0, -1, -2, ... and -inf, (-1)**(n+1) inf for every n >= 1 (PyTorch's for
     n >= 2; its trigamma gives 6.6e32 at -1, from sin(-pi) != 0, and NaN at -inf), and the

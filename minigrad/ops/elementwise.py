@@ -26,6 +26,21 @@ def _in_dtype(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return values.astype(dtype, copy=False)
 
 
+def _erf_slope(a: np.ndarray) -> np.ndarray:
+    """erf's derivative 2/sqrt(pi) * exp(-a**2); a**2 overflows to inf from |a| = 1.3e154 on,
+    where exp(-inf) = 0 is the slope, so numpy's overflow warning is silenced."""
+    with np.errstate(over="ignore"):
+        return _TWO_OVER_SQRT_PI * np.exp(-a * a)
+
+
+def _exp_of_square(out: np.ndarray, scale: float) -> np.ndarray:
+    """exp(scale * out**2), the slope of an inverse of erf or ndtr at its output `out`: inf
+    beyond exp's range (near the ends, as out = ndtri(5e-324) = -38.5), without numpy's
+    overflow warning."""
+    with np.errstate(over="ignore"):
+        return np.exp(scale * out * out)
+
+
 def _broadcasting(forward: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
     """Decorate a broadcasting op's `forward(self, *arrays)` so that inputs whose shapes do not
     broadcast raise a ValueError naming the op and the shapes, instead of numpy's bare message.
@@ -293,7 +308,7 @@ class Erf(Function):
         return _in_dtype(special_math.erf(a), a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (_TWO_OVER_SQRT_PI * np.exp(-self.a * self.a))
+        return g * _erf_slope(self.a)
 
 
 class Erfc(Function):
@@ -307,7 +322,7 @@ class Erfc(Function):
         return _in_dtype(special_math.erfc(a), a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (-_TWO_OVER_SQRT_PI * np.exp(-self.a * self.a))
+        return -g * _erf_slope(self.a)
 
 
 class Erfcx(Function):
@@ -326,7 +341,8 @@ class Erfcx(Function):
         return _in_dtype(self.exact, a.dtype)
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        slope = 2 * self.a.astype(np.float64) * self.exact - _TWO_OVER_SQRT_PI
+        with np.errstate(invalid="ignore"):  # inf * 0 at a = inf: NaN, as in PyTorch
+            slope = 2 * self.a.astype(np.float64) * self.exact - _TWO_OVER_SQRT_PI
         return g * _in_dtype(slope, g.dtype)
 
 
@@ -341,7 +357,7 @@ class Erfinv(Function):
         return self.out
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (_SQRT_PI_OVER_TWO * np.exp(self.out * self.out))
+        return g * (_SQRT_PI_OVER_TWO * _exp_of_square(self.out, 1.0))
 
 
 class Ndtri(Function):
@@ -359,7 +375,7 @@ class Ndtri(Function):
         return self.out
 
     def backward(self, g: np.ndarray) -> np.ndarray:
-        return g * (_SQRT_TWO_PI * np.exp(self.out * self.out / 2))
+        return g * (_SQRT_TWO_PI * _exp_of_square(self.out, 0.5))
 
 
 class Lgamma(Function):
@@ -433,8 +449,11 @@ class I1e(Function):
     def backward(self, g: np.ndarray) -> np.ndarray:
         a = self.a
         i0e = _in_dtype(special_math.i0e(a), g.dtype)
-        # out / a tends to 1/2 at 0, where the quotient is 0 / 0
-        out_over_a = np.divide(self.out, a, out=np.full_like(self.out, 0.5), where=a != 0)
+        # out / a tends to 1/2 at 0, where the quotient is 0 / 0; and it is 1/2 to every digit
+        # below the smallest normal float, where out, a subnormal a / 2, is rounded (i1e(5e-324)
+        # is 5e-324, and the quotient 1)
+        normal = np.abs(a) >= np.finfo(a.dtype).tiny
+        out_over_a = np.divide(self.out, a, out=np.full_like(self.out, 0.5), where=normal)
         return g * (i0e - np.sign(a) * self.out - out_over_a)
 
 
