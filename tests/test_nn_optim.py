@@ -1893,24 +1893,28 @@ def test_warm_restarts_take_fractional_epochs_as_torch(settings):
                                _restarts_by_fraction(torch, settings), rtol=1e-12)
 
 
-def _one_cycle(lib, optimizer, settings, steps):
+def _momentum_schedule(lib, optimizer, scheduler, settings, steps, kept):
     """lr and momentum (SGD's, or Adam's beta1) of two groups at each of `steps` steps of
-    OneCycleLR, and the settings left in the first group."""
+    `scheduler` (OneCycleLR or CyclicLR), and the settings `kept` in the first group."""
     import minigrad
     tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
                lib.zeros(2, requires_grad=True) for _ in range(2)]
     opt = getattr(lib.optim, optimizer)(
         [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}], lr=0.1,
         **({"momentum": 0.9} if optimizer == "SGD" else {}))
-    schedule = lib.optim.lr_scheduler.OneCycleLR(opt, **settings)
+    schedule = getattr(lib.optim.lr_scheduler, scheduler)(opt, **settings)
     seen = []
     for _ in range(steps):
         seen.append([*schedule.get_last_lr(), *(group["momentum"] if optimizer == "SGD" else
                                                 group["betas"][0] for group in opt.param_groups)])
         opt.step()
         schedule.step()
-    kept = ("initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum")
     return seen, [opt.param_groups[0].get(key) for key in kept]
+
+
+def _one_cycle(lib, optimizer, settings, steps):
+    return _momentum_schedule(lib, optimizer, "OneCycleLR", settings, steps, (
+        "initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum"))
 
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
@@ -1948,22 +1952,8 @@ def test_one_cycle_refuses_what_torch_refuses(settings, steps):
 
 
 def _cyclic(lib, optimizer, settings, steps=200):
-    """lr and momentum (SGD's, or Adam's beta1) of two groups at each of `steps` steps of
-    CyclicLR, and the momenta kept in the first group."""
-    import minigrad
-    tensors = [nn.Parameter(np.zeros(2)) if lib is minigrad else
-               lib.zeros(2, requires_grad=True) for _ in range(2)]
-    opt = getattr(lib.optim, optimizer)(
-        [{"params": [tensors[0]]}, {"params": [tensors[1]], "lr": 0.3}], lr=0.1,
-        **({"momentum": 0.9} if optimizer == "SGD" else {}))
-    schedule = lib.optim.lr_scheduler.CyclicLR(opt, **settings)
-    seen = []
-    for _ in range(steps):
-        seen.append([*schedule.get_last_lr(), *(group["momentum"] if optimizer == "SGD" else
-                                                group["betas"][0] for group in opt.param_groups)])
-        opt.step()
-        schedule.step()
-    return seen, [opt.param_groups[0].get(key) for key in ("max_momentum", "base_momentum")]
+    return _momentum_schedule(lib, optimizer, "CyclicLR", settings, steps,
+                              ("max_momentum", "base_momentum"))
 
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
