@@ -2269,9 +2269,11 @@ class Tensor:
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
         'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where
         the norm or an entry is 0, its gradient is 0, as in PyTorch (the subgradient where the
-        derivative does not exist). `dtype` converts the tensor first, as in PyTorch."""
+        derivative does not exist). `dtype` converts the tensor first, as in PyTorch: it may
+        keep or widen the tensor's, not narrow it."""
         self._require_floating("norm")
         if dtype is not None:
+            linalg._check_widening("norm", self, dtype)
             return self.to(dtype).norm(p, dim, keepdim)
         if p == "nuc":  # the sum of the singular values, over two dims
             return linalg.matrix_norm(self, "nuc", tuple(range(self.ndim)) if dim is None

@@ -675,6 +675,10 @@ MISUSE = {
         lib.ones(2, 2, dtype=lib.float32), dtype=lib.float16),
     "norm_narrowing_dtype": lambda lib, F: lib.linalg.norm(
         lib.ones(2, 2, dtype=lib.float64), dtype=lib.float32),
+    "tensor_norm_narrowing_dtype": lambda lib, F: lib.ones(3, dtype=lib.float64).norm(
+        dtype=lib.float32),
+    "tensor_norm_p_narrowing_dtype": lambda lib, F: lib.norm(
+        lib.ones(2, 2, dtype=lib.float64), 2, dtype=lib.float32),
     "matrix_norm_ord": lambda lib, F: lib.linalg.matrix_norm(lib.ones(3, 3), ord=3),
     "norm_3d_with_ord": lambda lib, F: lib.linalg.norm(lib.ones(2, 3, 4), ord=2),
     "matrix_exp_not_square": lambda lib, F: lib.linalg.matrix_exp(lib.ones(2, 3)),
