@@ -421,6 +421,24 @@ def test_resume_with_a_smaller_batch_takes_fewer_threads_unless_told(text_file, 
                        "--threads must be from 1 to --batch-size, got 2")
 
 
+@pytest.mark.parametrize("dropout", ["0.1", "0"])
+def test_resume_with_other_threads_says_so_when_dropout_makes_it_matter(text_file, tmp_path,
+                                                                      dropout):
+    """Each thread draws its own dropout masks (seed, step, thread): a resume on another thread
+    count continues, but not bit for bit; with dropout 0 the threads change nothing to say."""
+    out = tmp_path / "out"
+    assert train_in_process(text_file, "--out", out, *TINY, "--steps", "2", "--threads", "2",
+                            "--dropout", dropout) == 0
+    result = run("train", "--out", out, "--resume", "--steps", "4", "--threads", "1")
+    assert result.returncode == 0, result.stderr
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning:")]
+    if dropout == "0":
+        assert warnings == []
+    else:
+        assert len(warnings) == 1 and "--threads 1" in warnings[0] and "had 2" in warnings[0]
+        assert "bit for bit" in warnings[0]
+
+
 def test_resume_remembers_the_encoding(tmp_path):
     path = tmp_path / "latin.txt"
     path.write_bytes(("caf\xe9 na\xefve " * 60).encode("latin-1"))
