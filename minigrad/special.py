@@ -13,8 +13,8 @@ import numpy as np
 
 from . import functional, ops
 from .engine import ArrayLike
-from .pointwise import (_tensor, digamma, erf, erfc, erfinv, exp2, expm1, i0, log1p, logit,
-                        polygamma, round, sinc, xlogy)
+from .pointwise import (_tensor, digamma, erf, erfc, erfinv, exp2, expm1, i0, lgamma, log1p,
+                        logit, mvlgamma, polygamma, round, sinc, xlogy)
 from .tensor import Tensor
 
 __all__ = [
@@ -26,25 +26,13 @@ __all__ = [
 
 _SQRT_HALF = math.sqrt(0.5)
 
+# torch.special's other names for lgamma, digamma and mvlgamma
+gammaln, psi, multigammaln = lgamma, digamma, mvlgamma
+
 
 def expit(input: Tensor) -> Tensor:
     """The logistic sigmoid, 1 / (1 + exp(-x))."""
     return _tensor(input).sigmoid()
-
-
-def gammaln(input: Tensor) -> Tensor:
-    """log |Gamma(x)| (lgamma)."""
-    return _tensor(input).lgamma()
-
-
-def psi(input: Tensor) -> Tensor:
-    """digamma."""
-    return _tensor(input).digamma()
-
-
-def multigammaln(input: Tensor, p: int) -> Tensor:
-    """The log of the multivariate gamma function (mvlgamma)."""
-    return _tensor(input).mvlgamma(p)
 
 
 def erfcx(input: Tensor) -> Tensor:
