@@ -6,6 +6,8 @@ backward of its own.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from typing import Any, Callable, Sequence
 
@@ -610,12 +612,33 @@ __all__ += ["einsum", *_METHODS]
 
 
 def __getattr__(name: str):
-    """minigrad.sum and the like are the Tensor methods themselves (one definition, two
-    spellings). They are looked up here (PEP 562) rather than assigned, so that `sum`, `max`,
-    `min`, `any` and `all` in this module keep meaning Python's builtins."""
+    """minigrad.sum and the like call the Tensor methods (one definition, two spellings). They are
+    looked up here (PEP 562) rather than assigned, so that `sum`, `max`, `min`, `any` and `all`
+    in this module keep meaning Python's builtins."""
     if name in _METHODS:
-        return getattr(Tensor, name)
+        return _as_function(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@functools.cache
+def _as_function(name: str) -> Callable[..., Any]:
+    """Tensor.`name` as PyTorch's top-level function: the tensor is the parameter `input` (so
+    `minigrad.sum(input=x, dim=1)` works), and must be a Tensor."""
+    method = getattr(Tensor, name)
+
+    @functools.wraps(method)
+    def function(*args: Any, **kwargs: Any) -> Any:
+        if not args and "input" in kwargs:
+            args = (kwargs.pop("input"),)
+        if not args or not isinstance(args[0], Tensor):
+            got = type(args[0]).__name__ if args else "nothing"
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {got}")
+        return method(*args, **kwargs)
+
+    signature = inspect.signature(method)
+    self, *rest = signature.parameters.values()
+    function.__signature__ = signature.replace(parameters=[self.replace(name="input"), *rest])
+    return function
 
 
 # functional imports this module, so cosine_similarity finds it here only when called
