@@ -418,14 +418,16 @@ def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> tuple[list[Tensor]
 
 def accumulate_grad(tensor: Tensor, g: np.ndarray) -> None:
     """Add `g` into `tensor.grad`: a leaf's in place (PyTorch's AccumulateGrad), a retained
-    non-leaf's into a new array, as PyTorch's retain_grad (an earlier `.grad` keeps its values)."""
-    if tensor.grad is None:
-        tensor.grad = g
+    non-leaf's into a new tensor, as PyTorch's retain_grad (an earlier `.grad` keeps its values).
+    `g` is the caller's own array."""
+    previous = tensor._grad
+    if previous is None:
+        tensor._grad = Tensor._make(g)
     elif tensor.grad_fn is None:
-        tensor.grad += g
+        previous.data += g
     else:
-        g += tensor.grad  # g is the caller's own array; `grad + g` would make a 0-d one a scalar
-        tensor.grad = g
+        g += previous.data  # not `previous.data + g`, which would make a 0-d sum a scalar
+        tensor._grad = Tensor._make(g)
 
 
 def _share_version_counter(view: Tensor, inputs: list[Tensor]) -> None:
@@ -475,9 +477,10 @@ class HookHandle:
 
 
 def _run_tensor_hooks(tensor: Tensor, g: np.ndarray) -> np.ndarray:
-    """`g` passed through the tensor's hooks in the order they were registered."""
+    """`g` passed through the tensor's hooks in the order they were registered; each sees it as
+    a tensor, as in PyTorch."""
     for hook in list(tensor._hooks.values()):
-        replaced = hook(g)
+        replaced = hook(Tensor._make(g))
         if replaced is not None:
             replaced = np.asarray(replaced.data if isinstance(replaced, Tensor) else replaced)
             if replaced.shape != g.shape:
@@ -528,13 +531,13 @@ def _broadcasts_to(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
 def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
          grad_outputs: ArrayLike | Sequence[Tensor | None] | None = None,
          retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool = False) -> tuple[np.ndarray | None, ...]:
+         allow_unused: bool = False) -> tuple[Tensor | None, ...]:
     """Gradients of `output` with respect to `inputs`, returned instead of accumulated into
     `.grad` (so threads can backpropagate through shared parameters at the same time), as
     `torch.autograd.grad`.
 
     Every input must require grad. One that `output` does not depend on raises, as in PyTorch,
-    unless `allow_unused=True`, which gives None for it; an input listed twice gets two arrays.
+    unless `allow_unused=True`, which gives None for it; an input listed twice gets two tensors.
     Only the ops on a path to an input run; a tensor there that retains grad gets it in `.grad`.
     PyTorch's sequence forms are taken for the one output: `[output]`, and `grad_outputs` as
     `[tensor]` or `[None]`. `create_graph=True` (gradients of gradients) is not supported.
@@ -566,8 +569,8 @@ def grad(output: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
             raise RuntimeError(f"grad: the differentiated tensor at index {i} appears not to "
                                "have been used in the graph; set allow_unused=True if this is "
                                "what you want")
-        if g is not None and id(t) in handed_out:
-            g = g.copy()
+        if g is not None:
+            g = Tensor._make(g.copy() if id(t) in handed_out else g)
         handed_out.add(id(t))
         grads.append(g)
     return tuple(grads)

@@ -69,7 +69,8 @@ def _check(fn: Callable[..., Tensor], inputs: Tensor | Iterable[Tensor], eps: fl
 
     # minigrad.grad, not backward: no .grad is touched, and non-leaf inputs get theirs too
     grads = grad(out, [t for _, t in checked], upstream, allow_unused=True)
-    analytic = [np.zeros_like(t.data) if g is None else g for (_, t), g in zip(checked, grads)]
+    analytic = [np.zeros_like(t.data) if g is None else g.data
+                for (_, t), g in zip(checked, grads)]
 
     def projected() -> float:
         return float(np.sum(fn(*inputs).data * upstream))

@@ -192,7 +192,7 @@ class Optimizer:
         for index, group, p in self._params():
             if p.grad is None:
                 continue
-            g = -p.grad if group["maximize"] else p.grad
+            g = -p.grad.data if group["maximize"] else p.grad.data
             if group["weight_decay"] and not group.get("decoupled_weight_decay"):
                 g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
             self._update(index, _with_number_lr(group), p, g)
@@ -429,7 +429,7 @@ def clip_grad_norm_(params: Iterable[Tensor], max_norm: float, norm_type: float 
     clipping. As in PyTorch, the global norm is the norm of the per-gradient norms, and a NaN
     norm makes every gradient NaN (error_if_nonfinite=True raises instead)."""
     norm_type = float(norm_type)
-    grads = [p.grad for p in params if p.grad is not None]
+    grads = [p.grad.data for p in params if p.grad is not None]
     if not grads:
         return 0.0
     if norm_type == 2:  # the training step's case: one vdot per gradient, no temporaries

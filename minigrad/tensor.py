@@ -330,6 +330,28 @@ class MinMax(NamedTuple):
     max: Tensor
 
 
+# `array <op> tensor` as the tensor's reflected operator; comparisons turn around
+_REFLECTED_OPERATORS = {
+    np.add: "__radd__", np.subtract: "__rsub__", np.multiply: "__rmul__",
+    np.true_divide: "__rtruediv__", np.floor_divide: "__rfloordiv__", np.remainder: "__rmod__",
+    np.power: "__rpow__", np.matmul: "__rmatmul__", np.bitwise_and: "__rand__",
+    np.bitwise_or: "__ror__", np.bitwise_xor: "__rxor__", np.equal: "__eq__",
+    np.not_equal: "__ne__", np.less: "__gt__", np.less_equal: "__ge__", np.greater: "__lt__",
+    np.greater_equal: "__le__",
+}
+
+
+def _as_arrays(value: Any) -> Any:
+    """`value` with every tensor in it, also in lists, tuples and dicts, as its numpy array."""
+    if isinstance(value, Tensor):
+        return np.asarray(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_arrays(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _as_arrays(v) for k, v in value.items()}
+    return value
+
+
 class Tensor:
     """An n-dimensional array that remembers how it was computed, so gradients can flow back.
 
@@ -338,9 +360,25 @@ class Tensor:
     arrays are wrapped without a copy.
     """
 
-    __slots__ = ("data", "grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
+    __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
                  "_versions", "__weakref__")
-    __array_ufunc__ = None  # make `ndarray * tensor` call Tensor.__rmul__ instead of numpy's loop
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """numpy's functions of tensors: `ndarray * tensor` and the other operators with a
+        tensor on the right are the tensor's (recorded for backward); any other ufunc (np.exp,
+        np.isfinite, `array -= tensor`, ...) runs on the arrays, as on `np.asarray(tensor)`,
+        and gives an array."""
+        reflected = _REFLECTED_OPERATORS.get(ufunc)
+        if (reflected and method == "__call__" and not kwargs and len(inputs) == 2
+                and inputs[1] is self and not isinstance(inputs[0], Tensor)):
+            return getattr(self, reflected)(inputs[0])
+        return getattr(ufunc, method)(*_as_arrays(inputs), **_as_arrays(kwargs))
+
+    def __array_function__(self, func: Callable, types: Any, args: tuple, kwargs: dict) -> Any:
+        """numpy's other functions (np.all, np.sum, np.stack, ...) of tensors run on their
+        arrays, as on `np.asarray(tensor)`, and give arrays; without this, np.sum(tensor) would
+        call Tensor.sum with numpy's arguments."""
+        return func(*_as_arrays(args), **_as_arrays(kwargs))
 
     def __init__(self, data: ArrayLike, requires_grad: bool = False, dtype: Any = None,
                  name: str | None = None) -> None:
@@ -360,12 +398,12 @@ class Tensor:
                 raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} "
                                 f"(numpy dtype {array.dtype}); give numbers or a numpy array")
         self.data: np.ndarray = array
-        self.grad: np.ndarray | None = None
+        self._grad: Tensor | None = None
         self.grad_fn: engine.Function | None = None
         self.requires_grad = engine.require_bool("Tensor: requires_grad", requires_grad)
         self.name: str | None = name
         self._retains_grad = False
-        self._hooks: dict[int, Callable[[np.ndarray], np.ndarray | None]] | None = None
+        self._hooks: dict[int, Callable[[Tensor], Tensor | None]] | None = None
         self._versions = [0]  # see _version
 
     @staticmethod
@@ -373,7 +411,7 @@ class Tensor:
         """Wrap an op's output without the checks of __init__ (the hot path of every op)."""
         t = object.__new__(Tensor)
         t.data = data
-        t.grad = None
+        t._grad = None
         t._requires_grad = False
         t.grad_fn = None
         t.name = None
@@ -381,6 +419,27 @@ class Tensor:
         t._hooks = None
         t._versions = [0]
         return t
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The gradient backward accumulated here: a tensor of this one's shape and dtype, that
+        requires no grad (None before any backward)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        # PyTorch's checks: a gradient of another shape or dtype would fail at the next step
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size {list(value.shape)} "
+                                   f"to a tensor of size {list(self.shape)}; they must match")
+            if value.dtype != self.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype {value.dtype} to "
+                                   f"a tensor with dtype {self.dtype}; they must match")
+        self._grad = value
 
     @property
     def _version(self) -> int:
@@ -512,11 +571,11 @@ class Tensor:
         self._retains_grad = True
         return self
 
-    def register_hook(self, hook: Callable[[np.ndarray], np.ndarray | None]) -> engine.HookHandle:
-        """Call `hook(grad)` each time backward computes this tensor's gradient (a numpy
-        array, not to be changed in place), before it reaches `.grad` or the op that made this
-        tensor; a returned array replaces the gradient. `.remove()` on the handle returned
-        unregisters it."""
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> engine.HookHandle:
+        """Call `hook(grad)` each time backward computes this tensor's gradient (a tensor, not
+        to be changed in place), before it reaches `.grad` or the op that made this tensor; a
+        returned tensor replaces the gradient. `.remove()` on the handle returned unregisters
+        it."""
         if not self.requires_grad:
             raise InvalidArgumentError("register_hook: cannot register a hook on a tensor that "
                                        "doesn't require gradient")
@@ -528,9 +587,9 @@ class Tensor:
         """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's
         Module.zero_grad and Optimizer.zero_grad do for each parameter."""
         if set_to_none:
-            self.grad = None
-        elif self.grad is not None:
-            self.grad.fill(0)
+            self._grad = None
+        elif self._grad is not None:
+            self._grad.data.fill(0)
 
     def __repr__(self) -> str:
         """As PyTorch prints a tensor: its values, then the size of an empty one with more than

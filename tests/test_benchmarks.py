@@ -12,7 +12,7 @@ import pytest
 from benchmarks.machine import describe, machine_info
 from benchmarks.numpy_floor import NumpyAdamW, NumpyGPT
 from benchmarks.load import busy_processes
-from minigrad import nn, optim
+from minigrad import Tensor, nn, optim
 from models import GPT, GPTConfig
 
 
@@ -80,7 +80,7 @@ def test_numpy_floor_optimizer_is_minigrads_clip_and_adamw():
         grads = {k: rng.standard_normal(a.shape) for k, a in arrays.items()}
         floor.step(grads)
         for p, g in zip(params, grads.values()):
-            p.grad = g.copy()
+            p.grad = Tensor(g.copy())
         optim.clip_grad_norm_(params, 1.0)
         opt.step()
     for p, name in zip(params, arrays):

@@ -202,6 +202,7 @@ OPERATORS = {
     "x %= y": ("__imod__",), "x **= y": ("__ipow__",), "x &= y": ("__iand__",),
     "x |= y": ("__ior__",), "x ^= y": ("__ixor__",), "x <<= y": ("__ilshift__",),
     "x >>= y": ("__irshift__",), "np.asarray(x)": ("__array__",),
+    "np.exp(x)": ("__array_ufunc__",), "np.sum(x)": ("__array_function__",),
     "x[index] = value": ("__setitem__",),
     "float(x)": ("__float__",), "int(x)": ("__int__",), "operator.index(x)": ("__index__",),
 }

@@ -253,10 +253,10 @@ def test_zero_dim_gradient_used_many_times_accumulates():
     y = Tensor(np.array(1.5), requires_grad=True)
     (y + y + y + y).backward()
     assert y.grad == 4.0
-    assert isinstance(y.grad, np.ndarray) and y.grad.shape == () and y.grad.dtype == np.float64
+    assert isinstance(y.grad, Tensor) and y.grad.shape == () and y.grad.dtype == np.float64
     z = Tensor(np.array(2.0, dtype=np.float32), requires_grad=True)
     (gz,) = minigrad.grad(z * z * z * z, [z])
-    assert isinstance(gz, np.ndarray) and gz.dtype == np.float32 and gz == 32.0
+    assert isinstance(gz, Tensor) and gz.dtype == np.float32 and gz == 32.0
 
 
 def test_backward_non_scalar_without_grad_is_a_clear_error():
@@ -746,8 +746,8 @@ def test_view_like_op_gradients_do_not_alias_upstream(make):
     out = make(a)
     g = rng.standard_normal(out.shape)
     out.backward(g)
-    assert not np.shares_memory(a.grad, g)
-    assert a.grad.flags.writeable
+    assert not np.shares_memory(a.grad.data, g)
+    assert a.grad.data.flags.writeable
 
 
 def test_retained_grads_do_not_alias():
@@ -866,8 +866,8 @@ def test_grad_runs_only_the_ops_on_a_path_to_its_inputs_as_torch():
             for m, e in zip(mine, expected):
                 np.testing.assert_array_equal(m, e.numpy())
         elif isinstance(expected, torch.Tensor):
-            assert isinstance(mine, np.ndarray) and mine.shape == tuple(expected.shape)
-            np.testing.assert_array_equal(mine, expected.numpy())
+            assert isinstance(mine, Tensor) and mine.shape == tuple(expected.shape)
+            np.testing.assert_array_equal(mine.numpy(), expected.numpy())
         else:
             assert mine == expected
 
@@ -1425,7 +1425,7 @@ def _hooked_gradients(lib):
     Tensor.register_hook is used; returns what was seen and the leaf's gradients."""
     x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
     seen = []
-    as_array = (lambda g: np.array(g)) if lib is minigrad else (lambda g: g.numpy().copy())
+    as_array = lambda g: g.numpy().copy()  # noqa: E731
     record = x.register_hook(lambda g: seen.append(as_array(g)))
     h = x * 3
     h.register_hook(lambda g: g + 1)  # replaces the non-leaf's gradient on its way down
@@ -1475,6 +1475,45 @@ def test_a_hook_returning_another_dtype_is_cast_to_the_gradients():
     (x * 2).sum().backward()
     assert x.grad.dtype == np.float32
     np.testing.assert_array_equal(x.grad, [0.5, 1.5, 2.5])
+
+
+def test_gradients_are_tensors_that_require_no_grad_as_torch():
+    """.grad, what a hook sees and what grad() returns are tensors, as PyTorch's are."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib, grad in ((minigrad, minigrad.grad), (torch, torch.autograd.grad)):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        y = x * 3
+        y.register_hook(seen.append)
+        (y * y).sum().backward()
+        (gx,) = grad((x * x).sum(), [x])
+        for g in (x.grad, seen[0], gx):
+            assert isinstance(g, lib.Tensor) and not g.requires_grad and g.grad_fn is None
+        assert x.grad.tolist() == [18.0, 36.0] and gx.numpy().tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("value", [
+    lambda lib: lib.ones(3),  # another size
+    lambda lib: lib.ones(2, dtype=lib.float64),  # another dtype
+    lambda lib: np.ones(2),  # not a tensor
+], ids=["size", "dtype", "array"])
+def test_assigning_a_grad_is_checked_as_torch(value):
+    assert_raises_like_torch(
+        lambda lib, F: setattr(lib.ones(2, requires_grad=True), "grad", value(lib)))
+
+
+def test_numpy_functions_of_tensors_work_on_their_arrays():
+    t = Tensor(np.array([1.0, 0.0, 2.0]))
+    assert np.all(np.isfinite(t)) and np.sum(t) == 3.0 and isinstance(np.exp(t), np.ndarray)
+    a = np.ones(3)
+    a -= 0.5 * t  # an update on arrays, as `p.data -= lr * p.grad`
+    np.testing.assert_array_equal(a, [0.5, 1.0, 0.0])
+    assert (np.array([0.0, 5.0, 1.0]) < t).tolist() == [True, False, True]
+    w = Tensor(np.ones(3), requires_grad=True)
+    out = np.array([1.0, 2.0, 3.0]) * w  # an array's operator with a tensor is the tensor's
+    assert isinstance(out, Tensor) and out.requires_grad
+    with pytest.raises(RuntimeError, match="requires grad"):
+        np.exp(w)  # as w.numpy(): its array, once changed, would disagree with the graph
 
 
 def test_inference_mode_records_nothing_as_torch():

@@ -143,7 +143,7 @@ def test_shared_parameter_listed_once():
 def test_zero_grad():
     m = Outer()
     for p in m.parameters():
-        p.grad = np.ones_like(p.data)
+        p.grad = Tensor(np.ones_like(p.data))
     m.zero_grad()
     assert all(p.grad is None for p in m.parameters())
 
@@ -155,7 +155,7 @@ def test_zero_grad():
 def test_zero_grad_without_set_to_none_zeroes_in_place(zero_grad):
     m = Outer()
     params = list(m.parameters())
-    grads = [np.ones_like(p.data) for p in params[1:]]
+    grads = [Tensor(np.ones_like(p.data)) for p in params[1:]]
     for p, g in zip(params[1:], grads):
         p.grad = g
     zero_grad(m, params)
@@ -887,7 +887,7 @@ def _run(make_opt, p0, grads):
     history = []
     for gs in grads:
         for p, g in zip(params, gs):
-            p.grad = g.copy()
+            p.grad = Tensor(g.copy())
         opt.step()
         history.append([p.data.copy() for p in params])
     return history
@@ -955,7 +955,7 @@ def test_adamw_follows_formula(weight_decay):
 def test_adamw_first_step_is_lr_times_sign():
     # bias correction: after one step m_hat = g and v_hat = g^2, so the step is ~lr * sign(g)
     p = nn.Parameter(np.array([1.0, -2.0, 3.0]), dtype=np.float64)
-    p.grad = np.array([0.5, -3.0, 1e-3])
+    p.grad = Tensor(np.array([0.5, -3.0, 1e-3]))
     AdamW([p], lr=0.1, eps=1e-12, weight_decay=0.0).step()
     np.testing.assert_allclose(p.data, [0.9, -1.9, 2.9], rtol=1e-9)
 
@@ -974,7 +974,7 @@ def test_parameter_groups_use_their_own_settings():
                  {"params": [params[1]], "weight_decay": 0.0, "lr": 0.05}], lr=0.01)
     for gs in grads:
         for p, g in zip(params, gs):
-            p.grad = g.copy()
+            p.grad = Tensor(g.copy())
         opt.step()
     np.testing.assert_allclose(
         params[0].data, _adamw_reference(p0[0], [g[0] for g in grads], 0.01, 0.9, 0.999, 1e-8,
@@ -988,7 +988,7 @@ def test_parameter_groups_use_their_own_settings():
                {"params": [params[1]], "weight_decay": 0.3}], lr=0.1, momentum=0.9)
     for gs in grads:
         for p, g in zip(params, gs):
-            p.grad = g.copy()
+            p.grad = Tensor(g.copy())
         opt.step()
     np.testing.assert_allclose(
         params[0].data, _sgd_reference(p0[0], [g[0] for g in grads], 0.5, 0.9, 0.0)[-1])
@@ -1006,7 +1006,7 @@ def test_params_without_grad_are_skipped(make):
     a = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
     b = nn.Parameter(np.array([3.0, 4.0]), dtype=np.float64)
     opt = make([a, b])
-    a.grad = np.array([0.5, -0.5])
+    a.grad = Tensor(np.array([0.5, -0.5]))
     for _ in range(2):
         opt.step()
     np.testing.assert_array_equal(b.data, [3.0, 4.0])  # not even weight decay touches it
@@ -1027,7 +1027,7 @@ def test_optimizer_state_dict_round_trip(make):
     opt_a = make(params_a)
     for gs in grads[:2]:
         for p, g in zip(params_a, gs):
-            p.grad = g.copy()
+            p.grad = Tensor(g.copy())
         opt_a.step()
     state = opt_a.state_dict()
     assert int(state["step"]) == 2
@@ -1041,7 +1041,7 @@ def test_optimizer_state_dict_round_trip(make):
             assert not np.shares_memory(value, opt_a.state[key])
     for gs in grads[2:]:
         for pa, pb, g in zip(params_a, params_b, gs):
-            pa.grad, pb.grad = g.copy(), g.copy()
+            pa.grad, pb.grad = Tensor(g.copy()), Tensor(g.copy())
         opt_a.step()
         opt_b.step()
         for pa, pb in zip(params_a, params_b):
@@ -1053,7 +1053,7 @@ def test_optimizer_state_dict_round_trip(make):
     for p, h in zip(params_c, history[1]):
         p.data[...] = h
     for p, g in zip(params_c, grads[2]):
-        p.grad = g.copy()
+        p.grad = Tensor(g.copy())
     opt_c.step()
     assert not np.allclose(params_c[0].data, history[2][0])
 
@@ -1080,7 +1080,7 @@ def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
     """PyTorch takes betas as any sequence and keeps what it was given."""
     params = [nn.Parameter(np.ones(2))]
     opt = optim.Adam(params, betas=[0.8, 0.9])
-    params[0].grad = np.ones(2)
+    params[0].grad = Tensor(np.ones(2))
     opt.step()
     restored = optim.Adam([nn.Parameter(np.ones(2))], betas=[0.5, 0.5])
     restored.load_state_dict(opt.state_dict())
@@ -1111,7 +1111,7 @@ def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings
     assert our_opt.param_groups[1]["lr"] == 0.05
     for gs in grads[4:]:
         for p, q, g in zip(theirs, ours, gs):
-            p.grad, q.grad = torch.tensor(g), g.copy()
+            p.grad, q.grad = torch.tensor(g), Tensor(g.copy())
         their_opt.step()
         our_opt.step()
     for p, q in zip(theirs, ours):
@@ -1144,7 +1144,7 @@ def test_add_param_group_matches_torch():
             if step == 2:
                 opt.add_param_group({"params": later, "lr": 0.2})
             for p, g in zip([first, later], gs):
-                p.grad = g.copy() if lib is None else torch.tensor(g)
+                p.grad = Tensor(g.copy()) if lib is None else torch.tensor(g)
             opt.step()
         assert opt.param_groups[1]["lr"] == 0.2 and opt.param_groups[1]["weight_decay"] == 0.1
         results.append([np.asarray(p.data if lib is None else p.detach().numpy())
@@ -1285,7 +1285,7 @@ def test_load_state_dict_argument_has_torchs_name():
     params = [nn.Parameter(np.ones(2))]
     opt = optim.SGD(params, lr=0.1, momentum=0.9)
     schedule = optim.lr_scheduler.StepLR(opt, step_size=2)
-    params[0].grad = np.ones(2)
+    params[0].grad = Tensor(np.ones(2))
     opt.step()
     schedule.step()
     opt.load_state_dict(state_dict=opt.state_dict())
@@ -1298,7 +1298,7 @@ def _clip_both(torch, gs, max_norm, norm_type):
     ours = [nn.Parameter(np.zeros_like(g), dtype=np.float64) for g in gs]
     theirs = [torch.zeros(g.shape, dtype=torch.float64, requires_grad=True) for g in gs]
     for p, t, g in zip(ours, theirs, gs):
-        p.grad, t.grad = g.copy(), torch.tensor(g)
+        p.grad, t.grad = Tensor(g.copy()), torch.tensor(g)
     n1 = clip_grad_norm_(ours, max_norm, norm_type=norm_type)
     n2 = torch.nn.utils.clip_grad_norm_(theirs, max_norm, norm_type=norm_type)
     assert n1 == pytest.approx(float(n2), rel=1e-12, nan_ok=True)
@@ -1376,8 +1376,7 @@ def test_optimizers_take_a_tensor_lr_and_foreach_as_torch(name):
         lr = lib.tensor(0.1, dtype=lib.float64)
         opt = getattr(lib.optim, name)([p], lr=lr, foreach=False)
         for step in range(3):
-            p.grad = np.array([0.5, 1.5]) if lib is minigrad else torch.tensor([0.5, 1.5],
-                                                                            dtype=torch.float64)
+            p.grad = lib.tensor([0.5, 1.5], dtype=lib.float64)
             opt.step()
             lr.fill_(0.05)
         results.append(p.data if lib is minigrad else p.detach().numpy())
@@ -1429,7 +1428,7 @@ def test_rmsprop_maximize_and_adagrad_foreach_by_position_as_torch():
         adagrad = lib.optim.Adagrad([q], 0.1, 0, 0, 0, 1e-10, False)
         for opt, param in ((rmsprop, p), (adagrad, q)):
             gradient = np.array([0.5, -1.5])
-            param.grad = gradient if lib is minigrad else torch.from_numpy(gradient)
+            param.grad = lib.from_numpy(gradient)
             opt.step()
         results.append([t.detach().numpy() if lib is torch else t.data for t in (p, q)])
     np.testing.assert_allclose(*results, rtol=1e-12)
@@ -1454,7 +1453,7 @@ def test_parameter_group_may_hold_one_tensor_as_torch():
     p = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
     opt = SGD([{"params": p}], lr=0.5)
     assert opt.param_groups[0]["params"] == [p]
-    p.grad = np.array([1.0, -1.0])
+    p.grad = Tensor(np.array([1.0, -1.0]))
     opt.step()
     np.testing.assert_array_equal(p.data, [0.5, 2.5])
 
@@ -1471,7 +1470,7 @@ def _params_with_grads(grads):
     params = []
     for g in grads:
         p = nn.Parameter(np.zeros_like(g), dtype=np.float64)
-        p.grad = None if g is None else g.copy()
+        p.grad = None if g is None else Tensor(g.copy())
         params.append(p)
     return params
 
@@ -1498,8 +1497,8 @@ def test_clip_grad_norm_leaves_small_gradients_alone():
 
 
 def test_clip_grad_norm_float32_keeps_dtype():
-    p = nn.Parameter(np.zeros(4))
-    p.grad = np.full(4, 10.0, dtype=np.float32)  # norm 20
+    p = nn.Parameter(np.zeros(4, dtype=np.float32))
+    p.grad = Tensor(np.full(4, 10.0, dtype=np.float32))  # norm 20
     assert clip_grad_norm_([p], 5.0) == pytest.approx(20.0, rel=1e-6)
     assert p.grad.dtype == np.float32
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
@@ -1555,9 +1554,9 @@ def test_adamw_bias_correction_counts_each_parameters_own_updates():
     early = nn.Parameter(np.zeros(3))
     late = nn.Parameter(np.zeros(3))
     opt = AdamW([early, late], lr=0.1, weight_decay=0.0)
-    early.grad = np.ones(3)
+    early.grad = Tensor(np.ones(3))
     opt.step()
-    early.grad, late.grad = np.ones(3), np.full(3, 2.0)
+    early.grad, late.grad = Tensor(np.ones(3)), Tensor(np.full(3, 2.0))
     opt.step()
     np.testing.assert_allclose(late.data, -0.1 * 2.0 / (2.0 + 1e-8))
     restored = AdamW([early, late], lr=0.1, weight_decay=0.0)
@@ -2060,7 +2059,7 @@ def test_save_and_load_round_trip_model_and_optimizer_state(tmp_path):
     model = GPT(GPTConfig(vocab_size=7, block_size=4, n_layer=1, n_head=2, n_embd=8), seed=1)
     opt = AdamW(model.parameters(), lr=0.1)
     for p in model.parameters():
-        p.grad = np.ones_like(p.data)
+        p.grad = Tensor(np.ones_like(p.data))
     opt.step()
     minigrad.save(model.state_dict(), tmp_path / "model.npz")
     buffer = io.BytesIO()

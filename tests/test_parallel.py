@@ -30,7 +30,7 @@ def test_data_parallel_matches_single_thread(threads, batch_size):
     model = GPT(CONFIG, seed=3)
     _, loss = model(x, y)
     loss.backward()
-    expected = {name: p.grad.copy() for name, p in model.named_parameters()}
+    expected = {name: p.grad.clone() for name, p in model.named_parameters()}
     model.zero_grad()
     with DataParallel(model, threads) as parallel:
         parallel_loss = parallel.backward(x, y)
@@ -45,7 +45,7 @@ def test_data_parallel_in_float64_is_exact_to_rounding():
     model = GPT(CONFIG, seed=5, dtype=np.float64)
     _, loss = model(x, y)
     loss.backward()
-    expected = [p.grad.copy() for p in model.parameters()]
+    expected = [p.grad.clone() for p in model.parameters()]
     with DataParallel(model, 2) as parallel:
         assert parallel.backward(x, y) == pytest.approx(loss.item(), rel=1e-12)
     for p, g in zip(model.parameters(), expected):
@@ -81,7 +81,7 @@ def test_data_parallel_leaves_a_frozen_parameter_without_a_gradient():
     frozen.requires_grad = False
     _, loss = model(x, y)
     loss.backward()
-    expected = [None if p.grad is None else p.grad.copy() for p in model.parameters()]
+    expected = [None if p.grad is None else p.grad.clone() for p in model.parameters()]
     model.zero_grad()
     with DataParallel(model, 2) as parallel:
         assert parallel.backward(x, y) == pytest.approx(loss.item(), rel=1e-12)
@@ -126,7 +126,7 @@ DROPOUT = GPTConfig(vocab_size=11, block_size=16, n_layer=2, n_head=2, n_embd=16
 def parallel_grads(model, x, y, step, threads=2, seed=7):
     with DataParallel(model, threads, seed) as parallel:
         loss = parallel.backward(x, y, step)
-    return loss, [p.grad.copy() for p in model.parameters()]
+    return loss, [p.grad.clone() for p in model.parameters()]
 
 
 def test_data_parallel_dropout_depends_only_on_seed_step_and_worker():

@@ -162,8 +162,8 @@ class DataParallel:
             total = None
             for _, grads in results:  # in worker order, whichever finished first
                 g = grads[i]
-                if g is not None:  # each worker's gradient array is its own: add in place
-                    total = g if total is None else np.add(total, g, out=total)
+                if g is not None:  # each worker's gradient is its own: add in place
+                    total = g if total is None else total.add_(g)
             p.grad = total
         return sum(loss for loss, _ in results)
 
