@@ -254,8 +254,7 @@ class Function:
             needs = tuple([t.requires_grad for t in tensors])
             if True in needs:
                 fn.inputs = tensors
-                if fn.saves_inputs:
-                    fn.input_versions = [t._version for t in tensors]
+                fn.input_versions = [t._versions[0] for t in tensors]
                 if fn.saves_output:
                     fn.output_versions = out._versions  # the output's counter, now at 0
                 fn.needs_input_grad = needs
@@ -343,7 +342,7 @@ def _topological_order(root: Tensor) -> list[Tensor]:
                     "backward: trying to backward through the graph a second time: its saved "
                     f"arrays were freed by the first backward (at {type(fn).__name__}); call the "
                     "first backward with retain_graph=True if you need to backward twice")
-            for parent in fn.inputs:
+            for parent in _parents(fn):
                 if parent.requires_grad and id(parent) not in visited:
                     stack.append((parent, False))
     return order
@@ -390,7 +389,7 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         input_grads = _fit_to_inputs(fn, input_grads)
         for hook in hooks:
             hook(fn, g, input_grads)
-        for parent, pg in zip(fn.inputs, input_grads):
+        for parent, pg in zip(_parents(fn), input_grads):
             if pg is not None:
                 previous = grads.get(id(parent))
                 grads[id(parent)] = pg if previous is None else previous + pg
@@ -408,7 +407,7 @@ def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> tuple[list[Tensor]
     kept, running = [], set()
     for tensor in order:
         fn = tensor.grad_fn
-        if fn is not None and any(id(parent) in reaching for parent in fn.inputs):
+        if fn is not None and any(id(parent) in reaching for parent in _parents(fn)):
             running.add(id(tensor))
             reaching.add(id(tensor))
         if id(tensor) in reaching:
@@ -461,6 +460,23 @@ def _check_unchanged(fn: Function) -> None:
                 f"changed by an in-place operation after {name} used it (its "
                 f"version is {tensor._version}, expected {version}); change a clone of it "
                 f"instead, or change it after backward")
+
+
+def _parents(fn: Function) -> list[Tensor]:
+    """The tensors whose gradients `fn`'s backward gives: its inputs, except that an input a
+    recorded `x[index] = value` has written to since `fn` used it is replaced by the tensor
+    that stands for the entries `fn` saw (Tensor._write_recorded)."""
+    for t in fn.inputs:  # a loop, not any(): this runs for every op of every backward
+        if t._rewrites is not None:
+            return [_as_it_was(t, version) for t, version in zip(fn.inputs, fn.input_versions)]
+    return fn.inputs
+
+
+def _as_it_was(tensor: Tensor, version: int) -> Tensor:
+    for rewritten_at, old in tensor._rewrites or ():
+        if rewritten_at > version:
+            return old
+    return tensor
 
 
 class HookHandle:

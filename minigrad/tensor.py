@@ -8,6 +8,7 @@ Names and meaning follow PyTorch (`dim=`, `keepdim=`); numpy's `axis=`/`keepdims
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, Union
 
@@ -361,7 +362,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
-                 "_versions", "__weakref__")
+                 "_versions", "_rewrites", "__weakref__")
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy's functions of tensors: `ndarray * tensor` and the other operators with a
@@ -405,6 +406,7 @@ class Tensor:
         self._retains_grad = False
         self._hooks: dict[int, Callable[[Tensor], Tensor | None]] | None = None
         self._versions = [0]  # see _version
+        self._rewrites: list[tuple[int, Tensor]] | None = None  # see _write_recorded
 
     @staticmethod
     def _make(data: np.ndarray) -> Tensor:
@@ -418,6 +420,7 @@ class Tensor:
         t._retains_grad = False
         t._hooks = None
         t._versions = [0]
+        t._rewrites = None
         return t
 
     @property
@@ -859,13 +862,22 @@ class Tensor:
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """x[index] = value, in place, as PyTorch's: value broadcast to the entries indexed and
-        converted to x's dtype. minigrad records no in-place op in a graph, so with grad mode on
-        it is refused when x or value requires grad (initialisation code runs under no_grad).
-        `x[index] += y` ends here too: Python stores the updated x[index] back."""
+        converted to x's dtype. With grad mode on and x or value requiring grad, the write is
+        recorded (`_write_recorded`), as PyTorch's, except into a leaf that requires grad
+        (refused, as PyTorch) or into a view of another tensor's memory (refused: that tensor's
+        graph would not know). `x[index] += y` ends here too: Python stores the updated
+        x[index] back."""
         value = self._lift(value)
         name = "x[index] = value"
-        self._refuse_while_recording(name, value, "build a new tensor (minigrad.where, "
-                                                  "masked_fill, scatter)")
+        recording = engine.is_grad_enabled() and (self.requires_grad or value.requires_grad)
+        if recording and self.requires_grad and self.is_leaf:
+            raise InvalidArgumentError(f"{name}: a leaf tensor that requires grad cannot be "
+                                       f"changed in place while recording; do it under "
+                                       f"minigrad.no_grad() (as initialisation code does)")
+        if recording and self._is_a_view():
+            raise InvalidArgumentError(f"{name}: this tensor is a view of another tensor's "
+                                       f"memory, whose graph would not see the write; index "
+                                       f"that tensor at once (x[i, j] = v, not x[i][j] = v)")
         self._check_not_read_only(name)
         array, numpy_index = self._indexed_for_writing(index)
         target_shape = np.shape(array[numpy_index])
@@ -876,18 +888,46 @@ class Tensor:
             raise InvalidArgumentError(f"x[index] = value: a value of shape {value.shape} does "
                                        f"not broadcast to the entries indexed, shape "
                                        f"{target_shape}")
+        if recording:
+            self._write_recorded(index, value.reshape(data.shape).to(self.dtype))
         array[numpy_index] = data
         self._version += 1
 
-    def _indexed_for_writing(self, index: Any) -> tuple[np.ndarray, Any]:
+    def _is_a_view(self) -> bool:
+        """Whether this tensor shows memory of another live tensor: a view made by an op shares
+        the version counter of the tensor it views (so the counter is referenced from more
+        than here and getrefcount)."""
+        return self.data.base is not None and sys.getrefcount(self._versions) > 2
+
+    def _write_recorded(self, index: Any, value: Tensor) -> None:
+        """Make this tensor, about to have `value` written at `index`, the result of that write
+        (IndexPut) on its old entries: their graph, if any, gets the gradient of the entries
+        kept, and `value` that of the entries written. Ops that used this tensor before hold
+        it as their input, but saw the old entries: `_rewrites` keeps, with the version the
+        write makes, the tensor that stands for them, and backward sends those ops' gradients
+        there (PyTorch's graph links ops, not tensors, and gets the same)."""
+        # the entries written as one numpy index, also where ints meet index arrays and
+        # _indexed_for_writing selects in two steps
+        positions, rest = self._indexed_for_writing(index, np.arange(self.data.size))
+        numpy_index = np.unravel_index(positions[rest], self.shape)
+        old = Tensor._make(self.data)  # IndexPut copies it before the write, and saves nothing
+        old.grad_fn, old._requires_grad = self.grad_fn, self._requires_grad
+        written = ops.IndexPut.apply(old, value, index=numpy_index)
+        self.grad_fn, self._requires_grad = written.grad_fn, True
+        self._rewrites = [*(self._rewrites or ()), (self._version + 1, old)]
+
+    def _indexed_for_writing(self, index: Any, entries: np.ndarray | None = None
+                             ) -> tuple[np.ndarray, Any]:
         """(array, numpy index) addressing the entries x[index] reads, in PyTorch's order when
-        ints meet index arrays (as __getitem__): the ints select a view first."""
+        ints meet index arrays (as __getitem__): the ints select a view first. The array is
+        the tensor's, or `entries` (its flat positions, say) in the tensor's shape."""
+        array = self.data if entries is None else entries.reshape(self.shape)
         if not isinstance(index, tuple):
-            return self.data, _index_part(index)
+            return array, _index_part(index)
         parts = _index_parts(index, self.ndim)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
-            return self.data[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
-        return self.data, parts
+            return array[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
+        return array, parts
 
     def __pow__(self, exponent: ArrayLike) -> Tensor:
         if self.data.dtype.kind in "biu" and isinstance(exponent, (int, np.integer)) \

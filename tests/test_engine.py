@@ -1275,14 +1275,63 @@ def test_item_assignment_refuses_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 
-def test_item_assignment_of_a_value_that_requires_grad_is_refused_while_recording():
-    """PyTorch records it in the graph; minigrad records no in-place op, and says so."""
-    x = Tensor(np.zeros(3))
-    with pytest.raises(RuntimeError, match="not recorded in the graph"):
-        x[0] = Tensor(np.ones(1), requires_grad=True) * 2
+def _written_while_recording(lib):
+    """Rows of a buffer filled one by one by an RNN, and entries of a non-leaf overwritten by
+    constants and by values that require grad: the gradients PyTorch records for each."""
+    rng = np.random.default_rng(0)
+    w = lib.tensor(rng.standard_normal((3, 3)), requires_grad=True)
+    x = lib.tensor(rng.standard_normal(3), requires_grad=True)
+    states = lib.zeros(4, 3, dtype=lib.float64)
+    h = x
+    for i in range(4):
+        h = (w @ h).tanh()
+        states[i] = h
+    states[1:3] += x * 0.5  # reads the old rows, then writes them back
+    y = lib.tensor(rng.standard_normal((2, 3)), requires_grad=True) * 2
+    used_before = y.exp()  # saw y's old entries: its gradient goes to them
+    y[0, 1] = 5.0
+    y[:, 2] = x[:2] * 3
+    y[lib.tensor([1, 0]), 0] = x[1:]  # index arrays
+    y[1] = y[1] * 2
+    loss = (states * states).sum() + (y ** 3).sum() + used_before.sum()
+    loss.backward()
+    return [t.detach().numpy().copy() for t in (states, y, w.grad, x.grad)]
+
+
+def test_item_assignment_while_recording_gets_torchs_gradients():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for ours, theirs in zip(_written_while_recording(minigrad), _written_while_recording(torch)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_ops_that_read_only_their_output_let_the_input_change_as_torch():
+    """exp, sqrt, tanh, sigmoid and expm1 keep their output for backward, not their input: it
+    may change in place afterwards, as in PyTorch."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for name in ("exp", "sqrt", "tanh", "sigmoid", "expm1"):
+        grads = []
+        for lib in (minigrad, torch):
+            x = lib.tensor([0.5, 1.5, 2.0], requires_grad=True)
+            y = x * 1.0
+            out = getattr(y, name)()
+            with lib.no_grad():
+                y.mul_(-1)
+            out.sum().backward()
+            grads.append(x.grad.numpy().copy())
+        np.testing.assert_allclose(*grads, rtol=1e-6, err_msg=name)
+
+
+def test_item_assignment_while_recording_refuses_a_view():
+    """Into a view, the tensor it views would change with no graph to show it (PyTorch records
+    that too); under no_grad the values are written."""
+    value = Tensor(np.ones(3), requires_grad=True) * 2
+    buffer = Tensor(np.zeros((2, 3)))
+    row = buffer[0]
+    with pytest.raises(RuntimeError, match="a view of another tensor's memory"):
+        row[:] = value
     with no_grad():
-        x[0] = Tensor(np.ones(1), requires_grad=True) * 2
-    np.testing.assert_array_equal(x.data, [2.0, 0.0, 0.0])
+        row[:] = value
+    np.testing.assert_array_equal(buffer.data[0], [2.0, 2.0, 2.0])
 
 
 def test_in_place_arithmetic_while_recording_leaves_gradients_right():

@@ -25,6 +25,13 @@ def const(data, dtype=np.float64):
     return Tensor(np.asarray(data, dtype=dtype))
 
 
+def _written(a, index, value):
+    """`a` (through a non-leaf copy) with `value` written at `index`, recorded as IndexPut."""
+    out = a * 1.0
+    out[index] = value
+    return out
+
+
 def _eigh_gauge_free(packed):
     """From Eigh's [w; V]: w and V diag(c) V.T, which do not depend on the eigenvectors'
     signs, in one tensor."""
@@ -201,6 +208,13 @@ CASES = {
         ("src_larger_than_index",
          lambda a, src: a.scatter_add(0, np.array([[1, 0], [1, 1]]), src),
          lambda: [leaf(3, 2), leaf(3, 3)]),
+    ],
+    ops.IndexPut: [
+        ("rows", lambda a, v: _written(a, slice(1, 3), v), lambda: [leaf(4, 3), leaf(3)]),
+        ("index_arrays_and_int", lambda a, v: _written(a, (np.array([2, 0]), 1), v),
+         lambda: [leaf(3, 4), leaf(2)]),
+        ("bool_mask", lambda a, v: _written(a, np.array([True, False, True]), v),
+         lambda: [leaf(3, 2), leaf(2, 2)]),
     ],
     ops.Concat: [
         ("axis0", lambda a, b: minigrad.cat([a, b], dim=0), lambda: [leaf(2, 3), leaf(4, 3)]),

@@ -163,6 +163,7 @@ class Pow(Function):
 class Exp(Function):
     """out = exp(a).   da = G * out"""
 
+    saves_inputs = False  # backward reads the output alone
     saves_output = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -187,6 +188,7 @@ class Log(Function):
 class Sqrt(Function):
     """out = sqrt(a).   da = G / (2 * out)"""
 
+    saves_inputs = False  # backward reads the output alone
     saves_output = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -200,6 +202,7 @@ class Sqrt(Function):
 class Tanh(Function):
     """out = tanh(a).   da = G * (1 - out**2)"""
 
+    saves_inputs = False  # backward reads the output alone
     saves_output = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -213,6 +216,7 @@ class Tanh(Function):
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a)).   da = G * out * (1 - out)"""
 
+    saves_inputs = False  # backward reads the output alone
     saves_output = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:
@@ -285,6 +289,7 @@ class Expm1(Function):
     A primitive, not exp(a) - 1 composed, for accuracy near 0, where the subtraction cancels
     the leading digits (exp(1e-10) - 1 is 8e-9 off in float64)."""
 
+    saves_inputs = False  # backward reads the output alone
     saves_output = True
 
     def forward(self, a: np.ndarray) -> np.ndarray:

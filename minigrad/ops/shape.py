@@ -85,6 +85,28 @@ class ScatterAdd(Function):
         return g, dsrc
 
 
+class IndexPut(Function):
+    """out = a with value written at `index` (value broadcast to a[index]'s shape; `index` as
+    in GetItem; of repeated positions one write is kept).
+    da = G with zeros at `index`,  dvalue = G[index]   (what was overwritten gets no gradient)"""
+
+    saves_inputs = False
+
+    def forward(self, a: np.ndarray, value: np.ndarray, index: Any) -> np.ndarray:
+        self.index = index
+        out = a.copy()
+        out[index] = value
+        return out
+
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        da = None
+        if self.needs_input_grad[0]:
+            da = g.copy()
+            da[self.index] = 0
+        dvalue = g[self.index] if self.needs_input_grad[1] else None
+        return da, dvalue
+
+
 class BroadcastTo(Function):
     """out = broadcast_to(a, shape): a repeated along new leading dims and along its dims of
     size 1.   da = G summed over the repeated dims (the engine's unbroadcast does that, so
