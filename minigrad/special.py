@@ -51,7 +51,8 @@ def entr(input: Tensor) -> Tensor:
     x = _tensor(input)._floating()
     negative = x.data < 0
     inside = x.masked_fill(negative, 1.0)
-    return (-inside.xlogy(inside)).masked_fill(negative, -math.inf)
+    with np.errstate(over="ignore"):  # -inf for the largest floats, as in PyTorch
+        return (-inside.xlogy(inside)).masked_fill(negative, -math.inf)
 
 
 def ndtr(input: Tensor) -> Tensor:
