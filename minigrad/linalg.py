@@ -173,26 +173,35 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 def slogdet(A: Tensor) -> SlogdetResult:
     """(sign, log |det A|): the log from R's diagonal in A = QR, differentiable; the sign (-1,
     0 or 1) outside the graph. A singular matrix (an exact zero in LU, as PyTorch's test) has
-    sign 0 and logabsdet -inf, with gradient 0."""
+    sign 0 and logabsdet -inf, with gradient 0; one whose LU holds a NaN (a NaN entry, or
+    infinities that meet) sign 0 and logabsdet NaN, as PyTorch's."""
     sign, logabsdet = _slogdet("linalg.slogdet", A)
-    return SlogdetResult(sign, where(sign.data == 0, -math.inf, logabsdet))
+    singular = (sign.data == 0) & ~np.isnan(logabsdet.data)
+    return SlogdetResult(sign, where(singular, -math.inf, logabsdet))
 
 
-def _det_signs(a: np.ndarray) -> np.ndarray:
-    """The signs of the determinants (-1, 0 or 1), NaN for a matrix with a NaN entry, whose
-    determinant is NaN, as PyTorch's: numpy's warning about it is silenced."""
+def _det_signs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The signs of the determinants (-1, 0 or 1) from numpy's LU, and where the matrices are
+    singular (an exact 0 in it). The sign is 0 also where the LU holds a NaN, as PyTorch's
+    (numpy's is +-1): the determinant is NaN there; numpy's warning about it is silenced."""
     with np.errstate(invalid="ignore"):
-        return np.linalg.slogdet(a)[0]
+        sign, logabsdet = np.linalg.slogdet(a)
+    undefined = np.isnan(logabsdet)
+    return np.where(undefined, 0, sign), (sign == 0) & ~undefined
 
 
 def _slogdet(op: str, A: Tensor) -> tuple[Tensor, Tensor]:
     """sign outside the graph, and log |det| of A with its singular matrices replaced by I
-    (finite, with finite gradients, for the callers to mask)."""
+    (finite, with finite gradients, for the callers to mask); NaN where the LU is NaN, whose
+    QR may be finite (infinite entries)."""
     n = _square(op, A)
-    sign = _det_signs(A.data).astype(A.dtype)
-    singular = (sign == 0)[..., None, None]
-    R = qr(where(singular, _eye(n, A), A)).R  # |det A| = |det R|, Q being orthogonal
-    return Tensor._make(sign), R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
+    sign, singular = _det_signs(A.data)
+    undefined = (sign == 0) & ~singular
+    R = qr(where(singular[..., None, None], _eye(n, A), A)).R  # |det A| = |det R|, Q orthogonal
+    logabsdet = R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
+    # + NaN, not a masked NaN: the gradient is NaN there too, as PyTorch's
+    logabsdet = logabsdet + np.where(undefined, math.nan, 0).astype(A.dtype)
+    return Tensor._make(sign.astype(A.dtype)), logabsdet
 
 
 def det(A: Tensor) -> Tensor:
@@ -562,7 +571,7 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:
         largest, smallest = values[..., 0], values[..., -1]
         return smallest / largest if p == -2 else largest / smallest
     n = A.shape[-1]
-    singular = _det_signs(A.data) == 0
+    _, singular = _det_signs(A.data)
     invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
     ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)
     return where(singular, math.inf, ratio)

@@ -606,17 +606,36 @@ def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alon
                                rtol=1e-13)
 
 
-@pytest.mark.parametrize("op", [lambda lib, a: lib.linalg.det(a),
-                                lambda lib, a: lib.linalg.slogdet(a).logabsdet])
-def test_determinants_of_a_matrix_with_nan_are_nan_without_warnings(op):
-    """numpy's slogdet, which gives the sign, warned of the NaN it returns, as PyTorch does."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, op", [
+    ("det", lambda lib, a: lib.linalg.det(a)),
+    ("logabsdet", lambda lib, a: lib.linalg.slogdet(a).logabsdet),
+    ("sign", lambda lib, a: lib.linalg.slogdet(a).sign),
+    ("logdet", lambda lib, a: lib.logdet(a))])
+def test_determinants_of_a_matrix_whose_lu_holds_nan_match_torch(name, op, dtype):
+    """Regression: where numpy's LU holds a NaN (a NaN entry, or infinities that meet), the sign
+    was numpy's +-1 where PyTorch's is 0 (and then -inf for the logabsdet of a NaN matrix with
+    infinities, PyTorch's NaN); the determinants are NaN with NaN gradients, as PyTorch's, and
+    numpy's slogdet, which gives the sign, warned of the NaN it returns. A regular matrix
+    beside them keeps its values."""
     torch = torch_or_skip()
-    a = np.array([[[np.nan, 1.0], [0.0, 1.0]], [[2.0, 1.0], [0.0, 1.0]]])
+    nan, inf = np.nan, np.inf
+    a = np.array([[[nan, 1.0], [0.0, 1.0]], [[nan, nan], [nan, nan]], [[inf, inf], [1.0, 1.0]],
+                  [[1.0, nan], [2.0, 3.0]], [[2.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]],
+                 dtype=dtype)
+    leaf = Tensor(a, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = op(minigrad, Tensor(a)).data
-    want = op(torch, torch.tensor(a)).numpy()
-    np.testing.assert_allclose(got, want, rtol=1e-14)
+        got = op(minigrad, leaf)
+    with np.errstate(invalid="ignore"):  # QR's backward of the infinities: inf * 0
+        grad = None if name == "sign" else minigrad.grad(got, [leaf], np.ones(6, dtype))[0]
+    theirs = torch.tensor(a, requires_grad=name != "sign")
+    want = op(torch, theirs)
+    np.testing.assert_array_equal(got.data, want.detach().numpy())
+    if grad is not None:
+        (want_grad,) = torch.autograd.grad(want.sum(), theirs)
+        np.testing.assert_array_equal(np.isnan(grad), np.isnan(want_grad.numpy()))
+        assert np.isnan(grad[:4]).all()
 
 
 SQUARE_OPS = {
