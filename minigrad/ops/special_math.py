@@ -183,8 +183,8 @@ def ndtri(p: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # lgamma, digamma, polygamma: the recurrences psi(x) = psi(x + 1) - 1/x and
 # zeta(s, q) = q^-s + zeta(s, q + 1) until the argument is large, then the asymptotic
-# (Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and Stegun
-# 6.3.18 and 23.2.3).
+# (Stirling, Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and
+# Stegun 6.1.41, 6.3.18 and 23.2.3).
 # --------------------------------------------------------------------------------------------
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330)
@@ -192,15 +192,6 @@ _DIGAMMA_SERIES = tuple(b / (2 * j) for j, b in enumerate(_BERNOULLI, 1))  # B_2
 _ZETA_SERIES = tuple(b / math.factorial(2 * j) for j, b in enumerate(_BERNOULLI, 1))
 _EULER_GAMMA = 0.57721566490153286
 _DIGAMMA_ASYMPTOTIC_FROM = 10.0  # the 8th term B_16 / (16 x^16) is below 1e-16 from there
-
-
-def _lgamma_scalar(v: float) -> float:
-    if v <= 0 and v.is_integer():  # the poles, where math.lgamma raises: +inf, as in PyTorch
-        return math.inf
-    try:
-        return math.lgamma(v)
-    except OverflowError:  # from about 2.6e305 on lgamma is above the largest float
-        return math.inf
 
 
 @functools.cache
@@ -216,21 +207,64 @@ def _lgamma_one_plus(z: np.ndarray) -> np.ndarray:
     (Abramowitz and Stegun 6.1.33), whose terms fall below 1e-19 by k = 59."""
     series = np.zeros_like(z)
     for coefficient in reversed(_lgamma_series()):
-        series = (series + coefficient) * z
+        series += coefficient  # in place: 58 terms, no temporaries
+        series *= z
     return (series - _EULER_GAMMA) * z + 0.0  # + 0.0: lgamma(1) is +0, not -0, as in PyTorch
+
+
+_LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)
+_LOG_PI = math.log(math.pi)
+# B_2j / (2j (2j - 1)), the coefficients of x**(1 - 2j) in Stirling's series
+_STIRLING_SERIES = tuple(c / (2 * j - 1) for j, c in enumerate(_DIGAMMA_SERIES[:8], 1))
+
+
+def _lgamma_positive(x: np.ndarray) -> np.ndarray:
+    """lgamma(x) for x > 0 (inf too): from 10 on Stirling's series (A&S 6.1.41, its 8th term
+    below 1e-16 there); on (0.5, 2.5] the Taylor series at 1 and 2 (exact near the roots 1
+    and 2); between, the recurrence lgamma(x) = lgamma(x - 1) + log(x - 1) down to (1.5, 2.5],
+    with the logs summed as the log of one product; below 0.5, lgamma(1 + x) - log(x)."""
+    out = np.empty_like(x)
+    large = x >= _DIGAMMA_ASYMPTOTIC_FROM
+    y = x[large]
+    inverse, inverse_square = 1 / y, 1 / (y * y)
+    series = np.zeros_like(y)
+    for coefficient in reversed(_STIRLING_SERIES):
+        series = series * inverse_square + coefficient
+    # (y - 0.5) log(y) - y is inf from about 2.6e305 on, as lgamma, and never inf - inf
+    out[large] = (y - 0.5) * np.log(y) - y + _LOG_SQRT_TWO_PI + series * inverse
+    small = x <= 0.5
+    out[small] = _lgamma_one_plus(x[small]) - np.log(x[small])
+    middle = ~large & ~small
+    y = x[middle]
+    steps = np.maximum(np.ceil(y - 2.5), 0)  # at most 8, for y below 10
+    product = np.ones_like(y)
+    for k in range(1, 9):
+        product *= np.where(k <= steps, y - k, 1.0)
+    y = y - steps  # exact, in (0.5, 2.5]
+    near_one = y <= 1.5
+    z = np.where(near_one, y - 1, y - 2)
+    out[middle] = (_lgamma_one_plus(z) + np.where(near_one, 0.0, np.log1p(z))
+                   + np.log(product))
+    return out
 
 
 @_entrywise
 def lgamma(x: np.ndarray) -> np.ndarray:
-    """log |Gamma(x)|, by math.lgamma entry by entry, except near its roots 1 and 2, where
-    math.lgamma's error is as large as the result (lgamma(1 - 2**-53) is 6.4e-17, math.lgamma
-    gives 2.2e-16): there the Taylor series of lgamma(1 + z), and
-    lgamma(2 + z) = lgamma(1 + z) + log1p(z)."""
-    out = np.asarray(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype=np.float64)
-    near_one, near_two = (x >= 0.5) & (x <= 1.5), (x > 1.5) & (x <= 2.5)
-    out[near_one] = _lgamma_one_plus(x[near_one] - 1)
-    z = x[near_two] - 2
-    out[near_two] = _lgamma_one_plus(z) + np.log1p(z)
+    """log |Gamma(x)|. At and below 0 the reflection lgamma(x) = log(pi / |sin(pi x)|)
+    - lgamma(1 - x), as -log |f| - log(sin(pi f) / (pi f)) - lgamma(1 - x) with f = x minus
+    its nearest integer (exact): pi x would lose its digits for large |x|, and pi f for a
+    subnormal f. +inf at the poles 0, -1, -2, ... (f = 0; every float from -2**52 down is one)
+    and at +-inf, as in PyTorch; NaN gives NaN."""
+    out = np.empty_like(x)
+    positive = x > 0
+    out[positive] = _lgamma_positive(x[positive])
+    negative = ~positive  # NaN too: NaN out
+    y = x[negative]
+    f = np.abs(y - np.round(y))
+    # sin(pi f) / (pi f) is 1 - (pi f)**2 / 6 + ...: 1 to every digit below 1e-8
+    sine_over_angle = np.where(f < 1e-8, 1.0, np.sin(np.pi * f) / (np.pi * f))
+    out[negative] = -np.log(f) - np.log(sine_over_angle) - _lgamma_positive(1 - y)
+    out[np.isinf(x)] = np.inf
     return out
 
 
