@@ -432,6 +432,25 @@ class Polygamma(Function):
         return g * _in_dtype(special_math.polygamma(self.n + 1, self.a), g.dtype)
 
 
+class Zeta(Function):
+    """out = zeta(x, q), the Hurwitz zeta function: the sum over k >= 0 of (q + k)**-x.
+    dq = -G * x * zeta(x + 1, q);  dx: none, NotImplementedError as PyTorch's (zeta has no
+    closed-form derivative in x)"""
+
+    @_broadcasting
+    def forward(self, x: np.ndarray, q: np.ndarray) -> np.ndarray:
+        self.x, self.q = x, q
+        return _in_dtype(special_math.zeta(x, q), x.dtype)
+
+    @_quiet  # inf at q's poles, and G * inf
+    def backward(self, g: np.ndarray) -> tuple[None, np.ndarray | None]:
+        if self.needs_input_grad[0]:
+            raise NotImplementedError("the derivative of zeta(x, q) with respect to x is not "
+                                      "implemented (as in PyTorch); only q can require grad")
+        x = self.x.astype(np.float64)
+        return None, g * _in_dtype(-x * special_math.zeta(x + 1, self.q), g.dtype)
+
+
 class I0(Function):
     """out = i0(a), the modified Bessel function of the first kind of order 0 (inf from |a| =
     709.8 on).   da = G * i1(a)

@@ -1,6 +1,6 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e): float64 in, float64 out, entry by
-entry, NaN in gives NaN out. Each names the published method it follows."""
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta): float64 in, float64 out,
+entry by entry, NaN in gives NaN out. Each names the published method it follows."""
 from __future__ import annotations
 
 import functools
@@ -8,6 +8,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+
+_EPS = np.finfo(np.float64).eps / 2  # float64's unit roundoff
 
 
 def _entrywise(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -22,6 +24,20 @@ def _entrywise(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
         x = np.asarray(x, dtype=np.float64)
         with np.errstate(all="ignore"):
             return function(*settings, np.atleast_1d(x)).reshape(x.shape)
+
+    return entrywise
+
+
+def _entrywise_pair(function: Callable[[np.ndarray, np.ndarray], np.ndarray]
+                    ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """As `_entrywise`, for a function of two arrays, which are broadcast together first."""
+
+    @functools.wraps(function)
+    def entrywise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64),
+                                   np.asarray(y, dtype=np.float64))
+        with np.errstate(all="ignore"):
+            return function(np.atleast_1d(x), np.atleast_1d(y)).reshape(x.shape)
 
     return entrywise
 
@@ -181,7 +197,7 @@ def ndtri(p: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# lgamma, digamma, polygamma: the recurrences psi(x) = psi(x + 1) - 1/x and
+# lgamma, digamma, polygamma, zeta: the recurrences psi(x) = psi(x + 1) - 1/x and
 # zeta(s, q) = q^-s + zeta(s, q + 1) until the argument is large, then the asymptotic
 # (Stirling, Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and
 # Stegun 6.1.41, 6.3.18 and 23.2.3).
@@ -198,7 +214,7 @@ _DIGAMMA_ASYMPTOTIC_FROM = 10.0  # the 8th term B_16 / (16 x^16) is below 1e-16 
 def _lgamma_series() -> np.ndarray:
     """The coefficients (-1)**k zeta(k) / k of z**k, k = 2 .. 59, in lgamma(1 + z)."""
     k = np.arange(2, 60)
-    zeta = np.array([_hurwitz_zeta_positive(int(s), np.ones(1))[0] for s in k])
+    zeta = np.array([_hurwitz_zeta(int(s), np.ones(1))[0] for s in k])
     return (-1.0) ** k * zeta / k
 
 
@@ -298,23 +314,52 @@ def digamma(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _hurwitz_zeta_positive(s: int, q: np.ndarray) -> np.ndarray:
-    """zeta(s, q) = sum over k >= 0 of (q + k)^-s, for an integer s >= 2 and q > 0 (inf and
-    NaN too): the terms are added until q + k reaches s + 10, where the Euler-Maclaurin tail's
-    terms fall by a factor of about ((s + 2j) / (2 pi (s + 10)))^2 < 0.1 each."""
-    q, total = q.copy(), np.zeros_like(q)
+def _hurwitz_zeta(s: np.ndarray | int, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) = sum over k >= 0 of (q + k)^-s, for s > 1 (inf too) and q > 0, or any q but
+    the poles 0, -1, -2, ... where s is an integer (inf and NaN too). The terms are added until
+    q + k reaches s + 10, where the Euler-Maclaurin tail's terms fall by a factor of about
+    ((s + 2j) / (2 pi (s + 10)))^2 < 0.1 each; or, once q + k > 0, until the terms left, whose
+    sum is below the last one's times 1 + (q + k) / (s - 1), add less than a rounding error
+    (for a large s, which would otherwise take s terms)."""
+    s, q = np.broadcast_arrays(np.asarray(s, dtype=np.float64), q)
+    q, total = q.copy(), np.zeros(q.shape)
     start_of_tail = s + 10
-    below = q < start_of_tail
-    while below.any():
-        total[below] += q[below] ** -s
-        q[below] += 1
-        below = q < start_of_tail
-    tail = q ** (1 - s) / (s - 1) + q ** -s / 2
+    summing = q < start_of_tail
+    converged = np.zeros(q.shape, dtype=bool)
+    while summing.any():
+        term = q[summing] ** -s[summing]
+        total[summing] += term
+        q[summing] += 1
+        left = np.abs(term) * (1 + q[summing] / (s[summing] - 1))
+        done = (q[summing] > 1) & (left <= _EPS * np.abs(total[summing]))
+        converged[summing] = done
+        summing[summing] = ~done & (q[summing] < start_of_tail[summing])
+    tail = ~converged
+    s, q = s[tail], q[tail]
+    tail_sum = q ** (1 - s) / (s - 1) + q ** -s / 2
     term = s * q ** (-s - 1)  # s (s + 1) ... (s + 2j - 2) q^(-s - 2j + 1), for j = 1
     for j, coefficient in enumerate(_ZETA_SERIES, 1):
-        tail += coefficient * term
+        tail_sum += coefficient * term
         term = term * ((s + 2 * j - 1) * (s + 2 * j)) / (q * q)
-    return total + tail
+    total[tail] += tail_sum
+    return total
+
+
+@_entrywise_pair
+def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x (zeta(x, 1) is
+    Riemann's), with PyTorch's (Cephes') values outside its domain: inf at x = 1 and at the
+    poles q = 0, -1, -2, ... (and -inf); NaN for x < 1, and for q < 0 where x is not an integer
+    ((q + k)^-x is not real). At q = +inf, and at x = +inf with q > 1, the limit 0 (PyTorch's
+    NaN)."""
+    out = np.where(x == 1, np.inf, np.nan)
+    above = x > 1
+    pole = above & (q <= 0) & (q == np.floor(q))
+    out[pole] = np.inf
+    defined = above & ~pole & ((q > 0) | (x == np.floor(x)))
+    out[defined] = _hurwitz_zeta(x[defined], q[defined])
+    out[above & (q == np.inf)] = 0.0  # the limit; the sum's terms give inf**-inf at x = inf
+    return out
 
 
 @_entrywise
@@ -328,10 +373,10 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     s = n + 1
     negative = x < 0
     fraction = np.where(negative, x - np.floor(x), x)
-    zeta = _hurwitz_zeta_positive(s, np.where(fraction == 0, 1.0, fraction))  # poles: below
+    zeta = _hurwitz_zeta(s, np.where(fraction == 0, 1.0, fraction))  # poles: below
     # 1 - f as ceil(x) - x, exact: 1 - f would round away a tiny x's digits
-    reflected = (-1) ** s * (_hurwitz_zeta_positive(s, np.ceil(x[negative]) - x[negative])
-                             - _hurwitz_zeta_positive(s, 1 - x[negative]))
+    reflected = (-1) ** s * (_hurwitz_zeta(s, np.ceil(x[negative]) - x[negative])
+                             - _hurwitz_zeta(s, 1 - x[negative]))
     zeta[negative] += reflected
     zeta[(x <= 0) & (x == np.floor(x))] = np.inf
     factorial = math.prod(range(1, n + 1), start=1.0)  # a float: inf from n = 171 on
@@ -343,7 +388,6 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
 # series up to |x| = 30, the asymptotic series beyond (Abramowitz and Stegun 9.6.10, 9.7.1).
 # --------------------------------------------------------------------------------------------
 _BESSEL_ASYMPTOTIC_FROM = 30.0  # its terms fall below 1e-17 before they grow again
-_EPS = np.finfo(np.float64).eps / 2
 
 
 def _bessel_ie(order: int, x: np.ndarray) -> np.ndarray:
