@@ -68,7 +68,8 @@ def _quiet(method: Callable[..., Any]) -> Callable[..., Any]:
     """Run an op's forward or backward without numpy's floating-point warnings. For the ops
     decorated, the infinities and NaNs numpy warns about are the values PyTorch's same formulas
     give, silently: exp(800) = inf, log(0) = -inf, sqrt(-1) = NaN, 1 / 0 = inf, sin(inf) = NaN,
-    and in backward G / 0 or 0 * inf. (About 2 us a call: nothing beside the arrays of a training step.)"""
+    and in backward G / 0 or 0 * inf. (About 2 us a call: nothing beside the arrays of a
+    training step.)"""
 
     @functools.wraps(method)
     def quiet(self: Function, *args: Any, **settings: Any) -> Any:
