@@ -233,6 +233,11 @@ CASES = {
         ("one_by_one", lambda a, b: ops.Solve.apply(a, b),
          lambda: [leaf(1, 1, low=0.5, high=2.0), leaf(1, 3)]),
     ],
+    ops.LU: [  # the swaps' column gets no gradient: its entries are left out
+        ("square", lambda a: ops.LU.apply(a)[..., :3], lambda: [leaf(2, 3, 3)]),
+        ("wide", lambda a: ops.LU.apply(a)[..., :5], lambda: [leaf(3, 5)]),
+        ("tall", lambda a: ops.LU.apply(a)[..., :3], lambda: [leaf(2, 5, 3)]),
+    ],
     ops.Cholesky: [
         ("batched", lambda x: ops.Cholesky.apply(x @ x.mT + 3 * np.eye(3)),
          lambda: [leaf(2, 3, 3)]),
