@@ -1272,7 +1272,8 @@ class Tensor:
         return self.sqrt().reciprocal()
 
     def reciprocal(self) -> Tensor:
-        return 1 / self._floating()
+        """1 / x, as x ** -1: inf at 0 without numpy's warning (Pow is quiet, Div is not)."""
+        return self._floating() ** -1.0
 
     def square(self) -> Tensor:
         """self * self; a bool tensor gives int64, as in PyTorch."""
