@@ -507,7 +507,6 @@ def test_special_functions_of_extreme_inputs_warn_nothing(name, dtype):
         minigrad.grad(function(leaf), [leaf], np.ones(leaf.shape, dtype))
 
 
-
 def _extremes(dtype):
     """0 and -0, the infinities, NaN, the largest and the smallest normal magnitudes, and
     numbers where exp overflows or underflows (800, -800) and where float32's does (100)."""
@@ -553,9 +552,8 @@ ELEMENTARY_AT_EXTREMES = {
 }
 # where the gradient differs from PyTorch's on purpose (docs/api.md's last table) or by
 # PyTorch's rounding: sinc near 0 (the series' slope, PyTorch's quotient cancels to 0), xlogy
-# of x = 0 (0 for y = 0 and inf, PyTorch's NaN), entr at and below 0; x ** 0.5 at -0 and -inf,
-# where PyTorch's x ** -0.5 is rsqrt (-inf and NaN) and numpy's C pow (inf and 0); entr at inf
-# (NaN from inf / inf in the composition, PyTorch's -inf)
+# of x = 0 (0 for y = 0 and inf, PyTorch's NaN), entr at and below 0 and at inf; x ** 0.5 at
+# -0 and -inf, where PyTorch's x ** -0.5 is rsqrt (-inf and NaN) and numpy's C pow (inf and 0)
 GRADIENT_DIFFERS_AT = {
     "sinc": lambda x: np.abs(x) <= np.finfo(x.dtype).tiny,
     "xlogy(0, y)": lambda y: (y == 0) | (y == np.inf),
@@ -568,7 +566,7 @@ GRADIENT_DIFFERS_AT = {
 @pytest.mark.parametrize("name", list(ELEMENTARY_AT_EXTREMES))
 def test_elementary_functions_at_extremes_match_torch_without_warnings(name, dtype, torch):
     """Regression: exp, expm1 and 2 ** x of large x, log and log1p of 0 and of negatives, sqrt,
-    rsqrt and 1 / x of 0, xlogy(x, 0), sinc of inf and the largest floats, ... printed numpy's
+    rsqrt and reciprocal of 0, xlogy(x, 0), sinc of inf and the largest floats, ... printed numpy's
     overflow, divide-by-zero or invalid-value warnings, in forward or in backward, where their
     values and gradients are PyTorch's: inf, -inf, NaN. Values and gradients as PyTorch's, up to
     results below the smallest normal float (PyTorch's float32 exp flushes them to 0)."""

@@ -892,12 +892,13 @@ def test_zeta_has_no_gradient_in_x_as_torch():
         assert out.requires_grad
         with pytest.raises(NotImplementedError):
             out.sum().backward()
+    def wrapped(tensor, value):  # arrays as the library's tensors, Python numbers as they are
+        return tensor(value) if isinstance(value, np.ndarray) else value
+
     for x, q in [(np.array([2, 3]), np.array([1, 2])), (np.float32([2.0]), np.array([1.0])),
                  (np.float32([2.0]), 1.0), (2.0, np.array([1.0]))]:
-        ours = minigrad.special.zeta(Tensor(x) if isinstance(x, np.ndarray) else x, Tensor(q)
-                                     if isinstance(q, np.ndarray) else q)
-        theirs = torch.special.zeta(torch.tensor(x) if isinstance(x, np.ndarray) else x,
-                                    torch.tensor(q) if isinstance(q, np.ndarray) else q)
+        ours = minigrad.special.zeta(wrapped(Tensor, x), wrapped(Tensor, q))
+        theirs = torch.special.zeta(wrapped(torch.tensor, x), wrapped(torch.tensor, q))
         assert str(theirs.dtype) == f"torch.{ours.dtype}"
 
 
