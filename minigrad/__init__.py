@@ -21,6 +21,7 @@ from .creation import __all__ as _creation
 from .dtypes import *  # noqa: F401,F403  (minigrad.float32, minigrad.int64, ...)
 from .dtypes import __all__ as _dtypes
 from .gradcheck import GradcheckError, gradcheck
+from .linalg import lu_unpack  # torch.lu_unpack, outside torch.linalg
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
 from .serialization import load, save
@@ -28,7 +29,8 @@ from .serialization import load, save
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "backward_hook", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
-    "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "nn", "no_grad", "ops",
-    "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward", "unbroadcast",
+    "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "lu_unpack", "nn",
+    "no_grad", "ops", "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward",
+    "unbroadcast",
 ]
 __version__ = "0.1.0"

@@ -1449,6 +1449,13 @@ def _row_max(input: Tensor, dim: int) -> np.ndarray:
     return np.where(np.isneginf(m), 0, m).astype(input.dtype)
 
 
+def _shifted(input: Tensor, dim: int) -> Tensor:
+    """x minus its row's max (`_row_max`): a row holding +inf is NaN, as in PyTorch, without
+    numpy's warning about inf - inf."""
+    with np.errstate(invalid="ignore"):
+        return input - _row_max(input, dim)
+
+
 def softmax(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = None) -> Tensor:
     """exp(x) / sum(exp(x)) along `dim`, computed stably; a row that is entirely -inf (fully
     masked) gives zeros. `dtype` converts the input first (PyTorch's meaning)."""
@@ -1460,7 +1467,7 @@ def softmax(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = Non
         return softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
         return kernels.Softmax.apply(input, dim=dim)
-    e = (input - _row_max(input, dim)).exp()
+    e = _shifted(input, dim).exp()
     total = e.sum(dim, keepdim=True)
     return e / total.masked_fill(total.data == 0, 1.0)
 
@@ -1476,8 +1483,9 @@ def log_softmax(input: Tensor, dim: int = -1, *,
         return log_softmax(input.reshape(1), dim).reshape(())
     if is_fused_enabled():
         return kernels.LogSoftmax.apply(input, dim=dim)
-    shifted = input - _row_max(input, dim)
-    return shifted - shifted.exp().sum(dim, keepdim=True).log()
+    shifted = _shifted(input, dim)
+    with np.errstate(invalid="ignore"):  # -inf - -inf: a row of -inf only is NaN, as in PyTorch
+        return shifted - shifted.exp().sum(dim, keepdim=True).log()
 
 
 def softmin(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = None) -> Tensor:

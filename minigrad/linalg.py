@@ -1,9 +1,10 @@
 """Tier 2, compositions: `minigrad.linalg`, PyTorch's `torch.linalg` (a subset), on batches of
 matrices in the last two dims.
 
-Five primitives (`minigrad/ops/linalg.py`: Solve, Cholesky, QR, Eigh, Svd) carry the
+Six primitives (`minigrad/ops/linalg.py`: Solve, LU, Cholesky, QR, Eigh, Svd) carry the
 derivatives that cannot be composed; everything here is built from them and the other ops
-(inv is a solve, det and slogdet come from QR, pinv and the spectral norms from the SVD, ...).
+(inv is a solve, det and slogdet come from QR, pinv and the spectral norms from the SVD,
+lu_solve is two triangular solves, ...).
 Input checks are made here, with PyTorch's error classes: a matrix the factorization cannot
 take (singular, not positive-definite) raises `LinAlgError`, a RuntimeError as PyTorch's.
 """
@@ -22,9 +23,9 @@ from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
 __all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
-           "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd",
-           "svdvals", "vecdot", "vector_norm"]
+           "inv", "lstsq", "lu", "lu_factor", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
+           "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
 
 
 class SlogdetResult(NamedTuple):
@@ -37,6 +38,17 @@ class SlogdetResult(NamedTuple):
 class QRResult(NamedTuple):
     Q: Tensor
     R: Tensor
+
+
+class LUFactorResult(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class LUResult(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
 
 
 class EighResult(NamedTuple):
@@ -173,26 +185,35 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True,
 def slogdet(A: Tensor) -> SlogdetResult:
     """(sign, log |det A|): the log from R's diagonal in A = QR, differentiable; the sign (-1,
     0 or 1) outside the graph. A singular matrix (an exact zero in LU, as PyTorch's test) has
-    sign 0 and logabsdet -inf, with gradient 0."""
+    sign 0 and logabsdet -inf, with gradient 0; one whose LU holds a NaN (a NaN entry, or
+    infinities that meet) sign 0 and logabsdet NaN, as PyTorch's."""
     sign, logabsdet = _slogdet("linalg.slogdet", A)
-    return SlogdetResult(sign, where(sign.data == 0, -math.inf, logabsdet))
+    singular = (sign.data == 0) & ~np.isnan(logabsdet.data)
+    return SlogdetResult(sign, where(singular, -math.inf, logabsdet))
 
 
-def _det_signs(a: np.ndarray) -> np.ndarray:
-    """The signs of the determinants (-1, 0 or 1), NaN for a matrix with a NaN entry, whose
-    determinant is NaN, as PyTorch's: numpy's warning about it is silenced."""
+def _det_signs(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The signs of the determinants (-1, 0 or 1) from numpy's LU, and where the matrices are
+    singular (an exact 0 in it). The sign is 0 also where the LU holds a NaN, as PyTorch's
+    (numpy's is +-1): the determinant is NaN there; numpy's warning about it is silenced."""
     with np.errstate(invalid="ignore"):
-        return np.linalg.slogdet(a)[0]
+        sign, logabsdet = np.linalg.slogdet(a)
+    undefined = np.isnan(logabsdet)
+    return np.where(undefined, 0, sign), (sign == 0) & ~undefined
 
 
 def _slogdet(op: str, A: Tensor) -> tuple[Tensor, Tensor]:
     """sign outside the graph, and log |det| of A with its singular matrices replaced by I
-    (finite, with finite gradients, for the callers to mask)."""
+    (finite, with finite gradients, for the callers to mask); NaN where the LU is NaN, whose
+    QR may be finite (infinite entries)."""
     n = _square(op, A)
-    sign = _det_signs(A.data).astype(A.dtype)
-    singular = (sign == 0)[..., None, None]
-    R = qr(where(singular, _eye(n, A), A)).R  # |det A| = |det R|, Q being orthogonal
-    return Tensor._make(sign), R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
+    sign, singular = _det_signs(A.data)
+    undefined = (sign == 0) & ~singular
+    R = qr(where(singular[..., None, None], _eye(n, A), A)).R  # |det A| = |det R|, Q orthogonal
+    logabsdet = R.diagonal(dim1=-2, dim2=-1).abs().log().sum(-1)
+    # + NaN, not a masked NaN: the gradient is NaN there too, as PyTorch's
+    logabsdet = logabsdet + np.where(undefined, math.nan, 0).astype(A.dtype)
+    return Tensor._make(sign.astype(A.dtype)), logabsdet
 
 
 def det(A: Tensor) -> Tensor:
@@ -226,6 +247,95 @@ def qr(A: Tensor, mode: str = "reduced") -> QRResult:
     m = A.shape[-2]
     Q = Tensor._make(np.zeros(0, A.dtype)) if mode == "r" else packed[..., :m].mT
     return QRResult(Q, packed[..., m:])
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> LUFactorResult:
+    """A = P L U by Gaussian elimination with partial pivoting (each m x n matrix), packed as
+    PyTorch's (and LAPACK's getrf): LU holds U and L's part below the diagonal; pivots (int32,
+    min(m, n) per matrix, 1-based) say that at step i row i was swapped with row pivots[i]. A
+    zero on U's diagonal raises LinAlgError, a RuntimeError as PyTorch's error there (a solve
+    with it would divide by zero); linalg.lu takes such matrices."""
+    LU, pivots = _lu("linalg.lu_factor", A, pivot)
+    zero = np.diagonal(LU.data, axis1=-2, axis2=-1) == 0
+    if zero.any():
+        i = int(np.argmax(zero.reshape(-1, zero.shape[-1]).any(axis=0))) + 1
+        raise LinAlgError(f"linalg.lu_factor: U[{i},{i}] is zero and using it on lu_solve would "
+                          "result in a division by zero. If you still want to perform the "
+                          "factorization, consider calling linalg.lu(A, pivot)")
+    return LUFactorResult(LU, pivots)
+
+
+def lu(A: Tensor, *, pivot: bool = True) -> LUResult:
+    """A = P L U, each m x n matrix factored by partial pivoting: P an m x m permutation
+    (outside the graph), L m x k unit lower triangular, U k x n upper triangular,
+    k = min(m, n); singular matrices too (a zero on U's diagonal)."""
+    return lu_unpack(*_lu("linalg.lu", A, pivot))
+
+
+def _lu(op: str, A: Tensor, pivot: bool) -> tuple[Tensor, Tensor]:
+    """lu_factor's (LU, pivots), from the primitive LU's packed output."""
+    _matrices(op, A)
+    if not pivot:
+        raise InvalidArgumentError(f"{op}: LU without pivoting is not implemented (PyTorch "
+                                   "has it on CUDA only)")
+    m, n = A.shape[-2:]
+    packed = ops.LU.apply(A)  # [LU, the row swaps as one more column of floats]
+    pivots = packed.data[..., :min(m, n), n].astype(np.int32) + 1
+    return packed[..., :n], Tensor._make(pivots)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,
+              unpack_pivots: bool = True) -> LUResult:
+    """(P, L, U) from lu_factor's (LU, pivots), as torch.lu_unpack: L the part of LU below its
+    diagonal with ones on it (m x k), U its upper part (k x n), P the permutation the pivots'
+    swaps make (m x m, in LU's dtype, outside the graph), so that A = P L U. With
+    unpack_data=False L and U are empty, with unpack_pivots=False P is."""
+    _matrices("torch.lu_unpack", LU_data, "LU_data")
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = Tensor._make(np.zeros(0, dtype=LU_data.dtype))
+    P = Tensor._make(_permutation("torch.lu_unpack", LU_pivots, m, k, LU_data.dtype)) \
+        if unpack_pivots else empty
+    if not unpack_data:
+        return LUResult(P, empty, empty)
+    L = LU_data[..., :k].tril(-1) + Tensor._make(np.eye(m, k, dtype=LU_data.dtype))
+    return LUResult(P, L, LU_data[..., :k, :].triu())
+
+
+def _permutation(op: str, pivots: Tensor, m: int, k: int, dtype: np.dtype) -> np.ndarray:
+    """The m x m matrix P for which P.T A is A with its rows swapped as `pivots` say."""
+    swaps = pivots.data if isinstance(pivots, Tensor) else np.asarray(pivots)
+    if swaps.dtype != np.int32:
+        raise InvalidTypeError(f"{op}: the pivots are expected to be a tensor of int32 dtype, "
+                               f"got {swaps.dtype}")
+    if swaps.shape[-1:] != (k,) or ((swaps < 1) | (swaps > m)).any():
+        raise InvalidArgumentError(f"{op}: the pivots must be {k} per matrix, between 1 and "
+                                   f"LU.size(-2) ({m}) inclusive, as lu_factor gives them")
+    order = ops.linalg.row_order(swaps - 1, m)  # row i of P.T A is row order[i] of A
+    P = np.zeros((*swaps.shape[:-1], m, m), dtype=dtype)
+    np.put_along_axis(P, order[..., None, :], 1, axis=-2)  # P[order[i], i] = 1
+    return P
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+             adjoint: bool = False) -> Tensor:
+    """X with A X = B for A = P L U given as lu_factor's (LU, pivots): X = U^-1 L^-1 P.T B, two
+    triangular solves reading LU's two triangles; adjoint=True solves A.T X = B, left=False
+    X A = B. LU and B get gradients; their batch dims broadcast."""
+    n = _square("linalg.lu_solve", LU)
+    _matrices("linalg.lu_solve", B, "B")
+    if not left:  # X A = B is A.T X.T = B.T, and X A.T = B is A X.T = B.T
+        return lu_solve(LU, pivots, B.mT, adjoint=not adjoint).mT
+    if B.shape[-2] != n:
+        raise InvalidArgumentError(f"linalg.lu_solve: Incompatible shapes of A and B for the "
+                                   f"equation {'A.T' if adjoint else 'A'}X = B ({n}x{n} and "
+                                   f"{B.shape[-2]}x{B.shape[-1]})")
+    P = Tensor._make(_permutation("linalg.lu_solve", pivots, n, n, LU.dtype))
+    if adjoint:  # A.T = U.T L.T P.T
+        Y = solve_triangular(LU.mT, B, upper=False)
+        return P @ solve_triangular(LU.mT, Y, upper=True, unitriangular=True)
+    Y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
+    return solve_triangular(LU, Y, upper=True)
 
 
 def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
@@ -562,7 +672,7 @@ def cond(A: Tensor, p: float | str | None = None) -> Tensor:
         largest, smallest = values[..., 0], values[..., -1]
         return smallest / largest if p == -2 else largest / smallest
     n = A.shape[-1]
-    singular = _det_signs(A.data) == 0
+    _, singular = _det_signs(A.data)
     invertible = where(singular[..., None, None], _eye(n, A), A)  # inv of I where A has none
     ratio = matrix_norm(A, p) * matrix_norm(inv(invertible), p)
     return where(singular, math.inf, ratio)

@@ -3,7 +3,7 @@ its names (`special.expit`, `special.gammaln`, `special.ndtr`, ...).
 
 Most are the Tensor methods or the functions of minigrad.functional under another name; the
 rest are compositions written here (xlog1py, entr, ndtr, log_ndtr, i1, ...) of the primitives
-of minigrad/ops/elementwise.py (Erfc, Erfcx, Ndtri, I0e, I1e, ...).
+of minigrad/ops/elementwise.py (Erfc, Erfcx, Ndtri, I0e, I1e, Zeta, ...).
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ __all__ = [
     "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
     "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-    "xlogy",
+    "xlogy", "zeta",
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -51,7 +51,8 @@ def entr(input: Tensor) -> Tensor:
     x = _tensor(input)._floating()
     negative = x.data < 0
     inside = x.masked_fill(negative, 1.0)
-    return (-inside.xlogy(inside)).masked_fill(negative, -math.inf)
+    with np.errstate(over="ignore"):  # -inf for the largest floats, as in PyTorch
+        return (-inside.xlogy(inside)).masked_fill(negative, -math.inf)
 
 
 def ndtr(input: Tensor) -> Tensor:
@@ -96,6 +97,15 @@ def i1(input: Tensor) -> Tensor:
 def i1e(input: Tensor) -> Tensor:
     """exp(-|x|) * i1(x), finite where i1 overflows."""
     return ops.I1e.apply(_tensor(input)._floating())
+
+
+def zeta(input: Tensor | float, other: ArrayLike) -> Tensor:
+    """The Hurwitz zeta function, the sum over k >= 0 of (other + k)**-input (other = 1:
+    Riemann's): inf at input = 1 and at other = 0, -1, -2, ...; NaN for input < 1. As in
+    PyTorch, other may require grad but input may not: backward then raises
+    NotImplementedError."""
+    x, q = _tensor(input)._operands(other)
+    return ops.Zeta.apply(x._floating(), q._floating())
 
 
 def logsumexp(input: Tensor, dim: int | tuple[int, ...], keepdim: bool = False) -> Tensor:

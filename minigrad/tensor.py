@@ -1371,7 +1371,8 @@ class Tensor:
         return self.sqrt().reciprocal()
 
     def reciprocal(self) -> Tensor:
-        return 1 / self._floating()
+        """1 / x, as x ** -1: inf at 0 without numpy's warning (Pow is quiet, Div is not)."""
+        return self._floating() ** -1.0
 
     def square(self) -> Tensor:
         """self * self; a bool tensor gives int64, as in PyTorch."""
@@ -1729,10 +1730,12 @@ class Tensor:
         """sin(a) / a for a = pi x; near 0 its series 1 - a**2 / 6 (1 at 0, with gradient 0
         there, as in PyTorch), whose gradient keeps its digits where sin(a) / a's, a difference
         of two terms of size 1 / a, cancels them (-inf at x = 1e-300)."""
-        angle = self._floating() * math.pi
+        with np.errstate(over="ignore"):  # pi x is inf for the largest x: NaN, as in PyTorch
+            angle = self._floating() * math.pi
         small = np.abs(angle.data) < np.finfo(angle.dtype).eps ** 0.25  # a**4 / 120 is lost
         safe = angle.masked_fill(small, 1.0)
-        return where(small, 1 - angle.square() / 6, safe.sin() / safe)
+        near_zero = angle.masked_fill(~small, 0.0)  # a**2 of the others may overflow
+        return where(small, 1 - near_zero.square() / 6, safe.sin() / safe)
 
     def signbit(self) -> Tensor:
         """Whether the sign bit is set (True for -0.0 and negative NaNs too): bool, without

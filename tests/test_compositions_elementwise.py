@@ -383,6 +383,7 @@ SPECIAL_CALLS = {
     "xlogy": lambda lib, x: lib.xlogy(x, x + 1),
     "xlog1py": lambda lib, x: lib.xlog1py(x, x - 0.5),
     "round": lambda lib, x: lib.round(x, decimals=1),
+    "zeta": lambda lib, x: lib.zeta(3.0, x),  # differentiable in q only
 }
 
 
@@ -505,6 +506,125 @@ def test_special_functions_of_extreme_inputs_warn_nothing(name, dtype):
         leaf = Tensor(values(NAN_GRADIENT_AT.get(name, [])), requires_grad=True)
         minigrad.grad(function(leaf), [leaf], np.ones(leaf.shape, dtype))
 
+
+def _extremes(dtype):
+    """0 and -0, the infinities, NaN, the largest and the smallest normal magnitudes, and
+    numbers where exp overflows or underflows (800, -800) and where float32's does (100)."""
+    finfo = np.finfo(dtype)
+    return np.array([0.0, -0.0, np.inf, -np.inf, np.nan, finfo.max, -finfo.max, finfo.tiny,
+                     -finfo.tiny, 1.0, -1.0, 0.5, 100.0, -100.0, 800.0, -800.0], dtype=dtype)
+
+
+def _full(x, value):
+    return np.full(np.shape(x), value, dtype=x.dtype)
+
+
+# name: (minigrad's function of a tensor, PyTorch's of the torch module and a tensor)
+ELEMENTARY_AT_EXTREMES = {
+    "exp": (minigrad.exp, lambda torch, t: t.exp()),
+    "exp2": (minigrad.exp2, lambda torch, t: t.exp2()),
+    "expm1": (minigrad.expm1, lambda torch, t: t.expm1()),
+    "log": (minigrad.log, lambda torch, t: t.log()),
+    "log1p": (minigrad.log1p, lambda torch, t: t.log1p()),
+    "sqrt": (minigrad.sqrt, lambda torch, t: t.sqrt()),
+    "rsqrt": (minigrad.rsqrt, lambda torch, t: t.rsqrt()),
+    "reciprocal": (minigrad.reciprocal, lambda torch, t: t.reciprocal()),
+    "tanh": (minigrad.tanh, lambda torch, t: t.tanh()),
+    "sigmoid": (minigrad.sigmoid, lambda torch, t: t.sigmoid()),
+    "logsigmoid": (F.logsigmoid, lambda torch, t: torch.nn.functional.logsigmoid(t)),
+    "softplus": (F.softplus, lambda torch, t: torch.nn.functional.softplus(t)),
+    "x ** 2": (lambda x: x ** 2, lambda torch, t: t ** 2),
+    "x ** 3": (lambda x: x ** 3, lambda torch, t: t ** 3),
+    "x ** -1": (lambda x: x ** -1.0, lambda torch, t: t ** -1.0),
+    "x ** 0.5": (lambda x: x ** 0.5, lambda torch, t: t ** 0.5),
+    "2 ** x": (lambda x: 2.0 ** x, lambda torch, t: 2.0 ** t),
+    "0 ** x": (lambda x: 0.0 ** x, lambda torch, t: 0.0 ** t),
+    "sinc": (minigrad.sinc, lambda torch, t: t.sinc()),
+    "xlogy(x, 2)": (lambda x: x.xlogy(_full(x.data, 2.0)), lambda torch, t: t.xlogy(2.0)),
+    "xlogy(x, 0)": (lambda x: x.xlogy(_full(x.data, 0.0)), lambda torch, t: t.xlogy(0.0)),
+    "xlogy(2, y)": (lambda y: Tensor(_full(y.data, 2.0)).xlogy(y),
+                    lambda torch, t: torch.full_like(t, 2.0).xlogy(t)),
+    "xlogy(0, y)": (lambda y: Tensor(_full(y.data, 0.0)).xlogy(y),
+                    lambda torch, t: torch.zeros_like(t).xlogy(t)),
+    "xlog1py(2, y)": (lambda y: special.xlog1py(Tensor(_full(y.data, 2.0)), y),
+                      lambda torch, t: torch.special.xlog1py(2.0, t)),
+    "entr": (special.entr, lambda torch, t: torch.special.entr(t)),
+}
+# where the gradient differs from PyTorch's on purpose (docs/api.md's last table) or by
+# PyTorch's rounding: sinc near 0 (the series' slope, PyTorch's quotient cancels to 0), xlogy
+# of x = 0 (0 for y = 0 and inf, PyTorch's NaN), entr at and below 0 and at inf; x ** 0.5 at
+# -0 and -inf, where PyTorch's x ** -0.5 is rsqrt (-inf and NaN) and numpy's C pow (inf and 0)
+GRADIENT_DIFFERS_AT = {
+    "sinc": lambda x: np.abs(x) <= np.finfo(x.dtype).tiny,
+    "xlogy(0, y)": lambda y: (y == 0) | (y == np.inf),
+    "entr": lambda x: (x <= 0) | (x == np.inf),
+    "x ** 0.5": lambda x: np.signbit(x) & ((x == 0) | np.isinf(x)),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(ELEMENTARY_AT_EXTREMES))
+def test_elementary_functions_at_extremes_match_torch_without_warnings(name, dtype, torch):
+    """Regression: exp, expm1 and 2 ** x of large x, log and log1p of 0 and of negatives, sqrt,
+    rsqrt and reciprocal of 0, xlogy(x, 0), sinc of inf and the largest floats, ... printed numpy's
+    overflow, divide-by-zero or invalid-value warnings, in forward or in backward, where their
+    values and gradients are PyTorch's: inf, -inf, NaN. Values and gradients as PyTorch's, up to
+    results below the smallest normal float (PyTorch's float32 exp flushes them to 0)."""
+    function, torch_function = ELEMENTARY_AT_EXTREMES[name]
+    x = _extremes(dtype)
+    leaf = Tensor(x, requires_grad=True)
+    upstream = np.ones(x.shape, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = function(leaf)
+        (grad,) = minigrad.grad(out, [leaf], upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = torch_function(torch, theirs)
+    (expected_grad,) = torch.autograd.grad(expected, theirs, torch.tensor(upstream))
+    tolerance = dict(rtol=1e-6 if dtype == np.float32 else 1e-13, atol=np.finfo(dtype).tiny)
+    assert out.dtype == grad.dtype == dtype
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), **tolerance,
+                               err_msg=f"{name} of {x}")
+    same = ~GRADIENT_DIFFERS_AT.get(name, lambda x: np.zeros(x.shape, bool))(x)
+    np.testing.assert_allclose(grad[same], expected_grad.numpy()[same], **tolerance,
+                               err_msg=f"gradient of {name} at {x[same]}")
+
+
+@pytest.mark.parametrize("fused", [True, False], ids=["kernels", "composed"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp", "softmin"])
+def test_softmax_family_with_infinities_matches_torch_without_warnings(name, dtype, fused,
+                                                                        torch):
+    """Regression: rows holding +inf (NaN, as in PyTorch), a row of -inf only (log_softmax:
+    NaN; logsumexp: -inf) and -inf beside numbers warned about inf - inf, log(0) and 0 * inf.
+    Values and gradients are PyTorch's, except softmax's (softmin's) of a row of -inf (+inf)
+    only: zeros, a deliberate difference (docs/api.md)."""
+    inf, nan = np.inf, np.nan
+    x = np.array([[1.0, 2.0, 3.0], [-inf, -inf, -inf], [inf, 1.0, 2.0], [inf, inf, 1.0],
+                  [-inf, 1.0, 2.0], [inf, -inf, 0.0], [nan, 1.0, 2.0], [-inf, -inf, 5.0],
+                  [inf, inf, inf], [800.0, -800.0, 0.0]], dtype=dtype)
+    call = {"softmax": lambda lib, x: lib.softmax(x, -1),
+            "log_softmax": lambda lib, x: lib.log_softmax(x, -1),
+            "logsumexp": lambda lib, x: lib.logsumexp(x, -1),
+            "softmin": lambda lib, x: lib.softmin(x, -1)}[name]
+    leaf = Tensor(x, requires_grad=True)
+    with warnings.catch_warnings(), minigrad.fused(fused):
+        warnings.simplefilter("error")
+        out = call(F if name != "logsumexp" else minigrad, leaf)
+        upstream = rng.standard_normal(out.shape).astype(dtype)
+        (grad,) = minigrad.grad(out, [leaf], upstream)
+    theirs = torch.tensor(x, requires_grad=True)
+    expected = call(torch.nn.functional if name != "logsumexp" else torch, theirs)
+    (expected_grad,) = torch.autograd.grad(expected, theirs, torch.tensor(upstream))
+    expected, expected_grad = expected.detach().numpy(), expected_grad.numpy()
+    all_masked = {"softmax": 1, "softmin": 8}.get(name)  # the row of softmax's difference
+    if all_masked is not None:
+        np.testing.assert_array_equal(out.data[all_masked], 0.0)
+        np.testing.assert_array_equal(grad[all_masked], 0.0)
+        expected[all_masked] = expected_grad[all_masked] = 0.0
+    rtol = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(out.data, expected, rtol=rtol, atol=1e-30)
+    np.testing.assert_allclose(grad, expected_grad, rtol=rtol, atol=1e-30)
 
 def test_xlog1py_where_x_is_zero_and_log1p_is_undefined():
     """0 where x is 0 and other <= -1 or other is inf, with gradient 0 for both (as xlogy's)."""

@@ -12,6 +12,7 @@ V diag(c) V.T, U diag(c) Vh.
 """
 import importlib
 import math
+import re
 import warnings
 
 import numpy as np
@@ -148,6 +149,37 @@ def _lstsq(a, b):
     return _pinv(a) @ b
 
 
+def _lu_factor(a):
+    """Gaussian elimination with partial pivoting, row by row (Golub and Van Loan's Algorithm
+    3.4.1): LU packed as LAPACK's getrf, and its 1-based int32 pivots."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    packed, pivots = a.reshape(-1, m, n).copy(), np.zeros((a.size // (m * n), k), np.int32)
+    for M, swaps in zip(packed, pivots):
+        for i in range(k):
+            p = i + int(np.argmax(np.abs(M[i:, i])))
+            swaps[i] = p + 1
+            M[[i, p]] = M[[p, i]]
+            for row in range(i + 1, m):
+                M[row, i] /= M[i, i]
+                M[row, i + 1:] -= M[row, i] * M[i, i + 1:]
+    return packed.reshape(a.shape), pivots.reshape(*a.shape[:-2], k)
+
+
+def _lu(a):
+    """(P, L, U) with a = P L U, from _lu_factor."""
+    packed, pivots = _lu_factor(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    P = np.zeros((*a.shape[:-2], m, m))
+    for index in np.ndindex(a.shape[:-2]):
+        rows = list(range(m))
+        for i, p in enumerate(pivots[index] - 1):
+            rows[i], rows[p] = rows[p], rows[i]
+        P[index][rows, range(m)] = 1  # row i of P.T a is row rows[i] of a
+    return P, np.tril(packed[..., :k], -1) + np.eye(m, k), np.triu(packed[..., :k, :])
+
+
 MATRIX_ORDS = ["fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf]
 
 CASES = {
@@ -176,6 +208,29 @@ CASES = {
                                                       unitriangular=True),
         lambda a, b: _mT(np.linalg.solve(_mT(np.tril(a, -1) + np.eye(3)), _mT(b))),
         [(3, 3), (2, 2, 3)]),
+    "lu_factor_square": case(lambda lib, a: tuple(lib.linalg.lu_factor(a)), _lu_factor,
+                             [(2, 4, 4)]),
+    "lu_factor_wide": case(lambda lib, a: tuple(lib.linalg.lu_factor(a)), _lu_factor, [(3, 5)]),
+    "lu_factor_tall": case(lambda lib, a: tuple(lib.linalg.lu_factor(a)), _lu_factor,
+                           [(2, 5, 3)]),
+    "lu_square": case(lambda lib, a: tuple(lib.linalg.lu(a)), _lu, [(2, 3, 3)]),
+    "lu_wide": case(lambda lib, a: tuple(lib.linalg.lu(a)), _lu, [(2, 3, 4)]),
+    "lu_tall": case(lambda lib, a: tuple(lib.linalg.lu(a)), _lu, [(4, 2)]),
+    "lu_unpack": case(lambda lib, a: tuple(lib.lu_unpack(*lib.linalg.lu_factor(a))), _lu,
+                      [(2, 4, 3)]),
+    # the gradient of A reaches through lu_factor's LU too: that of solve(A, B)
+    "lu_solve": case(lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b),
+                     np.linalg.solve, [(2, 3, 3), (3, 2)]),
+    "lu_solve_adjoint": case(
+        lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, adjoint=True),
+        lambda a, b: np.linalg.solve(_mT(a), b), [(3, 3), (2, 3, 2)]),
+    "lu_solve_left_false": case(
+        lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, left=False),
+        lambda a, b: _mT(np.linalg.solve(_mT(a), _mT(b))), [(2, 3, 3), (2, 4, 3)]),
+    "lu_solve_left_false_adjoint": case(
+        lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, left=False,
+                                              adjoint=True),
+        lambda a, b: _mT(np.linalg.solve(a, _mT(b))), [(3, 3), (1, 3)]),
     "cholesky": case(lambda lib, a: lib.linalg.cholesky(positive_definite(lib, a)),
                      lambda a: np.linalg.cholesky(_positive_definite(a)), [(2, 4, 4)]),
     "cholesky_upper": case(lambda lib, a: lib.linalg.cholesky(positive_definite(lib, a),
@@ -326,6 +381,62 @@ def test_matches_torch(name):
 # Singular, indefinite and degenerate matrices
 # --------------------------------------------------------------------------------------------
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+
+
+def test_lu_factor_of_a_singular_matrix_raises_and_lu_takes_it_as_torch():
+    """PyTorch's lu_factor raises a RuntimeError naming U's first zero pivot (1-based; not its
+    LinAlgError), linalg.lu returns the factors; a zero column's pivot is its first row, and
+    the multipliers below a zero pivot stay 0, as LAPACK's."""
+    torch = torch_or_skip()
+    for matrices, zero in [(np.stack([np.eye(2), SINGULAR]), "U[2,2]"), (np.zeros((2, 2)),
+                                                                           "U[1,1]")]:
+        with pytest.raises(RuntimeError, match=re.escape(zero)):
+            torch.linalg.lu_factor(torch.tensor(matrices))
+        with pytest.raises(linalg.LinAlgError, match=re.escape(zero)):
+            linalg.lu_factor(Tensor(matrices))
+    a = np.array([[[0.0, 1.0, 2.0], [0.0, 3.0, 1.0], [0.0, 0.0, 5.0]], [SINGULAR[0].tolist()
+                  + [1.0], SINGULAR[1].tolist() + [2.0], [0.0, 0.0, 0.0]]])
+    for got, want in zip(linalg.lu(Tensor(a)), torch.linalg.lu(torch.tensor(a))):
+        np.testing.assert_array_equal(got.data, want.numpy())
+
+
+
+@pytest.mark.parametrize("a", [
+    SINGULAR, np.stack([SINGULAR, [[1.0, 2.0], [3.0, 4.0]]]),  # one singular in a batch
+    np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 1.0]]), np.array([[1.0, 2.0], [2.0, 4.0], [1.0, 2.0]])])
+def test_lu_gradient_at_a_singular_matrix_is_nan_where_torchs_is(a):
+    """The derivative does not exist there: backward gives NaN (it does not raise, as a solve
+    with U's zero pivot would) in the columns that need U1^-1 (a wide matrix's other columns
+    keep theirs), as PyTorch's, and leaves the other matrices of a batch alone."""
+    torch = torch_or_skip()
+    leaf, theirs = Tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    m, n = a.shape[-2:]
+    w = np.random.default_rng(4).standard_normal((*a.shape[:-2], m, min(m, n)))
+    losses = []
+    for lib, x in ((minigrad, leaf), (torch, theirs)):
+        _, L, U = lib.linalg.lu(x)
+        losses.append((L * lib.tensor(w)).sum() + U.sum())
+    grads = minigrad.grad(losses[0], [leaf])[0], torch.autograd.grad(losses[1], theirs)[0].numpy()
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
+
+
+def test_lu_unpack_flags_and_pivot_checks_as_torch():
+    """unpack_data=False gives empty L and U, unpack_pivots=False an empty P, in LU's dtype;
+    pivots must be int32 (PyTorch's), between 1 and the number of rows."""
+    torch = torch_or_skip()
+    a = np.random.default_rng(3).standard_normal((2, 4, 3)).astype(np.float32)
+    ours, theirs = linalg.lu_factor(Tensor(a)), torch.linalg.lu_factor(torch.tensor(a))
+    assert ours.pivots.dtype == np.int32 and ours.pivots.shape == (2, 3)
+    for flags in [dict(unpack_data=False), dict(unpack_pivots=False),
+                  dict(unpack_data=False, unpack_pivots=False)]:
+        for got, want in zip(minigrad.lu_unpack(*ours, **flags), torch.lu_unpack(*theirs, **flags)):
+            assert got.shape == tuple(want.shape) and str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-6, atol=1e-6)
+    for pivots in (theirs.pivots.long(), theirs.pivots * 0, theirs.pivots + 4):
+        with pytest.raises(RuntimeError):
+            torch.lu_unpack(theirs.LU, pivots)
+        with pytest.raises(RuntimeError):
+            minigrad.lu_unpack(ours.LU, Tensor(pivots.numpy()))
 
 
 @pytest.mark.parametrize("call", [
@@ -526,7 +637,7 @@ def test_lstsq_outputs_follow_torch_for_each_driver():
 @pytest.mark.parametrize("shape", [(0, 3, 3), (0, 0), (2, 0, 0)])
 @pytest.mark.parametrize("name", ["det", "inv", "slogdet", "cholesky", "qr", "eigh", "eigvalsh",
                                   "svd", "svdvals", "pinv", "matrix_rank", "matrix_norm",
-                                  "matrix_exp"])
+                                  "matrix_exp", "lu_factor", "lu"])
 def test_empty_batches_and_empty_matrices_as_torch(name, shape):
     torch = torch_or_skip()
     a = np.zeros(shape)
@@ -606,17 +717,36 @@ def test_matrix_exp_of_a_matrix_with_inf_or_nan_is_nan_and_leaves_the_batch_alon
                                rtol=1e-13)
 
 
-@pytest.mark.parametrize("op", [lambda lib, a: lib.linalg.det(a),
-                                lambda lib, a: lib.linalg.slogdet(a).logabsdet])
-def test_determinants_of_a_matrix_with_nan_are_nan_without_warnings(op):
-    """numpy's slogdet, which gives the sign, warned of the NaN it returns, as PyTorch does."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, op", [
+    ("det", lambda lib, a: lib.linalg.det(a)),
+    ("logabsdet", lambda lib, a: lib.linalg.slogdet(a).logabsdet),
+    ("sign", lambda lib, a: lib.linalg.slogdet(a).sign),
+    ("logdet", lambda lib, a: lib.logdet(a))])
+def test_determinants_of_a_matrix_whose_lu_holds_nan_match_torch(name, op, dtype):
+    """Regression: where numpy's LU holds a NaN (a NaN entry, or infinities that meet), the sign
+    was numpy's +-1 where PyTorch's is 0 (and then -inf for the logabsdet of a NaN matrix with
+    infinities, PyTorch's NaN); the determinants are NaN with NaN gradients, as PyTorch's, and
+    numpy's slogdet, which gives the sign, warned of the NaN it returns. A regular matrix
+    beside them keeps its values."""
     torch = torch_or_skip()
-    a = np.array([[[np.nan, 1.0], [0.0, 1.0]], [[2.0, 1.0], [0.0, 1.0]]])
+    nan, inf = np.nan, np.inf
+    a = np.array([[[nan, 1.0], [0.0, 1.0]], [[nan, nan], [nan, nan]], [[inf, inf], [1.0, 1.0]],
+                  [[1.0, nan], [2.0, 3.0]], [[2.0, 1.0], [0.0, 1.0]], [[0.0, 1.0], [1.0, 0.0]]],
+                 dtype=dtype)
+    leaf = Tensor(a, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = op(minigrad, Tensor(a)).data
-    want = op(torch, torch.tensor(a)).numpy()
-    np.testing.assert_allclose(got, want, rtol=1e-14)
+        got = op(minigrad, leaf)
+    with np.errstate(invalid="ignore"):  # QR's backward of the infinities: inf * 0
+        grad = None if name == "sign" else minigrad.grad(got, [leaf], np.ones(6, dtype))[0]
+    theirs = torch.tensor(a, requires_grad=name != "sign")
+    want = op(torch, theirs)
+    np.testing.assert_array_equal(got.data, want.detach().numpy())
+    if grad is not None:
+        (want_grad,) = torch.autograd.grad(want.sum(), theirs)
+        np.testing.assert_array_equal(np.isnan(grad), np.isnan(want_grad.numpy()))
+        assert np.isnan(grad[:4]).all()
 
 
 SQUARE_OPS = {
@@ -701,6 +831,16 @@ MISUSE = {
                                                       lib.ones(3, dtype=lib.int64)),
     "diagonal_one_dim": lambda lib, F: lib.linalg.diagonal(lib.ones(3)),
     "cross_size": lambda lib, F: lib.linalg.cross(lib.ones(2, 4), lib.ones(2, 4)),
+    "lu_factor_pivot_false": lambda lib, F: lib.linalg.lu_factor(lib.eye(2), pivot=False),
+    "lu_pivot_false": lambda lib, F: lib.linalg.lu(lib.eye(2), pivot=False),
+    "lu_factor_one_dim": lambda lib, F: lib.linalg.lu_factor(lib.ones(3)),
+    "lu_factor_integer": lambda lib, F: lib.linalg.lu_factor(lib.ones(2, 2, dtype=lib.int64)),
+    "lu_solve_vector": lambda lib, F: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3)),
+                                                          lib.ones(3)),
+    "lu_solve_shapes": lambda lib, F: lib.linalg.lu_solve(*lib.linalg.lu_factor(lib.eye(3)),
+                                                          lib.ones(4, 1)),
+    "lu_solve_not_square": lambda lib, F: lib.linalg.lu_solve(
+        lib.ones(3, 4), lib.ones(3, dtype=lib.int32), lib.ones(3, 1)),
     "svd_driver": lambda lib, F: lib.linalg.svd(lib.eye(2), driver="gesvd"),
     "svdvals_driver": lambda lib, F: lib.linalg.svdvals(lib.eye(2), driver="gesvdj"),
 }

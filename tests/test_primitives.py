@@ -135,6 +135,12 @@ CASES = {
         ("zero", lambda a: minigrad.special.i1e(a), lambda: [Tensor(np.array([0.0]),
                                                                     requires_grad=True)]),
     ],
+    ops.Zeta: [  # differentiable in q only, as PyTorch's
+        ("q", lambda q: minigrad.special.zeta(np.array([1.5, 2.0, 3.7, 9.0]), q),
+         lambda: [leaf(4, low=0.2, high=20.0)]),
+        ("negative_q", lambda q: minigrad.special.zeta(np.array([2.0, 3.0, 4.0]), q),
+         lambda: [Tensor(np.array([-0.5, -1.3, -7.4]), requires_grad=True)]),
+    ],
     ops.Remainder: [
         ("broadcast", lambda a, b: a % b,
          lambda: [leaf(3, 4, low=-5.0, high=5.0), leaf(4, low=0.5, high=2.0)]),
@@ -240,6 +246,11 @@ CASES = {
          lambda: [leaf(2, 3, 3), leaf(3, 2)]),
         ("one_by_one", lambda a, b: ops.Solve.apply(a, b),
          lambda: [leaf(1, 1, low=0.5, high=2.0), leaf(1, 3)]),
+    ],
+    ops.LU: [  # the swaps' column gets no gradient: its entries are left out
+        ("square", lambda a: ops.LU.apply(a)[..., :3], lambda: [leaf(2, 3, 3)]),
+        ("wide", lambda a: ops.LU.apply(a)[..., :5], lambda: [leaf(3, 5)]),
+        ("tall", lambda a: ops.LU.apply(a)[..., :3], lambda: [leaf(2, 5, 3)]),
     ],
     ops.Cholesky: [
         ("batched", lambda x: ops.Cholesky.apply(x @ x.mT + 3 * np.eye(3)),
@@ -814,6 +825,95 @@ def test_special_function_matches_torch_at_its_special_points(name):
     got = fn(Tensor(x)).data
     np.testing.assert_allclose(got, expected, rtol=rtol, atol=0)
     np.testing.assert_array_equal(np.signbit(got[got == 0]), np.signbit(expected[got == 0]))
+
+
+def test_lgamma_matches_torch_to_a_few_ulps_where_it_has_no_root():
+    """lgamma is evaluated in numpy, whole arrays at a time (it called math.lgamma entry by
+    entry, at about 1.5 us each): Stirling's series from 10 on, the recurrence down to the Taylor
+    series at 1 and 2 below, the reflection below 0 with sin's argument reduced exactly. Within
+    8 ulps of PyTorch's (glibc's) away from the roots, where the reflection's cancellation costs
+    digits (the wide-range test above covers those); and PyTorch's values at the extremes:
+    subnormals of either sign, the largest floats, the last negative non-integers."""
+    torch = torch_or_skip()
+    x = np.concatenate([rng.uniform(2.5, 10, 2000), rng.uniform(0, 0.5, 2000),
+                        np.geomspace(10, 1e305, 2000), -np.geomspace(10.2, 1e15, 2000) - 0.5,
+                        [5e-324, -5e-324, 2.2e-308, -2.2e-308, 2.5e305, 2.6e305, 1.7e308,
+                         -2.0 ** 52 + 0.5, -2.0 ** 52, -1e300, -0.0, 0.0, np.inf, -np.inf, np.nan]])
+    expected = torch.lgamma(torch.tensor(x)).numpy()
+    got = Tensor(x).lgamma().data
+    finite = np.isfinite(expected)
+    ulps = np.abs(got[finite] - expected[finite]) / np.spacing(np.abs(expected[finite]))
+    assert ulps.max() <= 8
+    np.testing.assert_array_equal(got[~finite], expected[~finite])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_zeta_matches_torch_on_wide_ranges(dtype):
+    """special.zeta(x, q), the Hurwitz zeta function, with its gradient in q, -x zeta(x + 1, q):
+    x from just above 1 to 1e4, q from 1e-3 to 1e7 (PyTorch's beyond 1e8 is a two-term
+    asymptotic form, 1e-14 off), and q below 0 for integer x, in float64 and float32 (computed
+    in float64 and rounded once, so float32 within a few of PyTorch's float32 roundings)."""
+    torch = torch_or_skip()
+    x = np.concatenate([1 + np.geomspace(1e-6, 1, 300), rng.uniform(2, 60, 300),
+                        np.geomspace(60, 1e4, 100), rng.integers(2, 9, 300).astype(float)])
+    q = np.concatenate([np.geomspace(1e-3, 1e7, 700),
+                        -rng.uniform(0.05, 6, 300) - rng.integers(0, 6, 300) * 0.5])
+    x, q = x.astype(dtype), q.astype(dtype)
+    rtol = 1e-13 if dtype == np.float64 else 5e-6
+    theirs = torch.tensor(q, requires_grad=True)
+    expected = torch.special.zeta(torch.tensor(x), theirs)
+    leaf = Tensor(q, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = minigrad.special.zeta(Tensor(x), leaf)
+        upstream = rng.standard_normal(q.shape).astype(dtype)
+        (grad,) = minigrad.grad(out, [leaf], upstream)
+    (expected_grad,) = torch.autograd.grad(expected, theirs, torch.tensor(upstream))
+    assert out.dtype == grad.dtype == dtype
+    atol = np.finfo(dtype).tiny  # results below it are subnormals, rounded coarser
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(grad, expected_grad.numpy(), rtol=rtol, atol=atol)
+
+
+def test_zeta_matches_torch_at_its_poles_and_outside_its_domain():
+    """inf at x = 1 and at q = 0, -1, -2, ..., -inf; NaN below x = 1, at NaN, and for q < 0
+    with x no integer; zeta(x, 1) is Riemann's, zeta(inf, 1) = 1. At q = +inf, and at
+    x = +inf with q > 1, minigrad gives the limit 0 where PyTorch's is NaN (docs/api.md)."""
+    torch = torch_or_skip()
+    inf, nan = np.inf, np.nan
+    x = np.array([1.0, 0.5, -2.0, nan, 2.0, 2.0, 2.0, 2.0, 2.0, 2.5, 3.0, inf, inf, inf, 1e300,
+                  1.0, 2.0, 2.0, 3.0])
+    q = np.array([1.0, 1.0, 1.0, 1.0, 0.0, -0.0, -1.0, -inf, nan, -2.5, -2.5, 1.0, 0.5, -0.5,
+                  0.5, nan, 5e-324, 1.0, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = minigrad.special.zeta(Tensor(x), Tensor(q)).data
+    np.testing.assert_allclose(got, torch.special.zeta(torch.tensor(x), torch.tensor(q)).numpy(),
+                               rtol=1e-15, atol=0)
+    np.testing.assert_allclose(got[-2:], [math.pi ** 2 / 6, 1.2020569031595942], rtol=1e-15)
+    np.testing.assert_array_equal(minigrad.special.zeta(Tensor([2.0, inf, inf]),
+                                                        Tensor([inf, 2.0, inf])).data, 0.0)
+
+
+def test_zeta_has_no_gradient_in_x_as_torch():
+    """PyTorch records zeta for a tensor x that requires grad and raises NotImplementedError in
+    backward; minigrad too, and q's gradient stays available when x needs none. Dtypes:
+    PyTorch's promotion (integers give float32, float32 with float64 gives float64)."""
+    torch = torch_or_skip()
+    for lib, tensor in ((minigrad, Tensor), (torch, torch.tensor)):
+        x = tensor(np.array([2.0, 3.0]), requires_grad=True)
+        out = lib.special.zeta(x, 2.0)
+        assert out.requires_grad
+        with pytest.raises(NotImplementedError):
+            out.sum().backward()
+    def wrapped(tensor, value):  # arrays as the library's tensors, Python numbers as they are
+        return tensor(value) if isinstance(value, np.ndarray) else value
+
+    for x, q in [(np.array([2, 3]), np.array([1, 2])), (np.float32([2.0]), np.array([1.0])),
+                 (np.float32([2.0]), 1.0), (2.0, np.array([1.0]))]:
+        ours = minigrad.special.zeta(wrapped(Tensor, x), wrapped(Tensor, q))
+        theirs = torch.special.zeta(wrapped(torch.tensor, x), wrapped(torch.tensor, q))
+        assert str(theirs.dtype) == f"torch.{ours.dtype}"
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -64,6 +64,22 @@ def _broadcasting(forward: Callable[..., np.ndarray]) -> Callable[..., np.ndarra
     return checked
 
 
+def _quiet(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run an op's forward or backward without numpy's floating-point warnings. For the ops
+    decorated, the infinities and NaNs numpy warns about are the values PyTorch's same formulas
+    give, silently: exp(800) = inf, log(0) = -inf, sqrt(-1) = NaN, 0 ** -1 = inf,
+    sin(inf) = NaN, and in backward G / 0 or 0 * inf. It costs 2 to 4 us a call, which is why
+    Div, in nearly every composition (mean is a sum over a count), is not decorated: its
+    operator warns as numpy's, and reciprocal is a power."""
+
+    @functools.wraps(method)
+    def quiet(self: Function, *args: Any, **settings: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return method(self, *args, **settings)
+
+    return quiet
+
+
 class Add(Function):
     """out = a + b.   da = G,  db = G"""
 
@@ -144,19 +160,20 @@ class Pow(Function):
     saves_output = True
 
     @_broadcasting
+    @_quiet
     def forward(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         self.a, self.b = a, b
         self.out = a ** b
         return self.out
 
+    @_quiet
     def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         a, b = self.a, self.b
         da = db = None
-        with np.errstate(divide="ignore", invalid="ignore"):  # the masked entries' inf and NaN
-            if self.needs_input_grad[0]:
-                da = np.where(b == 0, 0, g * b * a ** (b - 1))
-            if self.needs_input_grad[1]:
-                db = np.where((a == 0) & (b >= 0), 0, g * self.out * np.log(a))
+        if self.needs_input_grad[0]:
+            da = np.where(b == 0, 0, g * b * a ** (b - 1))
+        if self.needs_input_grad[1]:
+            db = np.where((a == 0) & (b >= 0), 0, g * self.out * np.log(a))
         return da, db
 
 
@@ -166,10 +183,12 @@ class Exp(Function):
     saves_inputs = False  # backward reads the output alone
     saves_output = True
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.exp(a)
         return self.out
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g * self.out
 
@@ -177,10 +196,12 @@ class Exp(Function):
 class Log(Function):
     """out = log(a).   da = G / a"""
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.log(a)
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g / self.a
 
@@ -191,10 +212,12 @@ class Sqrt(Function):
     saves_inputs = False  # backward reads the output alone
     saves_output = True
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.sqrt(a)
         return self.out
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g / (2 * self.out)
 
@@ -250,10 +273,12 @@ class Where(Function):
 class Sin(Function):
     """out = sin(a).   da = G * cos(a)"""
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.sin(a)
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g * np.cos(self.a)
 
@@ -261,10 +286,12 @@ class Sin(Function):
 class Cos(Function):
     """out = cos(a).   da = -G * sin(a)"""
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.cos(a)
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return -g * np.sin(self.a)
 
@@ -275,10 +302,12 @@ class Log1p(Function):
     A primitive, not log(1 + a) composed, for accuracy near 0: 1 + a rounds away the digits of
     a small `a` (log(1 + 1e-10) is 8e-9 off in float64, and log(1 + 1e-8) is 0 in float32)."""
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.a = a
         return np.log1p(a)
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g / (1 + self.a)
 
@@ -292,10 +321,12 @@ class Expm1(Function):
     saves_inputs = False  # backward reads the output alone
     saves_output = True
 
+    @_quiet
     def forward(self, a: np.ndarray) -> np.ndarray:
         self.out = np.expm1(a)
         return self.out
 
+    @_quiet
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g * (self.out + 1)
 
@@ -404,6 +435,25 @@ class Polygamma(Function):
 
     def backward(self, g: np.ndarray) -> np.ndarray:
         return g * _in_dtype(special_math.polygamma(self.n + 1, self.a), g.dtype)
+
+
+class Zeta(Function):
+    """out = zeta(x, q), the Hurwitz zeta function: the sum over k >= 0 of (q + k)**-x.
+    dq = -G * x * zeta(x + 1, q);  dx: none, NotImplementedError as PyTorch's (zeta has no
+    closed-form derivative in x)"""
+
+    @_broadcasting
+    def forward(self, x: np.ndarray, q: np.ndarray) -> np.ndarray:
+        self.x, self.q = x, q
+        return _in_dtype(special_math.zeta(x, q), x.dtype)
+
+    @_quiet  # inf at q's poles, and G * inf
+    def backward(self, g: np.ndarray) -> tuple[None, np.ndarray | None]:
+        if self.needs_input_grad[0]:
+            raise NotImplementedError("the derivative of zeta(x, q) with respect to x is not "
+                                      "implemented (as in PyTorch); only q can require grad")
+        x = self.x.astype(np.float64)
+        return None, g * _in_dtype(-x * special_math.zeta(x + 1, self.q), g.dtype)
 
 
 class I0(Function):

@@ -1,7 +1,8 @@
-"""Linear-algebra primitives: the solve and the four factorizations whose derivatives cannot be
+"""Linear-algebra primitives: the solve and the five factorizations whose derivatives cannot be
 composed from other ops. Everything else in `minigrad.linalg` (inv, det, pinv, norms, ...) is
 composed from these. All work on batches of matrices in the last two axes, with numpy's
-LAPACK-backed routines, and keep float32 as float32.
+LAPACK-backed routines (LU, which numpy lacks, by Gaussian elimination written here), and keep
+float32 as float32.
 
 A factorization with several factors returns them packed in one array (a Function has one
 output); `minigrad.linalg` slices them apart, so the gradients of all factors reach one
@@ -12,6 +13,8 @@ Notation: X.T swaps the last two axes, X^-1 is a solve, sym(X) = (X + X.T) / 2,
 skew(X) = (X - X.T) / 2, and F[i, j] = 1 / (x_j - x_i) off the diagonal, 0 on it.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -46,6 +49,82 @@ class Solve(Function):
         db = np.linalg.solve(_mT(self.a), g)
         da = -(db @ _mT(self.out)) if self.needs_input_grad[0] else None
         return da, db
+
+
+def row_order(swaps: np.ndarray, m: int) -> np.ndarray:
+    """The rows of an m-row matrix after swapping, at each step i, row i with row swaps[..., i]
+    (LAPACK's pivots, 0-based): row i of the result is row order[..., i] of the matrix."""
+    order = np.array(np.broadcast_to(np.arange(m), (*swaps.shape[:-1], m)))
+    batch = math.prod(swaps.shape[:-1])
+    flat, flat_swaps = order.reshape(batch, m), swaps.reshape(batch, swaps.shape[-1])
+    every = np.arange(flat.shape[0])
+    for i, row in enumerate(flat_swaps.T):
+        flat[every, i], flat[every, row] = flat[every, row], flat[every, i]
+    return order
+
+
+class LU(Function):
+    """out = [LU, swaps]: a = P L U by Gaussian elimination with partial pivoting, a m x n,
+    k = min(m, n), L m x k unit lower triangular and U k x n upper triangular packed in one
+    m x n matrix (L's diagonal of ones not stored), then one more column: at step i, row i was
+    swapped with row swaps[i] (0-based; i itself from row k on). The swaps get no gradient.
+    dA = P L^-T [M U1^-T, G_U2], M = tril(L^T G_L - G_U2 U2^T, -1) + triu(G_U1 U1^T)
+    (m <= n, U = [U1, U2]);  dA = P [L1^-T M; G_L2] U^-T,
+    M = tril(L1^T G_L1, -1) + triu(G_U U^T - L2^T G_L2) (m > n, L = [L1; L2]); G_L and G_U
+    the strictly lower and the upper part of G's LU block; where U's diagonal holds a 0 (no
+    derivative), NaN in the columns that need U1^-1 (all of them for m > n), as PyTorch's
+
+    Derived from dA = P (dL U + L dU), where L^-1 dL is strictly lower triangular and dU U^-1
+    upper (the square case is the known result: dA = P L^-T (tril(L^T G_L, -1)
+    + triu(G_U U^T)) U^-T)."""
+
+    saves_inputs = False
+
+    def forward(self, a: np.ndarray) -> np.ndarray:
+        m, n = a.shape[-2:]
+        lu = a.reshape(math.prod(a.shape[:-2]), m, n).astype(a.dtype, copy=True)
+        swaps = np.tile(np.arange(m), (lu.shape[0], 1))
+        every = np.arange(lu.shape[0])
+        for i in range(min(m, n)):
+            pivot_row = i + np.argmax(np.abs(lu[:, i:, i]), axis=1)  # the first largest
+            swaps[:, i] = pivot_row
+            lu[every, i], lu[every, pivot_row] = lu[every, pivot_row], lu[every, i]
+            pivot = lu[:, i, i][:, None]
+            # a pivot of 0 has zeros below it: they stay 0, as in LAPACK, not 0 / 0
+            column = np.divide(lu[:, i + 1:, i], pivot, out=np.zeros_like(lu[:, i + 1:, i]),
+                               where=pivot != 0)
+            lu[:, i + 1:, i] = column
+            lu[:, i + 1:, i + 1:] -= column[:, :, None] * lu[:, i, None, i + 1:]
+        lu, swaps = lu.reshape(a.shape), swaps.reshape(*a.shape[:-1])
+        k = min(m, n)
+        self.L = np.tril(lu[..., :k], -1) + np.eye(m, k, dtype=a.dtype)
+        self.U, self.order = np.triu(lu[..., :k, :]), row_order(swaps[..., :k], m)
+        return np.concatenate([lu, swaps[..., None].astype(a.dtype)], axis=-1)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        L, U = self.L, self.U
+        m, n = L.shape[-2], U.shape[-1]
+        k = min(m, n)
+        g_L, g_U = np.tril(g[..., :k], -1), np.triu(g[..., :k, :n])
+        U1 = U[..., :k]
+        singular = (np.diagonal(U1, axis1=-2, axis2=-1) == 0).any(axis=-1)
+        # solved with I instead; the columns that need U1^-1 are NaN, as PyTorch's
+        solvable = np.where(singular[..., None, None], np.eye(k, dtype=U.dtype), U1)
+        if m <= n:
+            U2, g_U1, g_U2 = U[..., k:], g_U[..., :k], g_U[..., k:]
+            M = np.tril(_mT(L) @ g_L - g_U2 @ _mT(U2), -1) + np.triu(g_U1 @ _mT(U1))
+            first = _mT(np.linalg.solve(solvable, _mT(M)))
+            first[singular] = np.nan
+            permuted = np.linalg.solve(_mT(L), np.concatenate([first, g_U2], axis=-1))
+        else:
+            L1, L2, g_L1, g_L2 = L[..., :k, :], L[..., k:, :], g_L[..., :k, :], g_L[..., k:, :]
+            M = np.tril(_mT(L1) @ g_L1, -1) + np.triu(g_U @ _mT(U) - _mT(L2) @ g_L2)
+            stacked = np.concatenate([np.linalg.solve(_mT(L1), M), g_L2], axis=-2)
+            permuted = _mT(np.linalg.solve(solvable, _mT(stacked)))
+            permuted[singular] = np.nan
+        da = np.empty_like(permuted)  # row order[i] of dA is row i of the permuted one
+        np.put_along_axis(da, self.order[..., None], permuted, axis=-2)
+        return da
 
 
 class Cholesky(Function):

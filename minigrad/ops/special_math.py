@@ -1,6 +1,6 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e): float64 in, float64 out, entry by
-entry, NaN in gives NaN out. Each names the published method it follows."""
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta): float64 in, float64 out,
+entry by entry, NaN in gives NaN out. Each names the published method it follows."""
 from __future__ import annotations
 
 import functools
@@ -8,6 +8,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+
+_EPS = np.finfo(np.float64).eps / 2  # float64's unit roundoff
 
 
 def _entrywise(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -22,6 +24,20 @@ def _entrywise(function: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
         x = np.asarray(x, dtype=np.float64)
         with np.errstate(all="ignore"):
             return function(*settings, np.atleast_1d(x)).reshape(x.shape)
+
+    return entrywise
+
+
+def _entrywise_pair(function: Callable[[np.ndarray, np.ndarray], np.ndarray]
+                    ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """As `_entrywise`, for a function of two arrays, which are broadcast together first."""
+
+    @functools.wraps(function)
+    def entrywise(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        x, y = np.broadcast_arrays(np.asarray(x, dtype=np.float64),
+                                   np.asarray(y, dtype=np.float64))
+        with np.errstate(all="ignore"):
+            return function(np.atleast_1d(x), np.atleast_1d(y)).reshape(x.shape)
 
     return entrywise
 
@@ -181,10 +197,10 @@ def ndtri(p: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# lgamma, digamma, polygamma: the recurrences psi(x) = psi(x + 1) - 1/x and
+# lgamma, digamma, polygamma, zeta: the recurrences psi(x) = psi(x + 1) - 1/x and
 # zeta(s, q) = q^-s + zeta(s, q + 1) until the argument is large, then the asymptotic
-# (Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and Stegun
-# 6.3.18 and 23.2.3).
+# (Stirling, Euler-Maclaurin) series in the Bernoulli numbers B_2, B_4, ... (Abramowitz and
+# Stegun 6.1.41, 6.3.18 and 23.2.3).
 # --------------------------------------------------------------------------------------------
 _BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510,
               43867 / 798, -174611 / 330)
@@ -194,20 +210,11 @@ _EULER_GAMMA = 0.57721566490153286
 _DIGAMMA_ASYMPTOTIC_FROM = 10.0  # the 8th term B_16 / (16 x^16) is below 1e-16 from there
 
 
-def _lgamma_scalar(v: float) -> float:
-    if v <= 0 and v.is_integer():  # the poles, where math.lgamma raises: +inf, as in PyTorch
-        return math.inf
-    try:
-        return math.lgamma(v)
-    except OverflowError:  # from about 2.6e305 on lgamma is above the largest float
-        return math.inf
-
-
 @functools.cache
 def _lgamma_series() -> np.ndarray:
     """The coefficients (-1)**k zeta(k) / k of z**k, k = 2 .. 59, in lgamma(1 + z)."""
     k = np.arange(2, 60)
-    zeta = np.array([_hurwitz_zeta_positive(int(s), np.ones(1))[0] for s in k])
+    zeta = np.array([_hurwitz_zeta(int(s), np.ones(1))[0] for s in k])
     return (-1.0) ** k * zeta / k
 
 
@@ -216,21 +223,64 @@ def _lgamma_one_plus(z: np.ndarray) -> np.ndarray:
     (Abramowitz and Stegun 6.1.33), whose terms fall below 1e-19 by k = 59."""
     series = np.zeros_like(z)
     for coefficient in reversed(_lgamma_series()):
-        series = (series + coefficient) * z
+        series += coefficient  # in place: 58 terms, no temporaries
+        series *= z
     return (series - _EULER_GAMMA) * z + 0.0  # + 0.0: lgamma(1) is +0, not -0, as in PyTorch
+
+
+_LOG_SQRT_TWO_PI = 0.5 * math.log(2 * math.pi)
+_LOG_PI = math.log(math.pi)
+# B_2j / (2j (2j - 1)), the coefficients of x**(1 - 2j) in Stirling's series
+_STIRLING_SERIES = tuple(c / (2 * j - 1) for j, c in enumerate(_DIGAMMA_SERIES[:8], 1))
+
+
+def _lgamma_positive(x: np.ndarray) -> np.ndarray:
+    """lgamma(x) for x > 0 (inf too): from 10 on Stirling's series (A&S 6.1.41, its 8th term
+    below 1e-16 there); on (0.5, 2.5] the Taylor series at 1 and 2 (exact near the roots 1
+    and 2); between, the recurrence lgamma(x) = lgamma(x - 1) + log(x - 1) down to (1.5, 2.5],
+    with the logs summed as the log of one product; below 0.5, lgamma(1 + x) - log(x)."""
+    out = np.empty_like(x)
+    large = x >= _DIGAMMA_ASYMPTOTIC_FROM
+    y = x[large]
+    inverse, inverse_square = 1 / y, 1 / (y * y)
+    series = np.zeros_like(y)
+    for coefficient in reversed(_STIRLING_SERIES):
+        series = series * inverse_square + coefficient
+    # (y - 0.5) log(y) - y is inf from about 2.6e305 on, as lgamma, and never inf - inf
+    out[large] = (y - 0.5) * np.log(y) - y + _LOG_SQRT_TWO_PI + series * inverse
+    small = x <= 0.5
+    out[small] = _lgamma_one_plus(x[small]) - np.log(x[small])
+    middle = ~large & ~small
+    y = x[middle]
+    steps = np.maximum(np.ceil(y - 2.5), 0)  # at most 8, for y below 10
+    product = np.ones_like(y)
+    for k in range(1, 9):
+        product *= np.where(k <= steps, y - k, 1.0)
+    y = y - steps  # exact, in (0.5, 2.5]
+    near_one = y <= 1.5
+    z = np.where(near_one, y - 1, y - 2)
+    out[middle] = (_lgamma_one_plus(z) + np.where(near_one, 0.0, np.log1p(z))
+                   + np.log(product))
+    return out
 
 
 @_entrywise
 def lgamma(x: np.ndarray) -> np.ndarray:
-    """log |Gamma(x)|, by math.lgamma entry by entry, except near its roots 1 and 2, where
-    math.lgamma's error is as large as the result (lgamma(1 - 2**-53) is 6.4e-17, math.lgamma
-    gives 2.2e-16): there the Taylor series of lgamma(1 + z), and
-    lgamma(2 + z) = lgamma(1 + z) + log1p(z)."""
-    out = np.asarray(np.frompyfunc(_lgamma_scalar, 1, 1)(x), dtype=np.float64)
-    near_one, near_two = (x >= 0.5) & (x <= 1.5), (x > 1.5) & (x <= 2.5)
-    out[near_one] = _lgamma_one_plus(x[near_one] - 1)
-    z = x[near_two] - 2
-    out[near_two] = _lgamma_one_plus(z) + np.log1p(z)
+    """log |Gamma(x)|. At and below 0 the reflection lgamma(x) = log(pi / |sin(pi x)|)
+    - lgamma(1 - x), as -log |f| - log(sin(pi f) / (pi f)) - lgamma(1 - x) with f = x minus
+    its nearest integer (exact): pi x would lose its digits for large |x|, and pi f for a
+    subnormal f. +inf at the poles 0, -1, -2, ... (f = 0; every float from -2**52 down is one)
+    and at +-inf, as in PyTorch; NaN gives NaN."""
+    out = np.empty_like(x)
+    positive = x > 0
+    out[positive] = _lgamma_positive(x[positive])
+    negative = ~positive  # NaN too: NaN out
+    y = x[negative]
+    f = np.abs(y - np.round(y))
+    # sin(pi f) / (pi f) is 1 - (pi f)**2 / 6 + ...: 1 to every digit below 1e-8
+    sine_over_angle = np.where(f < 1e-8, 1.0, np.sin(np.pi * f) / (np.pi * f))
+    out[negative] = -np.log(f) - np.log(sine_over_angle) - _lgamma_positive(1 - y)
+    out[np.isinf(x)] = np.inf
     return out
 
 
@@ -264,23 +314,52 @@ def digamma(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _hurwitz_zeta_positive(s: int, q: np.ndarray) -> np.ndarray:
-    """zeta(s, q) = sum over k >= 0 of (q + k)^-s, for an integer s >= 2 and q > 0 (inf and
-    NaN too): the terms are added until q + k reaches s + 10, where the Euler-Maclaurin tail's
-    terms fall by a factor of about ((s + 2j) / (2 pi (s + 10)))^2 < 0.1 each."""
-    q, total = q.copy(), np.zeros_like(q)
+def _hurwitz_zeta(s: np.ndarray | int, q: np.ndarray) -> np.ndarray:
+    """zeta(s, q) = sum over k >= 0 of (q + k)^-s, for s > 1 (inf too) and q > 0, or any q but
+    the poles 0, -1, -2, ... where s is an integer (inf and NaN too). The terms are added until
+    q + k reaches s + 10, where the Euler-Maclaurin tail's terms fall by a factor of about
+    ((s + 2j) / (2 pi (s + 10)))^2 < 0.1 each; or, once q + k > 0, until the terms left, whose
+    sum is below the last one's times 1 + (q + k) / (s - 1), add less than a rounding error
+    (for a large s, which would otherwise take s terms)."""
+    s, q = np.broadcast_arrays(np.asarray(s, dtype=np.float64), q)
+    q, total = q.copy(), np.zeros(q.shape)
     start_of_tail = s + 10
-    below = q < start_of_tail
-    while below.any():
-        total[below] += q[below] ** -s
-        q[below] += 1
-        below = q < start_of_tail
-    tail = q ** (1 - s) / (s - 1) + q ** -s / 2
+    summing = q < start_of_tail
+    converged = np.zeros(q.shape, dtype=bool)
+    while summing.any():
+        term = q[summing] ** -s[summing]
+        total[summing] += term
+        q[summing] += 1
+        left = np.abs(term) * (1 + q[summing] / (s[summing] - 1))
+        done = (q[summing] > 1) & (left <= _EPS * np.abs(total[summing]))
+        converged[summing] = done
+        summing[summing] = ~done & (q[summing] < start_of_tail[summing])
+    tail = ~converged
+    s, q = s[tail], q[tail]
+    tail_sum = q ** (1 - s) / (s - 1) + q ** -s / 2
     term = s * q ** (-s - 1)  # s (s + 1) ... (s + 2j - 2) q^(-s - 2j + 1), for j = 1
     for j, coefficient in enumerate(_ZETA_SERIES, 1):
-        tail += coefficient * term
+        tail_sum += coefficient * term
         term = term * ((s + 2 * j - 1) * (s + 2 * j)) / (q * q)
-    return total + tail
+    total[tail] += tail_sum
+    return total
+
+
+@_entrywise_pair
+def zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function zeta(x, q) = sum over k >= 0 of (q + k)^-x (zeta(x, 1) is
+    Riemann's), with PyTorch's (Cephes') values outside its domain: inf at x = 1 and at the
+    poles q = 0, -1, -2, ... (and -inf); NaN for x < 1, and for q < 0 where x is not an integer
+    ((q + k)^-x is not real). At q = +inf, and at x = +inf with q > 1, the limit 0 (PyTorch's
+    NaN)."""
+    out = np.where(x == 1, np.inf, np.nan)
+    above = x > 1
+    pole = above & (q <= 0) & (q == np.floor(q))
+    out[pole] = np.inf
+    defined = above & ~pole & ((q > 0) | (x == np.floor(x)))
+    out[defined] = _hurwitz_zeta(x[defined], q[defined])
+    out[above & (q == np.inf)] = 0.0  # the limit; the sum's terms give inf**-inf at x = inf
+    return out
 
 
 @_entrywise
@@ -294,10 +373,10 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
     s = n + 1
     negative = x < 0
     fraction = np.where(negative, x - np.floor(x), x)
-    zeta = _hurwitz_zeta_positive(s, np.where(fraction == 0, 1.0, fraction))  # poles: below
+    zeta = _hurwitz_zeta(s, np.where(fraction == 0, 1.0, fraction))  # poles: below
     # 1 - f as ceil(x) - x, exact: 1 - f would round away a tiny x's digits
-    reflected = (-1) ** s * (_hurwitz_zeta_positive(s, np.ceil(x[negative]) - x[negative])
-                             - _hurwitz_zeta_positive(s, 1 - x[negative]))
+    reflected = (-1) ** s * (_hurwitz_zeta(s, np.ceil(x[negative]) - x[negative])
+                             - _hurwitz_zeta(s, 1 - x[negative]))
     zeta[negative] += reflected
     zeta[(x <= 0) & (x == np.floor(x))] = np.inf
     factorial = math.prod(range(1, n + 1), start=1.0)  # a float: inf from n = 171 on
@@ -309,7 +388,6 @@ def polygamma(n: int, x: np.ndarray) -> np.ndarray:
 # series up to |x| = 30, the asymptotic series beyond (Abramowitz and Stegun 9.6.10, 9.7.1).
 # --------------------------------------------------------------------------------------------
 _BESSEL_ASYMPTOTIC_FROM = 30.0  # its terms fall below 1e-17 before they grow again
-_EPS = np.finfo(np.float64).eps / 2
 
 
 def _bessel_ie(order: int, x: np.ndarray) -> np.ndarray:
