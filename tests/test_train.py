@@ -17,6 +17,7 @@ import os
 import random
 import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -535,9 +536,18 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
     assert code == 2
     error = capsys.readouterr().err
     assert "error: cannot write the checkpoint" in error and "No space left" in error
-    assert "last good checkpoint (step 0) is kept" in error and "--resume" in error
+    assert "last good checkpoint (step 0) is kept" in error
     assert train.checkpoint.load(out / "ckpt.npz").step == 0
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
+
+    # the error names the command that continues the run, and it does, from any directory
+    command = re.search(r"continue with: (python -m train .*)$", error.strip())
+    assert command, error
+    words = shlex.split(command[1])
+    assert words[:3] == ["python", "-m", "train"] and words[-1] == "--resume", words
+    monkeypatch.chdir(tmp_path.parent)
+    assert train_in_process(*words[3:]) == 0
+    assert train.checkpoint.load(out / "ckpt.npz").step == 10
 
 
 def test_a_failed_first_write_does_not_say_to_resume(text_file, tmp_path):

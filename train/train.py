@@ -276,6 +276,11 @@ def make_checkpoint(config: TrainConfig, vocab: list[str], step: int, model: GPT
         {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state})
 
 
+def resume_command(out: Path) -> str:
+    """The command that continues the run in `out`, from any directory."""
+    return f"python -m train --out {shell_word(out.absolute())} --resume"
+
+
 def stop_diverged(what: str, step: int, saver: checkpoint.Saver) -> int:
     """End a run whose loss is no longer finite; the last good checkpoint stays as it is."""
     tqdm.write(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. Lower "
@@ -381,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
                 tqdm.write(f"warning: {damage}", file=sys.stderr)
         else:
             log = MetricsLog.new(out / metrics.FILENAME)
-        saver = checkpoint.Saver(out_dir.path, log, step if saved else None)
+        saver = checkpoint.Saver(out_dir.path, log, step if saved else None, resume_command(out))
         # the speed of training alone: evaluations and samples are not timed
         train_seconds, timed_steps = 0.0, 0
         while True:
@@ -442,7 +447,7 @@ def main(argv: list[str] | None = None) -> int:
                 saver.save(make_checkpoint(config, vocab, step, model, optimizer, data_rng))
             bar.close()
             print(f"Interrupted ({stop.name}) at step {step}; saved {saver.path}. Resume with:\n"
-                  f"  python -m train --out {shell_word(out.absolute())} --resume")
+                  f"  {saver.resume_command}")
             return stop.exit_code
 
     history = log.rows
