@@ -799,6 +799,47 @@ def test_output_to_a_full_disk_is_one_line_not_a_traceback(module, trained, text
                  "No space left on device")
 
 
+class FillsUp(io.StringIO):
+    """An output on a disk that fills up once `room` characters were written to it."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(text)
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_output_that_fails_mid_run_saves_and_says_how_to_continue(stream, text_file, tmp_path,
+                                                                  monkeypatch):
+    """`> log` (the samples on stdout) or `2> log` (the progress bar) on a disk that fills up
+    during training: as on a stop signal the step is saved, long before the next evaluation
+    would have saved it, and the error says what is kept and the command that continues."""
+    out = tmp_path / "out"
+    output = FillsUp(room=2000)
+    other = io.StringIO()
+    stdout, stderr = (output, other) if stream == "stdout" else (other, output)
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = train_in_process(text_file, "--out", out, *TINY, "--steps", "1000000",
+                                "--eval-every", "1000000", "--sample-every", "1")
+    assert code == USAGE_EXIT
+    printed = (stderr if stream == "stdout" else other).getvalue()
+    error = printed.strip().splitlines()[-1] if stream == "stdout" else ""
+    saved = train.checkpoint.load(out / "ckpt.npz").step
+    assert saved > 0  # the only evaluation was at step 0
+    assert [r["step"] for r in metrics(out)] == [0]
+    if stream == "stderr":  # the error line cannot be written either: the exit code tells
+        return
+    assert_error(code, "", error, f"cannot write to {stream}", "No space left on device",
+                 f"last good checkpoint (step {saved}) is kept",
+                 f"continue with: python -m train --out {shlex.quote(str(out))} --resume")
+    assert "Traceback" not in printed
+    assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (not Linux)")
 @pytest.mark.parametrize("module", ["train", "train.sample"])
 @pytest.mark.parametrize("bad_input", [False, True])

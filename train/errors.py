@@ -62,6 +62,13 @@ def report(line: str) -> None:
         discard_output(sys.stderr)
 
 
+FREE_SPACE = "free some space or send the output elsewhere"
+
+
+def cannot_write_to(name: str, err: OSError) -> str:
+    return f"cannot write to {name} ({err.strerror or err})"
+
+
 @contextmanager
 def output_failures_as_usage_errors() -> Iterator[None]:
     """Within the block, a write to stdout or stderr that fails (`> log` on a full disk, or
@@ -99,10 +106,14 @@ class StopSignals:
 
     The reader of the output going away (`| head`) is one more such stop: Python ignores
     SIGPIPE, so a write to stdout or stderr raises BrokenPipeError instead, which is caught and
-    sets `received` to SIGPIPE's number; what that stream gets afterwards goes nowhere."""
+    sets `received` to SIGPIPE's number; what that stream gets afterwards goes nowhere. So is an
+    output that cannot be written (`> log` on a full disk): `output_failed` says which and why,
+    and the loop saves before it reports that, so the steps since the last save are not lost.
+    `requested` is true after any of these."""
 
     def __init__(self) -> None:
         self.received: int | None = None
+        self.output_failed: str | None = None  # "cannot write to stdout (...)"
         self._previous: dict[int, Any] = {}
         self._streams: tuple[Any, Any] = (None, None)
 
@@ -111,10 +122,17 @@ class StopSignals:
             if signal.getsignal(signum) != signal.SIG_IGN:
                 self._previous[signum] = signal.signal(signum, self._on_signal)
         self._streams = (sys.stdout, sys.stderr)
-        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing
-        sys.stdout, sys.stderr = (stream and _ReaderWatch(stream, self._on_reader_gone)
-                                  for stream in self._streams)
+        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing;
+        # a failed write is handled here, not as output_failures_as_usage_errors' UsageError
+        sys.stdout, sys.stderr = (
+            stream and _ReaderWatch(stream._stream if isinstance(stream, _FailingOutput)
+                                    else stream, name, self._on_reader_gone, self._on_failed)
+            for stream, name in zip(self._streams, ("stdout", "stderr")))
         return self
+
+    @property
+    def requested(self) -> bool:
+        return self.received is not None or self.output_failed is not None
 
     def __exit__(self, *exc: Any) -> None:
         sys.stdout, sys.stderr = self._streams
@@ -137,6 +155,9 @@ class StopSignals:
 
     def _on_reader_gone(self) -> None:
         self.received = self.received or SIGPIPE
+
+    def _on_failed(self, failure: str) -> None:
+        self.output_failed = self.output_failed or failure
 
     @property
     def exit_code(self) -> int:
@@ -204,20 +225,24 @@ class _FailingOutput(_WatchedStream):
         if isinstance(err, BrokenPipeError):
             raise err
         discard_output(self._stream)
-        raise UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
-                         f"or send the output elsewhere") from None
+        raise UsageError(f"{cannot_write_to(self._name, err)}; {FREE_SPACE}") from None
 
 
 class _ReaderWatch(_WatchedStream):
     """A stream that, when the reader of its pipe has gone, calls `on_gone` instead of raising
-    BrokenPipeError, and from then on writes nowhere."""
+    BrokenPipeError, and when a write fails otherwise, `on_failed` with what failed; from then
+    on it writes nowhere."""
 
-    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+    def __init__(self, stream: Any, name: str, on_gone: Callable[[], None],
+                 on_failed: Callable[[str], None]) -> None:
         super().__init__(stream)
+        self._name = name
         self._on_gone = on_gone
+        self._on_failed = on_failed
 
     def _failed(self, err: OSError) -> None:
-        if not isinstance(err, BrokenPipeError):
-            raise err
         discard_output(self._stream)
-        self._on_gone()
+        if isinstance(err, BrokenPipeError):
+            self._on_gone()
+        else:
+            self._on_failed(cannot_write_to(self._name, err))

@@ -3,9 +3,9 @@
 `main` reads top to bottom: the settings (the flags, or a resumed checkpoint's), the text and its
 vocabulary, the model and optimizer, then the loop: sample a batch, forward, backward, clip,
 AdamW step; every `eval_every` steps estimate train/val loss, append it to OUT/metrics.jsonl
-and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so does
-the reader of the output going away (`| head`); a loss that is no longer finite stops the run
-with the last good one.
+and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so do
+the reader of the output going away (`| head`) and an output that cannot be written; a loss that
+is no longer finite stops the run with the last good one.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig
                      auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
-from .errors import StopSignals, UsageError
+from .errors import FREE_SPACE, StopSignals, UsageError
 from .files import OutDir, check_can_write
 from .metrics import MetricsLog
 from .parallel import (DataParallel, limit_blas_to_usable_cores, one_blas_thread, seed_dropout,
@@ -225,8 +225,8 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
                   parallel: DataParallel | None = None) -> dict[str, float] | None:
     """Mean loss over `eval_iters` batches of each split, drawn from their own seeded generator
     so that evaluating never shifts the training batches; each batch shared by the workers of
-    `parallel` when given, as in training. Its progress shows on `bar`. None if a stop signal
-    arrives meanwhile: a long evaluation must not hold up a stop."""
+    `parallel` when given, as in training. Its progress shows on `bar`. None if a stop is
+    requested meanwhile (a signal, a failed output): a long evaluation must not hold it up."""
     model.eval()
     rng = np.random.default_rng([c.seed, step])
     batches = ((name, data) for name, data in splits.items() for _ in range(c.eval_iters))
@@ -235,7 +235,7 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
     show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, False
     try:
         for done, (name, data) in enumerate(batches):
-            if stop.received:
+            if stop.requested:
                 return None
             if time.monotonic() >= show_at:
                 bar.set_description_str(f"evaluating {done}/{total}")
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
                 bar.write(f"step {step}: train loss {losses['train']:.4f}, val loss "
                           f"{losses['val']:.4f}" + (f", {ms:.0f} ms/step" if ms else ""))
                 train_seconds, timed_steps = 0.0, 0
-            if step >= config.steps or stop.received:
+            if step >= config.steps or stop.requested:
                 break
 
             # one training step
@@ -442,9 +442,12 @@ def main(argv: list[str] | None = None) -> int:
                 bar.write(repr(sample_text(model, tokenizer, tokenizer.decode(x[0, :1]), 100,
                                            config.seed)))
 
-        if stop.received:
+        if stop.requested:
             if saver.last_step != step:
                 saver.save(make_checkpoint(config, vocab, step, model, optimizer, data_rng))
+            if stop.output_failed:
+                raise UsageError(f"{stop.output_failed}; {saver.kept()}: {FREE_SPACE}, then "
+                                 f"continue with: {saver.resume_command}")
             bar.close()
             print(f"Interrupted ({stop.name}) at step {step}; saved {saver.path}. Resume with:\n"
                   f"  {saver.resume_command}")
