@@ -410,6 +410,19 @@ def test_resume_refuses_a_preset(previous_run, text_file):
     assert snapshot(previous_run) == before
 
 
+def test_what_resume_cannot_change_is_what_its_help_says(previous_run):
+    """--help said that the architecture and --seed cannot change; --dtype cannot either."""
+    before = snapshot(previous_run)
+    for flags, fragment in [(["--n-embd", "32"], "--n-embd 16"), (["--seed", "7"], "--seed"),
+                            (["--dtype", "float64"], "--dtype float32")]:
+        result = run("train", "--out", previous_run, "--resume", "--steps", "60", *flags)
+        assert_usage_error(result, fragment)
+    assert snapshot(previous_run) == before
+    help_text = " ".join(cli("train", "--help").stdout.split())
+    resume = help_text[help_text.index("--resume continue"):help_text.index("--overwrite start")]
+    assert "its architecture, --dtype and --seed cannot change" in resume, resume
+
+
 def test_resume_with_a_smaller_batch_takes_fewer_threads_unless_told(text_file, tmp_path):
     """The run's --threads is kept, at most one per sequence: --batch-size 1 alone was refused
     with "--threads must be from 1 to --batch-size, got 4", a flag the user had not given."""

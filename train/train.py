@@ -86,8 +86,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     continue_or_replace = p.add_mutually_exclusive_group()
     continue_or_replace.add_argument(
         "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
-        "are kept unless given again here (e.g. a larger --steps; its architecture and --seed "
-        "cannot change)")
+        "are kept unless given again here (e.g. a larger --steps; its architecture, --dtype and "
+        "--seed cannot change)")
     continue_or_replace.add_argument(
         "--overwrite", action="store_true",
         help="start a new run even if OUT already holds one (replacing its files)")
