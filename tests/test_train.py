@@ -1939,6 +1939,25 @@ def test_a_file_name_that_is_not_utf8_cannot_crash_the_output(text_file, tmp_pat
     assert sampled.returncode == 0, sampled.stderr
 
 
+def test_the_commands_printed_for_an_out_named_like_an_option_work(text_file, tmp_path,
+                                                                  monkeypatch):
+    """`--out=-run`: the printed `--out -run` was read as an option missing its value."""
+    monkeypatch.chdir(tmp_path)
+    command = [text_file, "--out=-run", *TINY, "--steps", "2"]
+    finished = run("train", *command)
+    again = run("train", *command)
+    assert finished.returncode == 0 and again.returncode == 0, finished.stderr + again.stderr
+    printed = [finished.stdout.split("Sample more with: ", 1)[1].strip(),
+               again.stdout.split("Sample it:", 1)[1].split("\n")[0].strip(),
+               again.stdout.split("Continue it:", 1)[1].split("\n")[0].strip()]
+    for line in printed:
+        words = shlex.split(line)
+        assert words[2] in ("train", "train.sample"), line
+        result = run(words[2], *words[3:], *(["--tokens", "3"] if words[2] != "train" else []))
+        assert result.returncode == 0, (line, result.stderr)
+    assert train.checkpoint.load(tmp_path / "-run" / "ckpt.npz").step == 4
+
+
 def test_a_run_that_fails_leaves_no_out_directory(text_file, tmp_path, monkeypatch):
     def out_of_memory(*args, **kwds):
         raise MemoryError
