@@ -1939,6 +1939,27 @@ def test_a_file_name_that_is_not_utf8_cannot_crash_the_output(text_file, tmp_pat
     assert sampled.returncode == 0, sampled.stderr
 
 
+@pytest.mark.parametrize("module", ["train", "train.sample"])
+def test_a_path_with_a_line_break_is_still_one_error_line(module, tmp_path):
+    """A name may hold any character but / and NUL: a line break in it, shown as it is, split
+    the `error:` line in two, and an escape character could drive the terminal."""
+    odd = tmp_path / "a\nb\x1b[2J\u2028c"
+    args = [odd, "--steps", "2"] if module == "train" else ["--out", odd]
+    error = assert_usage_error(run(module, *args), "no such file" if module == "train"
+                               else "no checkpoint")
+    assert "a\\nb\\x1b[2J\\u2028c" in error, error
+
+
+def test_the_error_of_a_diverged_run_in_an_out_with_a_line_break_is_one_line(text_file,
+                                                                            tmp_path):
+    result = run("train", text_file, "--out", tmp_path / "o\nut", *TINY, "--steps", "4",
+                 "--lr", "1e300", "--warmup", "0")
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if "error" in line or "ut/" in line]
+    assert len(errors) == 1 and errors[0].startswith("error: "), result.stderr
+    assert "o\\nut/ckpt.npz" in errors[0]
+
+
 def test_the_commands_printed_for_an_out_named_like_an_option_work(text_file, tmp_path,
                                                                   monkeypatch):
     """`--out=-run`: the printed `--out -run` was read as an option missing its value."""

@@ -9,6 +9,7 @@ import os
 import signal
 import stat
 import sys
+import unicodedata
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn
 
@@ -37,7 +38,7 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         with output_failures_as_usage_errors():
             return main(argv)
     except UsageError as err:
-        report(f"error: {err}")
+        report(f"error: {one_line(str(err))}")
         return USAGE_EXIT
     except KeyboardInterrupt:
         report("\ninterrupted")  # Ctrl-C outside a training run's own handler
@@ -51,6 +52,13 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         # Unix tool that SIGPIPE stopped (Python ignores SIGPIPE, so writes raise this instead)
         sys.stdout = open(os.devnull, "w")
         return BROKEN_PIPE_EXIT
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters and line breaks escaped (\\n, \\x1b, \\u2028): a
+    file name may hold any of them, and the error must stay one line that drives no terminal."""
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+                   for c in text)
 
 
 def report(line: str) -> None:

@@ -34,7 +34,7 @@ from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig
                      auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
-from .errors import FREE_SPACE, StopSignals, UsageError
+from .errors import FREE_SPACE, StopSignals, UsageError, one_line
 from .files import OutDir, check_can_write
 from .metrics import MetricsLog
 from .parallel import (DataParallel, limit_blas_to_usable_cores, one_blas_thread, seed_dropout,
@@ -283,8 +283,8 @@ def resume_command(out: Path) -> str:
 
 def stop_diverged(what: str, step: int, saver: checkpoint.Saver) -> int:
     """End a run whose loss is no longer finite; the last good checkpoint stays as it is."""
-    tqdm.write(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. Lower "
-               f"--lr, or clip the gradients with --grad-clip.", file=sys.stderr)
+    tqdm.write(one_line(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. "
+                        f"Lower --lr, or clip the gradients with --grad-clip."), file=sys.stderr)
     return 1
 
 
@@ -383,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
         if saved:
             log, damage = MetricsLog.resume(out / metrics.FILENAME, step)
             if damage:
-                tqdm.write(f"warning: {damage}", file=sys.stderr)
+                tqdm.write(one_line(f"warning: {damage}"), file=sys.stderr)
         else:
             log = MetricsLog.new(out / metrics.FILENAME)
         saver = checkpoint.Saver(out_dir.path, log, step if saved else None, resume_command(out))
