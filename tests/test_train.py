@@ -451,6 +451,10 @@ def test_resume_with_other_threads_says_so_when_dropout_makes_it_matter(text_fil
     else:
         assert len(warnings) == 1 and "--threads 1" in warnings[0] and "had 2" in warnings[0]
         assert "bit for bit" in warnings[0]
+    # a resume refused for another reason is that one error line alone: no warning before it
+    for refused in (["--steps", "4"], ["--steps", "6", "--dtype", "float64"]):
+        result = run("train", "--out", out, "--resume", "--threads", "2", *refused)
+        assert_usage_error(result)
 
 
 def test_resume_remembers_the_encoding(tmp_path):

@@ -298,10 +298,6 @@ def main(argv: list[str] | None = None) -> int:
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
     config = resolve_config(args, saved.config if saved else None)
-    if saved and config.threads != saved.config.threads and config.model.dropout > 0:
-        print(f"warning: {flag('threads')} {config.threads}, where the run had "
-              f"{saved.config.threads}: each thread draws its own dropout masks, so the run no "
-              f"longer continues bit for bit as it would have", file=sys.stderr)
     if config.data is not None:
         check_file_is_not_written(Path(config.data), out)
     if saved:  # read again once OUT is locked; here, a metrics file it cannot read is one line
@@ -344,6 +340,10 @@ def main(argv: list[str] | None = None) -> int:
         if saved.dtype != np.dtype(config.dtype):
             raise UsageError(f"the checkpoint holds a {saved.dtype} model; drop --dtype or pass "
                              f"--dtype {saved.dtype}")
+        if config.threads != saved.config.threads and config.model.dropout > 0:
+            print(f"warning: {flag('threads')} {config.threads}, where the run had "
+                  f"{saved.config.threads}: each thread draws its own dropout masks, so the run "
+                  f"no longer continues bit for bit as it would have", file=sys.stderr)
         print(f"Resuming from {out / checkpoint.FILENAME} at step {saved.step}.")
     # said before the model is built: a large one takes minutes to build
     print(f"Model: {config.model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
