@@ -1130,6 +1130,21 @@ def test_a_diverging_run_stops_and_keeps_the_last_good_checkpoint(text_file, tmp
     assert all(np.isfinite(w).all() for w in kept.model_state.values())
 
 
+@pytest.mark.parametrize("grad_clip", ["0", "1.0"])
+def test_a_diverged_run_advises_clipping_as_it_was_not_already_done(grad_clip, text_file,
+                                                                   tmp_path):
+    """With the gradients already clipped (the default, 1.0), "clip the gradients with
+    --grad-clip" sent the user to do what the run did: the advice is a lower clip."""
+    result = run("train", text_file, "--out", tmp_path / "out", *TINY, "--steps", "4",
+                 "--lr", "1e300", "--warmup", "0", "--grad-clip", grad_clip)
+    assert result.returncode == 1
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "Lower --lr" in error, error
+    advice = ("clip the gradients with --grad-clip." if grad_clip == "0" else
+              "clip the gradients harder with a --grad-clip below 1.0.")
+    assert error.endswith(advice), error
+
+
 def test_a_non_finite_evaluation_is_not_saved(text_file, tmp_path, monkeypatch, capsys):
     real = train.train.estimate_loss
 

@@ -281,10 +281,12 @@ def resume_command(out: Path) -> str:
     return f"python -m train --out {shell_word(out.absolute())} --resume"
 
 
-def stop_diverged(what: str, step: int, saver: checkpoint.Saver) -> int:
+def stop_diverged(what: str, step: int, saver: checkpoint.Saver, grad_clip: float) -> int:
     """End a run whose loss is no longer finite; the last good checkpoint stays as it is."""
+    clip = (f"clip the gradients harder with a --grad-clip below {grad_clip}" if grad_clip else
+            "clip the gradients with --grad-clip")
     tqdm.write(one_line(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. "
-                        f"Lower --lr, or clip the gradients with --grad-clip."), file=sys.stderr)
+                        f"Lower --lr, or {clip}."), file=sys.stderr)
     return 1
 
 
@@ -400,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
                     break  # stopped: saved below
                 if not all(math.isfinite(v) for v in losses.values()):
                     return stop_diverged(f"the evaluated loss became {losses['train']} (train) "
-                                         f"and {losses['val']} (val)", step, saver)
+                                         f"and {losses['val']} (val)", step, saver,
+                                         config.grad_clip)
                 ms = train_seconds * 1000 / timed_steps if timed_steps else None
                 row = {"step": step, "train_loss": losses["train"], "val_loss": losses["val"],
                        "lr": config.lr_at(max(step - 1, 0)),  # of the step that led here
@@ -429,7 +432,8 @@ def main(argv: list[str] | None = None) -> int:
             norm = optim.clip_grad_norm_(params, config.grad_clip) if config.grad_clip else 0.0
             if not (math.isfinite(loss_value) and math.isfinite(norm)):
                 return stop_diverged(f"the loss became {loss_value}" + (
-                    f" (gradient norm {norm})" if config.grad_clip else ""), step, saver)
+                    f" (gradient norm {norm})" if config.grad_clip else ""), step, saver,
+                    config.grad_clip)
             optimizer.step()
             train_seconds += time.perf_counter() - started
             step += 1
