@@ -883,6 +883,31 @@ def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, 
     assert "Traceback" not in capsys.readouterr().err
 
 
+def test_a_second_ctrl_c_says_what_is_kept_and_how_to_continue(text_file, tmp_path, monkeypatch):
+    """The first Ctrl-C finishes the step and saves; a second stops at once (KeyboardInterrupt),
+    wherever the run is: here while step 4's checkpoint is written, so step 2's is what is kept,
+    and --resume goes on from it. It said "interrupted" alone."""
+    out = tmp_path / "out"
+    real_save = train.checkpoint.Saver.save
+
+    def ctrl_c_twice(saver, ckpt, row=None):
+        if ckpt.step == 4:
+            raise KeyboardInterrupt
+        real_save(saver, ckpt, row)
+
+    monkeypatch.setattr(train.checkpoint.Saver, "save", ctrl_c_twice)
+    result = run("train", text_file, "--out", out, *TINY, "--steps", "8", "--eval-every", "2")
+    monkeypatch.undo()
+    assert result.returncode == 130
+    [said] = [line for line in result.stderr.splitlines() if line.startswith("interrupted")]
+    assert "Traceback" not in result.stderr
+    assert f"the last good checkpoint (step 2) is kept in {out / 'ckpt.npz'}" in said, said
+    command = said.split("continue with: ", 1)[1]
+    assert shlex.split(command)[:3] == ["python", "-m", "train"]
+    assert train_in_process(*shlex.split(command)[3:]) == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6, 8]
+
+
 # ---- bad input: one line, exit code 2, nothing overwritten -----------------------------------
 
 LATIN1 = repetitive_text(100).encode() + "\ncaf\xe9 au lait\n".encode("latin-1")

@@ -292,6 +292,11 @@ class Saver:
             return "no checkpoint was written"
         return f"the last good checkpoint (step {self.last_step}) is kept in {self.path}"
 
+    def kept_and_how_to_continue(self) -> str:
+        if self.last_step is None:
+            return self.kept()
+        return f"{self.kept()}; continue with: {self.resume_command}"
+
     def save(self, ckpt: Checkpoint, row: dict[str, Any] | None = None) -> None:
         """Append `row` (if any) to the metrics, then write the checkpoint; a write that fails
         is a UsageError saying what is kept."""

@@ -40,8 +40,10 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
     except UsageError as err:
         report(f"error: {one_line(str(err))}")
         return USAGE_EXIT
-    except KeyboardInterrupt:
-        report("\ninterrupted")  # Ctrl-C outside a training run's own handler
+    except KeyboardInterrupt as err:
+        # Ctrl-C outside a training run's own handler, or a second one within it (StopSignals),
+        # which says what is kept
+        report("\ninterrupted" + (f": {one_line(str(err))}" if str(err) else ""))
         return INTERRUPTED_EXIT
     except MemoryError:
         report("error: not enough memory for this model and batch; use a smaller --n-embd, "
@@ -108,7 +110,8 @@ def run_cli_module(module: str) -> NoReturn:
 class StopSignals:
     """Within the `with` block, Ctrl-C, SIGTERM and SIGHUP do not stop the program but set
     `received` (the signal's number), for a loop to finish its step, save and exit. A second
-    Ctrl-C stops at once (as KeyboardInterrupt). A signal this process was started ignoring
+    Ctrl-C stops at once (as KeyboardInterrupt, whose message is then what `at_once` returns:
+    what is kept and how to continue). A signal this process was started ignoring
     stays ignored: `nohup` ignores SIGHUP so that a run outlives its terminal, and a shell
     script's background job (`cmd &`) ignores Ctrl-C.
 
@@ -122,6 +125,7 @@ class StopSignals:
     def __init__(self) -> None:
         self.received: int | None = None
         self.output_failed: str | None = None  # "cannot write to stdout (...)"
+        self.at_once: Callable[[], str] | None = None
         self._previous: dict[int, Any] = {}
         self._streams: tuple[Any, Any] = (None, None)
 
@@ -142,10 +146,12 @@ class StopSignals:
     def requested(self) -> bool:
         return self.received is not None or self.output_failed is not None
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: Any) -> None:
         sys.stdout, sys.stderr = self._streams
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
+        if kind is KeyboardInterrupt and self.at_once:
+            raise KeyboardInterrupt(self.at_once()) from None
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.received = self.received or signum

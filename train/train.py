@@ -389,6 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             log = MetricsLog.new(out / metrics.FILENAME)
         saver = checkpoint.Saver(out_dir.path, log, step if saved else None, resume_command(out))
+        stop.at_once = saver.kept_and_how_to_continue
         # the speed of training alone: evaluations and samples are not timed
         train_seconds, timed_steps = 0.0, 0
         while True:
