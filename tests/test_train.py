@@ -17,6 +17,7 @@ import os
 import random
 import re
 import select
+import shlex
 import shutil
 import signal
 import subprocess
@@ -409,6 +410,19 @@ def test_resume_refuses_a_preset(previous_run, text_file):
     assert snapshot(previous_run) == before
 
 
+def test_what_resume_cannot_change_is_what_its_help_says(previous_run):
+    """--help said that the architecture and --seed cannot change; --dtype cannot either."""
+    before = snapshot(previous_run)
+    for flags, fragment in [(["--n-embd", "32"], "--n-embd 16"), (["--seed", "7"], "--seed"),
+                            (["--dtype", "float64"], "--dtype float32")]:
+        result = run("train", "--out", previous_run, "--resume", "--steps", "60", *flags)
+        assert_usage_error(result, fragment)
+    assert snapshot(previous_run) == before
+    help_text = " ".join(cli("train", "--help").stdout.split())
+    resume = help_text[help_text.index("--resume continue"):help_text.index("--overwrite start")]
+    assert "its architecture, --dtype and --seed cannot change" in resume, resume
+
+
 def test_resume_with_a_smaller_batch_takes_fewer_threads_unless_told(text_file, tmp_path):
     """The run's --threads is kept, at most one per sequence: --batch-size 1 alone was refused
     with "--threads must be from 1 to --batch-size, got 4", a flag the user had not given."""
@@ -437,6 +451,10 @@ def test_resume_with_other_threads_says_so_when_dropout_makes_it_matter(text_fil
     else:
         assert len(warnings) == 1 and "--threads 1" in warnings[0] and "had 2" in warnings[0]
         assert "bit for bit" in warnings[0]
+    # a resume refused for another reason is that one error line alone: no warning before it
+    for refused in (["--steps", "4"], ["--steps", "6", "--dtype", "float64"]):
+        result = run("train", "--out", out, "--resume", "--threads", "2", *refused)
+        assert_usage_error(result)
 
 
 def test_resume_remembers_the_encoding(tmp_path):
@@ -535,9 +553,18 @@ def test_a_crash_while_training_saves_keeps_the_last_checkpoint(text_file, tmp_p
     assert code == 2
     error = capsys.readouterr().err
     assert "error: cannot write the checkpoint" in error and "No space left" in error
-    assert "last good checkpoint (step 0) is kept" in error and "--resume" in error
+    assert "last good checkpoint (step 0) is kept" in error
     assert train.checkpoint.load(out / "ckpt.npz").step == 0
     assert sorted(p.name for p in out.iterdir()) == ["ckpt.npz", "metrics.jsonl"]
+
+    # the error names the command that continues the run, and it does, from any directory
+    command = re.search(r"continue with: (python -m train .*)$", error.strip())
+    assert command, error
+    words = shlex.split(command[1])
+    assert words[:3] == ["python", "-m", "train"] and words[-1] == "--resume", words
+    monkeypatch.chdir(tmp_path.parent)
+    assert train_in_process(*words[3:]) == 0
+    assert train.checkpoint.load(out / "ckpt.npz").step == 10
 
 
 def test_a_failed_first_write_does_not_say_to_resume(text_file, tmp_path):
@@ -789,6 +816,47 @@ def test_output_to_a_full_disk_is_one_line_not_a_traceback(module, trained, text
                  "No space left on device")
 
 
+class FillsUp(io.StringIO):
+    """An output on a disk that fills up once `room` characters were written to it."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+
+    def write(self, text: str) -> int:
+        if self.tell() + len(text) > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return super().write(text)
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_output_that_fails_mid_run_saves_and_says_how_to_continue(stream, text_file, tmp_path,
+                                                                  monkeypatch):
+    """`> log` (the samples on stdout) or `2> log` (the progress bar) on a disk that fills up
+    during training: as on a stop signal the step is saved, long before the next evaluation
+    would have saved it, and the error says what is kept and the command that continues."""
+    out = tmp_path / "out"
+    output = FillsUp(room=2000)
+    other = io.StringIO()
+    stdout, stderr = (output, other) if stream == "stdout" else (other, output)
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = train_in_process(text_file, "--out", out, *TINY, "--steps", "1000000",
+                                "--eval-every", "1000000", "--sample-every", "1")
+    assert code == USAGE_EXIT
+    printed = (stderr if stream == "stdout" else other).getvalue()
+    error = printed.strip().splitlines()[-1] if stream == "stdout" else ""
+    saved = train.checkpoint.load(out / "ckpt.npz").step
+    assert saved > 0  # the only evaluation was at step 0
+    assert [r["step"] for r in metrics(out)] == [0]
+    if stream == "stderr":  # the error line cannot be written either: the exit code tells
+        return
+    assert_error(code, "", error, f"cannot write to {stream}", "No space left on device",
+                 f"last good checkpoint (step {saved}) is kept",
+                 f"continue with: python -m train --out {shlex.quote(str(out))} --resume")
+    assert "Traceback" not in printed
+    assert train_in_process("--out", out, "--resume", "--steps", saved + 2) == 0
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full (not Linux)")
 @pytest.mark.parametrize("module", ["train", "train.sample"])
 @pytest.mark.parametrize("bad_input", [False, True])
@@ -813,6 +881,31 @@ def test_ctrl_c_outside_the_training_loop_is_one_line_and_exit_130(monkeypatch, 
 
     assert run_cli(interrupted, []) == 130
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_second_ctrl_c_says_what_is_kept_and_how_to_continue(text_file, tmp_path, monkeypatch):
+    """The first Ctrl-C finishes the step and saves; a second stops at once (KeyboardInterrupt),
+    wherever the run is: here while step 4's checkpoint is written, so step 2's is what is kept,
+    and --resume goes on from it. It said "interrupted" alone."""
+    out = tmp_path / "out"
+    real_save = train.checkpoint.Saver.save
+
+    def ctrl_c_twice(saver, ckpt, row=None):
+        if ckpt.step == 4:
+            raise KeyboardInterrupt
+        real_save(saver, ckpt, row)
+
+    monkeypatch.setattr(train.checkpoint.Saver, "save", ctrl_c_twice)
+    result = run("train", text_file, "--out", out, *TINY, "--steps", "8", "--eval-every", "2")
+    monkeypatch.undo()
+    assert result.returncode == 130
+    [said] = [line for line in result.stderr.splitlines() if line.startswith("interrupted")]
+    assert "Traceback" not in result.stderr
+    assert f"the last good checkpoint (step 2) is kept in {out / 'ckpt.npz'}" in said, said
+    command = said.split("continue with: ", 1)[1]
+    assert shlex.split(command)[:3] == ["python", "-m", "train"]
+    assert train_in_process(*shlex.split(command)[3:]) == 0
+    assert [r["step"] for r in metrics(out)] == [0, 2, 4, 6, 8]
 
 
 # ---- bad input: one line, exit code 2, nothing overwritten -----------------------------------
@@ -1060,6 +1153,21 @@ def test_a_diverging_run_stops_and_keeps_the_last_good_checkpoint(text_file, tmp
     assert kept.step == rows[-1]["step"] < 200  # the last evaluation that went well
     assert f"(step {kept.step})" in message[0]
     assert all(np.isfinite(w).all() for w in kept.model_state.values())
+
+
+@pytest.mark.parametrize("grad_clip", ["0", "1.0"])
+def test_a_diverged_run_advises_clipping_as_it_was_not_already_done(grad_clip, text_file,
+                                                                   tmp_path):
+    """With the gradients already clipped (the default, 1.0), "clip the gradients with
+    --grad-clip" sent the user to do what the run did: the advice is a lower clip."""
+    result = run("train", text_file, "--out", tmp_path / "out", *TINY, "--steps", "4",
+                 "--lr", "1e300", "--warmup", "0", "--grad-clip", grad_clip)
+    assert result.returncode == 1
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "Lower --lr" in error, error
+    advice = ("clip the gradients with --grad-clip." if grad_clip == "0" else
+              "clip the gradients harder with a --grad-clip below 1.0.")
+    assert error.endswith(advice), error
 
 
 def test_a_non_finite_evaluation_is_not_saved(text_file, tmp_path, monkeypatch, capsys):
@@ -1873,6 +1981,46 @@ def test_a_file_name_that_is_not_utf8_cannot_crash_the_output(text_file, tmp_pat
     sampled = subprocess.run(f"{command} --tokens 3", shell=True, executable="/bin/bash",
                              cwd=ROOT, capture_output=True, env=env, timeout=60)
     assert sampled.returncode == 0, sampled.stderr
+
+
+@pytest.mark.parametrize("module", ["train", "train.sample"])
+def test_a_path_with_a_line_break_is_still_one_error_line(module, tmp_path):
+    """A name may hold any character but / and NUL: a line break in it, shown as it is, split
+    the `error:` line in two, and an escape character could drive the terminal."""
+    odd = tmp_path / "a\nb\x1b[2J\u2028c"
+    args = [odd, "--steps", "2"] if module == "train" else ["--out", odd]
+    error = assert_usage_error(run(module, *args), "no such file" if module == "train"
+                               else "no checkpoint")
+    assert "a\\nb\\x1b[2J\\u2028c" in error, error
+
+
+def test_the_error_of_a_diverged_run_in_an_out_with_a_line_break_is_one_line(text_file,
+                                                                            tmp_path):
+    result = run("train", text_file, "--out", tmp_path / "o\nut", *TINY, "--steps", "4",
+                 "--lr", "1e300", "--warmup", "0")
+    assert result.returncode == 1
+    errors = [line for line in result.stderr.splitlines() if "error" in line or "ut/" in line]
+    assert len(errors) == 1 and errors[0].startswith("error: "), result.stderr
+    assert "o\\nut/ckpt.npz" in errors[0]
+
+
+def test_the_commands_printed_for_an_out_named_like_an_option_work(text_file, tmp_path,
+                                                                  monkeypatch):
+    """`--out=-run`: the printed `--out -run` was read as an option missing its value."""
+    monkeypatch.chdir(tmp_path)
+    command = [text_file, "--out=-run", *TINY, "--steps", "2"]
+    finished = run("train", *command)
+    again = run("train", *command)
+    assert finished.returncode == 0 and again.returncode == 0, finished.stderr + again.stderr
+    printed = [finished.stdout.split("Sample more with: ", 1)[1].strip(),
+               again.stdout.split("Sample it:", 1)[1].split("\n")[0].strip(),
+               again.stdout.split("Continue it:", 1)[1].split("\n")[0].strip()]
+    for line in printed:
+        words = shlex.split(line)
+        assert words[2] in ("train", "train.sample"), line
+        result = run(words[2], *words[3:], *(["--tokens", "3"] if words[2] != "train" else []))
+        assert result.returncode == 0, (line, result.stderr)
+    assert train.checkpoint.load(tmp_path / "-run" / "ckpt.npz").step == 4
 
 
 def test_a_run_that_fails_leaves_no_out_directory(text_file, tmp_path, monkeypatch):

@@ -280,15 +280,22 @@ class Saver:
     row first, so that no checkpoint is ever ahead of the metrics; remembers the step of the last
     checkpoint written, for the messages that say what is kept."""
 
-    def __init__(self, out: Path, metrics: MetricsLog, last_step: int | None) -> None:
+    def __init__(self, out: Path, metrics: MetricsLog, last_step: int | None,
+                 resume_command: str) -> None:
         self.path = out / FILENAME
         self.metrics = metrics
         self.last_step = last_step
+        self.resume_command = resume_command  # what continues the run from its checkpoint
 
     def kept(self) -> str:
         if self.last_step is None:
             return "no checkpoint was written"
         return f"the last good checkpoint (step {self.last_step}) is kept in {self.path}"
+
+    def kept_and_how_to_continue(self) -> str:
+        if self.last_step is None:
+            return self.kept()
+        return f"{self.kept()}; continue with: {self.resume_command}"
 
     def save(self, ckpt: Checkpoint, row: dict[str, Any] | None = None) -> None:
         """Append `row` (if any) to the metrics, then write the checkpoint; a write that fails
@@ -308,9 +315,9 @@ class Saver:
             what = f"the checkpoint {self.path}"
             save(self.path, ckpt)
         except OSError as err:
-            # --resume needs this OUT's checkpoint: no other --out; with none written, the
-            # metrics row already in OUT would stop the same command ("already holds a run")
-            then = ("continue with --resume" if self.last_step is not None else
+            # with none written, the metrics row already in OUT would stop the same command
+            # ("already holds a run")
+            then = (f"continue with: {self.resume_command}" if self.last_step is not None else
                     "run the command again with --overwrite")
             raise UsageError(f"cannot write {what} ({err.strerror or err}); {self.kept()}: free "
                              f"some space (or remove what stops the write), then {then}") from None

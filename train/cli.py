@@ -47,8 +47,11 @@ def path_argument(value: str) -> str:
 
 def shell_word(path: str | Path) -> str:
     """`path` quoted for a POSIX shell; a name that is not printable UTF-8 becomes $'...' with
-    its bytes escaped, so that pasting the command finds the same file."""
+    its bytes escaped, so that pasting the command finds the same file, and one that starts
+    with "-" gets "./" in front, so that it is not read as an option."""
     raw = os.fsencode(path)
+    if raw.startswith(b"-"):
+        raw = b"./" + raw
     try:
         text = raw.decode("utf-8")
         if text.isprintable():

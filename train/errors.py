@@ -9,6 +9,7 @@ import os
 import signal
 import stat
 import sys
+import unicodedata
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, NoReturn
 
@@ -37,10 +38,12 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         with output_failures_as_usage_errors():
             return main(argv)
     except UsageError as err:
-        report(f"error: {err}")
+        report(f"error: {one_line(str(err))}")
         return USAGE_EXIT
-    except KeyboardInterrupt:
-        report("\ninterrupted")  # Ctrl-C outside a training run's own handler
+    except KeyboardInterrupt as err:
+        # Ctrl-C outside a training run's own handler, or a second one within it (StopSignals),
+        # which says what is kept
+        report("\ninterrupted" + (f": {one_line(str(err))}" if str(err) else ""))
         return INTERRUPTED_EXIT
     except MemoryError:
         report("error: not enough memory for this model and batch; use a smaller --n-embd, "
@@ -53,6 +56,13 @@ def run_cli(main: Callable[[list[str] | None], int], argv: list[str] | None = No
         return BROKEN_PIPE_EXIT
 
 
+def one_line(text: str) -> str:
+    """`text` with its control characters and line breaks escaped (\\n, \\x1b, \\u2028): a
+    file name may hold any of them, and the error must stay one line that drives no terminal."""
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c
+                   for c in text)
+
+
 def report(line: str) -> None:
     """Print `line` on stderr. Where stderr cannot take it either (`> log 2>&1` on a full
     disk), the exit code alone tells what happened: the failed write is not another error."""
@@ -60,6 +70,13 @@ def report(line: str) -> None:
         print(line, file=sys.stderr)
     except OSError:
         discard_output(sys.stderr)
+
+
+FREE_SPACE = "free some space or send the output elsewhere"
+
+
+def cannot_write_to(name: str, err: OSError) -> str:
+    return f"cannot write to {name} ({err.strerror or err})"
 
 
 @contextmanager
@@ -93,16 +110,22 @@ def run_cli_module(module: str) -> NoReturn:
 class StopSignals:
     """Within the `with` block, Ctrl-C, SIGTERM and SIGHUP do not stop the program but set
     `received` (the signal's number), for a loop to finish its step, save and exit. A second
-    Ctrl-C stops at once (as KeyboardInterrupt). A signal this process was started ignoring
+    Ctrl-C stops at once (as KeyboardInterrupt, whose message is then what `at_once` returns:
+    what is kept and how to continue). A signal this process was started ignoring
     stays ignored: `nohup` ignores SIGHUP so that a run outlives its terminal, and a shell
     script's background job (`cmd &`) ignores Ctrl-C.
 
     The reader of the output going away (`| head`) is one more such stop: Python ignores
     SIGPIPE, so a write to stdout or stderr raises BrokenPipeError instead, which is caught and
-    sets `received` to SIGPIPE's number; what that stream gets afterwards goes nowhere."""
+    sets `received` to SIGPIPE's number; what that stream gets afterwards goes nowhere. So is an
+    output that cannot be written (`> log` on a full disk): `output_failed` says which and why,
+    and the loop saves before it reports that, so the steps since the last save are not lost.
+    `requested` is true after any of these."""
 
     def __init__(self) -> None:
         self.received: int | None = None
+        self.output_failed: str | None = None  # "cannot write to stdout (...)"
+        self.at_once: Callable[[], str] | None = None
         self._previous: dict[int, Any] = {}
         self._streams: tuple[Any, Any] = (None, None)
 
@@ -111,15 +134,24 @@ class StopSignals:
             if signal.getsignal(signum) != signal.SIG_IGN:
                 self._previous[signum] = signal.signal(signum, self._on_signal)
         self._streams = (sys.stdout, sys.stderr)
-        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing
-        sys.stdout, sys.stderr = (stream and _ReaderWatch(stream, self._on_reader_gone)
-                                  for stream in self._streams)
+        # None where the file descriptor was closed (`>&-`): print and tqdm then write nothing;
+        # a failed write is handled here, not as output_failures_as_usage_errors' UsageError
+        sys.stdout, sys.stderr = (
+            stream and _ReaderWatch(stream._stream if isinstance(stream, _FailingOutput)
+                                    else stream, name, self._on_reader_gone, self._on_failed)
+            for stream, name in zip(self._streams, ("stdout", "stderr")))
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    @property
+    def requested(self) -> bool:
+        return self.received is not None or self.output_failed is not None
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: Any) -> None:
         sys.stdout, sys.stderr = self._streams
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
+        if kind is KeyboardInterrupt and self.at_once:
+            raise KeyboardInterrupt(self.at_once()) from None
 
     def _on_signal(self, signum: int, frame: Any) -> None:
         self.received = self.received or signum
@@ -137,6 +169,9 @@ class StopSignals:
 
     def _on_reader_gone(self) -> None:
         self.received = self.received or SIGPIPE
+
+    def _on_failed(self, failure: str) -> None:
+        self.output_failed = self.output_failed or failure
 
     @property
     def exit_code(self) -> int:
@@ -204,20 +239,24 @@ class _FailingOutput(_WatchedStream):
         if isinstance(err, BrokenPipeError):
             raise err
         discard_output(self._stream)
-        raise UsageError(f"cannot write to {self._name} ({err.strerror or err}); free some space "
-                         f"or send the output elsewhere") from None
+        raise UsageError(f"{cannot_write_to(self._name, err)}; {FREE_SPACE}") from None
 
 
 class _ReaderWatch(_WatchedStream):
     """A stream that, when the reader of its pipe has gone, calls `on_gone` instead of raising
-    BrokenPipeError, and from then on writes nowhere."""
+    BrokenPipeError, and when a write fails otherwise, `on_failed` with what failed; from then
+    on it writes nowhere."""
 
-    def __init__(self, stream: Any, on_gone: Callable[[], None]) -> None:
+    def __init__(self, stream: Any, name: str, on_gone: Callable[[], None],
+                 on_failed: Callable[[str], None]) -> None:
         super().__init__(stream)
+        self._name = name
         self._on_gone = on_gone
+        self._on_failed = on_failed
 
     def _failed(self, err: OSError) -> None:
-        if not isinstance(err, BrokenPipeError):
-            raise err
         discard_output(self._stream)
-        self._on_gone()
+        if isinstance(err, BrokenPipeError):
+            self._on_gone()
+        else:
+            self._on_failed(cannot_write_to(self._name, err))

@@ -13,9 +13,9 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
 from minigrad.serialization import replace_atomically
 
+from .errors import UsageError
 from .files import append_line
 
 FILENAME = "metrics.jsonl"

@@ -15,7 +15,7 @@ import math  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .cli import checkpoint_parser, load_model  # noqa: E402
-from .config import MAX_SEED  # noqa: E402
+from .config import MAX_SEED, RANGES  # noqa: E402
 from .errors import UsageError  # noqa: E402
 from .parallel import one_blas_thread  # noqa: E402
 
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top-k", type=int, default=None, metavar="K",
                    help="sample only from the K likeliest, K >= 1 (default all)")
     p.add_argument("--seed", type=int, default=None, metavar="S", help="seed for reproducible "
-                   "samples, from 0 to 2**64 - 1 (default a fresh one each time)")
+                   f"samples, {RANGES['seed']} (default a fresh one each time)")
     args = p.parse_args(argv)
     if args.tokens < 0:
         raise UsageError(f"--tokens must be >= 0, got {args.tokens}")
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.top_k is not None and args.top_k <= 0:
         raise UsageError(f"--top-k must be >= 1, got {args.top_k}")
     if args.seed is not None and not 0 <= args.seed <= MAX_SEED:
-        raise UsageError(f"--seed must be from 0 to 2**64 - 1, got {args.seed}")
+        raise UsageError(f"--seed must be {RANGES['seed']}, got {args.seed}")
     if args.prompt == "":
         raise UsageError("--prompt is empty; give at least one character")
 

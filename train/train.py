@@ -3,9 +3,9 @@
 `main` reads top to bottom: the settings (the flags, or a resumed checkpoint's), the text and its
 vocabulary, the model and optimizer, then the loop: sample a batch, forward, backward, clip,
 AdamW step; every `eval_every` steps estimate train/val loss, append it to OUT/metrics.jsonl
-and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so does
-the reader of the output going away (`| head`); a loss that is no longer finite stops the run
-with the last good one.
+and write OUT/ckpt.npz. Ctrl-C, SIGTERM and SIGHUP stop cleanly with a checkpoint, and so do
+the reader of the output going away (`| head`) and an output that cannot be written; a loss that
+is no longer finite stops the run with the last good one.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from .config import (KEPT_ON_RESUME, MODEL_OPTIONS, PRESETS, RANGES, TrainConfig
                      auto_eval_every, auto_warmup, default_threads, flag)
 from .data import (available_memory, default_corpus, encode, get_batch, read_text, split,
                    vocabulary)
-from .errors import StopSignals, UsageError
+from .errors import FREE_SPACE, StopSignals, UsageError, one_line
 from .files import OutDir, check_can_write
 from .metrics import MetricsLog
 from .parallel import (DataParallel, limit_blas_to_usable_cores, one_blas_thread, seed_dropout,
@@ -86,8 +86,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     continue_or_replace = p.add_mutually_exclusive_group()
     continue_or_replace.add_argument(
         "--resume", action="store_true", help="continue the run in OUT/ckpt.npz; its settings "
-        "are kept unless given again here (e.g. a larger --steps; its architecture and --seed "
-        "cannot change)")
+        "are kept unless given again here (e.g. a larger --steps; its architecture, --dtype and "
+        "--seed cannot change)")
     continue_or_replace.add_argument(
         "--overwrite", action="store_true",
         help="start a new run even if OUT already holds one (replacing its files)")
@@ -225,8 +225,8 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
                   parallel: DataParallel | None = None) -> dict[str, float] | None:
     """Mean loss over `eval_iters` batches of each split, drawn from their own seeded generator
     so that evaluating never shifts the training batches; each batch shared by the workers of
-    `parallel` when given, as in training. Its progress shows on `bar`. None if a stop signal
-    arrives meanwhile: a long evaluation must not hold up a stop."""
+    `parallel` when given, as in training. Its progress shows on `bar`. None if a stop is
+    requested meanwhile (a signal, a failed output): a long evaluation must not hold it up."""
     model.eval()
     rng = np.random.default_rng([c.seed, step])
     batches = ((name, data) for name, data in splits.items() for _ in range(c.eval_iters))
@@ -235,7 +235,7 @@ def estimate_loss(model: GPT, splits: dict[str, np.ndarray], c: TrainConfig, ste
     show_at, shown = time.monotonic() + EVAL_PROGRESS_INTERVAL, False
     try:
         for done, (name, data) in enumerate(batches):
-            if stop.received:
+            if stop.requested:
                 return None
             if time.monotonic() >= show_at:
                 bar.set_description_str(f"evaluating {done}/{total}")
@@ -276,10 +276,17 @@ def make_checkpoint(config: TrainConfig, vocab: list[str], step: int, model: GPT
         {"data": data_rng.bit_generator.state, "model": model.rng.bit_generator.state})
 
 
-def stop_diverged(what: str, step: int, saver: checkpoint.Saver) -> int:
+def resume_command(out: Path) -> str:
+    """The command that continues the run in `out`, from any directory."""
+    return f"python -m train --out {shell_word(out.absolute())} --resume"
+
+
+def stop_diverged(what: str, step: int, saver: checkpoint.Saver, grad_clip: float) -> int:
     """End a run whose loss is no longer finite; the last good checkpoint stays as it is."""
-    tqdm.write(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. Lower "
-               f"--lr, or clip the gradients with --grad-clip.", file=sys.stderr)
+    clip = (f"clip the gradients harder with a --grad-clip below {grad_clip}" if grad_clip else
+            "clip the gradients with --grad-clip")
+    tqdm.write(one_line(f"error: {what} at step {step}; the run is stopped and {saver.kept()}. "
+                        f"Lower --lr, or {clip}."), file=sys.stderr)
     return 1
 
 
@@ -293,10 +300,6 @@ def main(argv: list[str] | None = None) -> int:
     # ---- settings: a resumed run starts from its checkpoint's ----
     saved = checkpoint.load(out / checkpoint.FILENAME) if args.resume else None
     config = resolve_config(args, saved.config if saved else None)
-    if saved and config.threads != saved.config.threads and config.model.dropout > 0:
-        print(f"warning: {flag('threads')} {config.threads}, where the run had "
-              f"{saved.config.threads}: each thread draws its own dropout masks, so the run no "
-              f"longer continues bit for bit as it would have", file=sys.stderr)
     if config.data is not None:
         check_file_is_not_written(Path(config.data), out)
     if saved:  # read again once OUT is locked; here, a metrics file it cannot read is one line
@@ -339,6 +342,10 @@ def main(argv: list[str] | None = None) -> int:
         if saved.dtype != np.dtype(config.dtype):
             raise UsageError(f"the checkpoint holds a {saved.dtype} model; drop --dtype or pass "
                              f"--dtype {saved.dtype}")
+        if config.threads != saved.config.threads and config.model.dropout > 0:
+            print(f"warning: {flag('threads')} {config.threads}, where the run had "
+                  f"{saved.config.threads}: each thread draws its own dropout masks, so the run "
+                  f"no longer continues bit for bit as it would have", file=sys.stderr)
         print(f"Resuming from {out / checkpoint.FILENAME} at step {saved.step}.")
     # said before the model is built: a large one takes minutes to build
     print(f"Model: {config.model.num_parameters() / 1e6:.2f}M parameters (non-embedding), "
@@ -378,10 +385,11 @@ def main(argv: list[str] | None = None) -> int:
         if saved:
             log, damage = MetricsLog.resume(out / metrics.FILENAME, step)
             if damage:
-                tqdm.write(f"warning: {damage}", file=sys.stderr)
+                tqdm.write(one_line(f"warning: {damage}"), file=sys.stderr)
         else:
             log = MetricsLog.new(out / metrics.FILENAME)
-        saver = checkpoint.Saver(out_dir.path, log, step if saved else None)
+        saver = checkpoint.Saver(out_dir.path, log, step if saved else None, resume_command(out))
+        stop.at_once = saver.kept_and_how_to_continue
         # the speed of training alone: evaluations and samples are not timed
         train_seconds, timed_steps = 0.0, 0
         while True:
@@ -395,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                     break  # stopped: saved below
                 if not all(math.isfinite(v) for v in losses.values()):
                     return stop_diverged(f"the evaluated loss became {losses['train']} (train) "
-                                         f"and {losses['val']} (val)", step, saver)
+                                         f"and {losses['val']} (val)", step, saver,
+                                         config.grad_clip)
                 ms = train_seconds * 1000 / timed_steps if timed_steps else None
                 row = {"step": step, "train_loss": losses["train"], "val_loss": losses["val"],
                        "lr": config.lr_at(max(step - 1, 0)),  # of the step that led here
@@ -405,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
                 bar.write(f"step {step}: train loss {losses['train']:.4f}, val loss "
                           f"{losses['val']:.4f}" + (f", {ms:.0f} ms/step" if ms else ""))
                 train_seconds, timed_steps = 0.0, 0
-            if step >= config.steps or stop.received:
+            if step >= config.steps or stop.requested:
                 break
 
             # one training step
@@ -424,7 +433,8 @@ def main(argv: list[str] | None = None) -> int:
             norm = optim.clip_grad_norm_(params, config.grad_clip) if config.grad_clip else 0.0
             if not (math.isfinite(loss_value) and math.isfinite(norm)):
                 return stop_diverged(f"the loss became {loss_value}" + (
-                    f" (gradient norm {norm})" if config.grad_clip else ""), step, saver)
+                    f" (gradient norm {norm})" if config.grad_clip else ""), step, saver,
+                    config.grad_clip)
             optimizer.step()
             train_seconds += time.perf_counter() - started
             step += 1
@@ -437,12 +447,15 @@ def main(argv: list[str] | None = None) -> int:
                 bar.write(repr(sample_text(model, tokenizer, tokenizer.decode(x[0, :1]), 100,
                                            config.seed)))
 
-        if stop.received:
+        if stop.requested:
             if saver.last_step != step:
                 saver.save(make_checkpoint(config, vocab, step, model, optimizer, data_rng))
+            if stop.output_failed:
+                raise UsageError(f"{stop.output_failed}; {saver.kept()}: {FREE_SPACE}, then "
+                                 f"continue with: {saver.resume_command}")
             bar.close()
             print(f"Interrupted ({stop.name}) at step {step}; saved {saver.path}. Resume with:\n"
-                  f"  python -m train --out {shell_word(out.absolute())} --resume")
+                  f"  {saver.resume_command}")
             return stop.exit_code
 
     history = log.rows
