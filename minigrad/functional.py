@@ -1676,7 +1676,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """(log(var) + (input - target)**2 / var) / 2, plus log(2 pi) / 2 if `full`, reduced; var
-    (the input's shape, or it without the last dim or with it of size 1, or a number) is
+    (the input's shape, or it without the last dim, or with one dim of size 1, or a number) is
     taken at least eps in value, its gradient passing as if it were not (PyTorch's clamp
     under no_grad)."""
     _check_reduction("gaussian_nll_loss", reduction)
@@ -1685,7 +1685,8 @@ def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, ful
     if var.ndim and var.shape != input.shape:
         if var.shape == input.shape[:-1]:
             var = var.unsqueeze(-1)  # one variance per sample
-        elif var.shape[-1] != 1 or not _broadcasts_to(var.shape, input.shape):
+        elif var.ndim != input.ndim or [v for v, n in zip(var.shape, input.shape)
+                                        if v != n] != [1]:  # one dim of 1, any of them
             raise InvalidArgumentError(f"gaussian_nll_loss: var of shape {var.shape} does not "
                                        f"fit the input's shape {input.shape}")
     if (var.data < 0).any():

@@ -850,6 +850,11 @@ CASES = {
         lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v, full=True,
                                                                       reduction="sum"),
         make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5)])),
+    "gaussian_nll_loss_var_of_size_1_in_a_middle_dim": Case(  # PyTorch's (4, 1, 32, 32) case
+        F.gaussian_nll_loss,
+        lambda x, t, v: (0.5 * (np.log(v) + (x - t) ** 2 / v)).mean(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v),
+        make_inputs([normal(3, 4, 2), normal(3, 4, 2), uniform(0.1, 2.0, 3, 1, 2)])),
     "poisson_nll_loss": Case(
         lambda x: F.poisson_nll_loss(x, COUNTS),
         lambda x: (np.exp(x) - COUNTS * x).mean(),
@@ -2660,6 +2665,7 @@ def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
     lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3), margin=0.0),
     lambda m, F: F.cosine_embedding_loss(m.ones(2, 3), m.ones(2, 4), m.ones(2)),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3, 3)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(1, 1)),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), -m.ones(2, 3)),
     lambda m, F: F.soft_margin_loss(m.ones(2), m.ones(2), reduction="average"),
 ])
