@@ -667,10 +667,22 @@ def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
 def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
     """Average (N, C, H, W) or (C, H, W) down to `output_size` (None keeps that dim): output
     row i is the mean of input rows floor(i H / out_h) to ceil((i + 1) H / out_h), as in
-    PyTorch, and likewise for the columns. The bins of the two dims are independent, so it
-    averages the rows' bins, then the columns'."""
-    x, batched, sizes = _adaptive_pool_input("adaptive_avg_pool2d", input, output_size)
-    for dim, out_size in zip((2, 3), sizes):
+    PyTorch, and likewise for the columns."""
+    return _adaptive_avg_pool("adaptive_avg_pool2d", input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
+    """Average (N, C, D, H, W) or (C, D, H, W) down to `output_size` (None keeps that dim),
+    binned in each dim as adaptive_avg_pool2d's."""
+    return _adaptive_avg_pool("adaptive_avg_pool3d", input, output_size, 3)
+
+
+def _adaptive_avg_pool(name: str, input: Tensor, output_size: int | None |
+                       Sequence[int | None], spatial_dims: int) -> Tensor:
+    """The adaptive average pools. The bins of the dims are independent, so it averages the
+    bins of one dim after another."""
+    x, batched, sizes = _adaptive_pool_input(name, input, output_size, spatial_dims)
+    for dim, out_size in enumerate(sizes, start=2):
         bins = [x.narrow(dim, start, stop - start).mean(dim, keepdim=True)
                 for start, stop in _adaptive_bins(x.shape[dim], out_size)]
         x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
@@ -678,16 +690,19 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
 
 
 def _adaptive_pool_input(name: str, input: Tensor, output_size: int | None |
-                         Sequence[int | None]) -> tuple[Tensor, bool, tuple[int, int]]:
-    """The adaptive 2-D pools' input as (N, C, H, W), whether it was batched, and the output's
-    (height, width), None there meaning the input's."""
-    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
-    sizes = (output_size,) * 2 if output_size is None or isinstance(
+                         Sequence[int | None], spatial_dims: int
+                         ) -> tuple[Tensor, bool, tuple[int, ...]]:
+    """The adaptive pools' input as (N, C, *spatial), whether it was batched, and the output's
+    spatial sizes, None there meaning the input's."""
+    shape = "(N, C, H, W) or (C, H, W)" if spatial_dims == 2 else \
+        "(N, C, D, H, W) or (C, D, H, W)"
+    x, batched = _batched(name, input, spatial_dims, shape)
+    sizes = (output_size,) * spatial_dims if output_size is None or isinstance(
         output_size, (int, np.integer)) else tuple(output_size)
-    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
-                                  for s in sizes):
-        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
-                                   f"each >= 0, got {output_size!r}")
+    if len(sizes) != spatial_dims or not all(
+            s is None or (isinstance(s, (int, np.integer)) and s >= 0) for s in sizes):
+        raise InvalidArgumentError(f"{name}: output_size must be an int, None or "
+                                   f"{spatial_dims} of them, each >= 0, got {output_size!r}")
     if 0 in x.shape[2:]:  # a bin of an empty dim would have no mean or maximum
         raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
                                    f"non-batch dimensions, got shape {input.shape}")
@@ -792,16 +807,31 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     keeps that dim); the gradient goes to one entry per bin, its first maximum (its last NaN if
     it has any), as in PyTorch, and `return_indices=True` also returns where that is (flat,
     h * W + w, int64)."""
-    x, batched, (out_h, out_w) = _adaptive_pool_input("adaptive_max_pool2d", input,
-                                                      output_size)
-    (h, w), n, c = x.shape[2:], *x.shape[:2]
-    places = np.zeros((n, c, out_h, out_w), np.int64)
-    for i, (top, bottom) in enumerate(_adaptive_bins(h, out_h)):
-        for j, (left, right) in enumerate(_adaptive_bins(w, out_w)):
-            winner = _first_max_or_last_nan(x.data[:, :, top:bottom, left:right]
-                                            .reshape(n, c, -1))
-            row, col = np.divmod(winner, right - left)
-            places[:, :, i, j] = (top + row) * w + left + col
+    return _adaptive_max_pool("adaptive_max_pool2d", input, output_size, 2, return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, D, H, W) or (C, D, H, W), as adaptive_max_pool2d's (flat
+    indices d * H * W + h * W + w)."""
+    return _adaptive_max_pool("adaptive_max_pool3d", input, output_size, 3, return_indices)
+
+
+def _adaptive_max_pool(name: str, input: Tensor, output_size: int | None |
+                       Sequence[int | None], spatial_dims: int, return_indices: bool
+                       ) -> Tensor | tuple[Tensor, Tensor]:
+    """The adaptive max pools: each bin's winner found in numpy, then gathered."""
+    x, batched, out_sizes = _adaptive_pool_input(name, input, output_size, spatial_dims)
+    (n, c), in_sizes = x.shape[:2], x.shape[2:]
+    bins = [_adaptive_bins(size, out) for size, out in zip(in_sizes, out_sizes)]
+    places = np.zeros((n, c, *out_sizes), np.int64)
+    for out_place in np.ndindex(*out_sizes):
+        box = [bins[dim][i] for dim, i in enumerate(out_place)]
+        block = x.data[(slice(None), slice(None), *(slice(start, stop) for start, stop in box))]
+        winner = _first_max_or_last_nan(block.reshape(n, c, -1))
+        offsets = np.unravel_index(winner, [stop - start for start, stop in box])
+        places[(slice(None), slice(None), *out_place)] = np.ravel_multi_index(
+            [start + offset for (start, _), offset in zip(box, offsets)], in_sizes)
     return _picked_in_planes(x, places, batched, return_indices)
 
 
@@ -984,7 +1014,9 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     return out if batched else out.reshape(out.shape[1:])
 
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+# the interpolating modes, with the number of spatial dims each takes
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_CUBIC_A = -0.75  # the cubic convolution's parameter, PyTorch's (Keys' a; OpenCV's too)
 
 
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
@@ -995,22 +1027,26 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     floor(i * scale) (scale = in / out, or 1 / scale_factor; in float32, as PyTorch does),
     "nearest-exact" at floor((i + 0.5) * scale); "linear", "bilinear" and "trilinear" (1, 2
     or 3 spatial dims) weigh the two neighbours of the source point (i + 0.5) * scale - 0.5
-    in each dim, or i * (in - 1) / (out - 1) with align_corners=True. Composed from index
-    gathers, so each source entry's gradient adds up its weights."""
+    in each dim, or i * (in - 1) / (out - 1) with align_corners=True, and leave a dim whose
+    size does not change as it is (PyTorch's kernels copy it, whatever the scale_factor);
+    "bicubic" (2 spatial dims) weighs the four neighbours of that point by Keys' cubic
+    convolution (a = -0.75), reading the edge entry for those outside; "area" averages
+    adaptive_avg_pool's bins. Composed from index gathers, so each source entry's gradient
+    adds up its weights."""
     name = "interpolate"
     spatial = input.ndim - 2
-    if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES):
+    if mode not in ("nearest", "nearest-exact", "area", *_LINEAR_MODES):
         # NotImplementedError, as in PyTorch: a mode (or a mode and rank) it has no kernel for
         raise NotImplementedError(f"{name}: mode must be 'nearest', 'nearest-exact', 'linear', "
-                                  f"'bilinear' or 'trilinear', got {mode!r}")
-    if spatial < 1 or _LINEAR_MODES.get(mode, spatial) != spatial:
+                                  f"'bilinear', 'bicubic', 'trilinear' or 'area', got {mode!r}")
+    if not 1 <= spatial <= 3 or _LINEAR_MODES.get(mode, spatial) != spatial:
         raise NotImplementedError(f"{name}: mode {mode!r} does not fit an input of shape "
                                   f"{input.shape} (N, C and {spatial} spatial dims)")
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{name}: give size or scale_factor, not both or neither")
     if align_corners is not None and mode not in _LINEAR_MODES:
-        raise ValueError(f"{name}: align_corners is for the linear modes, not {mode!r}")
-    if input.dtype.kind != "f" and mode in _LINEAR_MODES:
+        raise ValueError(f"{name}: align_corners is for the interpolating modes, not {mode!r}")
+    if input.dtype.kind != "f" and mode not in ("nearest", "nearest-exact"):
         raise TypeError(f"{name}: mode {mode!r} needs a floating-point input, got {input.dtype}")
     in_sizes = input.shape[2:]
     if size is not None:
@@ -1026,6 +1062,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             raise InvalidArgumentError(f"{name}: scale_factor {scale_factor!r} leaves no entry "
                                        f"of the input's spatial size {in_sizes}")
         scales = [1 / f for f in factors]
+    if mode == "area":  # the bins depend on the sizes alone, as PyTorch's
+        return _adaptive_avg_pool(name, input, tuple(sizes), spatial)
     out = input
     for dim, n_in, n_out, scale in zip(range(2, input.ndim), in_sizes, sizes, scales):
         before = (slice(None),) * dim
@@ -1035,18 +1073,40 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             source = np.floor((np.arange(n_out, dtype=np.float32) + offset) * step)
             out = out[before + (np.minimum(source.astype(np.int64), n_in - 1),)]
             continue
+        if n_in == n_out and mode != "bicubic":
+            continue
+        dtype = input.dtype.type
         positions = np.arange(n_out, dtype=input.dtype)
         if align_corners:
-            source = positions * input.dtype.type((n_in - 1) / (n_out - 1) if n_out > 1 else 0)
+            source = positions * dtype((n_in - 1) / (n_out - 1) if n_out > 1 else 0)
         else:
-            step = input.dtype.type(n_in / n_out if scale is None else scale)
-            source = np.maximum((positions + input.dtype.type(0.5)) * step - input.dtype.type(0.5),
-                                0)
-        low = np.minimum(np.floor(source).astype(np.int64), n_in - 1)
-        high = np.minimum(low + 1, n_in - 1)
-        weight = (source - low).astype(input.dtype).reshape((n_out,) + (1,) * (spatial + 1 - dim))
-        out = out[before + (low,)] * (1 - weight) + out[before + (high,)] * weight
+            step = dtype(n_in / n_out if scale is None else scale)
+            source = (positions + dtype(0.5)) * step - dtype(0.5)
+        if mode != "bicubic":  # before the first entry is at it
+            source = np.maximum(source, 0)
+        low = np.floor(source).astype(np.int64)
+        weights = _interpolation_weights(mode, (source - low).astype(input.dtype))
+        first = low - (len(weights) // 2 - 1)  # bicubic reads low - 1 to low + 2
+        shape = (n_out,) + (1,) * (input.ndim - 1 - dim)
+        out = sum(out[before + (np.clip(first + k, 0, n_in - 1),)] * w.reshape(shape)
+                  for k, w in enumerate(weights))
     return out
+
+
+def _interpolation_weights(mode: str, t: np.ndarray) -> list[np.ndarray]:
+    """The weights of the neighbours of source points lying t past an entry: the two around
+    it (linear), or the four from one before (bicubic, Keys' cubic convolution)."""
+    if mode != "bicubic":
+        return [1 - t, t]
+    a = _CUBIC_A
+
+    def near(x: np.ndarray) -> np.ndarray:  # for |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # for 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [w.astype(t.dtype) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
 
 
 def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,

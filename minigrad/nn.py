@@ -1624,6 +1624,16 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class MaxPool3d(MaxPool2d):
     """F.max_pool3d as a layer."""
 

@@ -168,11 +168,22 @@ def ref_conv3d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out if b is None else out + b[:, None, None, None]
 
 
+def ref_cubic_weights(t, a=-0.75):
+    """Keys' cubic convolution kernel at the distances of the four neighbours from one before
+    floor(s) to two after, for s = floor(s) + t (PyTorch's and OpenCV's a = -0.75)."""
+    def kernel(d):
+        d = abs(d)
+        return ((a + 2) * d - (a + 3)) * d * d + 1 if d <= 1 else \
+            a * d ** 3 - 5 * a * d * d + 8 * a * d - 4 * a
+    return [kernel(t + 1), kernel(t), kernel(1 - t), kernel(2 - t)]
+
+
 def ref_interpolate(x, size, mode, align_corners=False):
     """One output entry at a time, from PyTorch's formulas: nearest reads floor(i * in / out),
     nearest-exact floor((i + 0.5) * in / out); the linear modes weigh, per dim, the entries
     at floor(s) and floor(s) + 1 of the source point s = (i + 0.5) * in / out - 0.5 (at least
-    0), or i * (in - 1) / (out - 1) with aligned corners."""
+    0), or i * (in - 1) / (out - 1) with aligned corners; bicubic the four from floor(s) - 1
+    to floor(s) + 2 (s not raised to 0; the edge entry read for those outside)."""
     spatial = x.shape[2:]
     out = np.zeros(x.shape[:2] + tuple(size))
     for target in np.ndindex(*size):
@@ -182,6 +193,12 @@ def ref_interpolate(x, size, mode, align_corners=False):
                 options = [(min(math.floor(i * n_in / n_out), n_in - 1), 1.0)]
             elif mode == "nearest-exact":
                 options = [(min(math.floor((i + 0.5) * n_in / n_out), n_in - 1), 1.0)]
+            elif mode == "bicubic":
+                source = i * (n_in - 1) / (n_out - 1) if align_corners else \
+                    (i + 0.5) * n_in / n_out - 0.5
+                low = math.floor(source)
+                options = [(min(max(low - 1 + k, 0), n_in - 1), w)
+                           for k, w in enumerate(ref_cubic_weights(source - low))]
             else:
                 if align_corners:
                     source = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
@@ -451,6 +468,17 @@ def ref_adaptive_avg_pool2d(x, out_h, out_w):
             rows = slice(i * h // out_h, -(-(i + 1) * h // out_h))
             cols = slice(j * w // out_w, -(-(j + 1) * w // out_w))
             out[..., i, j] = x[..., rows, cols].mean(axis=(-2, -1))
+    return out
+
+
+def ref_adaptive_avg_pool3d(x, sizes):
+    """Each output entry the mean of its bins, [floor(i n / out), ceil((i + 1) n / out)) per
+    dim."""
+    out = np.empty(x.shape[:-3] + tuple(sizes))
+    for place in np.ndindex(*sizes):
+        box = tuple(slice(i * n // o, -(-(i + 1) * n // o))
+                    for i, n, o in zip(place, x.shape[-3:], sizes))
+        out[(Ellipsis, *place)] = x[(Ellipsis, *box)].mean(axis=(-3, -2, -1))
     return out
 
 
@@ -1107,6 +1135,27 @@ CASES = {
     "interpolate_trilinear": interpolate_case((1, 1, 3, 2, 4), size=(4, 3, 3), mode="trilinear"),
     "interpolate_nearest": interpolate_case((2, 1, 7, 5), size=(4, 8), mode="nearest"),
     "interpolate_nearest_exact": interpolate_case((2, 1, 5), size=9, mode="nearest-exact"),
+    "interpolate_bicubic": interpolate_case((1, 2, 5, 4), size=(3, 9), mode="bicubic"),
+    "interpolate_bicubic_aligned": interpolate_case((2, 1, 3, 4), size=(7, 2), mode="bicubic",
+                                                    align_corners=True),
+    "interpolate_area": Case(  # adaptive_avg_pool's bins
+        lambda x: F.interpolate(x, size=(3, 4), mode="area"),
+        lambda x: ref_adaptive_avg_pool2d(x, 3, 4),
+        lambda torch, x: torch.nn.functional.interpolate(x, size=(3, 4), mode="area"),
+        make_inputs([normal(1, 2, 7, 3)])),
+    "interpolate_area_3d_scale_factor": Case(  # the size floor(5 * 0.5) along D, 4 and 6
+        lambda x: F.interpolate(x, scale_factor=(0.5, 2, 1.5), mode="area"),
+        lambda x: ref_adaptive_avg_pool3d(x, (2, 4, 6)),
+        lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=(0.5, 2, 1.5),
+                                                         mode="area"),
+        make_inputs([normal(1, 2, 5, 2, 4)])),
+    "interpolate_bilinear_scale_factor_keeping_a_size": Case(
+        # floor(3 * 1.3) = 3: PyTorch copies that dim (reads entry i at i) whatever the scale
+        lambda x: F.interpolate(x, scale_factor=(2, 1.3), mode="bilinear"),
+        lambda x: ref_interpolate(x, (4, 3), "bilinear"),
+        lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=(2, 1.3),
+                                                         mode="bilinear"),
+        make_inputs([normal(1, 2, 2, 3)])),
     "interpolate_scale_factor": Case(
         lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
         lambda x: ref_interpolate(x, (6, 8), "bilinear"),
@@ -1774,7 +1823,11 @@ BAD_CALLS = [
     (lambda: F.avg_pool3d(X4.reshape(1, 2, 5, 5, 1), 2), ValueError, "avg_pool3d"),
     (lambda: F.conv3d(X4.reshape(1, 2, 5, 5, 1), Tensor(np.zeros((1, 2, 2, 2, 2)))), ValueError,
      "conv3d: the kernel"),
-    (lambda: F.interpolate(X4, 3, mode="bicubic"), NotImplementedError, "interpolate: mode"),
+    (lambda: F.interpolate(X4, 3, mode="lanczos"), NotImplementedError, "interpolate: mode"),
+    (lambda: F.interpolate(X4[0], 3, mode="bicubic"), NotImplementedError,
+     "interpolate: mode 'bicubic'"),
+    (lambda: F.interpolate(X4, 3, mode="area", align_corners=False), ValueError,
+     "interpolate: align_corners"),
     (lambda: F.interpolate(X4, 3, mode="linear"), NotImplementedError,
      "interpolate: mode 'linear'"),
     (lambda: F.interpolate(X4), ValueError, "interpolate: give size or scale_factor"),
@@ -3148,6 +3201,8 @@ def _class_or_multilabel_targets(kind, shape):
     (lambda lib, dtype: lib.nn.PairwiseDistance(), [(3, 4), (3, 4)], None),
     (lambda lib, dtype: lib.nn.PairwiseDistance(1.0, 1e-3, True), [(3, 4), (3, 4)], None),
     (lambda lib, dtype: lib.nn.AdaptiveAvgPool1d(3), [(2, 3, 7)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool3d((2, None, 3)), [(2, 3, 5, 2, 7)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool3d(4), [(3, 5, 2, 7)], None),
     (lambda lib, dtype: lib.nn.AvgPool3d(2, 1, 1, count_include_pad=False), [(1, 2, 3, 4, 4)],
      None),
     (lambda lib, dtype: lib.nn.Unfold((2, 3), 1, 1, 2), [(2, 3, 5, 6)], None),
@@ -3288,6 +3343,8 @@ def test_adaptive_max_pool1d_matches_torch(torch, output_size, shape):
     (lambda lib: lib.nn.MaxPool3d((1, 2, 2)), (2, 4, 4, 6)),
     (lambda lib: lib.nn.AdaptiveMaxPool2d((2, None)), (2, 3, 5, 4)),
     (lambda lib: lib.nn.AdaptiveMaxPool1d(3), (2, 3, 7)),
+    (lambda lib: lib.nn.AdaptiveMaxPool3d((2, None, 3)), (2, 3, 5, 2, 7)),
+    (lambda lib: lib.nn.AdaptiveMaxPool3d(4), (2, 5, 3, 6)),
 ])
 def test_max_pool3d_and_adaptive_max_pool_modules_match_torch(torch, make, shape):
     ours, theirs = make(minigrad), make(torch)
