@@ -874,7 +874,9 @@ class _ConvNd(Module):
     """The convolutions, as PyTorch's: weight (out_channels, in_channels / groups, *kernel_size)
     ((in_channels, out_channels / groups, *kernel_size) for the transposed ones), bias
     (out_channels,), both uniform in +-1/sqrt(fan_in) with fan_in = weight.shape[1] *
-    prod(kernel_size); the settings kept as tuples."""
+    prod(kernel_size); the settings kept as tuples. padding_mode 'reflect', 'replicate' or
+    'circular' pads the input by F.pad in that mode instead of with zeros (the convolutions
+    only; the transposed ones take 'zeros' alone, as PyTorch's)."""
 
     _function: Callable[..., Tensor]
     _transposed = False
@@ -882,7 +884,7 @@ class _ConvNd(Module):
     def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
                  kernel_size: int | Sequence[int], stride: int | Sequence[int],
                  padding: int | Sequence[int] | str, dilation: int | Sequence[int], groups: int,
-                 bias: bool, rng: np.random.Generator | None, dtype: Any,
+                 bias: bool, padding_mode: str, rng: np.random.Generator | None, dtype: Any,
                  output_padding: int | Sequence[int] = 0) -> None:
         super().__init__()
         name = type(self).__name__
@@ -891,13 +893,23 @@ class _ConvNd(Module):
                              f"({out_channels}) must be divisible by groups ({groups})")
         if isinstance(padding, str) and self._transposed:
             raise ValueError(f"{name}: padding {padding!r} is only for convolutions")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"{name}: padding must be 'same', 'valid' or ints, got {padding!r}")
+        modes = ("zeros",) if self._transposed else ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ValueError(f"{name}: padding_mode must be one of {modes}, got "
+                             f"{padding_mode!r}")
         kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
         # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
         self.stride = F._ints(name, "stride", stride, spatial_dims, minimum=1)
+        if padding == "same" and self.stride != (1,) * spatial_dims:
+            raise ValueError(f"{name}: padding='same' is not supported for strided "
+                             f"convolutions (stride {self.stride})")
         self.padding = padding if isinstance(padding, str) else \
             F._ints(name, "padding", padding, spatial_dims, minimum=0)
         self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
+        self.padding_mode = padding_mode
         self.output_padding = F._ints(name, "output_padding", output_padding, spatial_dims,
                                       minimum=0)
         self.groups, self.transposed = groups, self._transposed
@@ -919,11 +931,29 @@ class _ConvNd(Module):
             settings += f", output_padding={self.output_padding}"
         if self.groups != 1:
             settings += f", groups={self.groups}"
-        return settings + (", bias=False" if self.bias is None else "")
+        settings += ", bias=False" if self.bias is None else ""
+        return settings + (f", padding_mode={self.padding_mode}"
+                           if self.padding_mode != "zeros" else "")
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
-                                    self.dilation, self.groups)
+        if self.padding_mode == "zeros":
+            return type(self)._function(input, self.weight, self.bias, self.stride,
+                                        self.padding, self.dilation, self.groups)
+        return type(self)._function(F.pad(input, self._pad_amounts(), self.padding_mode),
+                                    self.weight, self.bias, self.stride, 0, self.dilation,
+                                    self.groups)
+
+    def _pad_amounts(self) -> list[int]:
+        """F.pad's (before, after) pairs, last dim first, for self.padding; 'same' puts the odd
+        entry after, as the convolutions do."""
+        if self.padding == "valid":
+            return [0, 0] * len(self.kernel_size)
+        if self.padding == "same":
+            totals = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            pairs = [(total // 2, total - total // 2) for total in totals]
+        else:
+            pairs = [(p, p) for p in self.padding]
+        return [amount for pair in reversed(pairs) for amount in pair]
 
 
 class Conv1d(_ConvNd):
@@ -933,10 +963,11 @@ class Conv1d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class Conv2d(_ConvNd):
@@ -946,10 +977,11 @@ class Conv2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class Conv3d(_ConvNd):
@@ -959,10 +991,11 @@ class Conv3d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -976,9 +1009,10 @@ class _ConvTransposeNd(_ConvNd):
                  kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
                  padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0,
                  groups: int = 1, bias: bool = True, dilation: int | Sequence[int] = 1,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 padding_mode: str = "zeros", rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
-                         dilation, groups, bias, rng, dtype, output_padding)
+                         dilation, groups, bias, padding_mode, rng, dtype, output_padding)
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         output_padding = self.output_padding if output_size is None else \
@@ -1016,10 +1050,10 @@ class ConvTranspose1d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
@@ -1030,10 +1064,10 @@ class ConvTranspose2d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -1044,10 +1078,10 @@ class ConvTranspose3d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class MaxPool2d(Module):

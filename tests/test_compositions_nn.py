@@ -1965,6 +1965,11 @@ TORCH_ERRORS = [
     lambda m, F: F.adaptive_avg_pool2d(m.ones(2, 4, 0), (0, 2)),
     lambda m, F: m.nn.Dropout(1.5),
     lambda m, F: m.nn.Conv2d(3, 4, 3, groups=2),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, padding_mode="mirror"),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, padding="full"),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, stride=2, padding="same"),  # when made, not when run
+    lambda m, F: m.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"),
+    lambda m, F: m.nn.Conv1d(3, 4, 3, padding=3, padding_mode="reflect")(m.ones(1, 3, 3)),
     lambda m, F: m.nn.Flatten(0, 5)(m.ones(2, 3)),
     lambda m, F: m.nn.Flatten(2, 1)(m.ones(2, 3, 4)),
     lambda m, F: m.nn.Sequential().append(3),
@@ -2013,6 +2018,25 @@ def test_conv2d_module_matches_torch(torch, kw):
         assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
     _load_from_torch(ours, theirs)
     _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6)))
+
+
+@pytest.mark.parametrize("padding_mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("dims, kw", [
+    (1, dict(padding=2, stride=2)), (2, dict(padding=(1, 2), groups=2)),
+    (2, dict(padding="same", dilation=(2, 1))),  # odd totals: the extra entry goes after
+    (3, dict(padding=1)), (2, dict(padding="valid")),
+])
+def test_conv_padding_modes_match_torch(torch, padding_mode, dims, kw):
+    """The input is padded in that mode, then convolved without padding, as PyTorch's."""
+    name = f"Conv{dims}d"
+    ours = getattr(nn, name)(4, 6, (3, 2, 2)[:dims], **kw, padding_mode=padding_mode,
+                             dtype=np.float64)
+    theirs = getattr(torch.nn, name)(4, 6, (3, 2, 2)[:dims], **kw, padding_mode=padding_mode,
+                                     dtype=torch.float64)
+    assert repr(ours) == repr(theirs) and ours.padding_mode == padding_mode
+    _load_from_torch(ours, theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6, 5)[:dims + 2]))
+    _compare_modules(torch, ours, theirs, rng.standard_normal((4, 7, 6, 5)[:dims + 1]))
 
 
 def test_conv1d_module_matches_torch(torch):
@@ -3040,12 +3064,12 @@ def test_dropout_modules_take_inplace_second_as_torch(torch, name):
 TORCH_POSITIONAL_LAYERS = [  # every argument by position, up to the last minigrad takes
     lambda n: n.Linear(3, 2, False),
     lambda n: n.Bilinear(3, 2, 4, False),
-    lambda n: n.Conv1d(2, 4, 3, 2, 1, 1, 2, False),
-    lambda n: n.Conv2d(2, 4, 3, 2, 1, 2, 1, True),
-    lambda n: n.Conv3d(2, 4, 2, 1, 0, 1, 2, False),
-    lambda n: n.ConvTranspose1d(2, 4, 3, 2, 1, 1, 2, False, 1),
-    lambda n: n.ConvTranspose2d(2, 4, 3, 2, 1, 1, 1, True, 2),
-    lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1),
+    lambda n: n.Conv1d(2, 4, 3, 2, 1, 1, 2, False, "reflect"),
+    lambda n: n.Conv2d(2, 4, 3, 2, 1, 2, 1, True, "circular"),
+    lambda n: n.Conv3d(2, 4, 2, 1, 0, 1, 2, False, "replicate"),
+    lambda n: n.ConvTranspose1d(2, 4, 3, 2, 1, 1, 2, False, 1, "zeros"),
+    lambda n: n.ConvTranspose2d(2, 4, 3, 2, 1, 1, 1, True, 2, "zeros"),
+    lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1, "zeros"),
     lambda n: n.Embedding(10, 3, 0, 1.5, 1.0),
     lambda n: n.RNN(3, 4, 2, "relu", False, True, 0.5, True),
     lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True),
