@@ -2544,19 +2544,9 @@ class _RNNBase(Module):
     def _initial_states(self, hx: Any, batched: bool, batch: int, directions: int,
                         dtype: np.dtype) -> list[Tensor]:
         """h_0 (and c_0) as (num_layers * directions, N, H) tensors: zeros when not given."""
-        shape = (self.num_layers * directions, batch, self.hidden_size)
-        if hx is None:
-            return [Tensor(np.zeros(shape, dtype)) for _ in range(self._states)]
-        given = list(hx) if self._states > 1 else [hx]
-        if len(given) != self._states:
-            raise InvalidArgumentError(f"{type(self).__name__}: hx must be (h_0, c_0)")
-        given = [g if batched else g.unsqueeze(1) for g in given]
-        for g in given:
-            if g.shape != shape:
-                raise InvalidArgumentError(f"{type(self).__name__}: expected hidden state of "
-                                           f"shape {shape if batched else (shape[0], shape[2])}"
-                                           f", got {tuple(g.shape)}")
-        return given
+        return _initial_states(type(self).__name__, hx, self._states,
+                               (self.num_layers * directions, batch, self.hidden_size),
+                               batched, 1, dtype)
 
     def _run(self, x: Tensor, layer: int, suffix: str, state: list[Tensor],
              reverse: bool) -> tuple[list[Tensor], list[Tensor]]:
@@ -2576,6 +2566,23 @@ class _RNNBase(Module):
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:
         raise NotImplementedError
+
+
+def _initial_states(name: str, hx: Any, count: int, shape: tuple[int, ...], batched: bool,
+                    batch_dim: int, dtype: np.dtype) -> list[Tensor]:
+    """The `count` states (h, or h and c) a recurrent layer starts from, each of `shape`:
+    zeros when hx is None, else hx's, given a batch dim at `batch_dim` if unbatched."""
+    if hx is None:
+        return [Tensor(np.zeros(shape, dtype)) for _ in range(count)]
+    given = list(hx) if count > 1 else [hx]
+    if len(given) != count:
+        raise InvalidArgumentError(f"{name}: hx must be (h_0, c_0)")
+    expected = shape if batched else shape[:batch_dim] + shape[batch_dim + 1:]
+    for g in given:
+        if g.shape != expected:
+            raise InvalidArgumentError(f"{name}: expected hidden state of shape {expected}, "
+                                       f"got {tuple(g.shape)}")
+    return given if batched else [g.unsqueeze(batch_dim) for g in given]
 
 
 class RNN(_RNNBase):
@@ -2628,3 +2635,85 @@ class GRU(_RNNBase):
         update = (input_z + hidden_z).sigmoid()
         candidate = (input_n + reset * hidden_n).tanh()
         return [(1 - update) * candidate + update * state[0]]
+
+
+class _RNNCellBase(Module):
+    """RNNCell, LSTMCell and GRUCell: one step of RNN, LSTM or GRU (the same `_cell`), with
+    PyTorch's parameters weight_ih (gates * hidden_size, input_size), weight_hh, bias_ih and
+    bias_hh, initialised as theirs. forward(input, hx=None) takes input (N, input_size) or
+    unbatched (input_size,) and the state of that batchedness (zeros when not given): h, or
+    (h, c) for LSTMCell; it returns the next state likewise."""
+
+    _gates: int
+    _states: int
+    _cell: Callable[..., list[Tensor]]
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool,
+                 rng: np.random.Generator | None, dtype: Any) -> None:
+        super().__init__()
+        if hidden_size < 1:
+            raise ValueError(f"{type(self).__name__}: hidden_size must be >= 1, got "
+                             f"{hidden_size}")
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=_default_rng(rng),
+                                    dtype=dtype)
+        self.weight_ih = uniform((self._gates * hidden_size, input_size))
+        self.weight_hh = uniform((self._gates * hidden_size, hidden_size))
+        self.bias_ih = uniform((self._gates * hidden_size,)) if bias else None
+        self.bias_hh = uniform((self._gates * hidden_size,)) if bias else None
+
+    def extra_repr(self) -> str:
+        settings = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:  # PyTorch lists what is not default
+            settings += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            settings += f", nonlinearity={self.nonlinearity}"
+        return settings
+
+    def forward(self, input: Tensor, hx: Any = None) -> Any:
+        name = type(self).__name__
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{name}: expected input to be 1D or 2D, got {input.ndim}D")
+        batched = input.ndim == 2
+        x = input if batched else input.unsqueeze(0)
+        states = _initial_states(name, hx, self._states, (x.shape[0], self.hidden_size),
+                                 batched, 0, x.dtype)
+        new = self._cell(F.linear(x, self.weight_ih, self.bias_ih),
+                         F.linear(states[0], self.weight_hh, self.bias_hh), states)
+        new = new if batched else [state.squeeze(0) for state in new]
+        return new[0] if self._states == 1 else tuple(new)
+
+
+class RNNCell(_RNNCellBase):
+    """One step of nn.RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+    _gates, _states, _cell = 1, 1, RNN._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        if nonlinearity not in ("tanh", "relu"):  # PyTorch's RuntimeError comes when run
+            raise InvalidArgumentError(f"RNNCell: unknown nonlinearity {nonlinearity!r}; use "
+                                       f"'tanh' or 'relu'")
+        super().__init__(input_size, hidden_size, bias, rng, dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTMCell(_RNNCellBase):
+    """One step of nn.LSTM: hx is (h, c); returns (h', c')."""
+
+    _gates, _states, _cell = 4, 2, LSTM._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(input_size, hidden_size, bias, rng, dtype)
+
+
+class GRUCell(_RNNCellBase):
+    """One step of nn.GRU: returns h'."""
+
+    _gates, _states, _cell = 3, 1, GRU._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(input_size, hidden_size, bias, rng, dtype)

@@ -2530,6 +2530,46 @@ def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
                                    atol=1e-12, err_msg=param_name)
 
 
+@pytest.mark.parametrize("name, kwargs", [
+    ("RNNCell", dict()), ("RNNCell", dict(nonlinearity="relu", bias=False)), ("LSTMCell", dict()),
+    ("LSTMCell", dict(bias=False)), ("GRUCell", dict()),
+])
+@pytest.mark.parametrize("unbatched", [False, True])
+@pytest.mark.parametrize("given_state", [False, True])
+def test_recurrent_cells_match_torch(torch, name, kwargs, unbatched, given_state):
+    """Three steps of the cell, each fed the state the last returned (zeros first, unless
+    given): the states and the gradients of the inputs, the first state and the parameters."""
+    theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
+    ours = getattr(nn, name)(3, 4, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    count = 2 if name == "LSTMCell" else 1
+    data = [rng.standard_normal((3, 3) if unbatched else (3, 2, 3))]
+    data += [rng.standard_normal((4,) if unbatched else (2, 4)) for _ in range(count)
+             if given_state]
+    leaves = [Tensor(a, requires_grad=True) for a in data]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in data]
+    results = []
+    for lib_leaves, cell in ((leaves, ours), (t_leaves, theirs)):
+        state = None if not given_state else tuple(lib_leaves[1:]) if count == 2 else \
+            lib_leaves[1]
+        for step in range(3):
+            state = cell(lib_leaves[0][step], state)
+        results.append(state if count == 2 else (state,))
+    weights = [rng.standard_normal(r.shape) for r in results[1]]
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got.data, want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    sum((r * w).sum() for r, w in zip(results[0], weights)).backward()
+    sum((r * torch.tensor(w)).sum() for r, w in zip(results[1], weights)).backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+    t_params = dict(theirs.named_parameters())
+    assert [n for n, _ in ours.named_parameters()] == list(t_params)
+    for param_name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[param_name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=param_name)
+
+
 def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
     x = Tensor(rng.standard_normal((6, 2, 3)))
     runs = [nn.GRU(3, 5, num_layers=3, dropout=0.5, rng=np.random.default_rng(4))(x)[0].data
@@ -2547,6 +2587,10 @@ def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
 @pytest.mark.parametrize("misuse", [
     lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(5, 2, 2)),  # the wrong input size
     lambda lib: lib.nn.GRU(3, 4)(lib.zeros(5, 2, 3), lib.zeros(2, 2, 4)),  # h_0 for 2 layers
+    lambda lib: lib.nn.GRUCell(3, 4)(lib.zeros(2, 5, 3)),  # a sequence: the layer's input
+    lambda lib: lib.nn.LSTMCell(3, 4)(lib.zeros(2, 3), (lib.zeros(3, 4), lib.zeros(3, 4))),
+    lambda lib: lib.nn.RNNCell(3, 4)(lib.zeros(3), lib.zeros(1, 4)),  # a batched state
+    lambda lib: lib.nn.RNNCell(3, 4, nonlinearity="sigmoid")(lib.zeros(2, 3)),  # made: ours
 ])
 def test_recurrent_layers_refuse_what_torch_refuses(torch, misuse):
     with pytest.raises(Exception) as expected:
@@ -3074,6 +3118,9 @@ TORCH_POSITIONAL_LAYERS = [  # every argument by position, up to the last minigr
     lambda n: n.RNN(3, 4, 2, "relu", False, True, 0.5, True),
     lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True),
     lambda n: n.GRU(3, 4, 2, True, True, 0.0, True),
+    lambda n: n.RNNCell(3, 4, False, "relu"),
+    lambda n: n.LSTMCell(3, 4, False),
+    lambda n: n.GRUCell(3, 4, False),
     lambda n: n.Dropout(0.2, True),
     lambda n: n.BatchNorm1d(3, 1e-3, 0.2, False, False),
     lambda n: n.InstanceNorm2d(3, 1e-3, 0.2, True, True),
