@@ -322,6 +322,21 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if bias is None else out + bias.reshape(along)
 
 
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Krizhevsky et al.'s normalisation across channels, as PyTorch's: x / (k + alpha * m) **
+    beta along dim 1 of (N, C, *), m the mean of x**2 over the `size` channels from size // 2
+    before to (size - 1) // 2 after (zeros past the edges, still counted)."""
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"local_response_norm: expected 3D or higher "
+                                   f"dimensionality input (got {input.ndim} dimensions)")
+    channels = input.shape[1]
+    # the channels are dim 1: (before, after) for it, none for the dims after it
+    squares = pad(input * input, [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2])
+    window = sum(squares.narrow(1, offset, channels) for offset in range(size))
+    return input / (window * (alpha / size) + k) ** beta
+
+
 def normalize(input: Tensor, p: float = 2.0, dim: int | Sequence[int] = 1,
               eps: float = 1e-12) -> Tensor:
     """input / max(||input||_p, eps) along `dim` (an int or a tuple of them): unit p-norm
@@ -662,6 +677,37 @@ def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
     sums = sums.reshape(n, out_depth, c, *sums.shape[2:]).movedim(1, 2)
     out = _average(name, sums, x.shape[2:], geometry, count_include_pad, divisor_override)
     return out if batched else out.reshape(out.shape[1:])
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm (p = norm_type) of each window along the last dim of (N, C, L) or (C, L):
+    (sum of x**p) ** (1/p), the sum being avg_pool1d's mean times the kernel size, as
+    PyTorch's (so a window that ceil_mode cuts short is scaled up alike)."""
+    kernel = _ints("lp_pool1d", "kernel_size", kernel_size, 1, minimum=1)
+    return _lp_pool(avg_pool1d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each (kH, kW) window of (N, C, H, W) or (C, H, W), as lp_pool1d's."""
+    kernel = _ints("lp_pool2d", "kernel_size", kernel_size, 2, minimum=1)
+    return _lp_pool(avg_pool2d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W), as
+    lp_pool1d's."""
+    kernel = _ints("lp_pool3d", "kernel_size", kernel_size, 3, minimum=1)
+    return _lp_pool(avg_pool3d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def _lp_pool(means: Tensor, norm_type: float, kernel: tuple[int, ...]) -> Tensor:
+    return (means * math.prod(kernel)) ** (1 / norm_type)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
@@ -1316,6 +1362,20 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """leaky_relu into `input` itself (refused while recording a graph, as Tensor.add_)."""
     return input._modified("leaky_relu_", leaky_relu(input, negative_slope))
+
+
+def rrelu(input: Tensor, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+          inplace: bool = False, *, rng: np.random.Generator | None = None) -> Tensor:
+    """The randomized leaky ReLU (Xu et al.): x where x >= 0, else a * x, a drawn uniformly
+    from [lower, upper] for each entry while training (from `rng`), (lower + upper) / 2
+    otherwise."""
+    input._require_floating("rrelu")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    rng = rng if rng is not None else np.random.default_rng()
+    slopes = rng.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _result("rrelu", input,
+                   ops.Where.apply(input, input * slopes, cond=input.data >= 0), inplace)
 
 
 def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:

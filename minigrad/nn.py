@@ -1428,6 +1428,22 @@ class Threshold(Module):
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
 
+class RReLU(Module):
+    """F.rrelu: random slopes for x < 0 while training (from `rng`), their mean in eval mode."""
+
+    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3, inplace: bool = False, *,
+                 rng: np.random.Generator | None = None) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+        self.rng = _default_rng(rng)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace)}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace, rng=self.rng)
+
+
 class PReLU(Module):
     """F.prelu with a learned slope for x < 0: one for all channels, or one per channel
     (num_parameters = the channels, dim 1), each starting at `init`."""
@@ -1682,6 +1698,53 @@ class AvgPool3d(AvgPool2d):
     def forward(self, input: Tensor) -> Tensor:
         return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
+
+
+class _LPPool(Module):
+    """LPPool1d, 2d and 3d: F.lp_pool1d, 2d and 3d as layers."""
+
+    _function: Callable[..., Tensor]
+
+    def __init__(self, norm_type: float, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.norm_type, self.kernel_size, self.stride,
+                                    self.ceil_mode)
+
+
+class LPPool1d(_LPPool):
+    _function = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    _function = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPool):
+    _function = staticmethod(F.lp_pool3d)
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm as a layer."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
 
 class MaxUnpool2d(Module):

@@ -3263,6 +3263,16 @@ def _class_or_multilabel_targets(kind, shape):
     (lambda lib, dtype: lib.nn.MultiMarginLoss(2, 0.7, lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5],
                                                                   dtype=dtype),
                                                reduction="none"), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.LPPool1d(2, 3, 2), [(2, 3, 8)], None),
+    (lambda lib, dtype: lib.nn.LPPool1d(4, 2), [(3, 7)], None),
+    (lambda lib, dtype: lib.nn.LPPool2d(2, (3, 2), 2, True), [(2, 3, 7, 6)], None),
+    (lambda lib, dtype: lib.nn.LPPool2d(1, 2), [(3, 4, 6)], None),
+    (lambda lib, dtype: lib.nn.LPPool3d(2.0, 2, 1), [(1, 2, 3, 4, 3)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(3), [(2, 5, 4)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(4, 0.1, 0.5, 2.0), [(2, 6, 3, 2)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(2, 1.0), [(2, 3, 2, 2, 3)], None),
+    (lambda lib, dtype: lib.nn.RReLU().eval(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.RReLU(0.2, 0.4).eval(), [(3, 4)], None),
     (lambda lib, dtype: lib.nn.GLU(), [(3, 4)], None),
     (lambda lib, dtype: lib.nn.GLU(0), [(4, 3)], None),
     (lambda lib, dtype: lib.nn.Softmax2d(), [(2, 3, 4, 5)], None),
@@ -3328,6 +3338,24 @@ def test_new_modules_match_torch_in_values_and_gradients(torch, make, shapes, ta
                                    atol=1e-12, err_msg=name)
 
 
+def test_rrelu_draws_a_slope_per_negative_entry_while_training():
+    """Slopes uniform in [lower, upper] (each the entry's gradient), seeded by `rng`; the
+    entries >= 0 pass unchanged."""
+    data = rng.standard_normal(2000)
+    outs = []
+    for _ in range(2):
+        x = Tensor(data, requires_grad=True)
+        out = nn.RReLU(0.1, 0.3, rng=np.random.default_rng(5))(x)
+        out.sum().backward()
+        outs.append(out.data)
+        negative = data < 0
+        slopes = out.data[negative] / data[negative]
+        assert 0.1 <= slopes.min() < 0.11 and 0.29 < slopes.max() <= 0.3
+        np.testing.assert_allclose(x.grad[negative], slopes)
+        assert (x.grad[~negative] == 1).all() and (out.data[~negative] == data[~negative]).all()
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
 def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     data = rng.standard_normal((2, 3, 4, 6))
     pooled, indices = F.max_pool2d(Tensor(data), 2, return_indices=True)
@@ -3344,6 +3372,8 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.nn.MultiMarginLoss(p=3),
     lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
+    lambda m, F: m.nn.LocalResponseNorm(2)(m.ones(2, 3)),
+    lambda m, F: m.nn.LPPool2d(2, 3)(m.ones(1, 2, 2, 2)),
     lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),
     lambda m, F: m.nn.ZeroPad2d((1, 2, 3))(m.ones(2, 3, 4)),  # minigrad: in the constructor
 ])
