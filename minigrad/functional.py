@@ -1155,6 +1155,105 @@ def _interpolation_weights(mode: str, t: np.ndarray) -> list[np.ndarray]:
     return [w.astype(t.dtype) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
 
 
+def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None
+                ) -> Tensor:
+    """The sampling grid of an affine map, for grid_sample: theta (N, 2, 3) and size (N, C, H,
+    W) give (N, H, W, 2), each output place's (x, y) in [-1, 1] times theta; theta (N, 3, 4)
+    and size (N, C, D, H, W) give (N, D, H, W, 3). The places are the pixel centres, or the
+    corner pixels' centres at -1 and 1 with align_corners=True (default False)."""
+    size = tuple(size)
+    spatial = len(size) - 2
+    if spatial not in (2, 3):
+        raise NotImplementedError(f"affine_grid: size must be (N, C, H, W) or (N, C, D, H, W), "
+                                  f"got {size}")  # PyTorch's class here
+    if theta.dtype.kind != "f":
+        raise InvalidTypeError(f"affine_grid: theta must be floating point, got {theta.dtype}")
+    if theta.shape != (size[0], spatial, spatial + 1):
+        raise InvalidArgumentError(f"affine_grid: for size {size}, theta must have shape "
+                                   f"{(size[0], spatial, spatial + 1)}, got {theta.shape}")
+    if min(size[2:]) < 1:
+        raise InvalidArgumentError(f"affine_grid: size must be positive, got {size}")
+
+    def places(n: int) -> np.ndarray:
+        steps = np.linspace(-1, 1, n) if n > 1 else np.zeros(1)
+        return steps if align_corners else steps * (n - 1) / n
+
+    # (x, y[, z], 1) at each output place, x along the last dim
+    axes = np.meshgrid(*(places(n) for n in size[:1:-1]), indexing="ij")
+    base = np.stack([a.transpose() for a in axes] + [np.ones(size[2:])], -1)
+    # each sample's map, broadcast over the output dims but the last
+    maps = theta.mT.reshape(size[0], *(1,) * (spatial - 1), spatial + 1, spatial)
+    return Tensor(base.astype(theta.dtype)) @ maps
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """The entries of (N, C, H, W) `input` at the places (x, y) of `grid` (N, H', W', 2), in
+    [-1, 1] from the left (top) edge to the right (bottom) one (their pixels' centres with
+    align_corners=True), as PyTorch's: mode 'bilinear' weighs the four neighbours, 'nearest'
+    takes the closest (ties to even); places outside read zeros, or with padding_mode 'border'
+    the nearest edge place, with 'reflection' the place mirrored at the edges. Composed from
+    index gathers: gradients reach the input and, through the weights, the grid."""
+    name = "grid_sample"
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"{name}: mode must be 'bilinear' or 'nearest', got {mode!r}")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"{name}: padding_mode must be 'zeros', 'border' or 'reflection', got "
+                         f"{padding_mode!r}")
+    if input.ndim != 4 or grid.shape != (input.shape[0], *grid.shape[1:3], 2):
+        raise InvalidArgumentError(f"{name}: expected input (N, C, H, W) and grid (N, H', W', "
+                                   f"2), got {input.shape} and {grid.shape}")
+    input._require_floating(name)
+    n, c, height, width = input.shape
+    x, y = (_grid_source(grid[..., axis], size, padding_mode, bool(align_corners))
+            for axis, size in ((0, width), (1, height)))
+    batch = np.arange(n).reshape(n, 1, 1, 1)
+    channel = np.arange(c).reshape(1, c, 1, 1)
+
+    def read(rows: np.ndarray, cols: np.ndarray) -> tuple[Tensor, np.ndarray]:
+        """input at (rows, cols) (N, H', W'), each (N, C, H', W'), and where they lie inside."""
+        inside = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+        values = input[batch, channel, np.clip(rows, 0, height - 1)[:, None],
+                       np.clip(cols, 0, width - 1)[:, None]]
+        return values, inside[:, None]
+
+    if mode == "nearest":
+        values, inside = read(np.rint(y.data).astype(np.int64), np.rint(x.data).astype(np.int64))
+        return values.masked_fill(~inside, 0.0)
+    left, top = np.floor(x.data), np.floor(y.data)
+    right_weight, bottom_weight = (x - left).unsqueeze(1), (y - top).unsqueeze(1)
+    out = None
+    for row, row_weight in ((top, 1 - bottom_weight), (top + 1, bottom_weight)):
+        for col, col_weight in ((left, 1 - right_weight), (left + 1, right_weight)):
+            values, inside = read(row.astype(np.int64), col.astype(np.int64))
+            term = (values * row_weight * col_weight).masked_fill(~inside, 0.0)
+            out = term if out is None else out + term
+    return out
+
+
+def _grid_source(coordinate: Tensor, size: int, padding_mode: str, align_corners: bool
+                 ) -> Tensor:
+    """grid_sample's place along one input dim of `size` for grid coordinates in [-1, 1],
+    with PyTorch's padding: 'border' clips it to [0, size - 1], 'reflection' mirrors it at
+    the edges (the corner pixels' centres with align_corners, else the outer edges) first. A
+    clipped place has gradient 0, also at the limit itself, as PyTorch's."""
+    source = (coordinate + 1) * ((size - 1) / 2) if align_corners else \
+        ((coordinate + 1) * size - 1) / 2
+    if padding_mode == "zeros":
+        return source
+    if padding_mode == "reflection":
+        low, high = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        span = high - low
+        if span == 0:
+            return source * 0
+        distance = (source - low).abs()
+        flips = np.floor(distance.data / span)
+        extra = distance - flips * span
+        source = where(flips % 2 == 0, extra + low, span - extra + low)
+    inside = (source.data > 0) & (source.data < size - 1)
+    return where(inside, source, np.clip(source.data, 0, size - 1))
+
+
 def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
              floating: bool = True) -> tuple[Tensor, bool]:
     """`input` with a batch dim (PyTorch takes (C, *spatial) as one unbatched sample), and

@@ -3338,6 +3338,56 @@ def test_new_modules_match_torch_in_values_and_gradients(torch, make, shapes, ta
                                    atol=1e-12, err_msg=name)
 
 
+@pytest.mark.filterwarnings("ignore:Since version 1.3.0:UserWarning")  # PyTorch's, size 1
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (1, 1, 1, 3), (2, 3, 2, 4, 5)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_matches_torch(torch, size, align_corners):
+    spatial = len(size) - 2
+    data = rng.standard_normal((size[0], spatial, spatial + 1))
+    theta, their_theta = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    grid = F.affine_grid(theta, size, align_corners)
+    expected = torch.nn.functional.affine_grid(their_theta, size, align_corners)
+    np.testing.assert_allclose(grid.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    upstream = rng.standard_normal(grid.shape)
+    grid.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(theta.grad, their_theta.grad.numpy(), rtol=1e-10)
+    assert F.affine_grid(Tensor(data.astype(np.float32)), size).dtype == np.float32
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners):
+    """Places inside and outside [-1, 1]: the values and the gradients of the input and (for
+    bilinear: nearest's is 0) of the grid."""
+    data, places = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.6, 1.6, (2, 3, 6, 2))
+    leaves = [Tensor(a, requires_grad=True) for a in (data, places)]
+    their_leaves = [torch.tensor(a, requires_grad=True) for a in (data, places)]
+    out = F.grid_sample(*leaves, mode, padding_mode, align_corners)
+    expected = torch.nn.functional.grid_sample(*their_leaves, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(leaves[0].grad, their_leaves[0].grad.numpy(), rtol=1e-9,
+                               atol=1e-12)
+    their_grid_grad = their_leaves[1].grad.numpy()
+    np.testing.assert_allclose(np.zeros_like(their_grid_grad) if leaves[1].grad is None
+                               else leaves[1].grad, their_grid_grad, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_at_the_identity_grid_gives_the_input(align_corners):
+    x = Tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    grid = F.affine_grid(Tensor(np.tile(np.eye(2, 3, dtype=np.float32), (2, 1, 1))),
+                         x.shape, align_corners)
+    for mode in ("bilinear", "nearest"):
+        out = F.grid_sample(x, grid, mode, align_corners=align_corners)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out.data, x.data, rtol=1e-6, atol=1e-6)
+
+
 def test_rrelu_draws_a_slope_per_negative_entry_while_training():
     """Slopes uniform in [lower, upper] (each the entry's gradient), seeded by `rng`; the
     entries >= 0 pass unchanged."""
@@ -3373,6 +3423,10 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     lambda m, F: m.nn.MultiMarginLoss(p=3),
     lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
     lambda m, F: m.nn.LocalResponseNorm(2)(m.ones(2, 3)),
+    lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), mode="area"),
+    lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), padding_mode="wrap"),
+    lambda m, F: F.grid_sample(m.ones(2, 1, 3, 3), m.zeros(1, 2, 2, 2), align_corners=False),
+    lambda m, F: F.affine_grid(m.zeros(1, 2, 3), (1, 1, 4, 4, 4), align_corners=False),
     lambda m, F: m.nn.LPPool2d(2, 3)(m.ones(1, 2, 2, 2)),
     lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),
     lambda m, F: m.nn.ZeroPad2d((1, 2, 3))(m.ones(2, 3, 4)),  # minigrad: in the constructor
