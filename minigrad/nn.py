@@ -2531,7 +2531,8 @@ class _RNNBase(Module):
     (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); returns (output, h_n)
     (LSTM: (output, (h_n, c_n))), output holding the last layer's hidden state at every step
     (both directions' concatenated), h_n each layer's and direction's last one. Dropout (from
-    `rng`, while training) applies to the outputs of every layer but the last.
+    `rng`, while training) applies to the outputs of every layer but the last. LSTM's
+    proj_size > 0 projects each hidden state to that size (weight_hr_l{k}), as PyTorch's.
 
     Each step is a composition of linear, sigmoid and tanh; the input's share of every step is
     one matrix product over the whole sequence."""
@@ -2541,9 +2542,14 @@ class _RNNBase(Module):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 bidirectional: bool = False, proj_size: int = 0, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
+        if proj_size and self._states == 1:  # PyTorch's RuntimeError comes when run
+            raise InvalidArgumentError(f"{type(self).__name__}: proj_size is only for LSTM")
+        if not 0 <= proj_size < hidden_size:
+            raise ValueError(f"{type(self).__name__}: proj_size must be in [0, hidden_size) "
+                             f"= [0, {hidden_size}), got {proj_size}")
         if not 0 <= dropout <= 1:
             raise ValueError(f"{type(self).__name__}: dropout must be in [0, 1], got {dropout}")
         if hidden_size < 1 or num_layers < 1:
@@ -2551,22 +2557,26 @@ class _RNNBase(Module):
                              f"got {hidden_size} and {num_layers}")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
-        self.bidirectional = bidirectional
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         self.rng = _default_rng(rng)
         gates, directions = self._gates * hidden_size, 2 if bidirectional else 1
+        output_size = proj_size or hidden_size  # of each direction's hidden state
         uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng, dtype=dtype)
         for layer in range(num_layers):
-            width = input_size if layer == 0 else hidden_size * directions
+            width = input_size if layer == 0 else output_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 setattr(self, f"weight_ih_l{layer}{suffix}", uniform((gates, width)))
-                setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, hidden_size)))
+                setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, output_size)))
                 if bias:
                     setattr(self, f"bias_ih_l{layer}{suffix}", uniform((gates,)))
                     setattr(self, f"bias_hh_l{layer}{suffix}", uniform((gates,)))
+                if proj_size:
+                    setattr(self, f"weight_hr_l{layer}{suffix}",
+                            uniform((proj_size, hidden_size)))
 
     def extra_repr(self) -> str:
         settings = f"{self.input_size}, {self.hidden_size}"
-        defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
+        defaults = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
                     "bidirectional": False}
         for name, default in defaults.items():  # PyTorch lists what is not default
             if getattr(self, name) != default:
@@ -2606,10 +2616,12 @@ class _RNNBase(Module):
 
     def _initial_states(self, hx: Any, batched: bool, batch: int, directions: int,
                         dtype: np.dtype) -> list[Tensor]:
-        """h_0 (and c_0) as (num_layers * directions, N, H) tensors: zeros when not given."""
-        return _initial_states(type(self).__name__, hx, self._states,
-                               (self.num_layers * directions, batch, self.hidden_size),
-                               batched, 1, dtype)
+        """h_0 (and c_0) as (num_layers * directions, N, H) tensors (h_0's H proj_size if
+        given): zeros when not given."""
+        shape = (self.num_layers * directions, batch, self.hidden_size)
+        shapes = [shape[:2] + (self.proj_size or self.hidden_size,)] + [shape] * (
+            self._states - 1)
+        return _initial_states(type(self).__name__, hx, shapes, batched, 1, dtype)
 
     def _run(self, x: Tensor, layer: int, suffix: str, state: list[Tensor],
              reverse: bool) -> tuple[list[Tensor], list[Tensor]]:
@@ -2617,12 +2629,15 @@ class _RNNBase(Module):
         input's order, the final states)."""
         weight_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
         bias_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None)
+        projection = getattr(self, f"weight_hr_l{layer}{suffix}", None)
         from_input = F.linear(x, getattr(self, f"weight_ih_l{layer}{suffix}"),
                               getattr(self, f"bias_ih_l{layer}{suffix}", None))
         order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         hidden = []
         for t in order:
             state = self._cell(from_input[t], F.linear(state[0], weight_hh, bias_hh), state)
+            if projection is not None:
+                state[0] = F.linear(state[0], projection)
             hidden.append(state[0])
         return hidden[::-1] if reverse else hidden, state
 
@@ -2631,17 +2646,17 @@ class _RNNBase(Module):
         raise NotImplementedError
 
 
-def _initial_states(name: str, hx: Any, count: int, shape: tuple[int, ...], batched: bool,
+def _initial_states(name: str, hx: Any, shapes: list[tuple[int, ...]], batched: bool,
                     batch_dim: int, dtype: np.dtype) -> list[Tensor]:
-    """The `count` states (h, or h and c) a recurrent layer starts from, each of `shape`:
+    """The states (h, or h and c) a recurrent layer starts from, one of each of `shapes`:
     zeros when hx is None, else hx's, given a batch dim at `batch_dim` if unbatched."""
     if hx is None:
-        return [Tensor(np.zeros(shape, dtype)) for _ in range(count)]
-    given = list(hx) if count > 1 else [hx]
-    if len(given) != count:
+        return [Tensor(np.zeros(shape, dtype)) for shape in shapes]
+    given = list(hx) if len(shapes) > 1 else [hx]
+    if len(given) != len(shapes):
         raise InvalidArgumentError(f"{name}: hx must be (h_0, c_0)")
-    expected = shape if batched else shape[:batch_dim] + shape[batch_dim + 1:]
-    for g in given:
+    for g, shape in zip(given, shapes):
+        expected = shape if batched else shape[:batch_dim] + shape[batch_dim + 1:]
         if g.shape != expected:
             raise InvalidArgumentError(f"{name}: expected hidden state of shape {expected}, "
                                        f"got {tuple(g.shape)}")
@@ -2671,7 +2686,8 @@ class RNN(_RNNBase):
 class LSTM(_RNNBase):
     """Hochreiter & Schmidhuber's LSTM, PyTorch's gates (i, f, g, o) stacked in that order:
     i, f, o = sigmoid(...), g = tanh(...) of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh;
-    c_t = f c_{t-1} + i g,  h_t = o tanh(c_t). hx is (h_0, c_0); returns (output, (h_n, c_n))."""
+    c_t = f c_{t-1} + i g,  h_t = o tanh(c_t) (times W_hr^T with proj_size). hx is (h_0, c_0);
+    returns (output, (h_n, c_n))."""
 
     _gates = 4
     _states = 2
@@ -2739,7 +2755,7 @@ class _RNNCellBase(Module):
             raise ValueError(f"{name}: expected input to be 1D or 2D, got {input.ndim}D")
         batched = input.ndim == 2
         x = input if batched else input.unsqueeze(0)
-        states = _initial_states(name, hx, self._states, (x.shape[0], self.hidden_size),
+        states = _initial_states(name, hx, [(x.shape[0], self.hidden_size)] * self._states,
                                  batched, 0, x.dtype)
         new = self._cell(F.linear(x, self.weight_ih, self.bias_ih),
                          F.linear(states[0], self.weight_hh, self.bias_hh), states)

@@ -2488,6 +2488,7 @@ def test_multihead_attention_initialises_and_refuses_as_torch(torch):
 RECURRENT = [
     ("RNN", dict(num_layers=2)), ("RNN", dict(nonlinearity="relu", bias=False)),
     ("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ("LSTM", dict(proj_size=2)), ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True)),
     ("GRU", dict(num_layers=2)), ("GRU", dict(bidirectional=True)),
 ]
 
@@ -2499,12 +2500,14 @@ def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
     parameter, with PyTorch's parameters loaded through the state dict."""
     theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
     ours = getattr(nn, name)(3, 4, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
     ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
     x = rng.standard_normal((5, 3) if unbatched else (2, 5, 3) if kwargs.get("batch_first")
                             else (5, 2, 3))
-    states = [rng.standard_normal((layers, 4) if unbatched else (layers, 2, 4))
-              for _ in range(2 if name == "LSTM" else 1)]
+    sizes = [kwargs.get("proj_size") or 4] + ([4] if name == "LSTM" else [])  # h's, c's
+    states = [rng.standard_normal((layers, size) if unbatched else (layers, 2, size))
+              for size in sizes]
     leaves = [Tensor(a, requires_grad=True) for a in (x, *states)]
     t_leaves = [torch.tensor(a, requires_grad=True) for a in (x, *states)]
     hx, t_hx = (tuple(leaves[1:]), tuple(t_leaves[1:])) if name == "LSTM" else \
@@ -2588,6 +2591,11 @@ def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
     lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(5, 2, 2)),  # the wrong input size
     lambda lib: lib.nn.GRU(3, 4)(lib.zeros(5, 2, 3), lib.zeros(2, 2, 4)),  # h_0 for 2 layers
     lambda lib: lib.nn.GRUCell(3, 4)(lib.zeros(2, 5, 3)),  # a sequence: the layer's input
+    lambda lib: lib.nn.LSTM(3, 4, proj_size=4),  # must be smaller than hidden_size
+    # proj_size is LSTM's alone (ours raises when made)
+    lambda lib: lib.nn.GRU(3, 4, 1, True, False, 0.0, False, 2)(lib.zeros(5, 2, 3)),
+    lambda lib: lib.nn.LSTM(3, 4, proj_size=2)(lib.zeros(5, 2, 3), (lib.zeros(1, 2, 4),
+                                                                   lib.zeros(1, 2, 4))),
     lambda lib: lib.nn.LSTMCell(3, 4)(lib.zeros(2, 3), (lib.zeros(3, 4), lib.zeros(3, 4))),
     lambda lib: lib.nn.RNNCell(3, 4)(lib.zeros(3), lib.zeros(1, 4)),  # a batched state
     lambda lib: lib.nn.RNNCell(3, 4, nonlinearity="sigmoid")(lib.zeros(2, 3)),  # made: ours
@@ -3116,7 +3124,7 @@ TORCH_POSITIONAL_LAYERS = [  # every argument by position, up to the last minigr
     lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1, "zeros"),
     lambda n: n.Embedding(10, 3, 0, 1.5, 1.0),
     lambda n: n.RNN(3, 4, 2, "relu", False, True, 0.5, True),
-    lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True),
+    lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True, 2),
     lambda n: n.GRU(3, 4, 2, True, True, 0.0, True),
     lambda n: n.RNNCell(3, 4, False, "relu"),
     lambda n: n.LSTMCell(3, 4, False),
