@@ -1022,6 +1022,14 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     return out if batched else out.reshape(out.shape[1:])
 
 
+def max_unpool1d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """max_pool1d's partial inverse, of (N, C, L) or (C, L), as max_unpool2d's."""
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding,
+                       output_size, 1)
+
+
 def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                  output_size: Sequence[int] | None = None) -> Tensor:
@@ -1030,32 +1038,50 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     zeros of (H - 1) stride - 2 padding + kernel_size per spatial dim, or of `output_size`'s
     last two entries (each less than a stride away from that). Where a position is named twice
     the last entry wins."""
-    name = "max_unpool2d"
-    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding,
+                       output_size, 2)
+
+
+def max_unpool3d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """max_pool3d's partial inverse, of (N, C, D, H, W) or (C, D, H, W), as max_unpool2d's."""
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding,
+                       output_size, 3)
+
+
+def _max_unpool(name: str, input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                stride: int | Sequence[int] | None, padding: int | Sequence[int],
+                output_size: Sequence[int] | None, spatial_dims: int) -> Tensor:
+    x, batched = _batched(name, input, spatial_dims, f"(N, C, *{spatial_dims} dims) or "
+                                                     f"(C, *{spatial_dims} dims)")
     index = np.asarray(_as_array(indices))
     if index.shape != input.shape or index.dtype.kind not in "iu":
         raise InvalidArgumentError(f"{name}: indices must be integers of the input's shape "
                                    f"{input.shape}, got {index.dtype} of shape {index.shape}")
-    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
-    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
-    padding = _ints(name, "padding", padding, 2, minimum=0)
+    kernel = _ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
+    stride = kernel if stride is None else \
+        _ints(name, "stride", stride, spatial_dims, minimum=1)
+    padding = _ints(name, "padding", padding, spatial_dims, minimum=0)
     size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel)]
     if output_size is not None:
-        # PyTorch's rule: within a stride of the default, the sizes a max_pool2d input of that
+        # PyTorch's rule: within a stride of the default, the sizes a max pool's input of that
         # output could have had
-        if len(output_size) not in (2, 4) or not all(
-                d - s < o < d + s for o, d, s in zip(list(output_size)[-2:], size, stride)):
+        given = list(output_size)[-spatial_dims:]
+        if len(output_size) not in (spatial_dims, spatial_dims + 2) or not all(
+                d - s < o < d + s for o, d, s in zip(given, size, stride)):
             raise InvalidArgumentError(
-                f"{name}: output_size must be 2 (or 4, with N and C) sizes, each within the "
-                f"stride {stride} of {tuple(size)} (exclusive), got {tuple(output_size)}")
-        size = list(output_size)[-2:]
+                f"{name}: output_size must be {spatial_dims} (or {spatial_dims + 2}, with N and "
+                f"C) sizes, each within the stride {stride} of {tuple(size)} (exclusive), got "
+                f"{tuple(output_size)}")
+        size = given
     n, c = x.shape[:2]
     positions = index.reshape(n, c, -1)
-    if positions.size and (positions.min() < 0 or positions.max() >= size[0] * size[1]):
-        raise InvalidIndexError(f"{name}: indices must lie in [0, {size[0] * size[1]}) for an "
+    if positions.size and (positions.min() < 0 or positions.max() >= math.prod(size)):
+        raise InvalidIndexError(f"{name}: indices must lie in [0, {math.prod(size)}) for an "
                                 f"output of size {tuple(size)}, got {positions.min()} to "
                                 f"{positions.max()}")
-    zeros = Tensor._make(np.zeros((n, c, size[0] * size[1]), dtype=x.dtype))
+    zeros = Tensor._make(np.zeros((n, c, math.prod(size)), dtype=x.dtype))
     out = zeros.scatter(2, positions, x.reshape(n, c, -1)).reshape(n, c, *size)
     return out if batched else out.reshape(out.shape[1:])
 

@@ -1747,25 +1747,42 @@ class LocalResponseNorm(Module):
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
 
 
-class MaxUnpool2d(Module):
-    """F.max_unpool2d as a layer: forward(input, indices, output_size=None)."""
+class _MaxUnpoolNd(Module):
+    """MaxUnpool1d, 2d and 3d: F.max_unpool1d, 2d and 3d as layers, forward(input, indices,
+    output_size=None); the settings kept as tuples, as PyTorch keeps them."""
+
+    _function: Callable[..., Tensor]
+    _spatial_dims: int
 
     def __init__(self, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] | None = None,
                  padding: int | Sequence[int] = 0) -> None:
-        super().__init__()  # pairs, as PyTorch keeps them
-        self.kernel_size = F._ints("MaxUnpool2d", "kernel_size", kernel_size, 2, minimum=1)
+        super().__init__()
+        name, dims = type(self).__name__, self._spatial_dims
+        self.kernel_size = F._ints(name, "kernel_size", kernel_size, dims, minimum=1)
         self.stride = self.kernel_size if stride is None else \
-            F._ints("MaxUnpool2d", "stride", stride, 2, minimum=1)
-        self.padding = F._ints("MaxUnpool2d", "padding", padding, 2, minimum=0)
+            F._ints(name, "stride", stride, dims, minimum=1)
+        self.padding = F._ints(name, "padding", padding, dims, minimum=0)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input: Tensor, indices: Any,
                 output_size: Sequence[int] | None = None) -> Tensor:
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return type(self)._function(input, indices, self.kernel_size, self.stride, self.padding,
+                                    output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool1d), 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool2d), 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool3d), 3
 
 
 class Unfold(Module):

@@ -3414,6 +3414,29 @@ def test_rrelu_draws_a_slope_per_negative_entry_while_training():
     np.testing.assert_array_equal(outs[0], outs[1])
 
 
+@pytest.mark.parametrize("dims, shape, output_size", [
+    (1, (2, 3, 8), None), (1, (3, 8), [9]), (3, (2, 2, 4, 6, 4), None),
+    (3, (1, 2, 4, 4, 6), [1, 2, 5, 5, 7]),
+])
+def test_max_unpool1d_and_3d_put_max_pools_entries_back_as_torch(torch, dims, shape,
+                                                                output_size):
+    """Values, and the gradient of the entries put back (stride = kernel size: no index is
+    named twice)."""
+    data = rng.permutation(math.prod(shape)).reshape(shape) * 0.1
+    pooled, indices = getattr(torch.nn.functional, f"max_pool{dims}d")(
+        torch.tensor(data), 2, return_indices=True)
+    ours, theirs = getattr(nn, f"MaxUnpool{dims}d")(2), getattr(torch.nn, f"MaxUnpool{dims}d")(2)
+    assert repr(ours) == repr(theirs)
+    x = Tensor(pooled.numpy(), requires_grad=True)
+    tx = pooled.clone().requires_grad_()
+    out, expected = ours(x, indices.numpy(), output_size), theirs(tx, indices, output_size)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
 def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     data = rng.standard_normal((2, 3, 4, 6))
     pooled, indices = F.max_pool2d(Tensor(data), 2, return_indices=True)
@@ -3432,6 +3455,9 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
     lambda m, F: m.nn.LocalResponseNorm(2)(m.ones(2, 3)),
     lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), mode="area"),
+    lambda m, F: m.nn.MaxUnpool1d(2)(m.ones(1, 2, 3), m.zeros(1, 2, 3, dtype=m.int64), [9]),
+    lambda m, F: F.max_unpool3d(m.ones(1, 1, 1, 1, 1), m.zeros(1, 1, 1, 1, 2, dtype=m.int64),
+                                2),
     lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), padding_mode="wrap"),
     lambda m, F: F.grid_sample(m.ones(2, 1, 3, 3), m.zeros(1, 2, 2, 2), align_corners=False),
     lambda m, F: F.affine_grid(m.zeros(1, 2, 3), (1, 1, 4, 4, 4), align_corners=False),
