@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -485,6 +485,45 @@ def _dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
     keep = rng.random(mask_shape) >= p
     return _result(name, input, input * (keep / input.dtype.type(1 - p)).astype(input.dtype),
                    inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False, *, rng: np.random.Generator | None = None) -> Tensor:
+    """Dropout for SELU networks (Klambauer et al.): each entry is set, with probability p, to
+    SELU's saturation value -alpha' (alpha' = scale * alpha), then all are scaled and shifted
+    by PyTorch's a and b so that inputs of mean 0 and variance 1 keep them. Identity when not
+    training (PyTorch's default here) or p == 0, zeros when p == 1."""
+    return _alpha_dropout("alpha_dropout", input, p, training, inplace, rng, input.shape)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False, *,
+                          rng: np.random.Generator | None = None) -> Tensor:
+    """alpha_dropout of whole channels: one draw per (sample, channel) of (N, C, *)."""
+    if input.ndim < 2:
+        raise InvalidArgumentError(f"feature_alpha_dropout: expected an input (N, C, *), got "
+                                   f"shape {input.shape}")
+    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, rng,
+                          input.shape[:2] + (1,) * (input.ndim - 2))
+
+
+def _alpha_dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
+                   rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
+    """input * (keep * a) + (keep - 1) alpha' a + alpha' a p, keep drawn as dropout's mask,
+    a = 1 / sqrt((alpha'**2 p + 1) (1 - p)): PyTorch's formulas."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _result(name, input, input * 0, inplace)
+    input._require_floating(name)
+    rng = rng if rng is not None else np.random.default_rng()
+    keep = (rng.random(mask_shape) >= p).astype(input.dtype)
+    saturation = _SELU_ALPHA * _SELU_SCALE
+    a = 1 / math.sqrt((saturation ** 2 * p + 1) * (1 - p))
+    shift = ((keep - 1) * (saturation * a) + saturation * a * p).astype(input.dtype)
+    return _result(name, input, input * (keep * a).astype(input.dtype) + shift, inplace)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1904,17 +1943,34 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the pairwise_distance
     with `p` and `eps`; with swap, d(anchor, negative) is the smaller of it and
     d(positive, negative). Reduced."""
-    _check_reduction("triplet_margin_loss", reduction)
+    return _triplet_margin("triplet_margin_loss", anchor, positive, negative,
+                           lambda x1, x2: pairwise_distance(x1, x2, p, eps), margin, swap,
+                           reduction)
+
+
+def triplet_margin_with_distance_loss(
+        anchor: Tensor, positive: Tensor, negative: Tensor, *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """triplet_margin_loss with the distance `distance_function(x1, x2)` (default
+    pairwise_distance), as PyTorch's."""
+    return _triplet_margin("triplet_margin_with_distance_loss", anchor, positive, negative,
+                           distance_function or pairwise_distance, margin, swap, reduction)
+
+
+def _triplet_margin(name: str, anchor: Tensor, positive: Tensor, negative: Tensor,
+                    distance: Callable[[Tensor, Tensor], Tensor], margin: float, swap: bool,
+                    reduction: str) -> Tensor:
+    _check_reduction(name, reduction)
     if margin <= 0:
-        raise InvalidArgumentError(f"triplet_margin_loss: margin must be positive, got {margin}")
+        raise InvalidArgumentError(f"{name}: margin must be positive, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
-        raise InvalidArgumentError(f"triplet_margin_loss: anchor, positive and negative must "
-                                   f"have as many dims, got {anchor.shape}, {positive.shape} and "
+        raise InvalidArgumentError(f"{name}: anchor, positive and negative must have as many "
+                                   f"dims, got {anchor.shape}, {positive.shape} and "
                                    f"{negative.shape}")
-    to_positive = pairwise_distance(anchor, positive, p, eps)
-    to_negative = pairwise_distance(anchor, negative, p, eps)
+    to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
     if swap:
-        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+        to_negative = to_negative.minimum(distance(positive, negative))
     return _reduce((to_positive - to_negative + margin).clamp_min(0), reduction)
 
 
@@ -2000,6 +2056,34 @@ def multi_margin_loss(input: Tensor, target: ArrayLike, p: int = 1, margin: floa
         hinge = hinge * weights[target][:, None]
     others = np.arange(classes) != target[:, None]  # the target's own term is left out
     losses = hinge.masked_fill(~others, 0.0).sum(1) / classes
+    return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean"
+                           ) -> Tensor:
+    """The multi-label hinge loss of (N, C) scores (or (C,)): each sample's target row lists
+    its classes up to the first -1 (the rest unread); the loss is the sum over those entries j
+    (a class listed twice counting twice, as in PyTorch) and the classes i not listed of
+    max(0, 1 - (x[j] - x[i])), over C; reduced."""
+    _check_reduction("multilabel_margin_loss", reduction)
+    input._require_floating("multilabel_margin_loss")
+    target = np.asarray(_as_array(target))
+    if input.ndim not in (1, 2) or target.shape != input.shape or target.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"multilabel_margin_loss: expected input (N, C) or (C,) and "
+                                   f"integer targets of its shape, got {input.shape} and "
+                                   f"{target.dtype} of shape {target.shape}")
+    scores = input.reshape(1, -1) if input.ndim == 1 else input
+    labels = target.reshape(scores.shape)
+    classes = scores.shape[1]
+    listed = np.cumprod(labels >= 0, axis=1).astype(bool)  # the entries before the first -1
+    if np.any(labels[listed] >= classes):
+        raise InvalidIndexError(f"multilabel_margin_loss: targets must lie in [-1, {classes})")
+    times_listed = np.zeros(scores.shape, scores.dtype)
+    np.add.at(times_listed, (np.nonzero(listed)[0], labels[listed]), 1)
+    # (N, target j, other i): max(0, 1 - x[j] + x[i]), as often as j is listed, i not at all
+    hinge = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).clamp_min(0)
+    pairs = times_listed[:, :, None] * (times_listed == 0)[:, None, :]
+    losses = (hinge * pairs).sum((1, 2)) / classes
     return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
 
 

@@ -818,6 +818,21 @@ class Dropout3d(Dropout):
         return F.dropout3d(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
+class AlphaDropout(Dropout):
+    """F.alpha_dropout while training (SELU's saturation value for the entries dropped)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training, self.inplace, rng=self.rng)
+
+
+class FeatureAlphaDropout(Dropout):
+    """F.feature_alpha_dropout (whole channels) while training."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace,
+                                       rng=self.rng)
+
+
 class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
     OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""
@@ -2057,6 +2072,31 @@ class TripletMarginLoss(Module):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(Module):
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(Module):
+    """F.triplet_margin_with_distance_loss as a layer (its arguments keyword-only, as
+    PyTorch's)."""
+
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__()
+        self.distance_function, self.margin = distance_function, margin
+        self.swap, self.reduction = swap, reduction
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):

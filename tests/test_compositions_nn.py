@@ -3396,6 +3396,77 @@ def test_grid_sample_at_the_identity_grid_gives_the_input(align_corners):
         np.testing.assert_allclose(out.data, x.data, rtol=1e-6, atol=1e-6)
 
 
+MULTILABEL_TARGETS = np.array([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 3, 4],
+                               [2, 2, -1, 0, 0]])  # up to the first -1; class 2 twice
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_multilabel_margin_loss_matches_torch(torch, reduction, unbatched):
+    targets = MULTILABEL_TARGETS[0] if unbatched else MULTILABEL_TARGETS
+    data = rng.standard_normal(targets.shape)
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out = nn.MultiLabelMarginLoss(reduction=reduction)(x, targets)
+    expected = torch.nn.MultiLabelMarginLoss(reduction=reduction)(tx, torch.tensor(targets))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12)
+    assert F.multilabel_margin_loss(Tensor(data.astype(np.float32)), targets).dtype == np.float32
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(), dict(margin=0.5, swap=True, reduction="sum"),
+    dict(distance_function="cosine", reduction="none"),
+])
+def test_triplet_margin_with_distance_loss_matches_torch(torch, kwargs):
+    """The default distance is pairwise_distance; a function given is called as PyTorch
+    calls it."""
+    data = [rng.standard_normal((4, 5)) for _ in range(3)]
+    leaves = [Tensor(a, requires_grad=True) for a in data]
+    their_leaves = [torch.tensor(a, requires_grad=True) for a in data]
+    cosine = kwargs.pop("distance_function", None) == "cosine"
+    ours = nn.TripletMarginWithDistanceLoss(
+        distance_function=(lambda a, b: 1 - F.cosine_similarity(a, b)) if cosine else None,
+        **kwargs)
+    theirs = torch.nn.TripletMarginWithDistanceLoss(
+        distance_function=(lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b))
+        if cosine else None, **kwargs)
+    out, expected = ours(*leaves), theirs(*their_leaves)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    for leaf, their_leaf in zip(leaves, their_leaves):
+        np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["AlphaDropout", "FeatureAlphaDropout"])
+def test_alpha_dropouts_are_the_identity_in_eval_mode_and_keep_zero_mean_unit_variance(torch,
+                                                                                       name):
+    """Training: each entry (channel) is kept as a x + alpha' a p or dropped to alpha' a (p - 1),
+    PyTorch's formulas (alpha' = SELU's scale * alpha), and standard normal inputs stay so;
+    seeded by rng."""
+    ours, theirs = getattr(nn, name)(0.3), getattr(torch.nn, name)(0.3)
+    assert repr(ours) == repr(theirs)
+    data = rng.standard_normal((400, 50, 10))
+    ours.eval()
+    np.testing.assert_array_equal(ours(Tensor(data)).data, data)
+    ours.train()
+    out = getattr(nn, name)(0.3, rng=np.random.default_rng(3))(Tensor(data)).data
+    np.testing.assert_array_equal(
+        out, getattr(nn, name)(0.3, rng=np.random.default_rng(3))(Tensor(data)).data)
+    saturation = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
+    a = 1 / math.sqrt((saturation ** 2 * 0.3 + 1) * 0.7)
+    kept = np.isclose(out, a * data + saturation * a * 0.3, rtol=0, atol=1e-12)
+    dropped = np.isclose(out, saturation * a * (0.3 - 1), rtol=0, atol=1e-12)
+    assert (kept | dropped).all() and 0.28 < dropped.mean() < 0.32
+    if name == "FeatureAlphaDropout":  # one draw per (sample, channel)
+        assert (dropped.all(-1) | ~dropped.any(-1)).all()
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+
+
 def test_rrelu_draws_a_slope_per_negative_entry_while_training():
     """Slopes uniform in [lower, upper] (each the entry's gradient), seeded by `rng`; the
     entries >= 0 pass unchanged."""
