@@ -2085,12 +2085,15 @@ class MultiLabelMarginLoss(Module):
 
 class TripletMarginWithDistanceLoss(Module):
     """F.triplet_margin_with_distance_loss as a layer (its arguments keyword-only, as
-    PyTorch's)."""
+    PyTorch's); without a distance_function, a PairwiseDistance() child module, as
+    PyTorch's."""
 
     def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
                  margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
         super().__init__()
-        self.distance_function, self.margin = distance_function, margin
+        self.distance_function = PairwiseDistance() if distance_function is None else \
+            distance_function
+        self.margin = margin
         self.swap, self.reduction = swap, reduction
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:

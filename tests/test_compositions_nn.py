@@ -3433,6 +3433,7 @@ def test_triplet_margin_with_distance_loss_matches_torch(torch, kwargs):
     theirs = torch.nn.TripletMarginWithDistanceLoss(
         distance_function=(lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b))
         if cosine else None, **kwargs)
+    assert repr(ours) == repr(theirs)  # without a function: a PairwiseDistance() child
     out, expected = ours(*leaves), theirs(*their_leaves)
     np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
     upstream = rng.standard_normal(out.shape)
