@@ -1820,7 +1820,8 @@ def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | N
     or 1 gives a finite loss."""
     input._require_floating("binary_cross_entropy")
     _check_reduction("binary_cross_entropy", reduction)
-    target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
+    target = _loss_target("binary_cross_entropy", input, _float_target(
+        "binary_cross_entropy", target), same_shape=True)
     if np.any((input.data < 0) | (input.data > 1)):
         raise InvalidArgumentError("binary_cross_entropy: input must be probabilities in [0, 1]; "
                                    "for logits use binary_cross_entropy_with_logits")
@@ -1840,7 +1841,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: ArrayLike,
     name = "binary_cross_entropy_with_logits"
     input._require_floating(name)
     _check_reduction(name, reduction)
-    target = _loss_target(name, input, target, same_shape=True)
+    target = _loss_target(name, input, _float_target(name, target), same_shape=True)
     softplus_neg = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         softplus_neg = softplus_neg * (1 + (_loss_target(name, input, pos_weight) - 1) * target)
@@ -2106,7 +2107,7 @@ def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
                          f"got {reduction!r}")
     input._require_floating("kl_div")
-    target = _loss_target("kl_div", input, target)
+    target = _loss_target("kl_div", input, _float_target("kl_div", target))
     if log_target:
         losses = target.exp() * (target - input)
     else:
@@ -2351,6 +2352,16 @@ def _loss_target(name: str, input: Tensor, target: ArrayLike, same_shape: bool =
         if not _broadcasts_to(target.shape, input.shape):
             raise InvalidArgumentError(f"{name}: shape {target.shape} does not broadcast to the "
                                        f"input's shape {input.shape}")
+    return target
+
+
+def _float_target(name: str, target: ArrayLike) -> ArrayLike:
+    """`target`, refused unless floating point, as PyTorch refuses integer and bool targets
+    (0/1 labels as int64, say) for the losses whose target is a probability."""
+    if not _is_float(target):
+        raise InvalidTypeError(f"{name}: target must be floating point (probabilities), got "
+                               f"dtype {np.asarray(_as_array(target)).dtype}; convert it with "
+                               f".float()")
     return target
 
 

@@ -2795,6 +2795,11 @@ def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
     lambda m, F: F.cosine_embedding_loss(m.ones(2, 3), m.ones(2, 4), m.ones(2)),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3, 3)),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(1, 1)),
+    # integer 0/1 labels for the losses of probabilities: PyTorch refuses them
+    lambda m, F: F.binary_cross_entropy(m.ones(2, 3) / 2, m.ones(2, 3, dtype=m.int64)),
+    lambda m, F: F.binary_cross_entropy_with_logits(m.ones(2, 3), m.ones(2, 3, dtype=m.int64)),
+    lambda m, F: m.nn.BCEWithLogitsLoss()(m.ones(2, 3), m.ones(2, 3, dtype=m.bool)),
+    lambda m, F: F.kl_div(m.ones(2, 3), m.ones(2, 3, dtype=m.int64), reduction="sum"),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), -m.ones(2, 3)),
     lambda m, F: F.soft_margin_loss(m.ones(2), m.ones(2), reduction="average"),
 ])
