@@ -388,6 +388,27 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between the rows of (N, M) `input`, each pair i < j once, in the
+    order (0, 1), (0, 2), ..., (1, 2), ...: (N (N - 1) / 2,), as torch.pdist."""
+    if input.ndim != 2:
+        raise InvalidArgumentError(f"pdist: expected a 2-D input (N, M), got shape "
+                                   f"{input.shape}")
+    first, second = np.triu_indices(input.shape[0], k=1)
+    return (input[first] - input[second]).norm(p, -1)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its channels read as (groups, C / groups) and written out transposed:
+    channel g * (C / groups) + k goes to k * groups + g, as ShuffleNet's (Zhang et al.)."""
+    if input.ndim < 3 or groups < 1 or input.shape[1] % groups:
+        raise InvalidArgumentError(f"channel_shuffle: expected (N, C, *) with C divisible by "
+                                   f"groups ({groups}), got shape {input.shape}")
+    n, channels, *rest = input.shape
+    return input.reshape(n, groups, channels // groups, *rest).transpose(1, 2).reshape(
+        input.shape)
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C r**2, H, W) to (*, C, H r, W r), r = upscale_factor: each group of r**2 channels
     becomes an r x r block of pixels, as torch.nn.functional.pixel_shuffle."""

@@ -1509,6 +1509,18 @@ class PixelShuffle(Module):
         return F.pixel_shuffle(input, self.upscale_factor)
 
 
+class ChannelShuffle(Module):
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+
 class PixelUnshuffle(Module):
     def __init__(self, downscale_factor: int) -> None:
         super().__init__()

@@ -3286,6 +3286,8 @@ def _class_or_multilabel_targets(kind, shape):
     (lambda lib, dtype: lib.nn.LocalResponseNorm(2, 1.0), [(2, 3, 2, 2, 3)], None),
     (lambda lib, dtype: lib.nn.RReLU().eval(), [(3, 4)], None),
     (lambda lib, dtype: lib.nn.RReLU(0.2, 0.4).eval(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.ChannelShuffle(2), [(2, 6, 3)], None),
+    (lambda lib, dtype: lib.nn.ChannelShuffle(3), [(1, 6, 2, 2)], None),
     (lambda lib, dtype: lib.nn.GLU(), [(3, 4)], None),
     (lambda lib, dtype: lib.nn.GLU(0), [(4, 3)], None),
     (lambda lib, dtype: lib.nn.Softmax2d(), [(2, 3, 4, 5)], None),
@@ -3399,6 +3401,20 @@ def test_grid_sample_at_the_identity_grid_gives_the_input(align_corners):
         out = F.grid_sample(x, grid, mode, align_corners=align_corners)
         assert out.dtype == np.float32
         np.testing.assert_allclose(out.data, x.data, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
+def test_pdist_matches_torch(torch, p):
+    """Each pair of rows i < j once, in PyTorch's order; values and gradients."""
+    data = rng.standard_normal((5, 3))
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, expected = F.pdist(x, p), torch.nn.functional.pdist(tx, p)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-10)
+    assert F.pdist(Tensor(data.astype(np.float32)), p).dtype == np.float32
 
 
 MULTILABEL_TARGETS = np.array([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 3, 4],
@@ -3531,6 +3547,8 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     lambda m, F: m.nn.MultiMarginLoss(p=3),
     lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
     lambda m, F: m.nn.LocalResponseNorm(2)(m.ones(2, 3)),
+    lambda m, F: F.pdist(m.ones(2, 3, 4)),
+    lambda m, F: m.nn.ChannelShuffle(4)(m.ones(2, 6, 3)),
     lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), mode="area"),
     lambda m, F: m.nn.MaxUnpool1d(2)(m.ones(1, 2, 3), m.zeros(1, 2, 3, dtype=m.int64), [9]),
     lambda m, F: F.max_unpool3d(m.ones(1, 1, 1, 1, 1), m.zeros(1, 1, 1, 1, 2, dtype=m.int64),
