@@ -2648,8 +2648,8 @@ class _RNNBase(Module):
 
     def extra_repr(self) -> str:
         settings = f"{self.input_size}, {self.hidden_size}"
-        defaults = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
-                    "bidirectional": False}
+        defaults = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False,
+                    "dropout": 0.0, "bidirectional": False}
         for name, default in defaults.items():  # PyTorch lists what is not default
             if getattr(self, name) != default:
                 settings += f", {name}={getattr(self, name)}"
