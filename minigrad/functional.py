@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -322,6 +322,21 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return out if bias is None else out + bias.reshape(along)
 
 
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """Krizhevsky et al.'s normalisation across channels, as PyTorch's: x / (k + alpha * m) **
+    beta along dim 1 of (N, C, *), m the mean of x**2 over the `size` channels from size // 2
+    before to (size - 1) // 2 after (zeros past the edges, still counted)."""
+    if input.ndim < 3:
+        raise InvalidArgumentError(f"local_response_norm: expected 3D or higher "
+                                   f"dimensionality input (got {input.ndim} dimensions)")
+    channels = input.shape[1]
+    # the channels are dim 1: (before, after) for it, none for the dims after it
+    squares = pad(input * input, [0, 0] * (input.ndim - 2) + [size // 2, (size - 1) // 2])
+    window = sum(squares.narrow(1, offset, channels) for offset in range(size))
+    return input / (window * (alpha / size) + k) ** beta
+
+
 def normalize(input: Tensor, p: float = 2.0, dim: int | Sequence[int] = 1,
               eps: float = 1e-12) -> Tensor:
     """input / max(||input||_p, eps) along `dim` (an int or a tuple of them): unit p-norm
@@ -371,6 +386,27 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """||x1 - x2 + eps||_p along the last dim, after broadcasting x1 and x2 against each other;
     eps keeps the gradient finite where x1 = x2."""
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between the rows of (N, M) `input`, each pair i < j once, in the
+    order (0, 1), (0, 2), ..., (1, 2), ...: (N (N - 1) / 2,), as torch.pdist."""
+    if input.ndim != 2:
+        raise InvalidArgumentError(f"pdist: expected a 2-D input (N, M), got shape "
+                                   f"{input.shape}")
+    first, second = np.triu_indices(input.shape[0], k=1)
+    return (input[first] - input[second]).norm(p, -1)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its channels read as (groups, C / groups) and written out transposed:
+    channel g * (C / groups) + k goes to k * groups + g, as ShuffleNet's (Zhang et al.)."""
+    if input.ndim < 3 or groups < 1 or input.shape[1] % groups:
+        raise InvalidArgumentError(f"channel_shuffle: expected (N, C, *) with C divisible by "
+                                   f"groups ({groups}), got shape {input.shape}")
+    n, channels, *rest = input.shape
+    return input.reshape(n, groups, channels // groups, *rest).transpose(1, 2).reshape(
+        input.shape)
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
@@ -470,6 +506,45 @@ def _dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
     keep = rng.random(mask_shape) >= p
     return _result(name, input, input * (keep / input.dtype.type(1 - p)).astype(input.dtype),
                    inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False, *, rng: np.random.Generator | None = None) -> Tensor:
+    """Dropout for SELU networks (Klambauer et al.): each entry is set, with probability p, to
+    SELU's saturation value -alpha' (alpha' = scale * alpha), then all are scaled and shifted
+    by PyTorch's a and b so that inputs of mean 0 and variance 1 keep them. Identity when not
+    training (PyTorch's default here) or p == 0, zeros when p == 1."""
+    return _alpha_dropout("alpha_dropout", input, p, training, inplace, rng, input.shape)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False, *,
+                          rng: np.random.Generator | None = None) -> Tensor:
+    """alpha_dropout of whole channels: one draw per (sample, channel) of (N, C, *)."""
+    if input.ndim < 2:
+        raise InvalidArgumentError(f"feature_alpha_dropout: expected an input (N, C, *), got "
+                                   f"shape {input.shape}")
+    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, rng,
+                          input.shape[:2] + (1,) * (input.ndim - 2))
+
+
+def _alpha_dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
+                   rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
+    """input * (keep * a) + (keep - 1) alpha' a + alpha' a p, keep drawn as dropout's mask,
+    a = 1 / sqrt((alpha'**2 p + 1) (1 - p)): PyTorch's formulas."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _result(name, input, input * 0, inplace)
+    input._require_floating(name)
+    rng = rng if rng is not None else np.random.default_rng()
+    keep = (rng.random(mask_shape) >= p).astype(input.dtype)
+    saturation = _SELU_ALPHA * _SELU_SCALE
+    a = 1 / math.sqrt((saturation ** 2 * p + 1) * (1 - p))
+    shift = ((keep - 1) * (saturation * a) + saturation * a * p).astype(input.dtype)
+    return _result(name, input, input * (keep * a).astype(input.dtype) + shift, inplace)
 
 
 # --------------------------------------------------------------------------------------------
@@ -664,13 +739,56 @@ def avg_pool3d(input: Tensor, kernel_size: int | Sequence[int],
     return out if batched else out.reshape(out.shape[1:])
 
 
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm (p = norm_type) of each window along the last dim of (N, C, L) or (C, L):
+    (sum of x**p) ** (1/p), the sum being avg_pool1d's mean times the kernel size, as
+    PyTorch's (so a window that ceil_mode cuts short is scaled up alike)."""
+    kernel = _ints("lp_pool1d", "kernel_size", kernel_size, 1, minimum=1)
+    return _lp_pool(avg_pool1d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each (kH, kW) window of (N, C, H, W) or (C, H, W), as lp_pool1d's."""
+    kernel = _ints("lp_pool2d", "kernel_size", kernel_size, 2, minimum=1)
+    return _lp_pool(avg_pool2d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: int | Sequence[int],
+              stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each (kD, kH, kW) window of (N, C, D, H, W) or (C, D, H, W), as
+    lp_pool1d's."""
+    kernel = _ints("lp_pool3d", "kernel_size", kernel_size, 3, minimum=1)
+    return _lp_pool(avg_pool3d(input ** norm_type, kernel, stride, 0, ceil_mode), norm_type,
+                    kernel)
+
+
+def _lp_pool(means: Tensor, norm_type: float, kernel: tuple[int, ...]) -> Tensor:
+    return (means * math.prod(kernel)) ** (1 / norm_type)
+
+
 def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
     """Average (N, C, H, W) or (C, H, W) down to `output_size` (None keeps that dim): output
     row i is the mean of input rows floor(i H / out_h) to ceil((i + 1) H / out_h), as in
-    PyTorch, and likewise for the columns. The bins of the two dims are independent, so it
-    averages the rows' bins, then the columns'."""
-    x, batched, sizes = _adaptive_pool_input("adaptive_avg_pool2d", input, output_size)
-    for dim, out_size in zip((2, 3), sizes):
+    PyTorch, and likewise for the columns."""
+    return _adaptive_avg_pool("adaptive_avg_pool2d", input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: int | None | Sequence[int | None]) -> Tensor:
+    """Average (N, C, D, H, W) or (C, D, H, W) down to `output_size` (None keeps that dim),
+    binned in each dim as adaptive_avg_pool2d's."""
+    return _adaptive_avg_pool("adaptive_avg_pool3d", input, output_size, 3)
+
+
+def _adaptive_avg_pool(name: str, input: Tensor, output_size: int | None |
+                       Sequence[int | None], spatial_dims: int) -> Tensor:
+    """The adaptive average pools. The bins of the dims are independent, so it averages the
+    bins of one dim after another."""
+    x, batched, sizes = _adaptive_pool_input(name, input, output_size, spatial_dims)
+    for dim, out_size in enumerate(sizes, start=2):
         bins = [x.narrow(dim, start, stop - start).mean(dim, keepdim=True)
                 for start, stop in _adaptive_bins(x.shape[dim], out_size)]
         x = cat(bins, dim) if bins else x.narrow(dim, 0, 0)
@@ -678,16 +796,19 @@ def adaptive_avg_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
 
 
 def _adaptive_pool_input(name: str, input: Tensor, output_size: int | None |
-                         Sequence[int | None]) -> tuple[Tensor, bool, tuple[int, int]]:
-    """The adaptive 2-D pools' input as (N, C, H, W), whether it was batched, and the output's
-    (height, width), None there meaning the input's."""
-    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
-    sizes = (output_size,) * 2 if output_size is None or isinstance(
+                         Sequence[int | None], spatial_dims: int
+                         ) -> tuple[Tensor, bool, tuple[int, ...]]:
+    """The adaptive pools' input as (N, C, *spatial), whether it was batched, and the output's
+    spatial sizes, None there meaning the input's."""
+    shape = "(N, C, H, W) or (C, H, W)" if spatial_dims == 2 else \
+        "(N, C, D, H, W) or (C, D, H, W)"
+    x, batched = _batched(name, input, spatial_dims, shape)
+    sizes = (output_size,) * spatial_dims if output_size is None or isinstance(
         output_size, (int, np.integer)) else tuple(output_size)
-    if len(sizes) != 2 or not all(s is None or (isinstance(s, (int, np.integer)) and s >= 0)
-                                  for s in sizes):
-        raise InvalidArgumentError(f"{name}: output_size must be an int, None or 2 of them, "
-                                   f"each >= 0, got {output_size!r}")
+    if len(sizes) != spatial_dims or not all(
+            s is None or (isinstance(s, (int, np.integer)) and s >= 0) for s in sizes):
+        raise InvalidArgumentError(f"{name}: output_size must be an int, None or "
+                                   f"{spatial_dims} of them, each >= 0, got {output_size!r}")
     if 0 in x.shape[2:]:  # a bin of an empty dim would have no mean or maximum
         raise InvalidArgumentError(f"{name}: expected input to have non-zero size for "
                                    f"non-batch dimensions, got shape {input.shape}")
@@ -792,16 +913,31 @@ def adaptive_max_pool2d(input: Tensor, output_size: int | None | Sequence[int | 
     keeps that dim); the gradient goes to one entry per bin, its first maximum (its last NaN if
     it has any), as in PyTorch, and `return_indices=True` also returns where that is (flat,
     h * W + w, int64)."""
-    x, batched, (out_h, out_w) = _adaptive_pool_input("adaptive_max_pool2d", input,
-                                                      output_size)
-    (h, w), n, c = x.shape[2:], *x.shape[:2]
-    places = np.zeros((n, c, out_h, out_w), np.int64)
-    for i, (top, bottom) in enumerate(_adaptive_bins(h, out_h)):
-        for j, (left, right) in enumerate(_adaptive_bins(w, out_w)):
-            winner = _first_max_or_last_nan(x.data[:, :, top:bottom, left:right]
-                                            .reshape(n, c, -1))
-            row, col = np.divmod(winner, right - left)
-            places[:, :, i, j] = (top + row) * w + left + col
+    return _adaptive_max_pool("adaptive_max_pool2d", input, output_size, 2, return_indices)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: int | None | Sequence[int | None],
+                        return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
+    """The max of each bin of (N, C, D, H, W) or (C, D, H, W), as adaptive_max_pool2d's (flat
+    indices d * H * W + h * W + w)."""
+    return _adaptive_max_pool("adaptive_max_pool3d", input, output_size, 3, return_indices)
+
+
+def _adaptive_max_pool(name: str, input: Tensor, output_size: int | None |
+                       Sequence[int | None], spatial_dims: int, return_indices: bool
+                       ) -> Tensor | tuple[Tensor, Tensor]:
+    """The adaptive max pools: each bin's winner found in numpy, then gathered."""
+    x, batched, out_sizes = _adaptive_pool_input(name, input, output_size, spatial_dims)
+    (n, c), in_sizes = x.shape[:2], x.shape[2:]
+    bins = [_adaptive_bins(size, out) for size, out in zip(in_sizes, out_sizes)]
+    places = np.zeros((n, c, *out_sizes), np.int64)
+    for out_place in np.ndindex(*out_sizes):
+        box = [bins[dim][i] for dim, i in enumerate(out_place)]
+        block = x.data[(slice(None), slice(None), *(slice(start, stop) for start, stop in box))]
+        winner = _first_max_or_last_nan(block.reshape(n, c, -1))
+        offsets = np.unravel_index(winner, [stop - start for start, stop in box])
+        places[(slice(None), slice(None), *out_place)] = np.ravel_multi_index(
+            [start + offset for (start, _), offset in zip(box, offsets)], in_sizes)
     return _picked_in_planes(x, places, batched, return_indices)
 
 
@@ -946,6 +1082,14 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
     return out if batched else out.reshape(out.shape[1:])
 
 
+def max_unpool1d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """max_pool1d's partial inverse, of (N, C, L) or (C, L), as max_unpool2d's."""
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding,
+                       output_size, 1)
+
+
 def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
                  output_size: Sequence[int] | None = None) -> Tensor:
@@ -954,37 +1098,57 @@ def max_unpool2d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[
     zeros of (H - 1) stride - 2 padding + kernel_size per spatial dim, or of `output_size`'s
     last two entries (each less than a stride away from that). Where a position is named twice
     the last entry wins."""
-    name = "max_unpool2d"
-    x, batched = _batched(name, input, 2, "(N, C, H, W) or (C, H, W)")
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding,
+                       output_size, 2)
+
+
+def max_unpool3d(input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, padding: int | Sequence[int] = 0,
+                 output_size: Sequence[int] | None = None) -> Tensor:
+    """max_pool3d's partial inverse, of (N, C, D, H, W) or (C, D, H, W), as max_unpool2d's."""
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding,
+                       output_size, 3)
+
+
+def _max_unpool(name: str, input: Tensor, indices: ArrayLike, kernel_size: int | Sequence[int],
+                stride: int | Sequence[int] | None, padding: int | Sequence[int],
+                output_size: Sequence[int] | None, spatial_dims: int) -> Tensor:
+    x, batched = _batched(name, input, spatial_dims, f"(N, C, *{spatial_dims} dims) or "
+                                                     f"(C, *{spatial_dims} dims)")
     index = np.asarray(_as_array(indices))
     if index.shape != input.shape or index.dtype.kind not in "iu":
         raise InvalidArgumentError(f"{name}: indices must be integers of the input's shape "
                                    f"{input.shape}, got {index.dtype} of shape {index.shape}")
-    kernel = _ints(name, "kernel_size", kernel_size, 2, minimum=1)
-    stride = kernel if stride is None else _ints(name, "stride", stride, 2, minimum=1)
-    padding = _ints(name, "padding", padding, 2, minimum=0)
+    kernel = _ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
+    stride = kernel if stride is None else \
+        _ints(name, "stride", stride, spatial_dims, minimum=1)
+    padding = _ints(name, "padding", padding, spatial_dims, minimum=0)
     size = [(n - 1) * s - 2 * p + k for n, s, p, k in zip(x.shape[2:], stride, padding, kernel)]
     if output_size is not None:
-        # PyTorch's rule: within a stride of the default, the sizes a max_pool2d input of that
+        # PyTorch's rule: within a stride of the default, the sizes a max pool's input of that
         # output could have had
-        if len(output_size) not in (2, 4) or not all(
-                d - s < o < d + s for o, d, s in zip(list(output_size)[-2:], size, stride)):
+        given = list(output_size)[-spatial_dims:]
+        if len(output_size) not in (spatial_dims, spatial_dims + 2) or not all(
+                d - s < o < d + s for o, d, s in zip(given, size, stride)):
             raise InvalidArgumentError(
-                f"{name}: output_size must be 2 (or 4, with N and C) sizes, each within the "
-                f"stride {stride} of {tuple(size)} (exclusive), got {tuple(output_size)}")
-        size = list(output_size)[-2:]
+                f"{name}: output_size must be {spatial_dims} (or {spatial_dims + 2}, with N and "
+                f"C) sizes, each within the stride {stride} of {tuple(size)} (exclusive), got "
+                f"{tuple(output_size)}")
+        size = given
     n, c = x.shape[:2]
     positions = index.reshape(n, c, -1)
-    if positions.size and (positions.min() < 0 or positions.max() >= size[0] * size[1]):
-        raise InvalidIndexError(f"{name}: indices must lie in [0, {size[0] * size[1]}) for an "
+    if positions.size and (positions.min() < 0 or positions.max() >= math.prod(size)):
+        raise InvalidIndexError(f"{name}: indices must lie in [0, {math.prod(size)}) for an "
                                 f"output of size {tuple(size)}, got {positions.min()} to "
                                 f"{positions.max()}")
-    zeros = Tensor._make(np.zeros((n, c, size[0] * size[1]), dtype=x.dtype))
+    zeros = Tensor._make(np.zeros((n, c, math.prod(size)), dtype=x.dtype))
     out = zeros.scatter(2, positions, x.reshape(n, c, -1)).reshape(n, c, *size)
     return out if batched else out.reshape(out.shape[1:])
 
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2, "trilinear": 3}
+# the interpolating modes, with the number of spatial dims each takes
+_LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+_CUBIC_A = -0.75  # the cubic convolution's parameter, PyTorch's (Keys' a; OpenCV's too)
 
 
 def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
@@ -995,22 +1159,26 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
     floor(i * scale) (scale = in / out, or 1 / scale_factor; in float32, as PyTorch does),
     "nearest-exact" at floor((i + 0.5) * scale); "linear", "bilinear" and "trilinear" (1, 2
     or 3 spatial dims) weigh the two neighbours of the source point (i + 0.5) * scale - 0.5
-    in each dim, or i * (in - 1) / (out - 1) with align_corners=True. Composed from index
-    gathers, so each source entry's gradient adds up its weights."""
+    in each dim, or i * (in - 1) / (out - 1) with align_corners=True, and leave a dim whose
+    size does not change as it is (PyTorch's kernels copy it, whatever the scale_factor);
+    "bicubic" (2 spatial dims) weighs the four neighbours of that point by Keys' cubic
+    convolution (a = -0.75), reading the edge entry for those outside; "area" averages
+    adaptive_avg_pool's bins. Composed from index gathers, so each source entry's gradient
+    adds up its weights."""
     name = "interpolate"
     spatial = input.ndim - 2
-    if mode not in ("nearest", "nearest-exact", *_LINEAR_MODES):
+    if mode not in ("nearest", "nearest-exact", "area", *_LINEAR_MODES):
         # NotImplementedError, as in PyTorch: a mode (or a mode and rank) it has no kernel for
         raise NotImplementedError(f"{name}: mode must be 'nearest', 'nearest-exact', 'linear', "
-                                  f"'bilinear' or 'trilinear', got {mode!r}")
-    if spatial < 1 or _LINEAR_MODES.get(mode, spatial) != spatial:
+                                  f"'bilinear', 'bicubic', 'trilinear' or 'area', got {mode!r}")
+    if not 1 <= spatial <= 3 or _LINEAR_MODES.get(mode, spatial) != spatial:
         raise NotImplementedError(f"{name}: mode {mode!r} does not fit an input of shape "
                                   f"{input.shape} (N, C and {spatial} spatial dims)")
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{name}: give size or scale_factor, not both or neither")
     if align_corners is not None and mode not in _LINEAR_MODES:
-        raise ValueError(f"{name}: align_corners is for the linear modes, not {mode!r}")
-    if input.dtype.kind != "f" and mode in _LINEAR_MODES:
+        raise ValueError(f"{name}: align_corners is for the interpolating modes, not {mode!r}")
+    if input.dtype.kind != "f" and mode not in ("nearest", "nearest-exact"):
         raise TypeError(f"{name}: mode {mode!r} needs a floating-point input, got {input.dtype}")
     in_sizes = input.shape[2:]
     if size is not None:
@@ -1026,6 +1194,8 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             raise InvalidArgumentError(f"{name}: scale_factor {scale_factor!r} leaves no entry "
                                        f"of the input's spatial size {in_sizes}")
         scales = [1 / f for f in factors]
+    if mode == "area":  # the bins depend on the sizes alone, as PyTorch's
+        return _adaptive_avg_pool(name, input, tuple(sizes), spatial)
     out = input
     for dim, n_in, n_out, scale in zip(range(2, input.ndim), in_sizes, sizes, scales):
         before = (slice(None),) * dim
@@ -1035,18 +1205,139 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
             source = np.floor((np.arange(n_out, dtype=np.float32) + offset) * step)
             out = out[before + (np.minimum(source.astype(np.int64), n_in - 1),)]
             continue
+        if n_in == n_out and mode != "bicubic":
+            continue
+        dtype = input.dtype.type
         positions = np.arange(n_out, dtype=input.dtype)
         if align_corners:
-            source = positions * input.dtype.type((n_in - 1) / (n_out - 1) if n_out > 1 else 0)
+            source = positions * dtype((n_in - 1) / (n_out - 1) if n_out > 1 else 0)
         else:
-            step = input.dtype.type(n_in / n_out if scale is None else scale)
-            source = np.maximum((positions + input.dtype.type(0.5)) * step - input.dtype.type(0.5),
-                                0)
-        low = np.minimum(np.floor(source).astype(np.int64), n_in - 1)
-        high = np.minimum(low + 1, n_in - 1)
-        weight = (source - low).astype(input.dtype).reshape((n_out,) + (1,) * (spatial + 1 - dim))
-        out = out[before + (low,)] * (1 - weight) + out[before + (high,)] * weight
+            step = dtype(n_in / n_out if scale is None else scale)
+            source = (positions + dtype(0.5)) * step - dtype(0.5)
+        if mode != "bicubic":  # before the first entry is at it
+            source = np.maximum(source, 0)
+        low = np.floor(source).astype(np.int64)
+        weights = _interpolation_weights(mode, (source - low).astype(input.dtype))
+        first = low - (len(weights) // 2 - 1)  # bicubic reads low - 1 to low + 2
+        shape = (n_out,) + (1,) * (input.ndim - 1 - dim)
+        out = sum(out[before + (np.clip(first + k, 0, n_in - 1),)] * w.reshape(shape)
+                  for k, w in enumerate(weights))
     return out
+
+
+def _interpolation_weights(mode: str, t: np.ndarray) -> list[np.ndarray]:
+    """The weights of the neighbours of source points lying t past an entry: the two around
+    it (linear), or the four from one before (bicubic, Keys' cubic convolution)."""
+    if mode != "bicubic":
+        return [1 - t, t]
+    a = _CUBIC_A
+
+    def near(x: np.ndarray) -> np.ndarray:  # for |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # for 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return [w.astype(t.dtype) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
+
+
+def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None
+                ) -> Tensor:
+    """The sampling grid of an affine map, for grid_sample: theta (N, 2, 3) and size (N, C, H,
+    W) give (N, H, W, 2), each output place's (x, y) in [-1, 1] times theta; theta (N, 3, 4)
+    and size (N, C, D, H, W) give (N, D, H, W, 3). The places are the pixel centres, or the
+    corner pixels' centres at -1 and 1 with align_corners=True (default False)."""
+    size = tuple(size)
+    spatial = len(size) - 2
+    if spatial not in (2, 3):
+        raise NotImplementedError(f"affine_grid: size must be (N, C, H, W) or (N, C, D, H, W), "
+                                  f"got {size}")  # PyTorch's class here
+    if theta.dtype.kind != "f":
+        raise InvalidTypeError(f"affine_grid: theta must be floating point, got {theta.dtype}")
+    if theta.shape != (size[0], spatial, spatial + 1):
+        raise InvalidArgumentError(f"affine_grid: for size {size}, theta must have shape "
+                                   f"{(size[0], spatial, spatial + 1)}, got {theta.shape}")
+    if min(size[2:]) < 1:
+        raise InvalidArgumentError(f"affine_grid: size must be positive, got {size}")
+
+    def places(n: int) -> np.ndarray:
+        steps = np.linspace(-1, 1, n) if n > 1 else np.zeros(1)
+        return steps if align_corners else steps * (n - 1) / n
+
+    # (x, y[, z], 1) at each output place, x along the last dim
+    axes = np.meshgrid(*(places(n) for n in size[:1:-1]), indexing="ij")
+    base = np.stack([a.transpose() for a in axes] + [np.ones(size[2:])], -1)
+    # each sample's map, broadcast over the output dims but the last
+    maps = theta.mT.reshape(size[0], *(1,) * (spatial - 1), spatial + 1, spatial)
+    return Tensor(base.astype(theta.dtype)) @ maps
+
+
+def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
+                padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
+    """The entries of (N, C, H, W) `input` at the places (x, y) of `grid` (N, H', W', 2), in
+    [-1, 1] from the left (top) edge to the right (bottom) one (their pixels' centres with
+    align_corners=True), as PyTorch's: mode 'bilinear' weighs the four neighbours, 'nearest'
+    takes the closest (ties to even); places outside read zeros, or with padding_mode 'border'
+    the nearest edge place, with 'reflection' the place mirrored at the edges. Composed from
+    index gathers: gradients reach the input and, through the weights, the grid."""
+    name = "grid_sample"
+    if mode not in ("bilinear", "nearest"):
+        raise ValueError(f"{name}: mode must be 'bilinear' or 'nearest', got {mode!r}")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"{name}: padding_mode must be 'zeros', 'border' or 'reflection', got "
+                         f"{padding_mode!r}")
+    if input.ndim != 4 or grid.shape != (input.shape[0], *grid.shape[1:3], 2):
+        raise InvalidArgumentError(f"{name}: expected input (N, C, H, W) and grid (N, H', W', "
+                                   f"2), got {input.shape} and {grid.shape}")
+    input._require_floating(name)
+    n, c, height, width = input.shape
+    x, y = (_grid_source(grid[..., axis], size, padding_mode, bool(align_corners))
+            for axis, size in ((0, width), (1, height)))
+    batch = np.arange(n).reshape(n, 1, 1, 1)
+    channel = np.arange(c).reshape(1, c, 1, 1)
+
+    def read(rows: np.ndarray, cols: np.ndarray) -> tuple[Tensor, np.ndarray]:
+        """input at (rows, cols) (N, H', W'), each (N, C, H', W'), and where they lie inside."""
+        inside = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
+        values = input[batch, channel, np.clip(rows, 0, height - 1)[:, None],
+                       np.clip(cols, 0, width - 1)[:, None]]
+        return values, inside[:, None]
+
+    if mode == "nearest":
+        values, inside = read(np.rint(y.data).astype(np.int64), np.rint(x.data).astype(np.int64))
+        return values.masked_fill(~inside, 0.0)
+    left, top = np.floor(x.data), np.floor(y.data)
+    right_weight, bottom_weight = (x - left).unsqueeze(1), (y - top).unsqueeze(1)
+    out = None
+    for row, row_weight in ((top, 1 - bottom_weight), (top + 1, bottom_weight)):
+        for col, col_weight in ((left, 1 - right_weight), (left + 1, right_weight)):
+            values, inside = read(row.astype(np.int64), col.astype(np.int64))
+            term = (values * row_weight * col_weight).masked_fill(~inside, 0.0)
+            out = term if out is None else out + term
+    return out
+
+
+def _grid_source(coordinate: Tensor, size: int, padding_mode: str, align_corners: bool
+                 ) -> Tensor:
+    """grid_sample's place along one input dim of `size` for grid coordinates in [-1, 1],
+    with PyTorch's padding: 'border' clips it to [0, size - 1], 'reflection' mirrors it at
+    the edges (the corner pixels' centres with align_corners, else the outer edges) first. A
+    clipped place has gradient 0, also at the limit itself, as PyTorch's."""
+    source = (coordinate + 1) * ((size - 1) / 2) if align_corners else \
+        ((coordinate + 1) * size - 1) / 2
+    if padding_mode == "zeros":
+        return source
+    if padding_mode == "reflection":
+        low, high = (0.0, size - 1.0) if align_corners else (-0.5, size - 0.5)
+        span = high - low
+        if span == 0:
+            return source * 0
+        distance = (source - low).abs()
+        flips = np.floor(distance.data / span)
+        extra = distance - flips * span
+        source = where(flips % 2 == 0, extra + low, span - extra + low)
+    inside = (source.data > 0) & (source.data < size - 1)
+    return where(inside, source, np.clip(source.data, 0, size - 1))
 
 
 def _batched(name: str, input: Tensor, spatial_dims: int, expected: str,
@@ -1256,6 +1547,20 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """leaky_relu into `input` itself (refused while recording a graph, as Tensor.add_)."""
     return input._modified("leaky_relu_", leaky_relu(input, negative_slope))
+
+
+def rrelu(input: Tensor, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+          inplace: bool = False, *, rng: np.random.Generator | None = None) -> Tensor:
+    """The randomized leaky ReLU (Xu et al.): x where x >= 0, else a * x, a drawn uniformly
+    from [lower, upper] for each entry while training (from `rng`), (lower + upper) / 2
+    otherwise."""
+    input._require_floating("rrelu")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    rng = rng if rng is not None else np.random.default_rng()
+    slopes = rng.uniform(lower, upper, input.shape).astype(input.dtype)
+    return _result("rrelu", input,
+                   ops.Where.apply(input, input * slopes, cond=input.data >= 0), inplace)
 
 
 def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
@@ -1544,7 +1849,8 @@ def binary_cross_entropy(input: Tensor, target: ArrayLike, weight: ArrayLike | N
     or 1 gives a finite loss."""
     input._require_floating("binary_cross_entropy")
     _check_reduction("binary_cross_entropy", reduction)
-    target = _loss_target("binary_cross_entropy", input, target, same_shape=True)
+    target = _loss_target("binary_cross_entropy", input, _float_target(
+        "binary_cross_entropy", target), same_shape=True)
     if np.any((input.data < 0) | (input.data > 1)):
         raise InvalidArgumentError("binary_cross_entropy: input must be probabilities in [0, 1]; "
                                    "for logits use binary_cross_entropy_with_logits")
@@ -1564,7 +1870,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: ArrayLike,
     name = "binary_cross_entropy_with_logits"
     input._require_floating(name)
     _check_reduction(name, reduction)
-    target = _loss_target(name, input, target, same_shape=True)
+    target = _loss_target(name, input, _float_target(name, target), same_shape=True)
     softplus_neg = _softplus(-input)  # log(1 + exp(-x))
     if pos_weight is not None:
         softplus_neg = softplus_neg * (1 + (_loss_target(name, input, pos_weight) - 1) * target)
@@ -1667,24 +1973,41 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     """max(0, d(anchor, positive) - d(anchor, negative) + margin), d the pairwise_distance
     with `p` and `eps`; with swap, d(anchor, negative) is the smaller of it and
     d(positive, negative). Reduced."""
-    _check_reduction("triplet_margin_loss", reduction)
+    return _triplet_margin("triplet_margin_loss", anchor, positive, negative,
+                           lambda x1, x2: pairwise_distance(x1, x2, p, eps), margin, swap,
+                           reduction)
+
+
+def triplet_margin_with_distance_loss(
+        anchor: Tensor, positive: Tensor, negative: Tensor, *,
+        distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+        margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> Tensor:
+    """triplet_margin_loss with the distance `distance_function(x1, x2)` (default
+    pairwise_distance), as PyTorch's."""
+    return _triplet_margin("triplet_margin_with_distance_loss", anchor, positive, negative,
+                           distance_function or pairwise_distance, margin, swap, reduction)
+
+
+def _triplet_margin(name: str, anchor: Tensor, positive: Tensor, negative: Tensor,
+                    distance: Callable[[Tensor, Tensor], Tensor], margin: float, swap: bool,
+                    reduction: str) -> Tensor:
+    _check_reduction(name, reduction)
     if margin <= 0:
-        raise InvalidArgumentError(f"triplet_margin_loss: margin must be positive, got {margin}")
+        raise InvalidArgumentError(f"{name}: margin must be positive, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
-        raise InvalidArgumentError(f"triplet_margin_loss: anchor, positive and negative must "
-                                   f"have as many dims, got {anchor.shape}, {positive.shape} and "
+        raise InvalidArgumentError(f"{name}: anchor, positive and negative must have as many "
+                                   f"dims, got {anchor.shape}, {positive.shape} and "
                                    f"{negative.shape}")
-    to_positive = pairwise_distance(anchor, positive, p, eps)
-    to_negative = pairwise_distance(anchor, negative, p, eps)
+    to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
     if swap:
-        to_negative = to_negative.minimum(pairwise_distance(positive, negative, p, eps))
+        to_negative = to_negative.minimum(distance(positive, negative))
     return _reduce((to_positive - to_negative + margin).clamp_min(0), reduction)
 
 
 def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, full: bool = False,
                       eps: float = 1e-6, reduction: str = "mean") -> Tensor:
     """(log(var) + (input - target)**2 / var) / 2, plus log(2 pi) / 2 if `full`, reduced; var
-    (the input's shape, or it without the last dim or with it of size 1, or a number) is
+    (the input's shape, or it without the last dim, or with one dim of size 1, or a number) is
     taken at least eps in value, its gradient passing as if it were not (PyTorch's clamp
     under no_grad)."""
     _check_reduction("gaussian_nll_loss", reduction)
@@ -1693,7 +2016,8 @@ def gaussian_nll_loss(input: Tensor, target: ArrayLike, var: Tensor | float, ful
     if var.ndim and var.shape != input.shape:
         if var.shape == input.shape[:-1]:
             var = var.unsqueeze(-1)  # one variance per sample
-        elif var.shape[-1] != 1 or not _broadcasts_to(var.shape, input.shape):
+        elif var.ndim != input.ndim or [v for v, n in zip(var.shape, input.shape)
+                                        if v != n] != [1]:  # one dim of 1, any of them
             raise InvalidArgumentError(f"gaussian_nll_loss: var of shape {var.shape} does not "
                                        f"fit the input's shape {input.shape}")
     if (var.data < 0).any():
@@ -1765,6 +2089,34 @@ def multi_margin_loss(input: Tensor, target: ArrayLike, p: int = 1, margin: floa
     return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
 
 
+def multilabel_margin_loss(input: Tensor, target: ArrayLike, *, reduction: str = "mean"
+                           ) -> Tensor:
+    """The multi-label hinge loss of (N, C) scores (or (C,)): each sample's target row lists
+    its classes up to the first -1 (the rest unread); the loss is the sum over those entries j
+    (a class listed twice counting twice, as in PyTorch) and the classes i not listed of
+    max(0, 1 - (x[j] - x[i])), over C; reduced."""
+    _check_reduction("multilabel_margin_loss", reduction)
+    input._require_floating("multilabel_margin_loss")
+    target = np.asarray(_as_array(target))
+    if input.ndim not in (1, 2) or target.shape != input.shape or target.dtype.kind not in "iu":
+        raise InvalidArgumentError(f"multilabel_margin_loss: expected input (N, C) or (C,) and "
+                                   f"integer targets of its shape, got {input.shape} and "
+                                   f"{target.dtype} of shape {target.shape}")
+    scores = input.reshape(1, -1) if input.ndim == 1 else input
+    labels = target.reshape(scores.shape)
+    classes = scores.shape[1]
+    listed = np.cumprod(labels >= 0, axis=1).astype(bool)  # the entries before the first -1
+    if np.any(labels[listed] >= classes):
+        raise InvalidIndexError(f"multilabel_margin_loss: targets must lie in [-1, {classes})")
+    times_listed = np.zeros(scores.shape, scores.dtype)
+    np.add.at(times_listed, (np.nonzero(listed)[0], labels[listed]), 1)
+    # (N, target j, other i): max(0, 1 - x[j] + x[i]), as often as j is listed, i not at all
+    hinge = (1 - scores.unsqueeze(2) + scores.unsqueeze(1)).clamp_min(0)
+    pairs = times_listed[:, :, None] * (times_listed == 0)[:, None, :]
+    losses = (hinge * pairs).sum((1, 2)) / classes
+    return _reduce(losses.reshape(()) if input.ndim == 1 else losses, reduction)
+
+
 def _huber(difference: Tensor, delta: float) -> Tensor:
     """Quadratic within delta of 0, linear outside, chosen by a constant mask."""
     magnitude = difference.abs()
@@ -1784,7 +2136,7 @@ def kl_div(input: Tensor, target: ArrayLike, *, reduction: str = "mean",
         raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
                          f"got {reduction!r}")
     input._require_floating("kl_div")
-    target = _loss_target("kl_div", input, target)
+    target = _loss_target("kl_div", input, _float_target("kl_div", target))
     if log_target:
         losses = target.exp() * (target - input)
     else:
@@ -2029,6 +2381,16 @@ def _loss_target(name: str, input: Tensor, target: ArrayLike, same_shape: bool =
         if not _broadcasts_to(target.shape, input.shape):
             raise InvalidArgumentError(f"{name}: shape {target.shape} does not broadcast to the "
                                        f"input's shape {input.shape}")
+    return target
+
+
+def _float_target(name: str, target: ArrayLike) -> ArrayLike:
+    """`target`, refused unless floating point, as PyTorch refuses integer and bool targets
+    (0/1 labels as int64, say) for the losses whose target is a probability."""
+    if not _is_float(target):
+        raise InvalidTypeError(f"{name}: target must be floating point (probabilities), got "
+                               f"dtype {np.asarray(_as_array(target)).dtype}; convert it with "
+                               f".float()")
     return target
 
 

@@ -818,6 +818,21 @@ class Dropout3d(Dropout):
         return F.dropout3d(input, self.p, self.training, self.inplace, rng=self.rng)
 
 
+class AlphaDropout(Dropout):
+    """F.alpha_dropout while training (SELU's saturation value for the entries dropped)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training, self.inplace, rng=self.rng)
+
+
+class FeatureAlphaDropout(Dropout):
+    """F.feature_alpha_dropout (whole channels) while training."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training, self.inplace,
+                                       rng=self.rng)
+
+
 class Sequential(_ModuleSequence):
     """Modules applied one after another; registered as '0', '1', ... (or under the names of an
     OrderedDict), indexable (a slice is a Sequential, under the same names) and iterable."""
@@ -874,7 +889,9 @@ class _ConvNd(Module):
     """The convolutions, as PyTorch's: weight (out_channels, in_channels / groups, *kernel_size)
     ((in_channels, out_channels / groups, *kernel_size) for the transposed ones), bias
     (out_channels,), both uniform in +-1/sqrt(fan_in) with fan_in = weight.shape[1] *
-    prod(kernel_size); the settings kept as tuples."""
+    prod(kernel_size); the settings kept as tuples. padding_mode 'reflect', 'replicate' or
+    'circular' pads the input by F.pad in that mode instead of with zeros (the convolutions
+    only; the transposed ones take 'zeros' alone, as PyTorch's)."""
 
     _function: Callable[..., Tensor]
     _transposed = False
@@ -882,7 +899,7 @@ class _ConvNd(Module):
     def __init__(self, spatial_dims: int, in_channels: int, out_channels: int,
                  kernel_size: int | Sequence[int], stride: int | Sequence[int],
                  padding: int | Sequence[int] | str, dilation: int | Sequence[int], groups: int,
-                 bias: bool, rng: np.random.Generator | None, dtype: Any,
+                 bias: bool, padding_mode: str, rng: np.random.Generator | None, dtype: Any,
                  output_padding: int | Sequence[int] = 0) -> None:
         super().__init__()
         name = type(self).__name__
@@ -891,13 +908,23 @@ class _ConvNd(Module):
                              f"({out_channels}) must be divisible by groups ({groups})")
         if isinstance(padding, str) and self._transposed:
             raise ValueError(f"{name}: padding {padding!r} is only for convolutions")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"{name}: padding must be 'same', 'valid' or ints, got {padding!r}")
+        modes = ("zeros",) if self._transposed else ("zeros", "reflect", "replicate", "circular")
+        if padding_mode not in modes:
+            raise ValueError(f"{name}: padding_mode must be one of {modes}, got "
+                             f"{padding_mode!r}")
         kernel = F._ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
         self.in_channels, self.out_channels, self.kernel_size = in_channels, out_channels, kernel
         # tuples, as PyTorch keeps them ('same' and 'valid' stay strings)
         self.stride = F._ints(name, "stride", stride, spatial_dims, minimum=1)
+        if padding == "same" and self.stride != (1,) * spatial_dims:
+            raise ValueError(f"{name}: padding='same' is not supported for strided "
+                             f"convolutions (stride {self.stride})")
         self.padding = padding if isinstance(padding, str) else \
             F._ints(name, "padding", padding, spatial_dims, minimum=0)
         self.dilation = F._ints(name, "dilation", dilation, spatial_dims, minimum=1)
+        self.padding_mode = padding_mode
         self.output_padding = F._ints(name, "output_padding", output_padding, spatial_dims,
                                       minimum=0)
         self.groups, self.transposed = groups, self._transposed
@@ -919,11 +946,29 @@ class _ConvNd(Module):
             settings += f", output_padding={self.output_padding}"
         if self.groups != 1:
             settings += f", groups={self.groups}"
-        return settings + (", bias=False" if self.bias is None else "")
+        settings += ", bias=False" if self.bias is None else ""
+        return settings + (f", padding_mode={self.padding_mode}"
+                           if self.padding_mode != "zeros" else "")
 
     def forward(self, input: Tensor) -> Tensor:
-        return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
-                                    self.dilation, self.groups)
+        if self.padding_mode == "zeros":
+            return type(self)._function(input, self.weight, self.bias, self.stride,
+                                        self.padding, self.dilation, self.groups)
+        return type(self)._function(F.pad(input, self._pad_amounts(), self.padding_mode),
+                                    self.weight, self.bias, self.stride, 0, self.dilation,
+                                    self.groups)
+
+    def _pad_amounts(self) -> list[int]:
+        """F.pad's (before, after) pairs, last dim first, for self.padding; 'same' puts the odd
+        entry after, as the convolutions do."""
+        if self.padding == "valid":
+            return [0, 0] * len(self.kernel_size)
+        if self.padding == "same":
+            totals = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            pairs = [(total // 2, total - total // 2) for total in totals]
+        else:
+            pairs = [(p, p) for p in self.padding]
+        return [amount for pair in reversed(pairs) for amount in pair]
 
 
 class Conv1d(_ConvNd):
@@ -933,10 +978,11 @@ class Conv1d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class Conv2d(_ConvNd):
@@ -946,10 +992,11 @@ class Conv2d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class Conv3d(_ConvNd):
@@ -959,10 +1006,11 @@ class Conv3d(_ConvNd):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
-                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, rng, dtype)
+                         groups, bias, padding_mode, rng, dtype)
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -976,9 +1024,10 @@ class _ConvTransposeNd(_ConvNd):
                  kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
                  padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0,
                  groups: int = 1, bias: bool = True, dilation: int | Sequence[int] = 1,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 padding_mode: str = "zeros", rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
         super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
-                         dilation, groups, bias, rng, dtype, output_padding)
+                         dilation, groups, bias, padding_mode, rng, dtype, output_padding)
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         output_padding = self.output_padding if output_size is None else \
@@ -1016,10 +1065,10 @@ class ConvTranspose1d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
@@ -1030,10 +1079,10 @@ class ConvTranspose2d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
@@ -1044,10 +1093,10 @@ class ConvTranspose3d(_ConvTransposeNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-                 dilation: int | Sequence[int] = 1, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, bias, dilation, rng, dtype)
+                         output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
 
 class MaxPool2d(Module):
@@ -1394,6 +1443,22 @@ class Threshold(Module):
         return F.threshold(input, self.threshold, self.value, self.inplace)
 
 
+class RReLU(Module):
+    """F.rrelu: random slopes for x < 0 while training (from `rng`), their mean in eval mode."""
+
+    def __init__(self, lower: float = 1 / 8, upper: float = 1 / 3, inplace: bool = False, *,
+                 rng: np.random.Generator | None = None) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+        self.rng = _default_rng(rng)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_repr(self.inplace)}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace, rng=self.rng)
+
+
 class PReLU(Module):
     """F.prelu with a learned slope for x < 0: one for all channels, or one per channel
     (num_parameters = the channels, dim 1), each starting at `init`."""
@@ -1442,6 +1507,18 @@ class PixelShuffle(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.pixel_shuffle(input, self.upscale_factor)
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
 
 
 class PixelUnshuffle(Module):
@@ -1624,6 +1701,16 @@ class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class MaxPool3d(MaxPool2d):
     """F.max_pool3d as a layer."""
 
@@ -1640,25 +1727,89 @@ class AvgPool3d(AvgPool2d):
                             self.count_include_pad, self.divisor_override)
 
 
-class MaxUnpool2d(Module):
-    """F.max_unpool2d as a layer: forward(input, indices, output_size=None)."""
+class _LPPool(Module):
+    """LPPool1d, 2d and 3d: F.lp_pool1d, 2d and 3d as layers."""
+
+    _function: Callable[..., Tensor]
+
+    def __init__(self, norm_type: float, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] | None = None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, ceil_mode={self.ceil_mode}")
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._function(input, self.norm_type, self.kernel_size, self.stride,
+                                    self.ceil_mode)
+
+
+class LPPool1d(_LPPool):
+    _function = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPool):
+    _function = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPool):
+    _function = staticmethod(F.lp_pool3d)
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm as a layer."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                 k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
+class _MaxUnpoolNd(Module):
+    """MaxUnpool1d, 2d and 3d: F.max_unpool1d, 2d and 3d as layers, forward(input, indices,
+    output_size=None); the settings kept as tuples, as PyTorch keeps them."""
+
+    _function: Callable[..., Tensor]
+    _spatial_dims: int
 
     def __init__(self, kernel_size: int | Sequence[int],
                  stride: int | Sequence[int] | None = None,
                  padding: int | Sequence[int] = 0) -> None:
-        super().__init__()  # pairs, as PyTorch keeps them
-        self.kernel_size = F._ints("MaxUnpool2d", "kernel_size", kernel_size, 2, minimum=1)
+        super().__init__()
+        name, dims = type(self).__name__, self._spatial_dims
+        self.kernel_size = F._ints(name, "kernel_size", kernel_size, dims, minimum=1)
         self.stride = self.kernel_size if stride is None else \
-            F._ints("MaxUnpool2d", "stride", stride, 2, minimum=1)
-        self.padding = F._ints("MaxUnpool2d", "padding", padding, 2, minimum=0)
+            F._ints(name, "stride", stride, dims, minimum=1)
+        self.padding = F._ints(name, "padding", padding, dims, minimum=0)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input: Tensor, indices: Any,
                 output_size: Sequence[int] | None = None) -> Tensor:
-        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding,
-                              output_size)
+        return type(self)._function(input, indices, self.kernel_size, self.stride, self.padding,
+                                    output_size)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool1d), 1
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool2d), 2
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    _function, _spatial_dims = staticmethod(F.max_unpool3d), 3
 
 
 class Unfold(Module):
@@ -1933,6 +2084,34 @@ class TripletMarginLoss(Module):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return F.triplet_margin_loss(anchor, positive, negative, self.margin, self.p, self.eps,
                                      self.swap, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(Module):
+    def __init__(self, *, reduction: str = "mean") -> None:
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input: Tensor, target: Any) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(Module):
+    """F.triplet_margin_with_distance_loss as a layer (its arguments keyword-only, as
+    PyTorch's); without a distance_function, a PairwiseDistance() child module, as
+    PyTorch's."""
+
+    def __init__(self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+                 margin: float = 1.0, swap: bool = False, reduction: str = "mean") -> None:
+        super().__init__()
+        self.distance_function = PairwiseDistance() if distance_function is None else \
+            distance_function
+        self.margin = margin
+        self.swap, self.reduction = swap, reduction
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 class GaussianNLLLoss(Module):
@@ -2424,7 +2603,8 @@ class _RNNBase(Module):
     (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); returns (output, h_n)
     (LSTM: (output, (h_n, c_n))), output holding the last layer's hidden state at every step
     (both directions' concatenated), h_n each layer's and direction's last one. Dropout (from
-    `rng`, while training) applies to the outputs of every layer but the last.
+    `rng`, while training) applies to the outputs of every layer but the last. LSTM's
+    proj_size > 0 projects each hidden state to that size (weight_hr_l{k}), as PyTorch's.
 
     Each step is a composition of linear, sigmoid and tanh; the input's share of every step is
     one matrix product over the whole sequence."""
@@ -2434,9 +2614,14 @@ class _RNNBase(Module):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 bidirectional: bool = False, proj_size: int = 0, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
+        if proj_size and self._states == 1:  # PyTorch's RuntimeError comes when run
+            raise InvalidArgumentError(f"{type(self).__name__}: proj_size is only for LSTM")
+        if not 0 <= proj_size < hidden_size:
+            raise ValueError(f"{type(self).__name__}: proj_size must be in [0, hidden_size) "
+                             f"= [0, {hidden_size}), got {proj_size}")
         if not 0 <= dropout <= 1:
             raise ValueError(f"{type(self).__name__}: dropout must be in [0, 1], got {dropout}")
         if hidden_size < 1 or num_layers < 1:
@@ -2444,23 +2629,27 @@ class _RNNBase(Module):
                              f"got {hidden_size} and {num_layers}")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
-        self.bidirectional = bidirectional
+        self.bidirectional, self.proj_size = bidirectional, proj_size
         self.rng = _default_rng(rng)
         gates, directions = self._gates * hidden_size, 2 if bidirectional else 1
+        output_size = proj_size or hidden_size  # of each direction's hidden state
         uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng, dtype=dtype)
         for layer in range(num_layers):
-            width = input_size if layer == 0 else hidden_size * directions
+            width = input_size if layer == 0 else output_size * directions
             for suffix in ("", "_reverse")[:directions]:
                 setattr(self, f"weight_ih_l{layer}{suffix}", uniform((gates, width)))
-                setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, hidden_size)))
+                setattr(self, f"weight_hh_l{layer}{suffix}", uniform((gates, output_size)))
                 if bias:
                     setattr(self, f"bias_ih_l{layer}{suffix}", uniform((gates,)))
                     setattr(self, f"bias_hh_l{layer}{suffix}", uniform((gates,)))
+                if proj_size:
+                    setattr(self, f"weight_hr_l{layer}{suffix}",
+                            uniform((proj_size, hidden_size)))
 
     def extra_repr(self) -> str:
         settings = f"{self.input_size}, {self.hidden_size}"
-        defaults = {"num_layers": 1, "bias": True, "batch_first": False, "dropout": 0.0,
-                    "bidirectional": False}
+        defaults = {"proj_size": 0, "num_layers": 1, "bias": True, "batch_first": False,
+                    "dropout": 0.0, "bidirectional": False}
         for name, default in defaults.items():  # PyTorch lists what is not default
             if getattr(self, name) != default:
                 settings += f", {name}={getattr(self, name)}"
@@ -2499,20 +2688,12 @@ class _RNNBase(Module):
 
     def _initial_states(self, hx: Any, batched: bool, batch: int, directions: int,
                         dtype: np.dtype) -> list[Tensor]:
-        """h_0 (and c_0) as (num_layers * directions, N, H) tensors: zeros when not given."""
+        """h_0 (and c_0) as (num_layers * directions, N, H) tensors (h_0's H proj_size if
+        given): zeros when not given."""
         shape = (self.num_layers * directions, batch, self.hidden_size)
-        if hx is None:
-            return [Tensor(np.zeros(shape, dtype)) for _ in range(self._states)]
-        given = list(hx) if self._states > 1 else [hx]
-        if len(given) != self._states:
-            raise InvalidArgumentError(f"{type(self).__name__}: hx must be (h_0, c_0)")
-        given = [g if batched else g.unsqueeze(1) for g in given]
-        for g in given:
-            if g.shape != shape:
-                raise InvalidArgumentError(f"{type(self).__name__}: expected hidden state of "
-                                           f"shape {shape if batched else (shape[0], shape[2])}"
-                                           f", got {tuple(g.shape)}")
-        return given
+        shapes = [shape[:2] + (self.proj_size or self.hidden_size,)] + [shape] * (
+            self._states - 1)
+        return _initial_states(type(self).__name__, hx, shapes, batched, 1, dtype)
 
     def _run(self, x: Tensor, layer: int, suffix: str, state: list[Tensor],
              reverse: bool) -> tuple[list[Tensor], list[Tensor]]:
@@ -2520,18 +2701,38 @@ class _RNNBase(Module):
         input's order, the final states)."""
         weight_hh = getattr(self, f"weight_hh_l{layer}{suffix}")
         bias_hh = getattr(self, f"bias_hh_l{layer}{suffix}", None)
+        projection = getattr(self, f"weight_hr_l{layer}{suffix}", None)
         from_input = F.linear(x, getattr(self, f"weight_ih_l{layer}{suffix}"),
                               getattr(self, f"bias_ih_l{layer}{suffix}", None))
         order = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         hidden = []
         for t in order:
             state = self._cell(from_input[t], F.linear(state[0], weight_hh, bias_hh), state)
+            if projection is not None:
+                state[0] = F.linear(state[0], projection)
             hidden.append(state[0])
         return hidden[::-1] if reverse else hidden, state
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:
         raise NotImplementedError
+
+
+def _initial_states(name: str, hx: Any, shapes: list[tuple[int, ...]], batched: bool,
+                    batch_dim: int, dtype: np.dtype) -> list[Tensor]:
+    """The states (h, or h and c) a recurrent layer starts from, one of each of `shapes`:
+    zeros when hx is None, else hx's, given a batch dim at `batch_dim` if unbatched."""
+    if hx is None:
+        return [Tensor(np.zeros(shape, dtype)) for shape in shapes]
+    given = list(hx) if len(shapes) > 1 else [hx]
+    if len(given) != len(shapes):
+        raise InvalidArgumentError(f"{name}: hx must be (h_0, c_0)")
+    for g, shape in zip(given, shapes):
+        expected = shape if batched else shape[:batch_dim] + shape[batch_dim + 1:]
+        if g.shape != expected:
+            raise InvalidArgumentError(f"{name}: expected hidden state of shape {expected}, "
+                                       f"got {tuple(g.shape)}")
+    return given if batched else [g.unsqueeze(batch_dim) for g in given]
 
 
 class RNN(_RNNBase):
@@ -2557,7 +2758,8 @@ class RNN(_RNNBase):
 class LSTM(_RNNBase):
     """Hochreiter & Schmidhuber's LSTM, PyTorch's gates (i, f, g, o) stacked in that order:
     i, f, o = sigmoid(...), g = tanh(...) of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh;
-    c_t = f c_{t-1} + i g,  h_t = o tanh(c_t). hx is (h_0, c_0); returns (output, (h_n, c_n))."""
+    c_t = f c_{t-1} + i g,  h_t = o tanh(c_t) (times W_hr^T with proj_size). hx is (h_0, c_0);
+    returns (output, (h_n, c_n))."""
 
     _gates = 4
     _states = 2
@@ -2584,3 +2786,85 @@ class GRU(_RNNBase):
         update = (input_z + hidden_z).sigmoid()
         candidate = (input_n + reset * hidden_n).tanh()
         return [(1 - update) * candidate + update * state[0]]
+
+
+class _RNNCellBase(Module):
+    """RNNCell, LSTMCell and GRUCell: one step of RNN, LSTM or GRU (the same `_cell`), with
+    PyTorch's parameters weight_ih (gates * hidden_size, input_size), weight_hh, bias_ih and
+    bias_hh, initialised as theirs. forward(input, hx=None) takes input (N, input_size) or
+    unbatched (input_size,) and the state of that batchedness (zeros when not given): h, or
+    (h, c) for LSTMCell; it returns the next state likewise."""
+
+    _gates: int
+    _states: int
+    _cell: Callable[..., list[Tensor]]
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool,
+                 rng: np.random.Generator | None, dtype: Any) -> None:
+        super().__init__()
+        if hidden_size < 1:
+            raise ValueError(f"{type(self).__name__}: hidden_size must be >= 1, got "
+                             f"{hidden_size}")
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=_default_rng(rng),
+                                    dtype=dtype)
+        self.weight_ih = uniform((self._gates * hidden_size, input_size))
+        self.weight_hh = uniform((self._gates * hidden_size, hidden_size))
+        self.bias_ih = uniform((self._gates * hidden_size,)) if bias else None
+        self.bias_hh = uniform((self._gates * hidden_size,)) if bias else None
+
+    def extra_repr(self) -> str:
+        settings = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:  # PyTorch lists what is not default
+            settings += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            settings += f", nonlinearity={self.nonlinearity}"
+        return settings
+
+    def forward(self, input: Tensor, hx: Any = None) -> Any:
+        name = type(self).__name__
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{name}: expected input to be 1D or 2D, got {input.ndim}D")
+        batched = input.ndim == 2
+        x = input if batched else input.unsqueeze(0)
+        states = _initial_states(name, hx, [(x.shape[0], self.hidden_size)] * self._states,
+                                 batched, 0, x.dtype)
+        new = self._cell(F.linear(x, self.weight_ih, self.bias_ih),
+                         F.linear(states[0], self.weight_hh, self.bias_hh), states)
+        new = new if batched else [state.squeeze(0) for state in new]
+        return new[0] if self._states == 1 else tuple(new)
+
+
+class RNNCell(_RNNCellBase):
+    """One step of nn.RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
+
+    _gates, _states, _cell = 1, 1, RNN._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
+                 nonlinearity: str = "tanh", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        if nonlinearity not in ("tanh", "relu"):  # PyTorch's RuntimeError comes when run
+            raise InvalidArgumentError(f"RNNCell: unknown nonlinearity {nonlinearity!r}; use "
+                                       f"'tanh' or 'relu'")
+        super().__init__(input_size, hidden_size, bias, rng, dtype)
+        self.nonlinearity = nonlinearity
+
+
+class LSTMCell(_RNNCellBase):
+    """One step of nn.LSTM: hx is (h, c); returns (h', c')."""
+
+    _gates, _states, _cell = 4, 2, LSTM._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(input_size, hidden_size, bias, rng, dtype)
+
+
+class GRUCell(_RNNCellBase):
+    """One step of nn.GRU: returns h'."""
+
+    _gates, _states, _cell = 3, 1, GRU._cell
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__(input_size, hidden_size, bias, rng, dtype)

@@ -168,11 +168,22 @@ def ref_conv3d(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out if b is None else out + b[:, None, None, None]
 
 
+def ref_cubic_weights(t, a=-0.75):
+    """Keys' cubic convolution kernel at the distances of the four neighbours from one before
+    floor(s) to two after, for s = floor(s) + t (PyTorch's and OpenCV's a = -0.75)."""
+    def kernel(d):
+        d = abs(d)
+        return ((a + 2) * d - (a + 3)) * d * d + 1 if d <= 1 else \
+            a * d ** 3 - 5 * a * d * d + 8 * a * d - 4 * a
+    return [kernel(t + 1), kernel(t), kernel(1 - t), kernel(2 - t)]
+
+
 def ref_interpolate(x, size, mode, align_corners=False):
     """One output entry at a time, from PyTorch's formulas: nearest reads floor(i * in / out),
     nearest-exact floor((i + 0.5) * in / out); the linear modes weigh, per dim, the entries
     at floor(s) and floor(s) + 1 of the source point s = (i + 0.5) * in / out - 0.5 (at least
-    0), or i * (in - 1) / (out - 1) with aligned corners."""
+    0), or i * (in - 1) / (out - 1) with aligned corners; bicubic the four from floor(s) - 1
+    to floor(s) + 2 (s not raised to 0; the edge entry read for those outside)."""
     spatial = x.shape[2:]
     out = np.zeros(x.shape[:2] + tuple(size))
     for target in np.ndindex(*size):
@@ -182,6 +193,12 @@ def ref_interpolate(x, size, mode, align_corners=False):
                 options = [(min(math.floor(i * n_in / n_out), n_in - 1), 1.0)]
             elif mode == "nearest-exact":
                 options = [(min(math.floor((i + 0.5) * n_in / n_out), n_in - 1), 1.0)]
+            elif mode == "bicubic":
+                source = i * (n_in - 1) / (n_out - 1) if align_corners else \
+                    (i + 0.5) * n_in / n_out - 0.5
+                low = math.floor(source)
+                options = [(min(max(low - 1 + k, 0), n_in - 1), w)
+                           for k, w in enumerate(ref_cubic_weights(source - low))]
             else:
                 if align_corners:
                     source = i * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
@@ -451,6 +468,17 @@ def ref_adaptive_avg_pool2d(x, out_h, out_w):
             rows = slice(i * h // out_h, -(-(i + 1) * h // out_h))
             cols = slice(j * w // out_w, -(-(j + 1) * w // out_w))
             out[..., i, j] = x[..., rows, cols].mean(axis=(-2, -1))
+    return out
+
+
+def ref_adaptive_avg_pool3d(x, sizes):
+    """Each output entry the mean of its bins, [floor(i n / out), ceil((i + 1) n / out)) per
+    dim."""
+    out = np.empty(x.shape[:-3] + tuple(sizes))
+    for place in np.ndindex(*sizes):
+        box = tuple(slice(i * n // o, -(-(i + 1) * n // o))
+                    for i, n, o in zip(place, x.shape[-3:], sizes))
+        out[(Ellipsis, *place)] = x[(Ellipsis, *box)].mean(axis=(-3, -2, -1))
     return out
 
 
@@ -850,6 +878,11 @@ CASES = {
         lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v, full=True,
                                                                       reduction="sum"),
         make_inputs([normal(5, 4), normal(5, 4), uniform(0.1, 2.0, 5)])),
+    "gaussian_nll_loss_var_of_size_1_in_a_middle_dim": Case(  # PyTorch's (4, 1, 32, 32) case
+        F.gaussian_nll_loss,
+        lambda x, t, v: (0.5 * (np.log(v) + (x - t) ** 2 / v)).mean(),
+        lambda torch, x, t, v: torch.nn.functional.gaussian_nll_loss(x, t, v),
+        make_inputs([normal(3, 4, 2), normal(3, 4, 2), uniform(0.1, 2.0, 3, 1, 2)])),
     "poisson_nll_loss": Case(
         lambda x: F.poisson_nll_loss(x, COUNTS),
         lambda x: (np.exp(x) - COUNTS * x).mean(),
@@ -1102,6 +1135,27 @@ CASES = {
     "interpolate_trilinear": interpolate_case((1, 1, 3, 2, 4), size=(4, 3, 3), mode="trilinear"),
     "interpolate_nearest": interpolate_case((2, 1, 7, 5), size=(4, 8), mode="nearest"),
     "interpolate_nearest_exact": interpolate_case((2, 1, 5), size=9, mode="nearest-exact"),
+    "interpolate_bicubic": interpolate_case((1, 2, 5, 4), size=(3, 9), mode="bicubic"),
+    "interpolate_bicubic_aligned": interpolate_case((2, 1, 3, 4), size=(7, 2), mode="bicubic",
+                                                    align_corners=True),
+    "interpolate_area": Case(  # adaptive_avg_pool's bins
+        lambda x: F.interpolate(x, size=(3, 4), mode="area"),
+        lambda x: ref_adaptive_avg_pool2d(x, 3, 4),
+        lambda torch, x: torch.nn.functional.interpolate(x, size=(3, 4), mode="area"),
+        make_inputs([normal(1, 2, 7, 3)])),
+    "interpolate_area_3d_scale_factor": Case(  # the size floor(5 * 0.5) along D, 4 and 6
+        lambda x: F.interpolate(x, scale_factor=(0.5, 2, 1.5), mode="area"),
+        lambda x: ref_adaptive_avg_pool3d(x, (2, 4, 6)),
+        lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=(0.5, 2, 1.5),
+                                                         mode="area"),
+        make_inputs([normal(1, 2, 5, 2, 4)])),
+    "interpolate_bilinear_scale_factor_keeping_a_size": Case(
+        # floor(3 * 1.3) = 3: PyTorch copies that dim (reads entry i at i) whatever the scale
+        lambda x: F.interpolate(x, scale_factor=(2, 1.3), mode="bilinear"),
+        lambda x: ref_interpolate(x, (4, 3), "bilinear"),
+        lambda torch, x: torch.nn.functional.interpolate(x, scale_factor=(2, 1.3),
+                                                         mode="bilinear"),
+        make_inputs([normal(1, 2, 2, 3)])),
     "interpolate_scale_factor": Case(
         lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
         lambda x: ref_interpolate(x, (6, 8), "bilinear"),
@@ -1769,7 +1823,11 @@ BAD_CALLS = [
     (lambda: F.avg_pool3d(X4.reshape(1, 2, 5, 5, 1), 2), ValueError, "avg_pool3d"),
     (lambda: F.conv3d(X4.reshape(1, 2, 5, 5, 1), Tensor(np.zeros((1, 2, 2, 2, 2)))), ValueError,
      "conv3d: the kernel"),
-    (lambda: F.interpolate(X4, 3, mode="bicubic"), NotImplementedError, "interpolate: mode"),
+    (lambda: F.interpolate(X4, 3, mode="lanczos"), NotImplementedError, "interpolate: mode"),
+    (lambda: F.interpolate(X4[0], 3, mode="bicubic"), NotImplementedError,
+     "interpolate: mode 'bicubic'"),
+    (lambda: F.interpolate(X4, 3, mode="area", align_corners=False), ValueError,
+     "interpolate: align_corners"),
     (lambda: F.interpolate(X4, 3, mode="linear"), NotImplementedError,
      "interpolate: mode 'linear'"),
     (lambda: F.interpolate(X4), ValueError, "interpolate: give size or scale_factor"),
@@ -1907,6 +1965,11 @@ TORCH_ERRORS = [
     lambda m, F: F.adaptive_avg_pool2d(m.ones(2, 4, 0), (0, 2)),
     lambda m, F: m.nn.Dropout(1.5),
     lambda m, F: m.nn.Conv2d(3, 4, 3, groups=2),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, padding_mode="mirror"),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, padding="full"),
+    lambda m, F: m.nn.Conv2d(3, 4, 3, stride=2, padding="same"),  # when made, not when run
+    lambda m, F: m.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"),
+    lambda m, F: m.nn.Conv1d(3, 4, 3, padding=3, padding_mode="reflect")(m.ones(1, 3, 3)),
     lambda m, F: m.nn.Flatten(0, 5)(m.ones(2, 3)),
     lambda m, F: m.nn.Flatten(2, 1)(m.ones(2, 3, 4)),
     lambda m, F: m.nn.Sequential().append(3),
@@ -1955,6 +2018,25 @@ def test_conv2d_module_matches_torch(torch, kw):
         assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
     _load_from_torch(ours, theirs)
     _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6)))
+
+
+@pytest.mark.parametrize("padding_mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("dims, kw", [
+    (1, dict(padding=2, stride=2)), (2, dict(padding=(1, 2), groups=2)),
+    (2, dict(padding="same", dilation=(2, 1))),  # odd totals: the extra entry goes after
+    (3, dict(padding=1)), (2, dict(padding="valid")),
+])
+def test_conv_padding_modes_match_torch(torch, padding_mode, dims, kw):
+    """The input is padded in that mode, then convolved without padding, as PyTorch's."""
+    name = f"Conv{dims}d"
+    ours = getattr(nn, name)(4, 6, (3, 2, 2)[:dims], **kw, padding_mode=padding_mode,
+                             dtype=np.float64)
+    theirs = getattr(torch.nn, name)(4, 6, (3, 2, 2)[:dims], **kw, padding_mode=padding_mode,
+                                     dtype=torch.float64)
+    assert repr(ours) == repr(theirs) and ours.padding_mode == padding_mode
+    _load_from_torch(ours, theirs)
+    _compare_modules(torch, ours, theirs, rng.standard_normal((2, 4, 7, 6, 5)[:dims + 2]))
+    _compare_modules(torch, ours, theirs, rng.standard_normal((4, 7, 6, 5)[:dims + 1]))
 
 
 def test_conv1d_module_matches_torch(torch):
@@ -2406,6 +2488,7 @@ def test_multihead_attention_initialises_and_refuses_as_torch(torch):
 RECURRENT = [
     ("RNN", dict(num_layers=2)), ("RNN", dict(nonlinearity="relu", bias=False)),
     ("LSTM", dict()), ("LSTM", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    ("LSTM", dict(proj_size=2)), ("LSTM", dict(proj_size=3, num_layers=2, bidirectional=True)),
     ("GRU", dict(num_layers=2)), ("GRU", dict(bidirectional=True)),
 ]
 
@@ -2417,12 +2500,14 @@ def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
     parameter, with PyTorch's parameters loaded through the state dict."""
     theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
     ours = getattr(nn, name)(3, 4, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
     ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
     layers = kwargs.get("num_layers", 1) * (2 if kwargs.get("bidirectional") else 1)
     x = rng.standard_normal((5, 3) if unbatched else (2, 5, 3) if kwargs.get("batch_first")
                             else (5, 2, 3))
-    states = [rng.standard_normal((layers, 4) if unbatched else (layers, 2, 4))
-              for _ in range(2 if name == "LSTM" else 1)]
+    sizes = [kwargs.get("proj_size") or 4] + ([4] if name == "LSTM" else [])  # h's, c's
+    states = [rng.standard_normal((layers, size) if unbatched else (layers, 2, size))
+              for size in sizes]
     leaves = [Tensor(a, requires_grad=True) for a in (x, *states)]
     t_leaves = [torch.tensor(a, requires_grad=True) for a in (x, *states)]
     hx, t_hx = (tuple(leaves[1:]), tuple(t_leaves[1:])) if name == "LSTM" else \
@@ -2439,6 +2524,46 @@ def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
         t_loss = (want * torch.tensor(weights)).sum() + t_loss
     loss.backward()
     t_loss.backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+    t_params = dict(theirs.named_parameters())
+    assert [n for n, _ in ours.named_parameters()] == list(t_params)
+    for param_name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[param_name].grad.numpy(), rtol=1e-9,
+                                   atol=1e-12, err_msg=param_name)
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("RNNCell", dict()), ("RNNCell", dict(nonlinearity="relu", bias=False)), ("LSTMCell", dict()),
+    ("LSTMCell", dict(bias=False)), ("GRUCell", dict()),
+])
+@pytest.mark.parametrize("unbatched", [False, True])
+@pytest.mark.parametrize("given_state", [False, True])
+def test_recurrent_cells_match_torch(torch, name, kwargs, unbatched, given_state):
+    """Three steps of the cell, each fed the state the last returned (zeros first, unless
+    given): the states and the gradients of the inputs, the first state and the parameters."""
+    theirs = getattr(torch.nn, name)(3, 4, **kwargs).double()
+    ours = getattr(nn, name)(3, 4, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    count = 2 if name == "LSTMCell" else 1
+    data = [rng.standard_normal((3, 3) if unbatched else (3, 2, 3))]
+    data += [rng.standard_normal((4,) if unbatched else (2, 4)) for _ in range(count)
+             if given_state]
+    leaves = [Tensor(a, requires_grad=True) for a in data]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in data]
+    results = []
+    for lib_leaves, cell in ((leaves, ours), (t_leaves, theirs)):
+        state = None if not given_state else tuple(lib_leaves[1:]) if count == 2 else \
+            lib_leaves[1]
+        for step in range(3):
+            state = cell(lib_leaves[0][step], state)
+        results.append(state if count == 2 else (state,))
+    weights = [rng.standard_normal(r.shape) for r in results[1]]
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got.data, want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    sum((r * w).sum() for r, w in zip(results[0], weights)).backward()
+    sum((r * torch.tensor(w)).sum() for r, w in zip(results[1], weights)).backward()
     for leaf, t_leaf in zip(leaves, t_leaves):
         np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
     t_params = dict(theirs.named_parameters())
@@ -2465,6 +2590,15 @@ def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
 @pytest.mark.parametrize("misuse", [
     lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(5, 2, 2)),  # the wrong input size
     lambda lib: lib.nn.GRU(3, 4)(lib.zeros(5, 2, 3), lib.zeros(2, 2, 4)),  # h_0 for 2 layers
+    lambda lib: lib.nn.GRUCell(3, 4)(lib.zeros(2, 5, 3)),  # a sequence: the layer's input
+    lambda lib: lib.nn.LSTM(3, 4, proj_size=4),  # must be smaller than hidden_size
+    # proj_size is LSTM's alone (ours raises when made)
+    lambda lib: lib.nn.GRU(3, 4, 1, True, False, 0.0, False, 2)(lib.zeros(5, 2, 3)),
+    lambda lib: lib.nn.LSTM(3, 4, proj_size=2)(lib.zeros(5, 2, 3), (lib.zeros(1, 2, 4),
+                                                                   lib.zeros(1, 2, 4))),
+    lambda lib: lib.nn.LSTMCell(3, 4)(lib.zeros(2, 3), (lib.zeros(3, 4), lib.zeros(3, 4))),
+    lambda lib: lib.nn.RNNCell(3, 4)(lib.zeros(3), lib.zeros(1, 4)),  # a batched state
+    lambda lib: lib.nn.RNNCell(3, 4, nonlinearity="sigmoid")(lib.zeros(2, 3)),  # made: ours
 ])
 def test_recurrent_layers_refuse_what_torch_refuses(torch, misuse):
     with pytest.raises(Exception) as expected:
@@ -2660,6 +2794,12 @@ def test_poisson_nll_loss_full_has_a_finite_target_gradient_at_zero(torch):
     lambda m, F: F.triplet_margin_loss(m.ones(2, 3), m.ones(2, 3), m.ones(2, 3), margin=0.0),
     lambda m, F: F.cosine_embedding_loss(m.ones(2, 3), m.ones(2, 4), m.ones(2)),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(3, 3)),
+    lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), m.ones(1, 1)),
+    # integer 0/1 labels for the losses of probabilities: PyTorch refuses them
+    lambda m, F: F.binary_cross_entropy(m.ones(2, 3) / 2, m.ones(2, 3, dtype=m.int64)),
+    lambda m, F: F.binary_cross_entropy_with_logits(m.ones(2, 3), m.ones(2, 3, dtype=m.int64)),
+    lambda m, F: m.nn.BCEWithLogitsLoss()(m.ones(2, 3), m.ones(2, 3, dtype=m.bool)),
+    lambda m, F: F.kl_div(m.ones(2, 3), m.ones(2, 3, dtype=m.int64), reduction="sum"),
     lambda m, F: F.gaussian_nll_loss(m.ones(2, 3), m.ones(2, 3), -m.ones(2, 3)),
     lambda m, F: F.soft_margin_loss(m.ones(2), m.ones(2), reduction="average"),
 ])
@@ -2981,16 +3121,19 @@ def test_dropout_modules_take_inplace_second_as_torch(torch, name):
 TORCH_POSITIONAL_LAYERS = [  # every argument by position, up to the last minigrad takes
     lambda n: n.Linear(3, 2, False),
     lambda n: n.Bilinear(3, 2, 4, False),
-    lambda n: n.Conv1d(2, 4, 3, 2, 1, 1, 2, False),
-    lambda n: n.Conv2d(2, 4, 3, 2, 1, 2, 1, True),
-    lambda n: n.Conv3d(2, 4, 2, 1, 0, 1, 2, False),
-    lambda n: n.ConvTranspose1d(2, 4, 3, 2, 1, 1, 2, False, 1),
-    lambda n: n.ConvTranspose2d(2, 4, 3, 2, 1, 1, 1, True, 2),
-    lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1),
+    lambda n: n.Conv1d(2, 4, 3, 2, 1, 1, 2, False, "reflect"),
+    lambda n: n.Conv2d(2, 4, 3, 2, 1, 2, 1, True, "circular"),
+    lambda n: n.Conv3d(2, 4, 2, 1, 0, 1, 2, False, "replicate"),
+    lambda n: n.ConvTranspose1d(2, 4, 3, 2, 1, 1, 2, False, 1, "zeros"),
+    lambda n: n.ConvTranspose2d(2, 4, 3, 2, 1, 1, 1, True, 2, "zeros"),
+    lambda n: n.ConvTranspose3d(2, 4, 2, 2, 0, 1, 2, False, 1, "zeros"),
     lambda n: n.Embedding(10, 3, 0, 1.5, 1.0),
     lambda n: n.RNN(3, 4, 2, "relu", False, True, 0.5, True),
-    lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True),
+    lambda n: n.LSTM(3, 4, 2, False, True, 0.5, True, 2),
     lambda n: n.GRU(3, 4, 2, True, True, 0.0, True),
+    lambda n: n.RNNCell(3, 4, False, "relu"),
+    lambda n: n.LSTMCell(3, 4, False),
+    lambda n: n.GRUCell(3, 4, False),
     lambda n: n.Dropout(0.2, True),
     lambda n: n.BatchNorm1d(3, 1e-3, 0.2, False, False),
     lambda n: n.InstanceNorm2d(3, 1e-3, 0.2, True, True),
@@ -3133,6 +3276,18 @@ def _class_or_multilabel_targets(kind, shape):
     (lambda lib, dtype: lib.nn.MultiMarginLoss(2, 0.7, lib.tensor([0.5, 1.0, 2.0, 0.1, 1.5],
                                                                   dtype=dtype),
                                                reduction="none"), [(4, 5)], "classes"),
+    (lambda lib, dtype: lib.nn.LPPool1d(2, 3, 2), [(2, 3, 8)], None),
+    (lambda lib, dtype: lib.nn.LPPool1d(4, 2), [(3, 7)], None),
+    (lambda lib, dtype: lib.nn.LPPool2d(2, (3, 2), 2, True), [(2, 3, 7, 6)], None),
+    (lambda lib, dtype: lib.nn.LPPool2d(1, 2), [(3, 4, 6)], None),
+    (lambda lib, dtype: lib.nn.LPPool3d(2.0, 2, 1), [(1, 2, 3, 4, 3)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(3), [(2, 5, 4)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(4, 0.1, 0.5, 2.0), [(2, 6, 3, 2)], None),
+    (lambda lib, dtype: lib.nn.LocalResponseNorm(2, 1.0), [(2, 3, 2, 2, 3)], None),
+    (lambda lib, dtype: lib.nn.RReLU().eval(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.RReLU(0.2, 0.4).eval(), [(3, 4)], None),
+    (lambda lib, dtype: lib.nn.ChannelShuffle(2), [(2, 6, 3)], None),
+    (lambda lib, dtype: lib.nn.ChannelShuffle(3), [(1, 6, 2, 2)], None),
     (lambda lib, dtype: lib.nn.GLU(), [(3, 4)], None),
     (lambda lib, dtype: lib.nn.GLU(0), [(4, 3)], None),
     (lambda lib, dtype: lib.nn.Softmax2d(), [(2, 3, 4, 5)], None),
@@ -3142,6 +3297,8 @@ def _class_or_multilabel_targets(kind, shape):
     (lambda lib, dtype: lib.nn.PairwiseDistance(), [(3, 4), (3, 4)], None),
     (lambda lib, dtype: lib.nn.PairwiseDistance(1.0, 1e-3, True), [(3, 4), (3, 4)], None),
     (lambda lib, dtype: lib.nn.AdaptiveAvgPool1d(3), [(2, 3, 7)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool3d((2, None, 3)), [(2, 3, 5, 2, 7)], None),
+    (lambda lib, dtype: lib.nn.AdaptiveAvgPool3d(4), [(3, 5, 2, 7)], None),
     (lambda lib, dtype: lib.nn.AvgPool3d(2, 1, 1, count_include_pad=False), [(1, 2, 3, 4, 4)],
      None),
     (lambda lib, dtype: lib.nn.Unfold((2, 3), 1, 1, 2), [(2, 3, 5, 6)], None),
@@ -3196,6 +3353,183 @@ def test_new_modules_match_torch_in_values_and_gradients(torch, make, shapes, ta
                                    atol=1e-12, err_msg=name)
 
 
+@pytest.mark.filterwarnings("ignore:Since version 1.3.0:UserWarning")  # PyTorch's, size 1
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (1, 1, 1, 3), (2, 3, 2, 4, 5)])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_matches_torch(torch, size, align_corners):
+    spatial = len(size) - 2
+    data = rng.standard_normal((size[0], spatial, spatial + 1))
+    theta, their_theta = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    grid = F.affine_grid(theta, size, align_corners)
+    expected = torch.nn.functional.affine_grid(their_theta, size, align_corners)
+    np.testing.assert_allclose(grid.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    upstream = rng.standard_normal(grid.shape)
+    grid.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(theta.grad, their_theta.grad.numpy(), rtol=1e-10)
+    assert F.affine_grid(Tensor(data.astype(np.float32)), size).dtype == np.float32
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners):
+    """Places inside and outside [-1, 1]: the values and the gradients of the input and (for
+    bilinear: nearest's is 0) of the grid."""
+    data, places = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.6, 1.6, (2, 3, 6, 2))
+    leaves = [Tensor(a, requires_grad=True) for a in (data, places)]
+    their_leaves = [torch.tensor(a, requires_grad=True) for a in (data, places)]
+    out = F.grid_sample(*leaves, mode, padding_mode, align_corners)
+    expected = torch.nn.functional.grid_sample(*their_leaves, mode, padding_mode, align_corners)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(leaves[0].grad, their_leaves[0].grad.numpy(), rtol=1e-9,
+                               atol=1e-12)
+    their_grid_grad = their_leaves[1].grad.numpy()
+    np.testing.assert_allclose(np.zeros_like(their_grid_grad) if leaves[1].grad is None
+                               else leaves[1].grad, their_grid_grad, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_at_the_identity_grid_gives_the_input(align_corners):
+    x = Tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    grid = F.affine_grid(Tensor(np.tile(np.eye(2, 3, dtype=np.float32), (2, 1, 1))),
+                         x.shape, align_corners)
+    for mode in ("bilinear", "nearest"):
+        out = F.grid_sample(x, grid, mode, align_corners=align_corners)
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out.data, x.data, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
+def test_pdist_matches_torch(torch, p):
+    """Each pair of rows i < j once, in PyTorch's order; values and gradients."""
+    data = rng.standard_normal((5, 3))
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, expected = F.pdist(x, p), torch.nn.functional.pdist(tx, p)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-10)
+    assert F.pdist(Tensor(data.astype(np.float32)), p).dtype == np.float32
+
+
+MULTILABEL_TARGETS = np.array([[3, 0, -1, 1, 2], [1, 2, 3, 4, 0], [-1, 1, 2, 3, 4],
+                               [2, 2, -1, 0, 0]])  # up to the first -1; class 2 twice
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("unbatched", [False, True])
+def test_multilabel_margin_loss_matches_torch(torch, reduction, unbatched):
+    targets = MULTILABEL_TARGETS[0] if unbatched else MULTILABEL_TARGETS
+    data = rng.standard_normal(targets.shape)
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out = nn.MultiLabelMarginLoss(reduction=reduction)(x, targets)
+    expected = torch.nn.MultiLabelMarginLoss(reduction=reduction)(tx, torch.tensor(targets))
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12)
+    assert F.multilabel_margin_loss(Tensor(data.astype(np.float32)), targets).dtype == np.float32
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(), dict(margin=0.5, swap=True, reduction="sum"),
+    dict(distance_function="cosine", reduction="none"),
+])
+def test_triplet_margin_with_distance_loss_matches_torch(torch, kwargs):
+    """The default distance is pairwise_distance; a function given is called as PyTorch
+    calls it."""
+    data = [rng.standard_normal((4, 5)) for _ in range(3)]
+    leaves = [Tensor(a, requires_grad=True) for a in data]
+    their_leaves = [torch.tensor(a, requires_grad=True) for a in data]
+    cosine = kwargs.pop("distance_function", None) == "cosine"
+    ours = nn.TripletMarginWithDistanceLoss(
+        distance_function=(lambda a, b: 1 - F.cosine_similarity(a, b)) if cosine else None,
+        **kwargs)
+    theirs = torch.nn.TripletMarginWithDistanceLoss(
+        distance_function=(lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b))
+        if cosine else None, **kwargs)
+    assert repr(ours) == repr(theirs)  # without a function: a PairwiseDistance() child
+    out, expected = ours(*leaves), theirs(*their_leaves)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    for leaf, their_leaf in zip(leaves, their_leaves):
+        np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["AlphaDropout", "FeatureAlphaDropout"])
+def test_alpha_dropouts_are_the_identity_in_eval_mode_and_keep_zero_mean_unit_variance(torch,
+                                                                                       name):
+    """Training: each entry (channel) is kept as a x + alpha' a p or dropped to alpha' a (p - 1),
+    PyTorch's formulas (alpha' = SELU's scale * alpha), and standard normal inputs stay so;
+    seeded by rng."""
+    ours, theirs = getattr(nn, name)(0.3), getattr(torch.nn, name)(0.3)
+    assert repr(ours) == repr(theirs)
+    data = rng.standard_normal((400, 50, 10))
+    ours.eval()
+    np.testing.assert_array_equal(ours(Tensor(data)).data, data)
+    ours.train()
+    out = getattr(nn, name)(0.3, rng=np.random.default_rng(3))(Tensor(data)).data
+    np.testing.assert_array_equal(
+        out, getattr(nn, name)(0.3, rng=np.random.default_rng(3))(Tensor(data)).data)
+    saturation = 1.0507009873554804934193349852946 * 1.6732632423543772848170429916717
+    a = 1 / math.sqrt((saturation ** 2 * 0.3 + 1) * 0.7)
+    kept = np.isclose(out, a * data + saturation * a * 0.3, rtol=0, atol=1e-12)
+    dropped = np.isclose(out, saturation * a * (0.3 - 1), rtol=0, atol=1e-12)
+    assert (kept | dropped).all() and 0.28 < dropped.mean() < 0.32
+    if name == "FeatureAlphaDropout":  # one draw per (sample, channel)
+        assert (dropped.all(-1) | ~dropped.any(-1)).all()
+    assert abs(out.mean()) < 0.02 and abs(out.std() - 1) < 0.02
+
+
+def test_rrelu_draws_a_slope_per_negative_entry_while_training():
+    """Slopes uniform in [lower, upper] (each the entry's gradient), seeded by `rng`; the
+    entries >= 0 pass unchanged."""
+    data = rng.standard_normal(2000)
+    outs = []
+    for _ in range(2):
+        x = Tensor(data, requires_grad=True)
+        out = nn.RReLU(0.1, 0.3, rng=np.random.default_rng(5))(x)
+        out.sum().backward()
+        outs.append(out.data)
+        negative = data < 0
+        slopes = out.data[negative] / data[negative]
+        assert 0.1 <= slopes.min() < 0.11 and 0.29 < slopes.max() <= 0.3
+        np.testing.assert_allclose(x.grad[negative], slopes)
+        assert (x.grad[~negative] == 1).all() and (out.data[~negative] == data[~negative]).all()
+    np.testing.assert_array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("dims, shape, output_size", [
+    (1, (2, 3, 8), None), (1, (3, 8), [9]), (3, (2, 2, 4, 6, 4), None),
+    (3, (1, 2, 4, 4, 6), [1, 2, 5, 5, 7]),
+])
+def test_max_unpool1d_and_3d_put_max_pools_entries_back_as_torch(torch, dims, shape,
+                                                                output_size):
+    """Values, and the gradient of the entries put back (stride = kernel size: no index is
+    named twice)."""
+    data = rng.permutation(math.prod(shape)).reshape(shape) * 0.1
+    pooled, indices = getattr(torch.nn.functional, f"max_pool{dims}d")(
+        torch.tensor(data), 2, return_indices=True)
+    ours, theirs = getattr(nn, f"MaxUnpool{dims}d")(2), getattr(torch.nn, f"MaxUnpool{dims}d")(2)
+    assert repr(ours) == repr(theirs)
+    x = Tensor(pooled.numpy(), requires_grad=True)
+    tx = pooled.clone().requires_grad_()
+    out, expected = ours(x, indices.numpy(), output_size), theirs(tx, indices, output_size)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(x.grad, tx.grad.numpy())
+
+
 def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
     data = rng.standard_normal((2, 3, 4, 6))
     pooled, indices = F.max_pool2d(Tensor(data), 2, return_indices=True)
@@ -3212,6 +3546,17 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.nn.MultiMarginLoss(p=3),
     lambda m, F: m.nn.Softmax2d()(m.ones(2, 3)),
+    lambda m, F: m.nn.LocalResponseNorm(2)(m.ones(2, 3)),
+    lambda m, F: F.pdist(m.ones(2, 3, 4)),
+    lambda m, F: m.nn.ChannelShuffle(4)(m.ones(2, 6, 3)),
+    lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), mode="area"),
+    lambda m, F: m.nn.MaxUnpool1d(2)(m.ones(1, 2, 3), m.zeros(1, 2, 3, dtype=m.int64), [9]),
+    lambda m, F: F.max_unpool3d(m.ones(1, 1, 1, 1, 1), m.zeros(1, 1, 1, 1, 2, dtype=m.int64),
+                                2),
+    lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), padding_mode="wrap"),
+    lambda m, F: F.grid_sample(m.ones(2, 1, 3, 3), m.zeros(1, 2, 2, 2), align_corners=False),
+    lambda m, F: F.affine_grid(m.zeros(1, 2, 3), (1, 1, 4, 4, 4), align_corners=False),
+    lambda m, F: m.nn.LPPool2d(2, 3)(m.ones(1, 2, 2, 2)),
     lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),
     lambda m, F: m.nn.ZeroPad2d((1, 2, 3))(m.ones(2, 3, 4)),  # minigrad: in the constructor
 ])
@@ -3282,6 +3627,8 @@ def test_adaptive_max_pool1d_matches_torch(torch, output_size, shape):
     (lambda lib: lib.nn.MaxPool3d((1, 2, 2)), (2, 4, 4, 6)),
     (lambda lib: lib.nn.AdaptiveMaxPool2d((2, None)), (2, 3, 5, 4)),
     (lambda lib: lib.nn.AdaptiveMaxPool1d(3), (2, 3, 7)),
+    (lambda lib: lib.nn.AdaptiveMaxPool3d((2, None, 3)), (2, 3, 5, 2, 7)),
+    (lambda lib: lib.nn.AdaptiveMaxPool3d(4), (2, 5, 3, 6)),
 ])
 def test_max_pool3d_and_adaptive_max_pool_modules_match_torch(torch, make, shape):
     ours, theirs = make(minigrad), make(torch)
