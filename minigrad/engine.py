@@ -12,9 +12,11 @@ out in primitives).
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import inspect
 import itertools
+import operator
 import threading
 from collections.abc import Sequence
 from contextlib import contextmanager
@@ -473,10 +475,15 @@ def _parents(fn: Function) -> list[Tensor]:
 
 
 def _as_it_was(tensor: Tensor, version: int) -> Tensor:
-    for rewritten_at, old in tensor._rewrites or ():
-        if rewritten_at > version:
-            return old
-    return tensor
+    """`tensor` as an op that used it at `version` saw it: the tensor standing for its entries
+    before the first recorded write after that version, or `tensor` itself."""
+    rewrites = tensor._rewrites
+    if not rewrites:
+        return tensor
+    # a bisection, not a scan: a buffer filled row by row, each row read back, has as many
+    # rewrites as readers, and a scan made its backward quadratic in the number of rows
+    first_after = bisect.bisect_right(rewrites, version, key=operator.itemgetter(0))
+    return rewrites[first_after][1] if first_after < len(rewrites) else tensor
 
 
 class HookHandle:

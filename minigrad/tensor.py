@@ -869,7 +869,9 @@ class Tensor:
         x[index] back."""
         value = self._lift(value)
         name = "x[index] = value"
-        recording = engine.is_grad_enabled() and (self.requires_grad or value.requires_grad)
+        # into an integer tensor a value's gradient ends, as in PyTorch: nothing to record
+        recording = (engine.is_grad_enabled() and (self.requires_grad or value.requires_grad)
+                     and self.data.dtype.kind == "f")
         if recording and self.requires_grad and self.is_leaf:
             raise InvalidArgumentError(f"{name}: a leaf tensor that requires grad cannot be "
                                        f"changed in place while recording; do it under "
@@ -889,7 +891,11 @@ class Tensor:
                                        f"not broadcast to the entries indexed, shape "
                                        f"{target_shape}")
         if recording:
-            self._write_recorded(index, value.reshape(data.shape).to(self.dtype))
+            written_at = numpy_index
+            if array is not self.data:  # selected in two steps: the entries as one index
+                positions, rest = self._indexed_for_writing(index, np.arange(self.data.size))
+                written_at = np.unravel_index(positions[rest], self.shape)
+            self._write_recorded(written_at, value.reshape(data.shape).to(self.dtype))
         array[numpy_index] = data
         self._version += 1
 
@@ -899,22 +905,20 @@ class Tensor:
         than here and getrefcount)."""
         return self.data.base is not None and sys.getrefcount(self._versions) > 2
 
-    def _write_recorded(self, index: Any, value: Tensor) -> None:
-        """Make this tensor, about to have `value` written at `index`, the result of that write
-        (IndexPut) on its old entries: their graph, if any, gets the gradient of the entries
-        kept, and `value` that of the entries written. Ops that used this tensor before hold
+    def _write_recorded(self, numpy_index: Any, value: Tensor) -> None:
+        """Make this tensor, about to have `value` written at `numpy_index` (of its array), the
+        result of that write (IndexPut) on its old entries: their graph, if any, gets the
+        gradient of the entries kept, and `value` that of the entries written. Ops that used this tensor before hold
         it as their input, but saw the old entries: `_rewrites` keeps, with the version the
         write makes, the tensor that stands for them, and backward sends those ops' gradients
         there (PyTorch's graph links ops, not tensors, and gets the same)."""
-        # the entries written as one numpy index, also where ints meet index arrays and
-        # _indexed_for_writing selects in two steps
-        positions, rest = self._indexed_for_writing(index, np.arange(self.data.size))
-        numpy_index = np.unravel_index(positions[rest], self.shape)
         old = Tensor._make(self.data)  # IndexPut copies it before the write, and saves nothing
         old.grad_fn, old._requires_grad = self.grad_fn, self._requires_grad
         written = ops.IndexPut.apply(old, value, index=numpy_index)
         self.grad_fn, self._requires_grad = written.grad_fn, True
-        self._rewrites = [*(self._rewrites or ()), (self._version + 1, old)]
+        if self._rewrites is None:
+            self._rewrites = []
+        self._rewrites.append((self._version + 1, old))  # in version order: engine bisects
 
     def _indexed_for_writing(self, index: Any, entries: np.ndarray | None = None
                              ) -> tuple[np.ndarray, Any]:

@@ -5,6 +5,7 @@ Expected values are computed by hand or with plain numpy, never by calling minig
 import itertools
 import operator
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, engine, is_grad_enabled, no_grad
 
-from tests.helpers import assert_raises_like_torch, graph_tensors
+from tests.helpers import assert_raises_like_torch, graph_tensors, torch_or_skip
 
 rng = np.random.default_rng(2024)
 
@@ -1319,6 +1320,51 @@ def test_ops_that_read_only_their_output_let_the_input_change_as_torch():
             out.sum().backward()
             grads.append(x.grad.numpy().copy())
         np.testing.assert_allclose(*grads, rtol=1e-6, err_msg=name)
+
+
+def test_item_assignment_into_a_0d_tensor_while_recording_gets_torchs_gradients():
+    """x[()] = v: the gradient reaching the write is 0-d (a numpy scalar from Mul's backward)."""
+    torch = torch_or_skip()
+    grads = []
+    for lib in (minigrad, torch):
+        a = lib.tensor(1.5, requires_grad=True)
+        v = lib.tensor(3.0, requires_grad=True)
+        x = a * 2
+        before = x * 5  # saw x's old entry: its gradient goes to a
+        x[()] = v
+        (x * before).backward()
+        grads.append((a.grad.item(), v.grad.item()))
+    assert grads[0] == grads[1]
+
+
+def test_item_assignment_into_an_integer_tensor_records_nothing_as_torch():
+    """The value's gradient ends at the integer entries: the tensor stays one that requires no
+    grad, as PyTorch's."""
+    torch = torch_or_skip()
+    for lib in (minigrad, torch):
+        x = lib.zeros(3, dtype=lib.int64)
+        x[0] = lib.tensor(2.5, requires_grad=True)
+        assert not x.requires_grad and x.grad_fn is None, lib.__name__
+        assert x.tolist() == [2, 0, 0]
+
+
+def test_backward_through_a_buffer_read_back_row_by_row_is_linear_in_its_rows():
+    """buf[t] = buf[t - 1] + x: every read is an op that used buf before a later write, and
+    finding the entries it saw must not scan all the writes (that made backward quadratic)."""
+    def backward_seconds(rows):
+        x = Tensor(np.ones(1), requires_grad=True)
+        buf = minigrad.zeros(rows, 1, dtype=minigrad.float64)
+        for t in range(1, rows):
+            buf[t] = buf[t - 1] + x
+        loss = buf.sum()
+        start = time.perf_counter()
+        loss.backward()
+        assert x.grad.item() == rows * (rows - 1) / 2
+        return time.perf_counter() - start
+
+    small = min(backward_seconds(300) for _ in range(3))
+    large = backward_seconds(2400)
+    assert large < 24 * small  # 8 times the rows: 8 times the time if linear, 64 if quadratic
 
 
 def test_item_assignment_while_recording_refuses_a_view():

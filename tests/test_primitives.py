@@ -221,6 +221,7 @@ CASES = {
          lambda: [leaf(3, 4), leaf(2)]),
         ("bool_mask", lambda a, v: _written(a, np.array([True, False, True]), v),
          lambda: [leaf(3, 2), leaf(2, 2)]),
+        ("zero_d", lambda a, v: _written(a, (), v), lambda: [leaf(), leaf()]),
     ],
     ops.Concat: [
         ("axis0", lambda a, b: minigrad.cat([a, b], dim=0), lambda: [leaf(2, 3), leaf(4, 3)]),

@@ -101,7 +101,7 @@ class IndexPut(Function):
     def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
         da = None
         if self.needs_input_grad[0]:
-            da = g.copy()
+            da = np.array(g)  # g.copy() of a 0-d gradient (a numpy scalar) is a scalar
             da[self.index] = 0
         dvalue = g[self.index] if self.needs_input_grad[1] else None
         return da, dvalue
