@@ -177,6 +177,22 @@ def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.n
     return np.ravel_multi_index(np.broadcast_arrays(*_along_dim(index, dim)), shape).reshape(-1)
 
 
+def _last_writes(places: np.ndarray) -> np.ndarray:
+    """The positions in `places` (flat places written in turn) of the last write to each
+    distinct place: where a place is named more than once the last write wins, as in PyTorch."""
+    return len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+
+
+def _mask_broadcast_shape(op: str, mask: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape a mask and a tensor of `shape` broadcast to (out-of-place masked ops broadcast
+    both, as in PyTorch)."""
+    try:
+        return np.broadcast_shapes(shape, mask.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"{op}: mask of shape {mask.shape} does not broadcast with "
+                                   f"the tensor's shape {shape}") from None
+
+
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
@@ -1179,11 +1195,10 @@ class Tensor:
 
     def masked_fill(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
         """Replace the entries where `mask` is True by `value`, a number or a 0-d tensor (the
-        entries' gradient is 0; a tensor value gets theirs)."""
+        entries' gradient is 0; a tensor value gets theirs). The mask and this tensor broadcast
+        together, as in PyTorch (masked_fill_ keeps this tensor's shape)."""
         mask = _bool_mask("masked_fill", mask)
-        if not engine._broadcasts_to(mask.shape, self.shape):
-            raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
-                                       f"broadcast to the tensor's shape {self.shape}")
+        _mask_broadcast_shape("masked_fill", mask, self.shape)
         if np.ndim(_as_array(value)) != 0:
             raise InvalidArgumentError(f"masked_fill: value must be a number or a 0-d tensor, "
                                        f"got shape {np.shape(_as_array(value))}")
@@ -2792,7 +2807,7 @@ class Tensor:
         if self.ndim == 0:
             return self.reshape(1).scatter(0, index.reshape(1), src.reshape(1)).reshape(())
         places = _scatter_places(index, d, self.shape)
-        last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+        last = _last_writes(places)
         return self._write_at(places[last], src.reshape(-1)[last])
 
     def index_add(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
@@ -2822,6 +2837,63 @@ class Tensor:
         # laid along d (for a 0-d tensor, its one entry)
         return self.masked_fill(chosen.reshape(self.shape[d:d + 1] + (1,) * (self.ndim - d - 1)),
                                 value)
+
+    def index_put(self, indices: Sequence[ArrayLike], values: ArrayLike,
+                  accumulate: bool = False) -> Tensor:
+        """A copy with `values` (broadcast to the entries indexed) written at x[indices], as
+        torch.index_put: `indices` is a tuple of integer or bool tensors, one per leading dim,
+        read as x[indices] reads them. With accumulate=True the values are added there and
+        repeated places add up; without, at a repeated place the last write wins (scatter's
+        rule). Differentiable in this tensor and in values."""
+        if not isinstance(indices, (tuple, list)):
+            raise TypeError(f"index_put: indices must be a tuple of tensors, got "
+                            f"{type(indices).__name__}")
+        arrays = []
+        for index in indices:
+            array = np.asarray(_as_array(index))
+            if array.dtype.kind not in "ib":  # PyTorch reads uint8 as a (deprecated) mask
+                raise InvalidIndexError(f"index_put: indices must be int64, int32 or bool "
+                                        f"tensors, got dtype {array.dtype}")
+            arrays.append(array)
+        try:  # the flat position of each entry x[indices] reads
+            places = np.arange(self.numel()).reshape(self.shape)[tuple(arrays)]
+        except IndexError as error:  # out of range, too many, a mask of the wrong shape
+            raise InvalidIndexError(f"index_put: {error} (tensor of shape {self.shape})"
+                                    ) from None
+        values = self._lift(values)
+        if values.dtype != self.dtype:
+            raise InvalidTypeError(f"index_put: values have dtype {values.dtype} but the tensor "
+                                   f"{self.dtype}")
+        if not engine._broadcasts_to(values.shape, places.shape):
+            raise InvalidArgumentError(f"index_put: values of shape {values.shape} do not "
+                                       f"broadcast to the entries indexed, shape {places.shape}")
+        values = values.expand(places.shape).reshape(-1)
+        places = places.reshape(-1)
+        if accumulate:
+            return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
+        last = _last_writes(places)
+        return self._write_at(places[last], values[last])
+
+    def index_put_(self, indices: Sequence[ArrayLike], values: ArrayLike,
+                   accumulate: bool = False) -> Tensor:
+        return self._modified("index_put_", self.index_put(indices, values, accumulate))
+
+    def masked_scatter(self, mask: ArrayLike, source: Tensor) -> Tensor:
+        """A copy whose entries where the bool `mask` (broadcast with this tensor) is True are
+        source's first entries (source read as 1-D), in row-major order, as
+        torch.masked_scatter. Differentiable in this tensor (where mask is False) and in
+        source (the entries used)."""
+        mask = _bool_mask("masked_scatter", mask)
+        shape = _mask_broadcast_shape("masked_scatter", mask, self.shape)
+        source = self._lift(source)
+        if source.dtype != self.dtype:
+            raise InvalidTypeError(f"masked_scatter: source has dtype {source.dtype} but the "
+                                   f"tensor {self.dtype}")
+        places = np.flatnonzero(np.broadcast_to(mask, shape))
+        if places.size > source.numel():
+            raise InvalidArgumentError(f"masked_scatter: the mask has {places.size} True "
+                                       f"entries but source only {source.numel()} entries")
+        return self.expand(shape)._write_at(places, source.reshape(-1)[:places.size])
 
     def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
                      ) -> tuple[int, np.ndarray]:
@@ -2972,11 +3044,7 @@ class Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
         1-D tensor, in row-major order."""
         mask = _bool_mask("masked_select", mask)
-        try:
-            shape = np.broadcast_shapes(self.shape, mask.shape)
-        except ValueError:
-            raise InvalidArgumentError(f"masked_select: mask of shape {mask.shape} does not "
-                                       f"broadcast with the tensor's shape {self.shape}") from None
+        shape = _mask_broadcast_shape("masked_select", mask, self.shape)
         return ops.GetItem.apply(self.expand(shape), index=np.broadcast_to(mask, shape))
 
     def tril(self, diagonal: int = 0) -> Tensor:

@@ -65,6 +65,29 @@ def _index_copy_loops(x, dim, index, source):
     return np.moveaxis(out, 0, dim)
 
 
+def _index_put_loops(x, indices, values, accumulate):
+    """Loops: values (broadcast) written, or added, one by one at the places the integer
+    `indices` (one per leading dim, broadcast together) name."""
+    out = x.copy()
+    places = np.broadcast_arrays(*indices)
+    values = np.broadcast_to(values, places[0].shape + x.shape[len(indices):])
+    for pos in np.ndindex(*places[0].shape):
+        target = tuple(p[pos] for p in places)
+        out[target] = out[target] + values[pos] if accumulate else values[pos]
+    return out
+
+
+def _masked_scatter_loops(x, mask, source):
+    """Loops: source's entries, in row-major order, written where the broadcast mask is True."""
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    out, mask, entries = np.broadcast_to(x, shape).copy(), np.broadcast_to(mask, shape), \
+        iter(source.reshape(-1))
+    for pos in np.ndindex(*shape):
+        if mask[pos]:
+            out[pos] = next(entries)
+    return out
+
+
 def _distances(a, b, p):
     """Loops: the p-norm distance between each row of a and each row of b (batch dims of a)."""
     a, b = np.broadcast_arrays(a[..., :, None, :], b[..., None, :, :])
@@ -245,6 +268,36 @@ CASES = {
         lambda x: x.masked_select(np.array([[True], [False]])),
         lambda x: np.broadcast_to(x, (2, 4))[np.array([[True] * 4, [False] * 4])], [(4,)],
         torch_fn=lambda x: x.masked_select(T(np.array([[True], [False]])))),
+    "masked_fill_mask_broadcasts_the_input": Case(
+        lambda x: x.masked_fill(np.array([[True], [False]]), -1.0),
+        lambda x: np.where(np.array([[True], [False]]), -1.0, np.broadcast_to(x, (2, 4))), [(4,)],
+        torch_fn=lambda x: x.masked_fill(T(np.array([[True], [False]])), -1.0)),
+    "masked_scatter": Case(lambda x, s: x.masked_scatter(MASK, s),
+                           lambda x, s: _masked_scatter_loops(x, MASK, s), [(3, 4), (4, 3)],
+                           torch_fn=lambda x, s: x.masked_scatter(T(MASK), s)),
+    "masked_scatter_mask_broadcasts_the_input": Case(
+        lambda x, s: minigrad.masked_scatter(x, np.array([[True], [False], [True]]), s),
+        lambda x, s: _masked_scatter_loops(x, np.array([[True], [False], [True]]), s),
+        [(4,), (9,)],
+        torch_fn=lambda x, s: _torch().masked_scatter(x, T(np.array([[True], [False], [True]])),
+                                                      s)),
+    "index_put": Case(lambda x, v: x.index_put((np.array([2, 0]), np.array([1, 3])), v),
+                      lambda x, v: _index_put_loops(x, (np.array([2, 0]), np.array([1, 3])), v,
+                                                    False), [(3, 4), (2,)],
+                      torch_fn=lambda x, v: x.index_put((T(np.array([2, 0])),
+                                                         T(np.array([1, 3]))), v)),
+    "index_put_mask": Case(lambda x, v: x.index_put([MASK], v),
+                           lambda x, v: np.where(MASK[:, None], v, x), [(4, 3), (3,)],
+                           torch_fn=lambda x, v: x.index_put([T(MASK)], v)),
+    "index_put_accumulate": Case(
+        lambda x, v: minigrad.index_put(x, (INDEX3,), v, accumulate=True),
+        lambda x, v: _index_put_loops(x, (INDEX3,), v, True), [(3, 2), (1, 2)],
+        torch_fn=lambda x, v: _torch().index_put(x, (T(INDEX3),), v, accumulate=True)),
+    "index_put_accumulate_broadcast_indices": Case(
+        lambda x, v: x.index_put((np.array([[0], [1]]), INDEX3), v, True),
+        lambda x, v: _index_put_loops(x, (np.array([[0], [1]]), INDEX3), v, True),
+        [(2, 3, 2), ()],
+        torch_fn=lambda x, v: x.index_put((T(np.array([[0], [1]])), T(INDEX3)), v, True)),
     "tril": Case(lambda x: x.tril(), np.tril, [(4, 5)]),
     "tril_below": Case(lambda x: x.tril(-1), lambda x: np.tril(x, -1), [(2, 4, 3)]),
     "triu_above": Case(lambda x: x.triu(1), lambda x: np.triu(x, 1), [(2, 3, 5)]),
@@ -1002,6 +1055,42 @@ def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
     source_leaf = Tensor(source, requires_grad=True)
     Tensor(x).index_copy(0, np.array([2, 2]), source_leaf).sum().backward()
     np.testing.assert_array_equal(source_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+
+
+def test_index_put_at_a_repeated_place_keeps_the_last_as_torch():
+    """The value is PyTorch's (CPU: the last write); the gradient goes to the last value only
+    (PyTorch's to every one, as for scatter: docs/api.md lists the difference). index_put_
+    writes into the tensor."""
+    torch = torch_or_skip()
+    x, values = np.zeros((3, 2)), np.arange(4.0).reshape(2, 2)
+    got = Tensor(x).index_put((np.array([2, 2]),), Tensor(values))
+    expected = torch.tensor(x).index_put((torch.tensor([2, 2]),), torch.tensor(values))
+    np.testing.assert_array_equal(got.data, expected.numpy())
+    values_leaf = Tensor(values, requires_grad=True)
+    Tensor(x).index_put((np.array([2, 2]),), values_leaf).sum().backward()
+    np.testing.assert_array_equal(values_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+    target = Tensor(x.copy())
+    assert target.index_put_((np.array([1, 1]),), Tensor(values), accumulate=True) is target
+    np.testing.assert_array_equal(target.data, [[0.0, 0.0], [2.0, 4.0], [0.0, 0.0]])
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([0.0]),), m.tensor(1.0)),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([3]),), m.tensor(1.0)),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([0]),) * 3, m.tensor(1.0)),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([True, False]),), m.tensor(1.0)),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([0, 1]),), m.tensor([1.0, 2.0, 3.0])),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([0, 1]),), m.ones(1, 1, 2)),
+    lambda m, F: m.zeros(3, 2).index_put((m.tensor([0, 1]),), m.tensor(1)),
+    lambda m, F: m.zeros(3, 2).index_put(m.tensor([0, 1]), m.tensor(1.0)),
+    lambda m, F: m.zeros(3, 2).masked_scatter(m.tensor([True, True, False]), m.ones(6)),
+    lambda m, F: m.zeros(3, 2).masked_scatter(m.ones(3, 2, dtype=m.bool), m.ones(5)),
+    lambda m, F: m.zeros(3, 2).masked_scatter(m.ones(3, 2, dtype=m.bool), m.ones(6, dtype=m.int64)),
+    lambda m, F: m.zeros(3, 2).masked_scatter(m.ones(3, 2, dtype=m.int64), m.ones(6)),
+    lambda m, F: m.zeros(2, 3).masked_fill_(m.ones(2, 2, 3, dtype=m.bool), 1.0),
+])
+def test_index_put_and_masked_scatter_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_tensor_split_reads_negative_indices_and_0_d_tensors_as_torch():
