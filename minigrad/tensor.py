@@ -617,11 +617,13 @@ class Tensor:
     def _subtraction_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
         """`_operands`, refusing bools as PyTorch does: in numpy True - True fails, and a
         mask minus something is usually a mistaken `~mask`."""
-        a, b = self._operands(other)
+        self._refuse_bool_subtraction(other)
+        return self._operands(other)
+
+    def _refuse_bool_subtraction(self, other: ArrayLike) -> None:
         if np.bool_ in (self.dtype, _as_array(other).dtype):
             raise InvalidTypeError("sub: subtraction with a bool tensor or a bool is not "
                                    "supported; to invert a mask use ~ or logical_not()")
-        return a, b
 
     def __mul__(self, other: ArrayLike) -> Tensor:
         return ops.Mul.apply(*self._operands(other))
@@ -896,12 +898,14 @@ class Tensor:
 
     def sub(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self - alpha * other."""
+        self._refuse_bool_subtraction(other)  # alpha * a bool would no longer be one
         return self - self._scaled("sub", other, alpha)
 
     def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
         """alpha * other, for add and sub; a float alpha with integer operands raises, as in
         PyTorch, rather than turn the result into a float. For bools it stays bool (alpha * True
-        is True for any alpha but 0), as PyTorch's sum of bools."""
+        is True for any alpha but 0), as PyTorch's sum of bools; integers keep the result's
+        dtype (an int32 tensor plus 2 * a bool one stays int32, as in PyTorch)."""
         dtype = _result_dtype(self, _operand(other))
         if isinstance(alpha, float) and dtype.kind != "f":
             raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
@@ -909,7 +913,7 @@ class Tensor:
         if alpha == 1:
             return other
         scaled = self._lift(other) * alpha
-        return scaled.to(dtype) if dtype == np.bool_ else scaled
+        return scaled if dtype.kind == "f" else scaled.to(dtype)
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other
@@ -1076,15 +1080,18 @@ class Tensor:
                                    f"{type(element).__name__}")
         return bool(np.any(self.data == _as_array(element)))
 
-    def _bitwise(self, other: Any, op: np.ufunc) -> Tensor:
+    def _bitwise(self, other: Any, op: np.ufunc, kinds: str = "biu",
+                 reflected: bool = False) -> Tensor:
         """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~, in
-        their promoted dtype."""
+        their promoted dtype; `kinds` the dtype kinds the op takes (shifts: integers only, as
+        PyTorch has no bool shift); `reflected` for `other op self`."""
         a, b = self._promoted_arrays(other)
-        if a.dtype.kind not in "biu":
-            raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
+        if a.dtype.kind not in kinds:
+            taken = "integer" if kinds == "iu" else "bool or integer"
+            raise InvalidTypeError(f"{op.__name__}: needs {taken} tensors, got dtypes "
                                    f"{self.dtype} and {self._lift(other).dtype}; compare first, "
                                    "e.g. (x > 0) & (y > 0)")
-        return Tensor._make(np.asarray(op(a, b)))
+        return Tensor._make(np.asarray(op(b, a) if reflected else op(a, b)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
         return self._bitwise(other, np.bitwise_and)
@@ -1108,10 +1115,16 @@ class Tensor:
         return Tensor._make(np.invert(self.data))
 
     def __lshift__(self, other: ArrayLike) -> Tensor:
-        return self._bitwise(other, np.left_shift)
+        return self._bitwise(other, np.left_shift, "iu")
+
+    def __rlshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.left_shift, "iu", reflected=True)
 
     def __rshift__(self, other: ArrayLike) -> Tensor:
-        return self._bitwise(other, np.right_shift)
+        return self._bitwise(other, np.right_shift, "iu")
+
+    def __rrshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.right_shift, "iu", reflected=True)
 
     def bitwise_and(self, other: ArrayLike) -> Tensor:
         """self & other (bool or integer tensors)."""
@@ -1538,6 +1551,24 @@ class Tensor:
         out = ops.Where.apply(exact, moved, cond=a.data == 0)
         return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
 
+    def nextafter(self, other: ArrayLike) -> Tensor:
+        """The next float after self towards other (other itself where they are equal), as
+        torch.nextafter; floats only. The gradient is PyTorch's, 1 for self where it differs
+        from other and 0 elsewhere (0 for other): there self plus the step to the result, a
+        constant (the sum is exact: the step is one ulp); elsewhere, and where the sum does not
+        land on the result (self infinite; see docs/api.md), the result as a constant."""
+        a, b = self._operands(other)
+        _check_broadcast("nextafter", a, b)
+        a._require_floating("nextafter")
+        values = np.nextafter(a.data, b.data)
+        finite = np.isfinite(a.data)
+        step = np.subtract(values, a.data, out=np.zeros_like(values), where=finite)
+        out = a + step
+        landed = ((out.data == values) & (np.signbit(out.data) == np.signbit(values))
+                  | np.isnan(out.data) & np.isnan(values))
+        out = ops.Where.apply(out, Tensor._make(values), cond=landed & (a.data != b.data))
+        return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
+
     def logaddexp(self, other: ArrayLike) -> Tensor:
         """log(exp(self) + exp(other)), computed stably as max + log1p(exp(-|self - other|)),
         whose gradients are PyTorch's, sigmoid(self - other) and sigmoid(other - self), also
@@ -1564,10 +1595,11 @@ class Tensor:
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
         larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
-        only; at (0, 0) the gradient is NaN, as in PyTorch; inf where either is infinite, even
-        if the other is NaN (C's hypot, and PyTorch's)."""
-        self._require_floating("hypot")
+        (an integer tensor with a float one is promoted, as in PyTorch; two integer tensors
+        are refused); at (0, 0) the gradient is NaN, as in PyTorch; inf where either is
+        infinite, even if the other is NaN (C's hypot, and PyTorch's)."""
         a, b = self._operands(other)
+        a._require_floating("hypot")
         larger = np.maximum(np.abs(a.data), np.abs(b.data))
         scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
         out = ((a / scale).square() + (b / scale).square()).sqrt() * scale
@@ -2278,14 +2310,14 @@ class Tensor:
         indices = np.take_along_axis(_stable_order(data, dim), places, dim)
         return indices.reshape([1 if i == dim else n for i, n in enumerate(self.shape)])
 
-    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False, *,
+    def norm(self, p: float | str | None = "fro", dim: Dim = None, keepdim: bool = False, *,
              dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
-        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where
-        the norm or an entry is 0, its gradient is 0, as in PyTorch (the subgradient where the
-        derivative does not exist). `dtype` converts the tensor first, as in PyTorch: it may
-        keep or widen the tensor's, not narrow it."""
+        'fro', the default, and None are the 2-norm; 'nuc' is linalg.matrix_norm's, over two
+        dims. Where the norm or an entry is 0, its gradient is 0, as in PyTorch (the
+        subgradient where the derivative does not exist). `dtype` converts the tensor first,
+        as in PyTorch: it may keep or widen the tensor's, not narrow it."""
         self._require_floating("norm")
         if dtype is not None:
             linalg._check_widening("norm", self, dtype)
@@ -2293,9 +2325,10 @@ class Tensor:
         if p == "nuc":  # the sum of the singular values, over two dims
             return linalg.matrix_norm(self, "nuc", tuple(range(self.ndim)) if dim is None
                                       else dim, keepdim)
-        if isinstance(p, str):
-            if p != "fro":
-                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+        if p is None or isinstance(p, str):
+            if p not in (None, "fro"):
+                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc' (or None), "
+                                           f"got {p!r}")
             p = 2
         dims = _reduced_dims("norm", dim, None, self.ndim)
         magnitude = self.abs()
@@ -2675,6 +2708,13 @@ class Tensor:
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
 
+    def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """split into pieces of the sizes listed (a list only, as in PyTorch)."""
+        if isinstance(split_sizes, (int, np.integer, Tensor)):
+            raise TypeError(f"split_with_sizes: split_sizes must be a sequence of ints, got "
+                            f"{type(split_sizes).__name__}")
+        return self.split(split_sizes, dim)
+
     def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
         """Pieces along `dim`, as torch.tensor_split: n pieces as equal as can be (the first
@@ -3028,6 +3068,10 @@ class Tensor:
         rows, cols = np.arange(n) + max(-diagonal, 0), np.arange(n) + max(diagonal, 0)
         zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
         return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
+
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """The entries, flattened, as the `offset`-th diagonal of a square matrix of zeros."""
+        return self.flatten().diag(offset)
 
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         """Each 1-D slice along the last dim as the `offset`-th diagonal of a square matrix of

@@ -220,6 +220,10 @@ CASES = {
                  lambda t, a, b: t.fmin(a, b), lambda: [uniform(3, 4), uniform(4)],
                  lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),
                           np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "nextafter": Case(lambda a, b: a.nextafter(b), np.nextafter, lambda t, a, b: t.nextafter(a, b),
+                      lambda: [uniform(3, 4), uniform(4)],
+                      lambda: [np.array([1.0, 1.0, 0.0, -0.0, 0.0, 5e-324, 2.0, 1e308, 3.0]),
+                               np.array([2.0, 1.0, -0.0, 0.0, np.nan, 0.0, np.inf, 1e308, -1.0])]),
     "sinc": unary(lambda x: x.sinc(), lambda x: np.sin(np.pi * x) / (np.pi * x),
                   lambda t, x: t.sinc(x), kinks=(0.0,)),  # 1 at 0, with gradient 0
     "logit": Case(lambda x: x.logit(), lambda x: np.log(x / (1 - x)), lambda t, x: t.logit(x),
@@ -915,6 +919,18 @@ def test_bitwise_functions_and_shifts_on_integer_and_bool_tensors(torch):
     assert flags.bitwise_xor(Tensor(np.array([True, True]))).tolist() == [False, True]
     with pytest.raises(TypeError, match="bitwise_and|and"):
         Tensor(np.array([1.5])).bitwise_and(Tensor(np.array([1.5])))
+    # a number shifted by a tensor, as PyTorch's 2 << t (there was no reflected shift)
+    for shift in (lambda lib: 2 << lib.tensor([0, 3, 5], dtype=lib.int8),
+                  lambda lib: -64 >> lib.tensor([1, 2]), lambda lib: True << lib.tensor([2]),
+                  lambda lib: lib.tensor([True, False]) << 1):  # a bool and an int: int64
+        out, expected = shift(minigrad), shift(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    # PyTorch has no shift of bools (they were shifted as int8) or of floats
+    for misuse in (lambda m, F: m.tensor([True, False]) << True,
+                   lambda m, F: m.tensor([True]) >> m.tensor([True]),
+                   lambda m, F: 2 << m.tensor([1.0])):
+        assert_raises_like_torch(misuse)
 
 
 def test_logsigmoid_keeps_precision_far_out():
@@ -1097,7 +1113,12 @@ def test_float_alpha_is_fine_where_the_result_is_float(torch):
                lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2),
                # bools stay bool (regression: alpha * other was int64, so True + 2 True was 3)
                lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=2),
-               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0)):
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0),
+               # alpha times a bool keeps the integer tensor's dtype (regression: int64)
+               lambda lib: lib.tensor([1, 2], dtype=lib.int32).add(lib.tensor([True, False]),
+                                                                   alpha=2),
+               lambda lib: lib.tensor([1, 2], dtype=lib.uint8).add(lib.tensor([True, True]),
+                                                                   alpha=-1)):
         out, expected = fn(minigrad), fn(torch)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())
@@ -1109,7 +1130,10 @@ def test_subtraction_with_bools_raises_as_in_pytorch():
                    lambda lib: lib.tensor([1.0, 2.0]) - lib.tensor([True, False]),
                    lambda lib: lib.tensor([1, 2]) - True, lambda lib: True - lib.tensor([1.0]),
                    lambda lib: lib.tensor([True]) - 1, lambda lib: lib.tensor([1.0]).sub(
-                       lib.tensor(True))):
+                       lib.tensor(True)),
+                   # with an alpha too (regression: alpha * a bool was an integer, subtracted)
+                   lambda lib: lib.tensor([1.0]).sub(lib.tensor([True]), alpha=2),
+                   lambda lib: lib.sub(lib.tensor([1, 2]), True, alpha=-1)):
         assert_raises_like_torch(lambda lib, F: misuse(lib))
     with pytest.raises(TypeError, match="logical_not"):
         flags - flags
@@ -1868,6 +1892,34 @@ def test_new_pointwise_functions_take_dtypes_as_torch(torch):
     for misuse in (lambda m, F: m.hypot(m.tensor([3]), m.tensor([4])),
                    lambda m, F: m.logaddexp2(m.tensor([3]), m.tensor([4]))):
         assert_raises_like_torch(misuse)
+
+
+def test_nextafter_of_an_infinity_and_of_integers():
+    """Values as PyTorch's also where self is infinite (the largest float, or other's NaN);
+    the gradient there is 0 (PyTorch's 1: docs/api.md lists it). Two integer tensors are
+    refused, as by PyTorch; an integer and a float one promote."""
+    torch = pytest.importorskip("torch")
+    a, b = np.array([np.inf, -np.inf, np.inf, np.inf]), np.array([0.0, 1.0, np.nan, np.inf])
+    x = Tensor(a, requires_grad=True)
+    out = minigrad.nextafter(x, Tensor(b))
+    expected = torch.nextafter(torch.tensor(a), torch.tensor(b))
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0, 0.0])
+    assert_raises_like_torch(lambda m, F: m.nextafter(m.tensor([1]), m.tensor([2])))
+    out = minigrad.nextafter(Tensor(np.array([1, 2])), Tensor(np.array([0.0, 3.0])))
+    expected = torch.nextafter(torch.tensor([1, 2]), torch.tensor([0.0, 3.0], dtype=torch.float64))
+    assert out.dtype == np.float64 and str(expected.dtype) == "torch.float64"
+    np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_hypot_promotes_an_integer_tensor_with_a_float_one_as_torch(torch):
+    for a, b in [(np.array([3, 5], np.int32), np.array([4.0, 12.0], np.float32)),
+                 (np.array([3.0, 5.0]), np.array([4, 12])), (np.array([True]), np.array([1.0]))]:
+        out = minigrad.hypot(Tensor(a), Tensor(b))
+        expected = torch.hypot(torch.from_numpy(a), torch.from_numpy(b))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
 
 
 def test_xlogy_where_self_is_0_and_other_0_or_inf():

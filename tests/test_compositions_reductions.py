@@ -194,6 +194,8 @@ CASES = {
     "cumprod_with_zeros": Case(lambda x: x.cumprod(1), lambda x: np.cumprod(x, axis=1), [(3, 9)],
                                "zeros"),
     "norm_default": Case(lambda x: x.norm(), lambda x: np.sqrt((x ** 2).sum()), SHAPE),
+    "norm_p_none_dim": Case(lambda x: x.norm(None, 1), lambda x: np.sqrt((x ** 2).sum(1)),
+                            SHAPE),
     "norm_p1_dim": Case(lambda x: x.norm(1, dim=1), lambda x: np.abs(x).sum(axis=1), SHAPE),
     "norm_p3_dims_keepdim": Case(lambda x: x.norm(3, dim=(0, 2), keepdim=True),
                                  lambda x: _p_norm(x, 3, (0, 2), True), SHAPE),

@@ -475,6 +475,16 @@ CASES = {
                    [(2, 3), (2, 1)], torch_fn=lambda a, b: _torch().hstack([a, b])),
     "hstack_1d_and_0d": Case(lambda a, b: minigrad.hstack((a, b)), lambda a, b: np.hstack([a, b]),
                              [(3,), ()], torch_fn=lambda a, b: _torch().hstack((a, b))),
+    "row_stack": Case(lambda a, b: minigrad.row_stack([a, b]), lambda a, b: np.vstack([a, b]),
+                      [(3,), (2, 3)], torch_fn=lambda a, b: _torch().row_stack([a, b])),
+    "diagflat": Case(lambda x: x.diagflat(), lambda x: np.diagflat(x), [(2, 3)]),
+    "diagflat_offset": Case(lambda x: minigrad.diagflat(x, -2), lambda x: np.diagflat(x, -2),
+                            [(3,)], torch_fn=lambda x: _torch().diagflat(x, -2)),
+    "split_with_sizes": Case(lambda x: x.split_with_sizes([1, 3], 1),
+                             lambda x: (x[:, :1], x[:, 1:]), [(2, 4)]),
+    "split_with_sizes_function": Case(lambda x: minigrad.split_with_sizes(x, (2, 0, 1)),
+                                      lambda x: (x[:2], x[2:2], x[2:]), [(3, 2)],
+                                      torch_fn=lambda x: _torch().split_with_sizes(x, (2, 0, 1))),
     "vstack": Case(lambda a, b: minigrad.vstack([a, b]), lambda a, b: np.vstack([a, b]),
                    [(3,), (2, 3)], torch_fn=lambda a, b: _torch().vstack([a, b])),
     "cross_first_dim_of_size_3": Case(lambda a, b: a.cross(b), lambda a, b: np.cross(a, b, axis=0),
@@ -1091,6 +1101,23 @@ def test_index_put_at_a_repeated_place_keeps_the_last_as_torch():
 ])
 def test_index_put_and_masked_scatter_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_repeat_interleave_of_the_counts_alone_repeats_their_indices_as_torch():
+    torch = torch_or_skip()
+    for counts in (np.array([1, 0, 3]), np.array([2, 1], np.int32), np.zeros(0, np.int64)):
+        out, expected = minigrad.repeat_interleave(Tensor(counts)), torch.repeat_interleave(
+            torch.from_numpy(counts))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    for misuse in (lambda m, F: m.repeat_interleave(m.tensor([1.0, 2.0])),
+                   lambda m, F: m.repeat_interleave(m.tensor([[1, 2]])),
+                   lambda m, F: m.repeat_interleave(m.tensor(2)),
+                   lambda m, F: m.repeat_interleave(m.tensor([-1, 2])),
+                   lambda m, F: m.repeat_interleave(m.tensor([True, False])),
+                   lambda m, F: m.ones(6).split_with_sizes(2),
+                   lambda m, F: m.ones(6).split_with_sizes([2, 3])):
+        assert_raises_like_torch(misuse)
 
 
 def test_tensor_split_reads_negative_indices_and_0_d_tensors_as_torch():
