@@ -2162,6 +2162,8 @@ class Tensor:
         to the entry at the index."""
         d = _dim("kthvalue", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
+        if not size:  # IndexError, as PyTorch's (and median's)
+            raise IndexError(f"kthvalue: dim {dim} is empty (tensor of shape {self.shape})")
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= size:
             raise InvalidArgumentError(f"kthvalue: k must be an int in [1, {size}] (the size of "
                                        f"dim {dim}), got {k!r}")
@@ -2585,10 +2587,12 @@ class Tensor:
         dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
         if len(shifts) != len(dims):
             raise InvalidArgumentError(f"roll: shifts {shifts} and dims {dims} differ in length")
+        if self.ndim == 0 and dims:  # PyTorch's roll gives a 0-d tensor no dim 0 or -1
+            raise IndexError(f"roll: dims {dims} are out of range for a 0-d tensor")
         out = self
         for shift, dim in zip(shifts, dims):
             d = _dim("roll", dim, self.ndim)
-            n = self.shape[d] if self.ndim else 1
+            n = self.shape[d]
             k = shift % n if n else 0
             if k:
                 out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
@@ -3464,10 +3468,15 @@ _LEGACY_TYPE_NAMES = {
 def _index_part(part: Any) -> Any:
     """One entry of an index as numpy takes it: a tensor as a copy of its array (GetItem's
     backward reads the index, which the caller may change meanwhile), and a 0-d integer array
-    as the int it holds (PyTorch treats it as an int; numpy as an index array)."""
+    as the int it holds (PyTorch treats it as an int; numpy as an index array). A uint8 array
+    is refused: PyTorch reads it as a mask (deprecated), numpy as integers."""
     if isinstance(part, Tensor):
         part = part.data
     if isinstance(part, np.ndarray):
+        if part.dtype == np.uint8:
+            raise InvalidIndexError("x[index]: a uint8 index is a mask in PyTorch (deprecated) "
+                                    "and integers in numpy; index with a bool mask or int64 "
+                                    "integers")
         if part.ndim == 0 and part.dtype.kind in "iu":
             return int(part)
         return part.copy()

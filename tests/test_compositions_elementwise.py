@@ -1402,6 +1402,25 @@ def test_index_errors_name_the_op():
         x[Tensor(np.array([0.5]))]  # float indices
 
 
+def test_a_nested_list_index_is_one_index_array():
+    """numpy's reading, which PyTorch's deprecation warning announces (it still reads a tuple):
+    docs/api.md lists it."""
+    x = Tensor(np.arange(12.0).reshape(3, 4))
+    assert x[[[0, 1], [1, 2]]].shape == (2, 2, 4)
+    np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].data, x.data[np.array([[0, 1], [1, 2]])])
+
+
+def test_a_uint8_index_is_refused():
+    """PyTorch reads a uint8 index as a mask (deprecated), numpy as integers: minigrad took
+    numpy's reading, so x[t] differed silently from PyTorch's; now both ways are refused."""
+    x = Tensor(np.zeros((2, 3)))
+    for index in (Tensor(np.array([1, 0], np.uint8)), (0, np.array([1, 0, 1], np.uint8))):
+        with pytest.raises(IndexError, match="uint8"):
+            x[index]
+        with pytest.raises(IndexError, match="uint8"):
+            x[index] = 1.0
+
+
 # Misuse that PyTorch rejects too, written once for both libraries: `m` is minigrad or torch,
 # `F` its functional module. Most are RuntimeError in PyTorch, a bad type TypeError.
 TORCH_ERRORS = [

@@ -438,7 +438,10 @@ def _others_product(x):
 
 
 @pytest.mark.parametrize("data", [[0.0, 2.0, 3.0], [0.0, 2.0, 0.0], [1.5, -2.0, 3.0, 0.5, 4.0],
-                                  [0.0], [5.0, 0.0, 0.0, 0.0, 2.0, 3.0, 7.0]])
+                                  [0.0], [5.0, 0.0, 0.0, 0.0, 2.0, 3.0, 7.0],
+                                  # the NaN's and the infinity's own entries stay the product of
+                                  # the others (PyTorch's: NaN; docs/api.md lists it)
+                                  [2.0, np.nan, 3.0], [1.0, np.inf, 3.0], [np.inf, -np.inf, 0.5]])
 def test_prod_gradient_is_the_product_of_the_others_even_with_zeros(data):
     x = Tensor(np.array(data), requires_grad=True)
     out = x.prod()
@@ -962,6 +965,7 @@ def test_median_keeps_integers_and_the_empty_cases_follow_torch():
     lambda m, F: m.ones(2, 3).kthvalue(4),
     lambda m, F: m.ones(2, 3).kthvalue(3, 0),
     lambda m, F: m.ones(2, 3).kthvalue(1, -3),
+    lambda m, F: m.ones(0, 3).kthvalue(1, 0),  # IndexError (regression: RuntimeError)
 ])
 def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)

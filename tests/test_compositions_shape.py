@@ -600,6 +600,19 @@ def test_scatter_keeps_the_last_write_and_its_gradient_as_pytorch_does():
     np.testing.assert_array_equal(src.grad, [0.0, 10.0, 30.0])
 
 
+def test_scatter_reduce_amax_without_self_splits_a_tie_among_the_src_entries_only():
+    """Three src entries tie for a place whose own entry (left out) has the same value: each
+    gets a third of the gradient (PyTorch's a quarter, counting the entry left out: docs/api.md
+    lists it)."""
+    x = Tensor(np.array([5.0, 1.0]), requires_grad=True)
+    src = Tensor(np.array([5.0, 5.0, 5.0]), requires_grad=True)
+    out = x.scatter_reduce(0, np.array([0, 0, 0]), src, "amax", include_self=False)
+    np.testing.assert_array_equal(out.data, [5.0, 1.0])
+    out.backward(np.array([3.0, 1.0]))
+    np.testing.assert_array_equal(src.grad, [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(x.grad, [0.0, 1.0])
+
+
 def test_scatter_reduce_of_integers_and_infinities_matches_torch():
     torch = torch_or_skip()
     x = np.array([[1, 2], [3, 4]], dtype=np.int32)
@@ -892,6 +905,7 @@ TORCH_ERRORS = [
     lambda m, F: m.ones(4, 3).expand(3),
     lambda m, F: m.ones(2, 3).repeat(2),
     lambda m, F: m.ones(2, 4).roll((1, 2), 0),
+    lambda m, F: m.ones(()).roll(1, 0),  # IndexError (regression: rolled)
     lambda m, F: m.ones(5).narrow(0, 3, 4),
     lambda m, F: m.ones(5).narrow(0, 7, 0),
     lambda m, F: m.ones(5).split(0),
