@@ -1412,7 +1412,9 @@ class Tensor:
 
     def lerp(self, end: ArrayLike, weight: ArrayLike) -> Tensor:
         """self + weight * (end - self). As PyTorch, weights from 0.5 up compute
-        end - (end - self) * (1 - weight), so that weight 1 gives `end` exactly."""
+        end - (end - self) * (1 - weight), so that weight 1 gives `end` exactly. Floats only,
+        as in PyTorch."""
+        self._require_floating("lerp")
         end, weight = self._lift(end), self._lift(weight)
         difference = end - self
         from_start = self + weight * difference
@@ -1424,8 +1426,14 @@ class Tensor:
         return self + self._lift(tensor1) * tensor2 * value
 
     def addcdiv(self, tensor1: ArrayLike, tensor2: ArrayLike, *, value: float = 1) -> Tensor:
-        """self + value * tensor1 / tensor2."""
-        return self + self._lift(tensor1) / tensor2 * value
+        """self + value * tensor1 / tensor2; two integer (or bool) tensors are refused, as
+        PyTorch refuses integer division in addcdiv."""
+        tensor1, tensor2 = self._lift(tensor1), self._lift(tensor2)
+        if not (tensor1.is_floating_point() or tensor2.is_floating_point()):
+            raise InvalidTypeError(f"addcdiv: tensor1 and tensor2 are both of integer dtypes "
+                                   f"({tensor1.dtype}, {tensor2.dtype}), whose division "
+                                   f"PyTorch no longer supports; convert one to float first")
+        return self + tensor1 / tensor2 * value
 
     def frac(self) -> Tensor:
         """The fractional part, x - trunc(x), with the sign of x (gradient 1); floats only, as

@@ -1102,9 +1102,23 @@ def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torc
     lambda m, F: m.tensor([True, False]) % True,
     lambda m, F: m.fmod(m.tensor([True, False]), m.tensor([True, True])),
     lambda m, F: m.tensor([True, False]) ** m.tensor([True, True]),
+    # lerp of integers and addcdiv's integer division (regression: both computed in float)
+    lambda m, F: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5),
+    lambda m, F: m.addcdiv(m.tensor([1.0, 2.0]), m.tensor([1, 2]), m.tensor([3, 4])),
+    lambda m, F: m.tensor([1, 2]).addcdiv(m.tensor([1, 2]), m.tensor([True, True])),
 ])
 def test_integer_misuses_raise_as_in_pytorch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_addcdiv_of_an_integer_and_a_float_tensor_is_float_as_torch(torch):
+    for fn in (lambda lib: lib.addcdiv(lib.tensor([1, 2]), lib.tensor([1.0, 2.0]),
+                                       lib.tensor([3, 4])),
+               lambda lib: lib.tensor([1.0, 2.0]).addcdiv(lib.tensor([3, 4]),
+                                                          lib.tensor([2.0, 8.0]), value=2)):
+        out, expected = fn(minigrad), fn(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-7)
 
 
 def test_float_alpha_is_fine_where_the_result_is_float(torch):
