@@ -633,17 +633,18 @@ class Tensor:
         return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(*self._division_operands(other))
+        return ops.Div.apply(*self._float_operands(other))
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._division_operands(other)
+        a, b = self._float_operands(other)
         return ops.Div.apply(b, a)
 
-    def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
-        """Both operands converted straight to the quotient's dtype: `_result_dtype`'s, or the
-        default float for integers and bools (int / int is float, as in PyTorch). Never through
-        the integer dtype `_operands` would give: uint8 / -3 and uint8 / tensor(300) keep their
-        divisors' values."""
+    def _float_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """Both operands converted straight to the dtype of an op with a float result (/,
+        atan2, copysign, xlogy): `_result_dtype`'s, or the default float for integers and bools
+        (int / int is float, as in PyTorch). Never through the integer dtype `_operands` would
+        give: uint8 / -3, atan2(uint8, tensor(-3)) and uint8 / tensor(300) keep their other
+        operand's value, as in PyTorch."""
         if not isinstance(other, (int, float, np.number, np.bool_)):
             other = self._lift(other)
         dtype = _result_dtype(self, other)
@@ -1457,8 +1458,7 @@ class Tensor:
     def atan2(self, other: ArrayLike) -> Tensor:
         """The angle of the point (other, self), in (-pi, pi]: atan(self / other) with the
         quadrant taken from both signs."""
-        a, b = self._operands(other)
-        return ops.Atan2.apply(a._floating(), b._floating())
+        return ops.Atan2.apply(*self._float_operands(other))
 
     def atan(self) -> Tensor:
         x = self._floating()
@@ -1550,9 +1550,8 @@ class Tensor:
     def copysign(self, other: ArrayLike) -> Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
-        a, b = self._operands(other)
+        a, b = self._float_operands(other)
         _check_broadcast("copysign", a, b)
-        a, b = a._floating(), b._floating()
         flip = np.signbit(a.data) != np.signbit(b.data)
         moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
         exact = Tensor._make(np.copysign(a.data, b.data))  # zeros with the right sign
@@ -1624,8 +1623,7 @@ class Tensor:
         """self * log(other) for xlogy (log, whose argument's pole is 0) and xlog1py (log1p,
         pole -1): where self is 0 and log(other) is -inf, inf or NaN outside its domain (other
         at or below the pole, or +inf), other is replaced by pole + 1, whose log is 0."""
-        x, y = self._operands(other)
-        x, y = x._floating(), y._floating()
+        x, y = self._float_operands(other)
         zero_times_undefined = (x.data == 0) & ((y.data <= pole) | (y.data == math.inf))
         return x * log(where(zero_times_undefined, pole + 1, y))
 

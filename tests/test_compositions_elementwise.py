@@ -1090,6 +1090,20 @@ def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torc
         np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-3)
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",  # xlogy(-3, 0): log 0
+                            "ignore:invalid value:RuntimeWarning")  # xlogy(x, -3): NaN
+def test_other_float_valued_ops_keep_a_negative_integer_operands_value_as_in_pytorch(torch):
+    """As for /: atan2, copysign and xlogy cast uint8 next to tensor(-3) or -3 straight to
+    float (regression: through uint8 first, so -3 was 253)."""
+    for fn in (lambda lib, x: lib.atan2(lib.tensor(-3), x),
+               lambda lib, x: lib.atan2(x, lib.tensor(-3)), lambda lib, x: lib.copysign(x, -3), lambda lib, x: lib.copysign(lib.tensor(-3), x),
+               lambda lib, x: lib.xlogy(lib.tensor(-3), x), lambda lib, x: lib.xlogy(x, -3)):
+        out = fn(minigrad, minigrad.tensor(np.array([0, 7, 200], np.uint8)))
+        expected = fn(torch, torch.tensor(np.array([0, 7, 200], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.tensor([True, False]) ** -1,
     lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
