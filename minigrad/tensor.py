@@ -2149,7 +2149,9 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
              ) -> ValuesIndices:
         """The k largest (or smallest) entries along `dim` and their indices, as torch.topk,
-        largest first (always sorted; among equal entries the first ones)."""
+        largest first (always sorted; among equal entries the first ones). Not of bools, as
+        in PyTorch."""
+        self._refuse_bool("topk")
         d = _dim("topk", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
         if not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
@@ -2165,7 +2167,8 @@ class Tensor:
         """The k-th smallest entry along `dim` (k counts from 1) and its index, (values,
         indices), as torch.kthvalue; NaN counts as the largest. Among equal entries the index
         is the one a stable sort puts k-th (PyTorch leaves it unspecified). The gradient goes
-        to the entry at the index."""
+        to the entry at the index. Not of bools, as in PyTorch."""
+        self._refuse_bool("kthvalue")
         d = _dim("kthvalue", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
         if not size:  # IndexError, as PyTorch's (and median's)

@@ -1133,6 +1133,10 @@ def test_addcdiv_of_an_integer_and_a_float_tensor_is_float_as_torch(torch):
         out, expected = fn(minigrad), fn(torch)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-7)
+    # addcmul of integers with a float value is float (PyTorch truncates value: docs/api.md)
+    ints = Tensor(np.array([1, 2]))
+    out = minigrad.addcmul(ints, ints, Tensor(np.array([3, 4])), value=0.5)
+    assert out.dtype == np.float32 and out.tolist() == [2.5, 6.0]
 
 
 def test_float_alpha_is_fine_where_the_result_is_float(torch):

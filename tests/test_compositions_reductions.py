@@ -775,6 +775,17 @@ def test_logcumsumexp_is_stable_far_apart():
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-5, atol=1e-30)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the -inf entries' NaN
+def test_logcumsumexp_gradient_at_an_infinity_is_its_limit():
+    """At the one +inf of a slice: the sum of the gradients of the outputs from there on
+    (PyTorch's NaN: docs/api.md lists it); values as PyTorch's."""
+    x = Tensor(np.array([1.0, np.inf, 2.0]), requires_grad=True)
+    out = x.logcumsumexp(0)
+    np.testing.assert_array_equal(out.data, [1.0, np.inf, np.inf])
+    out.backward(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad, [1.0, 5.0, 0.0])
+
+
 def test_sort_is_stable_and_puts_nan_last_or_first_as_torch():
     torch = torch_or_skip()
     data = np.array([2.0, np.nan, 1.0, 2.0, 0.0, 1.0])
@@ -966,6 +977,8 @@ def test_median_keeps_integers_and_the_empty_cases_follow_torch():
     lambda m, F: m.ones(2, 3).kthvalue(3, 0),
     lambda m, F: m.ones(2, 3).kthvalue(1, -3),
     lambda m, F: m.ones(0, 3).kthvalue(1, 0),  # IndexError (regression: RuntimeError)
+    lambda m, F: m.tensor([True, False]).kthvalue(1),  # bools (regression: taken)
+    lambda m, F: m.tensor([True, False]).topk(1),
 ])
 def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
