@@ -843,8 +843,11 @@ class Tensor:
         """(array, numpy index) addressing the entries x[index] reads, in PyTorch's order when
         ints meet index arrays (as __getitem__): the ints select a view first."""
         if not isinstance(index, tuple):
-            return self.data, _index_part(index)
+            part = _index_part(index)
+            _check_masks((part,), self.shape)
+            return self.data, part
         parts = _index_parts(index, self.ndim)
+        _check_masks(parts, self.shape)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             return self.data[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
         return self.data, parts
@@ -2441,8 +2444,11 @@ class Tensor:
         So a (2, 3, 4) tensor's x[0, :, idx] has shape (3, len(idx)), as in PyTorch, where numpy
         treats 0 as an index array too and gives (len(idx), 3)."""
         if not isinstance(index, tuple):
-            return ops.GetItem.apply(self, index=_index_part(index))
+            part = _index_part(index)
+            _check_masks((part,), self.shape)
+            return ops.GetItem.apply(self, index=part)
         parts = _index_parts(index, self.ndim)
+        _check_masks(parts, self.shape)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             selected = ops.GetItem.apply(self, index=tuple(_select_ints(parts)))
             return ops.GetItem.apply(selected, index=tuple(_drop_ints(parts)))
@@ -3506,6 +3512,23 @@ def _index_parts(index: tuple, ndim: int) -> tuple:
         return parts  # too many indices: numpy raises
     k = ellipses[0]
     return parts[:k] + (slice(None),) * covered + parts[k + 1:]
+
+
+def _check_masks(parts: tuple, shape: tuple[int, ...]) -> None:
+    """PyTorch's check that each bool array of an index has the shape of the dims it covers
+    (numpy reads an empty one as an empty integer index instead, whatever those dims)."""
+    covered = len(shape) - sum(map(_dims_indexed, parts))  # by an Ellipsis
+    dim = 0
+    for part in parts:
+        if part is Ellipsis:
+            dim += covered
+            continue
+        if isinstance(part, np.ndarray) and part.dtype == np.bool_ and part.ndim and \
+                part.shape != shape[dim:dim + part.ndim]:
+            raise InvalidIndexError(f"x[index]: a mask of shape {part.shape} does not match the "
+                                    f"shape {shape[dim:dim + part.ndim]} of the dims it indexes "
+                                    f"(from dim {dim} of a tensor of shape {shape})")
+        dim += _dims_indexed(part)
 
 
 def _dims_indexed(part: Any) -> int:

@@ -1442,6 +1442,23 @@ def test_a_nested_list_index_is_one_index_array():
     np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].data, x.data[np.array([[0, 1], [1, 2]])])
 
 
+def test_an_empty_mask_must_match_the_dims_it_indexes_as_in_pytorch(torch):
+    """numpy reads an empty bool array as an empty integer index, whatever the dim's size
+    (regression: x[empty mask] gave an empty result where PyTorch raises)."""
+    for misuse in (lambda m, F: m.ones(2, 3)[m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 3)[:, m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 0, 4)[..., m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 3).__setitem__(m.zeros(0, dtype=m.bool), 1.0)):
+        assert_raises_like_torch(misuse)
+    # masks of empty dims, which match
+    none, four = np.zeros(0, bool), np.zeros(4, bool)
+    for shape, index, torch_index in (
+            ((0, 3), none, torch.tensor(none)),
+            ((2, 0, 4), (Ellipsis, four), (Ellipsis, torch.tensor(four))),
+            ((2, 0), (slice(None), none), (slice(None), torch.tensor(none)))):
+        assert minigrad.ones(*shape)[index].shape == tuple(torch.ones(shape)[torch_index].shape)
+
+
 def test_a_uint8_index_is_refused():
     """PyTorch reads a uint8 index as a mask (deprecated), numpy as integers: minigrad took
     numpy's reading, so x[t] differed silently from PyTorch's; now both ways are refused."""
