@@ -781,6 +781,36 @@ class Tensor:
     def masked_fill_(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
         return self._modified("masked_fill_", self.masked_fill(mask, value))
 
+    def index_put_(self, indices: Sequence[ArrayLike], values: ArrayLike,
+                   accumulate: bool = False) -> Tensor:
+        return self._modified("index_put_", self.index_put(indices, values, accumulate))
+
+    def index_add_(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
+                   ) -> Tensor:
+        return self._modified("index_add_", self.index_add(dim, index, source, alpha=alpha))
+
+    def index_copy_(self, dim: int, index: ArrayLike, source: Tensor) -> Tensor:
+        return self._modified("index_copy_", self.index_copy(dim, index, source))
+
+    def index_fill_(self, dim: int, index: ArrayLike, value: float | Tensor) -> Tensor:
+        return self._modified("index_fill_", self.index_fill(dim, index, value))
+
+    def masked_scatter_(self, mask: ArrayLike, source: Tensor) -> Tensor:
+        return self._modified("masked_scatter_", self.masked_scatter(mask, source))
+
+    def scatter_(self, dim: int, index: ArrayLike, src: Tensor | float | None = None, *,
+                 value: float | None = None, reduce: str | None = None) -> Tensor:
+        return self._modified("scatter_", self.scatter(dim, index, src, value=value,
+                                                       reduce=reduce))
+
+    def scatter_add_(self, dim: int, index: ArrayLike, src: Tensor) -> Tensor:
+        return self._modified("scatter_add_", self.scatter_add(dim, index, src))
+
+    def scatter_reduce_(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
+                        include_self: bool = True) -> Tensor:
+        return self._modified("scatter_reduce_", self.scatter_reduce(
+            dim, index, src, reduce, include_self=include_self))
+
     def copy_(self, src: ArrayLike) -> Tensor:
         """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
         its dtype whatever theirs (as PyTorch does)."""
@@ -2932,10 +2962,6 @@ class Tensor:
             return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
         last = _last_writes(places)
         return self._write_at(places[last], values[last])
-
-    def index_put_(self, indices: Sequence[ArrayLike], values: ArrayLike,
-                   accumulate: bool = False) -> Tensor:
-        return self._modified("index_put_", self.index_put(indices, values, accumulate))
 
     def masked_scatter(self, mask: ArrayLike, source: Tensor) -> Tensor:
         """A copy whose entries where the bool `mask` (broadcast with this tensor) is True are

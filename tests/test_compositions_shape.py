@@ -1098,6 +1098,36 @@ def test_index_put_at_a_repeated_place_keeps_the_last_as_torch():
     np.testing.assert_array_equal(target.data, [[0.0, 0.0], [2.0, 4.0], [0.0, 0.0]])
 
 
+IN_PLACE_SCATTERS = {
+    "index_put_": lambda lib, x: x.index_put_((lib.tensor([2, 0, 2]),), lib.ones(3, 4),
+                                              accumulate=True),
+    "index_add_": lambda lib, x: x.index_add_(1, lib.tensor([3, 0]), lib.ones(3, 2), alpha=2),
+    "index_copy_": lambda lib, x: x.index_copy_(0, lib.tensor([1]), lib.ones(1, 4)),
+    "index_fill_": lambda lib, x: x.index_fill_(1, lib.tensor([0, 2]), -1.0),
+    "masked_scatter_": lambda lib, x: x.masked_scatter_(lib.tensor([True, False, False, True]),
+                                                        lib.arange(12.0)),
+    "scatter_": lambda lib, x: x.scatter_(1, lib.tensor([[1], [0], [3]]), 7.0),
+    "scatter_add_": lambda lib, x: x.scatter_add_(0, lib.tensor([[2, 0, 1, 1]]), lib.ones(1, 4)),
+    "scatter_reduce_": lambda lib, x: x.scatter_reduce_(0, lib.tensor([[2, 0, 1, 1]]),
+                                                        lib.full((1, 4), 9.0), "amax",
+                                                        include_self=False),
+}
+
+
+@pytest.mark.parametrize("name", list(IN_PLACE_SCATTERS))
+def test_in_place_scatters_write_into_the_tensor_as_torch(name):
+    """Each writes PyTorch's result into the tensor and returns it (they were missing); with
+    grad mode on, a tensor that requires grad is refused, as for every in-place op."""
+    torch = torch_or_skip()
+    data = np.arange(12.0, dtype=np.float32).reshape(3, 4)  # the dtype of ones and arange
+    x, expected = Tensor(data.copy()), torch.tensor(data)
+    assert IN_PLACE_SCATTERS[name](minigrad, x) is x
+    IN_PLACE_SCATTERS[name](torch, expected)
+    np.testing.assert_array_equal(x.data, expected.numpy())
+    with pytest.raises(RuntimeError, match=name):
+        IN_PLACE_SCATTERS[name](minigrad, Tensor(data, requires_grad=True))
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.zeros(3, 2).index_put((m.tensor([0.0]),), m.tensor(1.0)),
     lambda m, F: m.zeros(3, 2).index_put((m.tensor([3]),), m.tensor(1.0)),
