@@ -894,6 +894,12 @@ class Tensor:
             return Tensor._make(_integer_power(a.data, b.data))
         return ops.Pow.apply(a, b)
 
+    def float_power(self, exponent: ArrayLike) -> Tensor:
+        """self ** exponent computed in float64 whatever the dtypes, as torch.float_power."""
+        exponent = exponent.to(np.float64) if isinstance(exponent, Tensor) else \
+            Tensor._make(np.asarray(exponent, np.float64))
+        return self.to(np.float64) ** exponent
+
     def __rpow__(self, base: ArrayLike) -> Tensor:
         a, b = self._operands(base)
         a._refuse_bool("pow")
@@ -2757,6 +2763,10 @@ class Tensor:
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
 
+    def narrow_copy(self, dim: int, start: int | Tensor, length: int) -> Tensor:
+        """narrow, as a copy of its own."""
+        return self.narrow(dim, start, length).clone()
+
     def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
         """split into pieces of the sizes listed (a list only, as in PyTorch)."""
         if isinstance(split_sizes, (int, np.integer, Tensor)):
@@ -2963,6 +2973,18 @@ class Tensor:
         last = _last_writes(places)
         return self._write_at(places[last], values[last])
 
+    def put(self, index: ArrayLike, source: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy with source's entries written (with accumulate=True, added) at `index` of the
+        tensor read as 1-D (row-major; negative entries count from the end), as torch.put:
+        index_put of the flattened tensor, one source entry per index entry."""
+        index = _index_array("put", index)
+        source = self._lift(source)
+        if index.size != source.numel():
+            raise InvalidIndexError(f"put: index has {index.size} entries and source "
+                                    f"{source.numel()}; they must be as many")
+        flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
+        return flat.reshape(self.shape)
+
     def masked_scatter(self, mask: ArrayLike, source: Tensor) -> Tensor:
         """A copy whose entries where the bool `mask` (broadcast with this tensor) is True are
         source's first entries (source read as 1-D), in row-major order, as
@@ -2979,6 +3001,18 @@ class Tensor:
             raise InvalidArgumentError(f"masked_scatter: the mask has {places.size} True "
                                        f"entries but source only {source.numel()} entries")
         return self.expand(shape)._write_at(places, source.reshape(-1)[:places.size])
+
+    def index_reduce(self, dim: int, index: ArrayLike, source: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:
+        """A copy where the slices along `dim` at the places `index` (1-D) names hold the
+        reduction ("prod", "mean", "amax" or "amin") of the source slices sent there (and of
+        their own, unless include_self=False), as torch.index_reduce: scatter_reduce along
+        `dim`."""
+        if reduce not in ("prod", "mean", "amax", "amin"):
+            raise InvalidArgumentError("index_reduce: reduce must be 'prod', 'mean', 'amax' or "
+                                       f"'amin', got {reduce!r}")
+        d, places = self._index_along("index_reduce", dim, index, source)
+        return self.scatter_reduce(d, places, source, reduce, include_self=include_self)
 
     def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
                      ) -> tuple[int, np.ndarray]:

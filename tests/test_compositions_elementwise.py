@@ -1981,6 +1981,32 @@ def test_nextafter_of_an_infinity_and_of_integers():
     np.testing.assert_array_equal(out.data, expected.numpy())
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (-8) ** (1/3): NaN
+def test_float_power_computes_in_float64_as_torch(torch):
+    """Whatever the dtypes (integers, float32, a Python number), as torch.float_power; the
+    gradient keeps the input's dtype."""
+    for fn in (lambda lib: lib.float_power(lib.tensor([2, -2]), 2),
+               lambda lib: lib.tensor([2.0, 3.0]).float_power(lib.tensor([0.5, 2.0])),
+               lambda lib: lib.float_power(lib.tensor([-8.0, 8.0]), 1 / 3)):
+        out, expected = fn(minigrad), fn(torch)
+        assert out.dtype == np.float64 and str(expected.dtype) == "torch.float64"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    x = Tensor(np.array([2.0, 3.0], np.float32), requires_grad=True)
+    x.float_power(2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == [4.0, 6.0]
+    # the gradients of both, against PyTorch's (not a CASES entry: float32 becomes float64)
+    base, exponent = uniform(3, 4, low=0.5, high=2.0), uniform(4)
+    leaves = [Tensor(base, requires_grad=True), Tensor(exponent, requires_grad=True)]
+    with minigrad.fused(False):
+        assert gradcheck(lambda a, b: a.float_power(b), leaves)
+    theirs = [torch.tensor(base, requires_grad=True), torch.tensor(exponent, requires_grad=True)]
+    upstream = rng.standard_normal((3, 4))
+    leaves[0].float_power(leaves[1]).backward(upstream)
+    torch.float_power(*theirs).backward(torch.tensor(upstream))
+    for mine, their in zip(leaves, theirs):
+        np.testing.assert_allclose(mine.grad, their.grad.numpy(), rtol=1e-12)
+
+
 def test_hypot_promotes_an_integer_tensor_with_a_float_one_as_torch(torch):
     for a, b in [(np.array([3, 5], np.int32), np.array([4.0, 12.0], np.float32)),
                  (np.array([3.0, 5.0]), np.array([4, 12])), (np.array([True]), np.array([1.0]))]:

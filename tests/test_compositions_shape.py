@@ -298,6 +298,27 @@ CASES = {
         lambda x, v: _index_put_loops(x, (np.array([[0], [1]]), INDEX3), v, True),
         [(2, 3, 2), ()],
         torch_fn=lambda x, v: x.index_put((T(np.array([[0], [1]])), T(INDEX3)), v, True)),
+    "put": Case(lambda x, s: x.put(np.array([[5, -1], [0, 2]]), s),
+                lambda x, s: _index_put_loops(x.reshape(-1), (np.array([5, 11, 0, 2]),),
+                                              s.reshape(-1), False).reshape(3, 4),
+                [(3, 4), (2, 2)], torch_fn=lambda x, s: x.put(T(np.array([[5, -1], [0, 2]])), s)),
+    "put_accumulate": Case(lambda x, s: minigrad.put(x, np.array([1, -1, 1]), s, True),
+                           lambda x, s: _index_put_loops(x.reshape(-1), (np.array([1, 5, 1]),), s,
+                                                         True).reshape(2, 3), [(2, 3), (3,)],
+                           torch_fn=lambda x, s: _torch().put(x, T(np.array([1, -1, 1])), s,
+                                                              True)),
+    **{f"index_reduce_{reduce}{'' if include else '_without_self'}": Case(
+        lambda x, s, reduce=reduce, include=include: x.index_reduce(
+            1, INDEX3, s, reduce, include_self=include),
+        lambda x, s, combine=combine, include=include: np.moveaxis(_scatter_loops(
+            np.moveaxis(x, 1, 0), 0, np.broadcast_to(INDEX3[:, None], (3, 2)),
+            np.moveaxis(s, 1, 0), combine, include), 0, 1),
+        [(2, 4), (2, 3)], data="distinct",
+        torch_fn=lambda x, s, reduce=reduce, include=include: x.index_reduce(
+            1, T(INDEX3), s, reduce, include_self=include))
+       for reduce, combine in (("prod", np.prod), ("mean", np.mean), ("amax", max), ("amin", min))
+       for include in (True, False)},
+    "narrow_copy": Case(lambda x: x.narrow_copy(2, 1, 2), lambda x: x[:, :, 1:3], ROWS),
     "tril": Case(lambda x: x.tril(), np.tril, [(4, 5)]),
     "tril_below": Case(lambda x: x.tril(-1), lambda x: np.tril(x, -1), [(2, 4, 3)]),
     "triu_above": Case(lambda x: x.triu(1), lambda x: np.triu(x, 1), [(2, 3, 5)]),
@@ -568,6 +589,7 @@ def test_keeps_float32(name):
 
 
 @pytest.mark.parametrize("name", list(CASES))
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta:UserWarning")  # PyTorch's
 def test_matches_torch(name):
     check_against_torch(CASES[name])
 
@@ -1142,6 +1164,11 @@ def test_in_place_scatters_write_into_the_tensor_as_torch(name):
     lambda m, F: m.zeros(3, 2).masked_scatter(m.ones(3, 2, dtype=m.bool), m.ones(6, dtype=m.int64)),
     lambda m, F: m.zeros(3, 2).masked_scatter(m.ones(3, 2, dtype=m.int64), m.ones(6)),
     lambda m, F: m.zeros(2, 3).masked_fill_(m.ones(2, 2, 3, dtype=m.bool), 1.0),
+    lambda m, F: m.zeros(2, 3).put(m.tensor([6]), m.ones(1)),
+    lambda m, F: m.zeros(2, 3).put(m.tensor([1, 2]), m.ones(1)),
+    lambda m, F: m.zeros(2, 3).put(m.tensor([1.0]), m.ones(1)),
+    lambda m, F: m.zeros(2, 3).index_reduce(0, m.tensor([0]), m.ones(1, 3), "sum"),
+    lambda m, F: m.zeros(2, 3).index_reduce(0, m.tensor([2]), m.ones(1, 3), "amax"),
 ])
 def test_index_put_and_masked_scatter_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
