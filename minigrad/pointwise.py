@@ -19,10 +19,10 @@ __all__ = [
     "isfinite", "isinf", "isnan", "isneginf", "isposinf", "le", "lerp", "less", "less_equal",
     "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
     "logical_not", "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul",
-    "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "not_equal", "polygamma",
-    "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn", "sigmoid",
-    "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan",
-    "tanh", "true_divide", "trunc", "xlogy",
+    "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal",
+    "polygamma", "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract",
+    "tan", "tanh", "true_divide", "trunc", "xlogy",
 ]
 
 
@@ -306,6 +306,10 @@ def atan2(input: Tensor, other: ArrayLike) -> Tensor:
 
 def copysign(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).copysign(other)
+
+
+def nextafter(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).nextafter(other)
 
 
 def logaddexp(input: Tensor, other: ArrayLike) -> Tensor:

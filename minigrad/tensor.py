@@ -178,6 +178,22 @@ def _scatter_places(index: np.ndarray, dim: int, shape: tuple[int, ...]) -> np.n
     return np.ravel_multi_index(np.broadcast_arrays(*_along_dim(index, dim)), shape).reshape(-1)
 
 
+def _last_writes(places: np.ndarray) -> np.ndarray:
+    """The positions in `places` (flat places written in turn) of the last write to each
+    distinct place: where a place is named more than once the last write wins, as in PyTorch."""
+    return len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+
+
+def _mask_broadcast_shape(op: str, mask: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape a mask and a tensor of `shape` broadcast to (out-of-place masked ops broadcast
+    both, as in PyTorch)."""
+    try:
+        return np.broadcast_shapes(shape, mask.shape)
+    except ValueError:
+        raise InvalidArgumentError(f"{op}: mask of shape {mask.shape} does not broadcast with "
+                                   f"the tensor's shape {shape}") from None
+
+
 def _accumulating(t: Tensor) -> Tensor:
     """Integer and bool tensors sum and multiply in int64, as in PyTorch (in numpy bool + bool
     is `or`, and small integer types overflow)."""
@@ -663,11 +679,13 @@ class Tensor:
     def _subtraction_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
         """`_operands`, refusing bools as PyTorch does: in numpy True - True fails, and a
         mask minus something is usually a mistaken `~mask`."""
-        a, b = self._operands(other)
+        self._refuse_bool_subtraction(other)
+        return self._operands(other)
+
+    def _refuse_bool_subtraction(self, other: ArrayLike) -> None:
         if np.bool_ in (self.dtype, _as_array(other).dtype):
             raise InvalidTypeError("sub: subtraction with a bool tensor or a bool is not "
                                    "supported; to invert a mask use ~ or logical_not()")
-        return a, b
 
     def __mul__(self, other: ArrayLike) -> Tensor:
         return ops.Mul.apply(*self._operands(other))
@@ -677,17 +695,18 @@ class Tensor:
         return ops.Mul.apply(b, a)
 
     def __truediv__(self, other: ArrayLike) -> Tensor:
-        return ops.Div.apply(*self._division_operands(other))
+        return ops.Div.apply(*self._float_operands(other))
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:
-        a, b = self._division_operands(other)
+        a, b = self._float_operands(other)
         return ops.Div.apply(b, a)
 
-    def _division_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
-        """Both operands converted straight to the quotient's dtype: `_result_dtype`'s, or the
-        default float for integers and bools (int / int is float, as in PyTorch). Never through
-        the integer dtype `_operands` would give: uint8 / -3 and uint8 / tensor(300) keep their
-        divisors' values."""
+    def _float_operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
+        """Both operands converted straight to the dtype of an op with a float result (/,
+        atan2, copysign, xlogy): `_result_dtype`'s, or the default float for integers and bools
+        (int / int is float, as in PyTorch). Never through the integer dtype `_operands` would
+        give: uint8 / -3, atan2(uint8, tensor(-3)) and uint8 / tensor(300) keep their other
+        operand's value, as in PyTorch."""
         if not isinstance(other, (int, float, np.number, np.bool_)):
             other = self._lift(other)
         dtype = _result_dtype(self, other)
@@ -824,6 +843,36 @@ class Tensor:
     def masked_fill_(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
         return self._modified("masked_fill_", self.masked_fill(mask, value))
 
+    def index_put_(self, indices: Sequence[ArrayLike], values: ArrayLike,
+                   accumulate: bool = False) -> Tensor:
+        return self._modified("index_put_", self.index_put(indices, values, accumulate))
+
+    def index_add_(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
+                   ) -> Tensor:
+        return self._modified("index_add_", self.index_add(dim, index, source, alpha=alpha))
+
+    def index_copy_(self, dim: int, index: ArrayLike, source: Tensor) -> Tensor:
+        return self._modified("index_copy_", self.index_copy(dim, index, source))
+
+    def index_fill_(self, dim: int, index: ArrayLike, value: float | Tensor) -> Tensor:
+        return self._modified("index_fill_", self.index_fill(dim, index, value))
+
+    def masked_scatter_(self, mask: ArrayLike, source: Tensor) -> Tensor:
+        return self._modified("masked_scatter_", self.masked_scatter(mask, source))
+
+    def scatter_(self, dim: int, index: ArrayLike, src: Tensor | float | None = None, *,
+                 value: float | None = None, reduce: str | None = None) -> Tensor:
+        return self._modified("scatter_", self.scatter(dim, index, src, value=value,
+                                                       reduce=reduce))
+
+    def scatter_add_(self, dim: int, index: ArrayLike, src: Tensor) -> Tensor:
+        return self._modified("scatter_add_", self.scatter_add(dim, index, src))
+
+    def scatter_reduce_(self, dim: int, index: ArrayLike, src: Tensor, reduce: str, *,
+                        include_self: bool = True) -> Tensor:
+        return self._modified("scatter_reduce_", self.scatter_reduce(
+            dim, index, src, reduce, include_self=include_self))
+
     def copy_(self, src: ArrayLike) -> Tensor:
         """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
         its dtype whatever theirs (as PyTorch does)."""
@@ -908,10 +957,11 @@ class Tensor:
     def _write_recorded(self, numpy_index: Any, value: Tensor) -> None:
         """Make this tensor, about to have `value` written at `numpy_index` (of its array), the
         result of that write (IndexPut) on its old entries: their graph, if any, gets the
-        gradient of the entries kept, and `value` that of the entries written. Ops that used this tensor before hold
-        it as their input, but saw the old entries: `_rewrites` keeps, with the version the
-        write makes, the tensor that stands for them, and backward sends those ops' gradients
-        there (PyTorch's graph links ops, not tensors, and gets the same)."""
+        gradient of the entries kept, and `value` that of the entries written. Ops that used
+        this tensor before hold it as their input, but saw the old entries: `_rewrites` keeps,
+        with the version the write makes, the tensor that stands for them, and backward sends
+        those ops' gradients there (PyTorch's graph links ops, not tensors, and gets the
+        same)."""
         old = Tensor._make(self.data)  # IndexPut copies it before the write, and saves nothing
         old.grad_fn, old._requires_grad = self.grad_fn, self._requires_grad
         written = ops.IndexPut.apply(old, value, index=numpy_index)
@@ -927,8 +977,11 @@ class Tensor:
         the tensor's, or `entries` (its flat positions, say) in the tensor's shape."""
         array = self.data if entries is None else entries.reshape(self.shape)
         if not isinstance(index, tuple):
-            return array, _index_part(index)
+            part = _index_part(index)
+            _check_masks((part,), self.shape)
+            return array, part
         parts = _index_parts(index, self.ndim)
+        _check_masks(parts, self.shape)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             return array[tuple(_select_ints(parts))], tuple(_drop_ints(parts))
         return array, parts
@@ -944,6 +997,12 @@ class Tensor:
         if _negative_integer_power(a, b):  # integer tensors: PyTorch's 0, or +-1 for a base +-1
             return Tensor._make(_integer_power(a.data, b.data))
         return ops.Pow.apply(a, b)
+
+    def float_power(self, exponent: ArrayLike) -> Tensor:
+        """self ** exponent computed in float64 whatever the dtypes, as torch.float_power."""
+        exponent = exponent.to(np.float64) if isinstance(exponent, Tensor) else \
+            Tensor._make(np.asarray(exponent, np.float64))
+        return self.to(np.float64) ** exponent
 
     def __rpow__(self, base: ArrayLike) -> Tensor:
         a, b = self._operands(base)
@@ -983,12 +1042,14 @@ class Tensor:
 
     def sub(self, other: ArrayLike, *, alpha: float = 1) -> Tensor:
         """self - alpha * other."""
+        self._refuse_bool_subtraction(other)  # alpha * a bool would no longer be one
         return self - self._scaled("sub", other, alpha)
 
     def _scaled(self, op: str, other: ArrayLike, alpha: float) -> ArrayLike:
         """alpha * other, for add and sub; a float alpha with integer operands raises, as in
         PyTorch, rather than turn the result into a float. For bools it stays bool (alpha * True
-        is True for any alpha but 0), as PyTorch's sum of bools."""
+        is True for any alpha but 0), as PyTorch's sum of bools; integers keep the result's
+        dtype (an int32 tensor plus 2 * a bool one stays int32, as in PyTorch)."""
         dtype = _result_dtype(self, _operand(other))
         if isinstance(alpha, float) and dtype.kind != "f":
             raise InvalidTypeError(f"{op}: alpha must not be a float for integer or bool tensors, "
@@ -996,7 +1057,7 @@ class Tensor:
         if alpha == 1:
             return other
         scaled = self._lift(other) * alpha
-        return scaled.to(dtype) if dtype == np.bool_ else scaled
+        return scaled if dtype.kind == "f" else scaled.to(dtype)
 
     def mul(self, other: ArrayLike) -> Tensor:
         return self * other
@@ -1163,15 +1224,18 @@ class Tensor:
                                    f"{type(element).__name__}")
         return bool(np.any(self.data == _as_array(element)))
 
-    def _bitwise(self, other: Any, op: np.ufunc) -> Tensor:
+    def _bitwise(self, other: Any, op: np.ufunc, kinds: str = "biu",
+                 reflected: bool = False) -> Tensor:
         """`op` on bool tensors (logical) or integer ones (bitwise), as PyTorch's & | ^ ~, in
-        their promoted dtype."""
+        their promoted dtype; `kinds` the dtype kinds the op takes (shifts: integers only, as
+        PyTorch has no bool shift); `reflected` for `other op self`."""
         a, b = self._promoted_arrays(other)
-        if a.dtype.kind not in "biu":
-            raise InvalidTypeError(f"{op.__name__}: needs bool or integer tensors, got dtypes "
+        if a.dtype.kind not in kinds:
+            taken = "integer" if kinds == "iu" else "bool or integer"
+            raise InvalidTypeError(f"{op.__name__}: needs {taken} tensors, got dtypes "
                                    f"{self.dtype} and {self._lift(other).dtype}; compare first, "
                                    "e.g. (x > 0) & (y > 0)")
-        return Tensor._make(np.asarray(op(a, b)))
+        return Tensor._make(np.asarray(op(b, a) if reflected else op(a, b)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
         return self._bitwise(other, np.bitwise_and)
@@ -1195,10 +1259,16 @@ class Tensor:
         return Tensor._make(np.invert(self.data))
 
     def __lshift__(self, other: ArrayLike) -> Tensor:
-        return self._bitwise(other, np.left_shift)
+        return self._bitwise(other, np.left_shift, "iu")
+
+    def __rlshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.left_shift, "iu", reflected=True)
 
     def __rshift__(self, other: ArrayLike) -> Tensor:
-        return self._bitwise(other, np.right_shift)
+        return self._bitwise(other, np.right_shift, "iu")
+
+    def __rrshift__(self, other: ArrayLike) -> Tensor:
+        return self._bitwise(other, np.right_shift, "iu", reflected=True)
 
     def bitwise_and(self, other: ArrayLike) -> Tensor:
         """self & other (bool or integer tensors)."""
@@ -1282,11 +1352,10 @@ class Tensor:
 
     def masked_fill(self, mask: ArrayLike, value: float | Tensor) -> Tensor:
         """Replace the entries where `mask` is True by `value`, a number or a 0-d tensor (the
-        entries' gradient is 0; a tensor value gets theirs)."""
+        entries' gradient is 0; a tensor value gets theirs). The mask and this tensor broadcast
+        together, as in PyTorch (masked_fill_ keeps this tensor's shape)."""
         mask = _bool_mask("masked_fill", mask)
-        if not engine._broadcasts_to(mask.shape, self.shape):
-            raise InvalidArgumentError(f"masked_fill: mask of shape {mask.shape} does not "
-                                       f"broadcast to the tensor's shape {self.shape}")
+        _mask_broadcast_shape("masked_fill", mask, self.shape)
         if np.ndim(_as_array(value)) != 0:
             raise InvalidArgumentError(f"masked_fill: value must be a number or a 0-d tensor, "
                                        f"got shape {np.shape(_as_array(value))}")
@@ -1488,7 +1557,9 @@ class Tensor:
 
     def lerp(self, end: ArrayLike, weight: ArrayLike) -> Tensor:
         """self + weight * (end - self). As PyTorch, weights from 0.5 up compute
-        end - (end - self) * (1 - weight), so that weight 1 gives `end` exactly."""
+        end - (end - self) * (1 - weight), so that weight 1 gives `end` exactly. Floats only,
+        as in PyTorch."""
+        self._require_floating("lerp")
         end, weight = self._lift(end), self._lift(weight)
         difference = end - self
         from_start = self + weight * difference
@@ -1500,8 +1571,14 @@ class Tensor:
         return self + self._lift(tensor1) * tensor2 * value
 
     def addcdiv(self, tensor1: ArrayLike, tensor2: ArrayLike, *, value: float = 1) -> Tensor:
-        """self + value * tensor1 / tensor2."""
-        return self + self._lift(tensor1) / tensor2 * value
+        """self + value * tensor1 / tensor2; two integer (or bool) tensors are refused, as
+        PyTorch refuses integer division in addcdiv."""
+        tensor1, tensor2 = self._lift(tensor1), self._lift(tensor2)
+        if not (tensor1.is_floating_point() or tensor2.is_floating_point()):
+            raise InvalidTypeError(f"addcdiv: tensor1 and tensor2 are both of integer dtypes "
+                                   f"({tensor1.dtype}, {tensor2.dtype}), whose division "
+                                   f"PyTorch no longer supports; convert one to float first")
+        return self + tensor1 / tensor2 * value
 
     def frac(self) -> Tensor:
         """The fractional part, x - trunc(x), with the sign of x (gradient 1); floats only, as
@@ -1525,8 +1602,7 @@ class Tensor:
     def atan2(self, other: ArrayLike) -> Tensor:
         """The angle of the point (other, self), in (-pi, pi]: atan(self / other) with the
         quadrant taken from both signs."""
-        a, b = self._operands(other)
-        return ops.Atan2.apply(a._floating(), b._floating())
+        return ops.Atan2.apply(*self._float_operands(other))
 
     def atan(self) -> Tensor:
         x = self._floating()
@@ -1618,13 +1694,30 @@ class Tensor:
     def copysign(self, other: ArrayLike) -> Tensor:
         """|self| with the sign of other (its sign bit: -0.0 counts as negative). As in
         PyTorch the gradient is +-1 for self (0 where self is 0) and 0 for other."""
-        a, b = self._operands(other)
+        a, b = self._float_operands(other)
         _check_broadcast("copysign", a, b)
-        a, b = a._floating(), b._floating()
         flip = np.signbit(a.data) != np.signbit(b.data)
         moved = a * np.where(flip, -1, 1).astype(a.dtype)  # exact: a times +-1
         exact = Tensor._make(np.copysign(a.data, b.data))  # zeros with the right sign
         out = ops.Where.apply(exact, moved, cond=a.data == 0)
+        return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
+
+    def nextafter(self, other: ArrayLike) -> Tensor:
+        """The next float after self towards other (other itself where they are equal), as
+        torch.nextafter; floats only. The gradient is PyTorch's, 1 for self where it differs
+        from other and 0 elsewhere (0 for other): there self plus the step to the result, a
+        constant (the sum is exact: the step is one ulp); elsewhere, and where the sum does not
+        land on the result (self infinite; see docs/api.md), the result as a constant."""
+        a, b = self._operands(other)
+        _check_broadcast("nextafter", a, b)
+        a._require_floating("nextafter")
+        values = np.nextafter(a.data, b.data)
+        finite = np.isfinite(a.data)
+        step = np.subtract(values, a.data, out=np.zeros_like(values), where=finite)
+        out = a + step
+        landed = ((out.data == values) & (np.signbit(out.data) == np.signbit(values))
+                  | np.isnan(out.data) & np.isnan(values))
+        out = ops.Where.apply(out, Tensor._make(values), cond=landed & (a.data != b.data))
         return ops.Where.apply(out, b, cond=np.True_)  # other in the graph, with gradient 0
 
     def logaddexp(self, other: ArrayLike) -> Tensor:
@@ -1653,10 +1746,11 @@ class Tensor:
     def hypot(self, other: ArrayLike) -> Tensor:
         """sqrt(self**2 + other**2), without overflow or underflow: both are divided by the
         larger magnitude m (a constant) first, m * sqrt((self/m)**2 + (other/m)**2). Floats
-        only; at (0, 0) the gradient is NaN, as in PyTorch; inf where either is infinite, even
-        if the other is NaN (C's hypot, and PyTorch's)."""
-        self._require_floating("hypot")
+        (an integer tensor with a float one is promoted, as in PyTorch; two integer tensors
+        are refused); at (0, 0) the gradient is NaN, as in PyTorch; inf where either is
+        infinite, even if the other is NaN (C's hypot, and PyTorch's)."""
         a, b = self._operands(other)
+        a._require_floating("hypot")
         larger = np.maximum(np.abs(a.data), np.abs(b.data))
         scale = np.where(np.isfinite(larger) & (larger > 0), larger, 1).astype(a.dtype)
         out = ((a / scale).square() + (b / scale).square()).sqrt() * scale
@@ -1673,8 +1767,7 @@ class Tensor:
         """self * log(other) for xlogy (log, whose argument's pole is 0) and xlog1py (log1p,
         pole -1): where self is 0 and log(other) is -inf, inf or NaN outside its domain (other
         at or below the pole, or +inf), other is replaced by pole + 1, whose log is 0."""
-        x, y = self._operands(other)
-        x, y = x._floating(), y._floating()
+        x, y = self._float_operands(other)
         zero_times_undefined = (x.data == 0) & ((y.data <= pole) | (y.data == math.inf))
         return x * log(where(zero_times_undefined, pole + 1, y))
 
@@ -2202,7 +2295,9 @@ class Tensor:
     def topk(self, k: int, dim: int = -1, largest: bool = True, sorted: bool = True
              ) -> ValuesIndices:
         """The k largest (or smallest) entries along `dim` and their indices, as torch.topk,
-        largest first (always sorted; among equal entries the first ones)."""
+        largest first (always sorted; among equal entries the first ones). Not of bools, as
+        in PyTorch."""
+        self._refuse_bool("topk")
         d = _dim("topk", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
         if not isinstance(k, (int, np.integer)) or not 0 <= k <= size:
@@ -2218,9 +2313,12 @@ class Tensor:
         """The k-th smallest entry along `dim` (k counts from 1) and its index, (values,
         indices), as torch.kthvalue; NaN counts as the largest. Among equal entries the index
         is the one a stable sort puts k-th (PyTorch leaves it unspecified). The gradient goes
-        to the entry at the index."""
+        to the entry at the index. Not of bools, as in PyTorch."""
+        self._refuse_bool("kthvalue")
         d = _dim("kthvalue", dim, self.ndim)
         size = self.shape[d] if self.ndim else 1
+        if not size:  # IndexError, as PyTorch's (and median's)
+            raise IndexError(f"kthvalue: dim {dim} is empty (tensor of shape {self.shape})")
         if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k <= size:
             raise InvalidArgumentError(f"kthvalue: k must be an int in [1, {size}] (the size of "
                                        f"dim {dim}), got {k!r}")
@@ -2369,14 +2467,14 @@ class Tensor:
         indices = np.take_along_axis(_stable_order(data, dim), places, dim)
         return indices.reshape([1 if i == dim else n for i, n in enumerate(self.shape)])
 
-    def norm(self, p: float | str = "fro", dim: Dim = None, keepdim: bool = False, *,
+    def norm(self, p: float | str | None = "fro", dim: Dim = None, keepdim: bool = False, *,
              dtype: Any = None) -> Tensor:
         """The p-norm over `dim` (every entry when None): (sum |x|**p)**(1/p) for p != 0,
         max |x| for inf, min |x| for -inf, the number of nonzero entries for 0 (without grad);
-        'fro', the default, is the 2-norm; 'nuc' is linalg.matrix_norm's, over two dims. Where
-        the norm or an entry is 0, its gradient is 0, as in PyTorch (the subgradient where the
-        derivative does not exist). `dtype` converts the tensor first, as in PyTorch: it may
-        keep or widen the tensor's, not narrow it."""
+        'fro', the default, and None are the 2-norm; 'nuc' is linalg.matrix_norm's, over two
+        dims. Where the norm or an entry is 0, its gradient is 0, as in PyTorch (the
+        subgradient where the derivative does not exist). `dtype` converts the tensor first,
+        as in PyTorch: it may keep or widen the tensor's, not narrow it."""
         self._require_floating("norm")
         if dtype is not None:
             linalg._check_widening("norm", self, dtype)
@@ -2384,9 +2482,10 @@ class Tensor:
         if p == "nuc":  # the sum of the singular values, over two dims
             return linalg.matrix_norm(self, "nuc", tuple(range(self.ndim)) if dim is None
                                       else dim, keepdim)
-        if isinstance(p, str):
-            if p != "fro":
-                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc', got {p!r}")
+        if p is None or isinstance(p, str):
+            if p not in (None, "fro"):
+                raise InvalidArgumentError(f"norm: p must be a number, 'fro' or 'nuc' (or None), "
+                                           f"got {p!r}")
             p = 2
         dims = _reduced_dims("norm", dim, None, self.ndim)
         magnitude = self.abs()
@@ -2488,8 +2587,11 @@ class Tensor:
         So a (2, 3, 4) tensor's x[0, :, idx] has shape (3, len(idx)), as in PyTorch, where numpy
         treats 0 as an index array too and gives (len(idx), 3)."""
         if not isinstance(index, tuple):
-            return ops.GetItem.apply(self, index=_index_part(index))
+            part = _index_part(index)
+            _check_masks((part,), self.shape)
+            return ops.GetItem.apply(self, index=part)
         parts = _index_parts(index, self.ndim)
+        _check_masks(parts, self.shape)
         if any(map(_is_int, parts)) and any(map(_is_array, parts)):
             selected = ops.GetItem.apply(self, index=tuple(_select_ints(parts)))
             return ops.GetItem.apply(selected, index=tuple(_drop_ints(parts)))
@@ -2643,10 +2745,12 @@ class Tensor:
         dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
         if len(shifts) != len(dims):
             raise InvalidArgumentError(f"roll: shifts {shifts} and dims {dims} differ in length")
+        if self.ndim == 0 and dims:  # PyTorch's roll gives a 0-d tensor no dim 0 or -1
+            raise IndexError(f"roll: dims {dims} are out of range for a 0-d tensor")
         out = self
         for shift, dim in zip(shifts, dims):
             d = _dim("roll", dim, self.ndim)
-            n = self.shape[d] if self.ndim else 1
+            n = self.shape[d]
             k = shift % n if n else 0
             if k:
                 out = ops.Concat.apply(out.narrow(d, n - k, k), out.narrow(d, 0, n - k), axis=d)
@@ -2765,6 +2869,17 @@ class Tensor:
                                            f"add up to the size {n} of dim {dim}")
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
+
+    def narrow_copy(self, dim: int, start: int | Tensor, length: int) -> Tensor:
+        """narrow, as a copy of its own."""
+        return self.narrow(dim, start, length).clone()
+
+    def split_with_sizes(self, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+        """split into pieces of the sizes listed (a list only, as in PyTorch)."""
+        if isinstance(split_sizes, (int, np.integer, Tensor)):
+            raise TypeError(f"split_with_sizes: split_sizes must be a sequence of ints, got "
+                            f"{type(split_sizes).__name__}")
+        return self.split(split_sizes, dim)
 
     def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
@@ -2898,7 +3013,7 @@ class Tensor:
         if self.ndim == 0:
             return self.reshape(1).scatter(0, index.reshape(1), src.reshape(1)).reshape(())
         places = _scatter_places(index, d, self.shape)
-        last = len(places) - 1 - np.unique(places[::-1], return_index=True)[1]
+        last = _last_writes(places)
         return self._write_at(places[last], src.reshape(-1)[last])
 
     def index_add(self, dim: int, index: ArrayLike, source: Tensor, *, alpha: float = 1
@@ -2928,6 +3043,83 @@ class Tensor:
         # laid along d (for a 0-d tensor, its one entry)
         return self.masked_fill(chosen.reshape(self.shape[d:d + 1] + (1,) * (self.ndim - d - 1)),
                                 value)
+
+    def index_put(self, indices: Sequence[ArrayLike], values: ArrayLike,
+                  accumulate: bool = False) -> Tensor:
+        """A copy with `values` (broadcast to the entries indexed) written at x[indices], as
+        torch.index_put: `indices` is a tuple of integer or bool tensors, one per leading dim,
+        read as x[indices] reads them. With accumulate=True the values are added there and
+        repeated places add up; without, at a repeated place the last write wins (scatter's
+        rule). Differentiable in this tensor and in values."""
+        if not isinstance(indices, (tuple, list)):
+            raise TypeError(f"index_put: indices must be a tuple of tensors, got "
+                            f"{type(indices).__name__}")
+        arrays = []
+        for index in indices:
+            array = np.asarray(_as_array(index))
+            if array.dtype.kind not in "ib":  # PyTorch reads uint8 as a (deprecated) mask
+                raise InvalidIndexError(f"index_put: indices must be int64, int32 or bool "
+                                        f"tensors, got dtype {array.dtype}")
+            arrays.append(array)
+        try:  # the flat position of each entry x[indices] reads
+            places = np.arange(self.numel()).reshape(self.shape)[tuple(arrays)]
+        except IndexError as error:  # out of range, too many, a mask of the wrong shape
+            raise InvalidIndexError(f"index_put: {error} (tensor of shape {self.shape})"
+                                    ) from None
+        values = self._lift(values)
+        if values.dtype != self.dtype:
+            raise InvalidTypeError(f"index_put: values have dtype {values.dtype} but the tensor "
+                                   f"{self.dtype}")
+        if not engine._broadcasts_to(values.shape, places.shape):
+            raise InvalidArgumentError(f"index_put: values of shape {values.shape} do not "
+                                       f"broadcast to the entries indexed, shape {places.shape}")
+        values = values.expand(places.shape).reshape(-1)
+        places = places.reshape(-1)
+        if accumulate:
+            return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
+        last = _last_writes(places)
+        return self._write_at(places[last], values[last])
+
+    def put(self, index: ArrayLike, source: Tensor, accumulate: bool = False) -> Tensor:
+        """A copy with source's entries written (with accumulate=True, added) at `index` of the
+        tensor read as 1-D (row-major; negative entries count from the end), as torch.put:
+        index_put of the flattened tensor, one source entry per index entry."""
+        index = _index_array("put", index)
+        source = self._lift(source)
+        if index.size != source.numel():
+            raise InvalidIndexError(f"put: index has {index.size} entries and source "
+                                    f"{source.numel()}; they must be as many")
+        flat = self.reshape(-1).index_put((index.reshape(-1),), source.reshape(-1), accumulate)
+        return flat.reshape(self.shape)
+
+    def masked_scatter(self, mask: ArrayLike, source: Tensor) -> Tensor:
+        """A copy whose entries where the bool `mask` (broadcast with this tensor) is True are
+        source's first entries (source read as 1-D), in row-major order, as
+        torch.masked_scatter. Differentiable in this tensor (where mask is False) and in
+        source (the entries used)."""
+        mask = _bool_mask("masked_scatter", mask)
+        shape = _mask_broadcast_shape("masked_scatter", mask, self.shape)
+        source = self._lift(source)
+        if source.dtype != self.dtype:
+            raise InvalidTypeError(f"masked_scatter: source has dtype {source.dtype} but the "
+                                   f"tensor {self.dtype}")
+        places = np.flatnonzero(np.broadcast_to(mask, shape))
+        if places.size > source.numel():
+            raise InvalidArgumentError(f"masked_scatter: the mask has {places.size} True "
+                                       f"entries but source only {source.numel()} entries")
+        return self.expand(shape)._write_at(places, source.reshape(-1)[:places.size])
+
+    def index_reduce(self, dim: int, index: ArrayLike, source: Tensor, reduce: str, *,
+                     include_self: bool = True) -> Tensor:
+        """A copy where the slices along `dim` at the places `index` (1-D) names hold the
+        reduction ("prod", "mean", "amax" or "amin") of the source slices sent there (and of
+        their own, unless include_self=False), as torch.index_reduce: scatter_reduce along
+        `dim`."""
+        if reduce not in ("prod", "mean", "amax", "amin"):
+            raise InvalidArgumentError("index_reduce: reduce must be 'prod', 'mean', 'amax' or "
+                                       f"'amin', got {reduce!r}")
+        d, places = self._index_along("index_reduce", dim, index, source)
+        return self.scatter_reduce(d, places, source, reduce, include_self=include_self)
 
     def _index_along(self, op: str, dim: int, index: ArrayLike, source: Tensor
                      ) -> tuple[int, np.ndarray]:
@@ -3063,6 +3255,10 @@ class Tensor:
         zeros = Tensor._make(np.zeros((n + abs(diagonal),) * 2, dtype=self.dtype))
         return ops.ScatterAdd.apply(zeros, self, index=(rows, cols))
 
+    def diagflat(self, offset: int = 0) -> Tensor:
+        """The entries, flattened, as the `offset`-th diagonal of a square matrix of zeros."""
+        return self.flatten().diag(offset)
+
     def diag_embed(self, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
         """Each 1-D slice along the last dim as the `offset`-th diagonal of a square matrix of
         zeros, in the result's dims dim1 and dim2, as torch.diag_embed (diag, batched)."""
@@ -3078,11 +3274,7 @@ class Tensor:
         """The entries where the bool `mask` (which broadcasts with this tensor) is True, as a
         1-D tensor, in row-major order."""
         mask = _bool_mask("masked_select", mask)
-        try:
-            shape = np.broadcast_shapes(self.shape, mask.shape)
-        except ValueError:
-            raise InvalidArgumentError(f"masked_select: mask of shape {mask.shape} does not "
-                                       f"broadcast with the tensor's shape {self.shape}") from None
+        shape = _mask_broadcast_shape("masked_select", mask, self.shape)
         return ops.GetItem.apply(self.expand(shape), index=np.broadcast_to(mask, shape))
 
     def tril(self, diagonal: int = 0) -> Tensor:
@@ -3458,10 +3650,15 @@ _LEGACY_TYPE_NAMES = {
 def _index_part(part: Any) -> Any:
     """One entry of an index as numpy takes it: a tensor as a copy of its array (GetItem's
     backward reads the index, which the caller may change meanwhile), and a 0-d integer array
-    as the int it holds (PyTorch treats it as an int; numpy as an index array)."""
+    as the int it holds (PyTorch treats it as an int; numpy as an index array). A uint8 array
+    is refused: PyTorch reads it as a mask (deprecated), numpy as integers."""
     if isinstance(part, Tensor):
         part = part.data
     if isinstance(part, np.ndarray):
+        if part.dtype == np.uint8:
+            raise InvalidIndexError("x[index]: a uint8 index is a mask in PyTorch (deprecated) "
+                                    "and integers in numpy; index with a bool mask or int64 "
+                                    "integers")
         if part.ndim == 0 and part.dtype.kind in "iu":
             return int(part)
         return part.copy()
@@ -3482,6 +3679,23 @@ def _index_parts(index: tuple, ndim: int) -> tuple:
         return parts  # too many indices: numpy raises
     k = ellipses[0]
     return parts[:k] + (slice(None),) * covered + parts[k + 1:]
+
+
+def _check_masks(parts: tuple, shape: tuple[int, ...]) -> None:
+    """PyTorch's check that each bool array of an index has the shape of the dims it covers
+    (numpy reads an empty one as an empty integer index instead, whatever those dims)."""
+    covered = len(shape) - sum(map(_dims_indexed, parts))  # by an Ellipsis
+    dim = 0
+    for part in parts:
+        if part is Ellipsis:
+            dim += covered
+            continue
+        if isinstance(part, np.ndarray) and part.dtype == np.bool_ and part.ndim and \
+                part.shape != shape[dim:dim + part.ndim]:
+            raise InvalidIndexError(f"x[index]: a mask of shape {part.shape} does not match the "
+                                    f"shape {shape[dim:dim + part.ndim]} of the dims it indexes "
+                                    f"(from dim {dim} of a tensor of shape {shape})")
+        dim += _dims_indexed(part)
 
 
 def _dims_indexed(part: Any) -> int:

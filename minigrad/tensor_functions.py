@@ -25,8 +25,8 @@ __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
            "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
            "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
            "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
-           "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "var_mean", "vstack",
-           "where"]
+           "repeat_interleave", "row_stack", "searchsorted", "stack", "std_mean", "tensordot",
+           "trapezoid", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -178,6 +178,9 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors joined along dim 0, 0-d and 1-D ones first made rows (atleast_2d), as
     torch.vstack."""
     return cat(atleast_2d(tuple(tensors)), 0)
+
+
+row_stack = vstack  # PyTorch's alias
 
 
 def meshgrid(*tensors: Tensor | Sequence[Tensor], indexing: str = "ij") -> tuple[Tensor, ...]:
@@ -582,6 +585,21 @@ def _contract(a: Tensor, a_labels: list[str], b: Tensor, b_labels: list[str], ke
     return product.reshape([size[x] for x in labels]), labels
 
 
+def repeat_interleave(input: Tensor, repeats: int | ArrayLike | None = None,
+                      dim: int | None = None) -> Tensor:
+    """input.repeat_interleave(repeats, dim); given alone, `input` holds the counts (1-D,
+    integers) and the result repeats each index that many times, as torch.repeat_interleave:
+    [1, 0, 3] -> [0, 2, 2, 2], in the counts' dtype."""
+    if repeats is not None:
+        return input.repeat_interleave(repeats, dim)
+    counts = np.asarray(_as_array(input))
+    if counts.ndim != 1:
+        raise InvalidArgumentError(f"repeat_interleave: the counts must be 1-D, got shape "
+                                   f"{counts.shape}")
+    indices = Tensor._make(np.arange(len(counts), dtype=counts.dtype))
+    return indices.repeat_interleave(counts, 0)
+
+
 # --------------------------------------------------------------------------------------------
 # The Tensor methods PyTorch also has as functions: torch.sum(x, 1) is x.sum(1)
 # --------------------------------------------------------------------------------------------
@@ -596,10 +614,12 @@ _METHODS = (
     "moveaxis", "ravel", "broadcast_to", "tile", "flip", "fliplr", "flipud", "rot90", "diff",
     "take_along_dim", "roll", "narrow", "split", "tensor_split", "hsplit", "vsplit",
     "dsplit", "chunk", "unbind", "gather",
-    "argwhere", "index_add", "index_copy", "index_fill", "dist", "renorm", "is_floating_point",
-    "nonzero", "index_select", "take", "scatter_add",
-    "scatter", "scatter_reduce", "repeat_interleave", "diag",
-    "masked_select", "tril", "triu", "diagonal", "diag_embed", "unique_consecutive", "matmul",
+    "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_reduce", "put",
+    "float_power", "narrow_copy", "dist", "renorm",
+    "is_floating_point", "nonzero", "index_select", "take", "scatter_add",
+    "scatter", "scatter_reduce", "diag", "diagflat", "split_with_sizes",
+    "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
+    "unique_consecutive", "matmul",
     "dot", "outer", "inner", "kron", "cross",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",

@@ -220,6 +220,10 @@ CASES = {
                  lambda t, a, b: t.fmin(a, b), lambda: [uniform(3, 4), uniform(4)],
                  lambda: [np.array([1.0, np.nan, np.nan, 2.0, 3.0]),
                           np.array([np.nan, 1.0, np.nan, 2.0, 1.0])]),
+    "nextafter": Case(lambda a, b: a.nextafter(b), np.nextafter, lambda t, a, b: t.nextafter(a, b),
+                      lambda: [uniform(3, 4), uniform(4)],
+                      lambda: [np.array([1.0, 1.0, 0.0, -0.0, 0.0, 5e-324, 2.0, 1e308, 3.0]),
+                               np.array([2.0, 1.0, -0.0, 0.0, np.nan, 0.0, np.inf, 1e308, -1.0])]),
     "sinc": unary(lambda x: x.sinc(), lambda x: np.sin(np.pi * x) / (np.pi * x),
                   lambda t, x: t.sinc(x), kinks=(0.0,)),  # 1 at 0, with gradient 0
     "logit": Case(lambda x: x.logit(), lambda x: np.log(x / (1 - x)), lambda t, x: t.logit(x),
@@ -1035,6 +1039,18 @@ def test_bitwise_functions_and_shifts_on_integer_and_bool_tensors(torch):
     assert flags.bitwise_xor(Tensor(np.array([True, True]))).tolist() == [False, True]
     with pytest.raises(TypeError, match="bitwise_and|and"):
         Tensor(np.array([1.5])).bitwise_and(Tensor(np.array([1.5])))
+    # a number shifted by a tensor, as PyTorch's 2 << t (there was no reflected shift)
+    for shift in (lambda lib: 2 << lib.tensor([0, 3, 5], dtype=lib.int8),
+                  lambda lib: -64 >> lib.tensor([1, 2]), lambda lib: True << lib.tensor([2]),
+                  lambda lib: lib.tensor([True, False]) << 1):  # a bool and an int: int64
+        out, expected = shift(minigrad), shift(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    # PyTorch has no shift of bools (they were shifted as int8) or of floats
+    for misuse in (lambda m, F: m.tensor([True, False]) << True,
+                   lambda m, F: m.tensor([True]) >> m.tensor([True]),
+                   lambda m, F: 2 << m.tensor([1.0])):
+        assert_raises_like_torch(misuse)
 
 
 def test_logsigmoid_keeps_precision_far_out():
@@ -1194,6 +1210,20 @@ def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torc
         np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-3)
 
 
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning",  # xlogy(-3, 0): log 0
+                            "ignore:invalid value:RuntimeWarning")  # xlogy(x, -3): NaN
+def test_other_float_valued_ops_keep_a_negative_integer_operands_value_as_in_pytorch(torch):
+    """As for /: atan2, copysign and xlogy cast uint8 next to tensor(-3) or -3 straight to
+    float (regression: through uint8 first, so -3 was 253)."""
+    for fn in (lambda lib, x: lib.atan2(lib.tensor(-3), x),
+               lambda lib, x: lib.atan2(x, lib.tensor(-3)), lambda lib, x: lib.copysign(x, -3), lambda lib, x: lib.copysign(lib.tensor(-3), x),
+               lambda lib, x: lib.xlogy(lib.tensor(-3), x), lambda lib, x: lib.xlogy(x, -3)):
+        out = fn(minigrad, minigrad.tensor(np.array([0, 7, 200], np.uint8)))
+        expected = fn(torch, torch.tensor(np.array([0, 7, 200], np.uint8)))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda m, F: m.tensor([True, False]) ** -1,
     lambda m, F: m.tensor([1, 2]).add(m.tensor([1, 2]), alpha=0.5),
@@ -1206,9 +1236,27 @@ def test_true_division_by_a_0d_integer_tensor_keeps_its_value_as_in_pytorch(torc
     lambda m, F: m.tensor([True, False]) % True,
     lambda m, F: m.fmod(m.tensor([True, False]), m.tensor([True, True])),
     lambda m, F: m.tensor([True, False]) ** m.tensor([True, True]),
+    # lerp of integers and addcdiv's integer division (regression: both computed in float)
+    lambda m, F: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), 0.5),
+    lambda m, F: m.addcdiv(m.tensor([1.0, 2.0]), m.tensor([1, 2]), m.tensor([3, 4])),
+    lambda m, F: m.tensor([1, 2]).addcdiv(m.tensor([1, 2]), m.tensor([True, True])),
 ])
 def test_integer_misuses_raise_as_in_pytorch(misuse):
     assert_raises_like_torch(misuse)
+
+
+def test_addcdiv_of_an_integer_and_a_float_tensor_is_float_as_torch(torch):
+    for fn in (lambda lib: lib.addcdiv(lib.tensor([1, 2]), lib.tensor([1.0, 2.0]),
+                                       lib.tensor([3, 4])),
+               lambda lib: lib.tensor([1.0, 2.0]).addcdiv(lib.tensor([3, 4]),
+                                                          lib.tensor([2.0, 8.0]), value=2)):
+        out, expected = fn(minigrad), fn(torch)
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-7)
+    # addcmul of integers with a float value is float (PyTorch truncates value: docs/api.md)
+    ints = Tensor(np.array([1, 2]))
+    out = minigrad.addcmul(ints, ints, Tensor(np.array([3, 4])), value=0.5)
+    assert out.dtype == np.float32 and out.tolist() == [2.5, 6.0]
 
 
 def test_float_alpha_is_fine_where_the_result_is_float(torch):
@@ -1217,7 +1265,12 @@ def test_float_alpha_is_fine_where_the_result_is_float(torch):
                lambda lib: lib.tensor([1, 2]).add(lib.tensor([3, 4]), alpha=2),
                # bools stay bool (regression: alpha * other was int64, so True + 2 True was 3)
                lambda lib: lib.tensor([True, False]).add(lib.tensor([True, True]), alpha=2),
-               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0)):
+               lambda lib: lib.tensor([True, False]).add(lib.tensor([True, False]), alpha=0),
+               # alpha times a bool keeps the integer tensor's dtype (regression: int64)
+               lambda lib: lib.tensor([1, 2], dtype=lib.int32).add(lib.tensor([True, False]),
+                                                                   alpha=2),
+               lambda lib: lib.tensor([1, 2], dtype=lib.uint8).add(lib.tensor([True, True]),
+                                                                   alpha=-1)):
         out, expected = fn(minigrad), fn(torch)
         assert str(expected.dtype) == f"torch.{out.dtype}"
         np.testing.assert_array_equal(out.data, expected.numpy())
@@ -1229,7 +1282,10 @@ def test_subtraction_with_bools_raises_as_in_pytorch():
                    lambda lib: lib.tensor([1.0, 2.0]) - lib.tensor([True, False]),
                    lambda lib: lib.tensor([1, 2]) - True, lambda lib: True - lib.tensor([1.0]),
                    lambda lib: lib.tensor([True]) - 1, lambda lib: lib.tensor([1.0]).sub(
-                       lib.tensor(True))):
+                       lib.tensor(True)),
+                   # with an alpha too (regression: alpha * a bool was an integer, subtracted)
+                   lambda lib: lib.tensor([1.0]).sub(lib.tensor([True]), alpha=2),
+                   lambda lib: lib.sub(lib.tensor([1, 2]), True, alpha=-1)):
         assert_raises_like_torch(lambda lib, F: misuse(lib))
     with pytest.raises(TypeError, match="logical_not"):
         flags - flags
@@ -1496,6 +1552,42 @@ def test_index_errors_name_the_op():
         x[5, np.array([0])]
     with pytest.raises(IndexError, match="GetItem"):
         x[Tensor(np.array([0.5]))]  # float indices
+
+
+def test_a_nested_list_index_is_one_index_array():
+    """numpy's reading, which PyTorch's deprecation warning announces (it still reads a tuple):
+    docs/api.md lists it."""
+    x = Tensor(np.arange(12.0).reshape(3, 4))
+    assert x[[[0, 1], [1, 2]]].shape == (2, 2, 4)
+    np.testing.assert_array_equal(x[[[0, 1], [1, 2]]].data, x.data[np.array([[0, 1], [1, 2]])])
+
+
+def test_an_empty_mask_must_match_the_dims_it_indexes_as_in_pytorch(torch):
+    """numpy reads an empty bool array as an empty integer index, whatever the dim's size
+    (regression: x[empty mask] gave an empty result where PyTorch raises)."""
+    for misuse in (lambda m, F: m.ones(2, 3)[m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 3)[:, m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 0, 4)[..., m.zeros(0, dtype=m.bool)],
+                   lambda m, F: m.ones(2, 3).__setitem__(m.zeros(0, dtype=m.bool), 1.0)):
+        assert_raises_like_torch(misuse)
+    # masks of empty dims, which match
+    none, four = np.zeros(0, bool), np.zeros(4, bool)
+    for shape, index, torch_index in (
+            ((0, 3), none, torch.tensor(none)),
+            ((2, 0, 4), (Ellipsis, four), (Ellipsis, torch.tensor(four))),
+            ((2, 0), (slice(None), none), (slice(None), torch.tensor(none)))):
+        assert minigrad.ones(*shape)[index].shape == tuple(torch.ones(shape)[torch_index].shape)
+
+
+def test_a_uint8_index_is_refused():
+    """PyTorch reads a uint8 index as a mask (deprecated), numpy as integers: minigrad took
+    numpy's reading, so x[t] differed silently from PyTorch's; now both ways are refused."""
+    x = Tensor(np.zeros((2, 3)))
+    for index in (Tensor(np.array([1, 0], np.uint8)), (0, np.array([1, 0, 1], np.uint8))):
+        with pytest.raises(IndexError, match="uint8"):
+            x[index]
+        with pytest.raises(IndexError, match="uint8"):
+            x[index] = 1.0
 
 
 # Misuse that PyTorch rejects too, written once for both libraries: `m` is minigrad or torch,
@@ -1988,6 +2080,60 @@ def test_new_pointwise_functions_take_dtypes_as_torch(torch):
     for misuse in (lambda m, F: m.hypot(m.tensor([3]), m.tensor([4])),
                    lambda m, F: m.logaddexp2(m.tensor([3]), m.tensor([4]))):
         assert_raises_like_torch(misuse)
+
+
+def test_nextafter_of_an_infinity_and_of_integers():
+    """Values as PyTorch's also where self is infinite (the largest float, or other's NaN);
+    the gradient there is 0 (PyTorch's 1: docs/api.md lists it). Two integer tensors are
+    refused, as by PyTorch; an integer and a float one promote."""
+    torch = pytest.importorskip("torch")
+    a, b = np.array([np.inf, -np.inf, np.inf, np.inf]), np.array([0.0, 1.0, np.nan, np.inf])
+    x = Tensor(a, requires_grad=True)
+    out = minigrad.nextafter(x, Tensor(b))
+    expected = torch.nextafter(torch.tensor(a), torch.tensor(b))
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad, [0.0, 0.0, 0.0, 0.0])
+    assert_raises_like_torch(lambda m, F: m.nextafter(m.tensor([1]), m.tensor([2])))
+    out = minigrad.nextafter(Tensor(np.array([1, 2])), Tensor(np.array([0.0, 3.0])))
+    expected = torch.nextafter(torch.tensor([1, 2]), torch.tensor([0.0, 3.0], dtype=torch.float64))
+    assert out.dtype == np.float64 and str(expected.dtype) == "torch.float64"
+    np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # (-8) ** (1/3): NaN
+def test_float_power_computes_in_float64_as_torch(torch):
+    """Whatever the dtypes (integers, float32, a Python number), as torch.float_power; the
+    gradient keeps the input's dtype."""
+    for fn in (lambda lib: lib.float_power(lib.tensor([2, -2]), 2),
+               lambda lib: lib.tensor([2.0, 3.0]).float_power(lib.tensor([0.5, 2.0])),
+               lambda lib: lib.float_power(lib.tensor([-8.0, 8.0]), 1 / 3)):
+        out, expected = fn(minigrad), fn(torch)
+        assert out.dtype == np.float64 and str(expected.dtype) == "torch.float64"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    x = Tensor(np.array([2.0, 3.0], np.float32), requires_grad=True)
+    x.float_power(2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == [4.0, 6.0]
+    # the gradients of both, against PyTorch's (not a CASES entry: float32 becomes float64)
+    base, exponent = uniform(3, 4, low=0.5, high=2.0), uniform(4)
+    leaves = [Tensor(base, requires_grad=True), Tensor(exponent, requires_grad=True)]
+    with minigrad.fused(False):
+        assert gradcheck(lambda a, b: a.float_power(b), leaves)
+    theirs = [torch.tensor(base, requires_grad=True), torch.tensor(exponent, requires_grad=True)]
+    upstream = rng.standard_normal((3, 4))
+    leaves[0].float_power(leaves[1]).backward(upstream)
+    torch.float_power(*theirs).backward(torch.tensor(upstream))
+    for mine, their in zip(leaves, theirs):
+        np.testing.assert_allclose(mine.grad, their.grad.numpy(), rtol=1e-12)
+
+
+def test_hypot_promotes_an_integer_tensor_with_a_float_one_as_torch(torch):
+    for a, b in [(np.array([3, 5], np.int32), np.array([4.0, 12.0], np.float32)),
+                 (np.array([3.0, 5.0]), np.array([4, 12])), (np.array([True]), np.array([1.0]))]:
+        out = minigrad.hypot(Tensor(a), Tensor(b))
+        expected = torch.hypot(torch.from_numpy(a), torch.from_numpy(b))
+        assert str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
 
 
 def test_xlogy_where_self_is_0_and_other_0_or_inf():

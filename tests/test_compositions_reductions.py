@@ -195,6 +195,8 @@ CASES = {
     "cumprod_with_zeros": Case(lambda x: x.cumprod(1), lambda x: np.cumprod(x, axis=1), [(3, 9)],
                                "zeros"),
     "norm_default": Case(lambda x: x.norm(), lambda x: np.sqrt((x ** 2).sum()), SHAPE),
+    "norm_p_none_dim": Case(lambda x: x.norm(None, 1), lambda x: np.sqrt((x ** 2).sum(1)),
+                            SHAPE),
     "norm_p1_dim": Case(lambda x: x.norm(1, dim=1), lambda x: np.abs(x).sum(axis=1), SHAPE),
     "norm_p3_dims_keepdim": Case(lambda x: x.norm(3, dim=(0, 2), keepdim=True),
                                  lambda x: _p_norm(x, 3, (0, 2), True), SHAPE),
@@ -437,7 +439,10 @@ def _others_product(x):
 
 
 @pytest.mark.parametrize("data", [[0.0, 2.0, 3.0], [0.0, 2.0, 0.0], [1.5, -2.0, 3.0, 0.5, 4.0],
-                                  [0.0], [5.0, 0.0, 0.0, 0.0, 2.0, 3.0, 7.0]])
+                                  [0.0], [5.0, 0.0, 0.0, 0.0, 2.0, 3.0, 7.0],
+                                  # the NaN's and the infinity's own entries stay the product of
+                                  # the others (PyTorch's: NaN; docs/api.md lists it)
+                                  [2.0, np.nan, 3.0], [1.0, np.inf, 3.0], [np.inf, -np.inf, 0.5]])
 def test_prod_gradient_is_the_product_of_the_others_even_with_zeros(data):
     x = Tensor(np.array(data), requires_grad=True)
     out = x.prod()
@@ -771,6 +776,17 @@ def test_logcumsumexp_is_stable_far_apart():
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-5, atol=1e-30)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the -inf entries' NaN
+def test_logcumsumexp_gradient_at_an_infinity_is_its_limit():
+    """At the one +inf of a slice: the sum of the gradients of the outputs from there on
+    (PyTorch's NaN: docs/api.md lists it); values as PyTorch's."""
+    x = Tensor(np.array([1.0, np.inf, 2.0]), requires_grad=True)
+    out = x.logcumsumexp(0)
+    np.testing.assert_array_equal(out.data, [1.0, np.inf, np.inf])
+    out.backward(np.array([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(x.grad, [1.0, 5.0, 0.0])
+
+
 def test_sort_is_stable_and_puts_nan_last_or_first_as_torch():
     torch = torch_or_skip()
     data = np.array([2.0, np.nan, 1.0, 2.0, 0.0, 1.0])
@@ -970,6 +986,9 @@ def test_median_keeps_integers_and_the_empty_cases_follow_torch():
     lambda m, F: m.ones(2, 3).kthvalue(4),
     lambda m, F: m.ones(2, 3).kthvalue(3, 0),
     lambda m, F: m.ones(2, 3).kthvalue(1, -3),
+    lambda m, F: m.ones(0, 3).kthvalue(1, 0),  # IndexError (regression: RuntimeError)
+    lambda m, F: m.tensor([True, False]).kthvalue(1),  # bools (regression: taken)
+    lambda m, F: m.tensor([True, False]).topk(1),
 ])
 def test_median_and_kthvalue_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
