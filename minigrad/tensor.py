@@ -3077,8 +3077,7 @@ class Tensor:
         places = places.reshape(-1)
         if accumulate:
             return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
-        last = _last_writes(places)
-        return self._write_at(places[last], values[last])
+        return ops.IndexPut.apply(self.reshape(-1), values, index=places).reshape(self.shape)
 
     def put(self, index: ArrayLike, source: Tensor, accumulate: bool = False) -> Tensor:
         """A copy with source's entries written (with accumulate=True, added) at `index` of the

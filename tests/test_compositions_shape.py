@@ -1104,17 +1104,21 @@ def test_index_copy_at_a_repeated_place_keeps_the_last_as_torch():
 
 
 def test_index_put_at_a_repeated_place_keeps_the_last_as_torch():
-    """The value is PyTorch's (CPU: the last write); the gradient goes to the last value only
-    (PyTorch's to every one, as for scatter: docs/api.md lists the difference). index_put_
+    """The value is PyTorch's (CPU: the last write), and so are the gradients: each value gets
+    that of the place it was written to, written over or not (primitive IndexPut). index_put_
     writes into the tensor."""
     torch = torch_or_skip()
     x, values = np.zeros((3, 2)), np.arange(4.0).reshape(2, 2)
-    got = Tensor(x).index_put((np.array([2, 2]),), Tensor(values))
-    expected = torch.tensor(x).index_put((torch.tensor([2, 2]),), torch.tensor(values))
-    np.testing.assert_array_equal(got.data, expected.numpy())
-    values_leaf = Tensor(values, requires_grad=True)
-    Tensor(x).index_put((np.array([2, 2]),), values_leaf).sum().backward()
-    np.testing.assert_array_equal(values_leaf.grad, [[0.0, 0.0], [1.0, 1.0]])
+    upstream = np.arange(6.0).reshape(3, 2)
+    results = []
+    for lib in (minigrad, torch):
+        base = lib.tensor(x, requires_grad=True)
+        values_leaf = lib.tensor(values, requires_grad=True)
+        out = base.index_put((lib.tensor([2, 2]),), values_leaf)
+        (out * lib.tensor(upstream)).sum().backward()
+        results.append([t.detach().numpy().copy() for t in (out, base.grad, values_leaf.grad)])
+    for got, expected in zip(*results):
+        np.testing.assert_array_equal(got, expected)
     target = Tensor(x.copy())
     assert target.index_put_((np.array([1, 1]),), Tensor(values), accumulate=True) is target
     np.testing.assert_array_equal(target.data, [[0.0, 0.0], [2.0, 4.0], [0.0, 0.0]])
