@@ -491,19 +491,23 @@ def _channel_mask(name: str, input: Tensor, spatial: int, batched_only: bool = F
 
 
 def _dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
-             rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
+             rng: np.random.Generator | None, mask_shape: tuple[int, ...],
+             alpha: bool = False) -> Tensor:
     """input times a mask of `mask_shape` (broadcast to the input): 0 with probability p, else
-    1/(1-p); with `inplace`, written into the input as the activations' are (`_result`)."""
+    1/(1-p); with `alpha`, alpha dropout's instead (`_alpha_dropped`). With `inplace`, written
+    into the input as the activations' are (`_result`)."""
     if not 0 <= p <= 1:
         raise ValueError(f"{name}: p must be in [0, 1], got {p}")
     if not training or p == 0:
         return input
     if p == 1:
         return _result(name, input, input * 0, inplace)
-    # the kept entries are scaled by 1/(1-p): PyTorch refuses integers here, and only here
+    # the kept entries are scaled: PyTorch refuses integers here, and only here
     input._require_floating(name)
     rng = rng if rng is not None else np.random.default_rng()
     keep = rng.random(mask_shape) >= p
+    if alpha:
+        return _result(name, input, _alpha_dropped(input, keep, p), inplace)
     return _result(name, input, input * (keep / input.dtype.type(1 - p)).astype(input.dtype),
                    inplace)
 
@@ -514,7 +518,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     SELU's saturation value -alpha' (alpha' = scale * alpha), then all are scaled and shifted
     by PyTorch's a and b so that inputs of mean 0 and variance 1 keep them. Identity when not
     training (PyTorch's default here) or p == 0, zeros when p == 1."""
-    return _alpha_dropout("alpha_dropout", input, p, training, inplace, rng, input.shape)
+    return _dropout("alpha_dropout", input, p, training, inplace, rng, input.shape, alpha=True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
@@ -524,27 +528,18 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     if input.ndim < 2:
         raise InvalidArgumentError(f"feature_alpha_dropout: expected an input (N, C, *), got "
                                    f"shape {input.shape}")
-    return _alpha_dropout("feature_alpha_dropout", input, p, training, inplace, rng,
-                          input.shape[:2] + (1,) * (input.ndim - 2))
+    return _dropout("feature_alpha_dropout", input, p, training, inplace, rng,
+                    input.shape[:2] + (1,) * (input.ndim - 2), alpha=True)
 
 
-def _alpha_dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
-                   rng: np.random.Generator | None, mask_shape: tuple[int, ...]) -> Tensor:
-    """input * (keep * a) + (keep - 1) alpha' a + alpha' a p, keep drawn as dropout's mask,
-    a = 1 / sqrt((alpha'**2 p + 1) (1 - p)): PyTorch's formulas."""
-    if not 0 <= p <= 1:
-        raise ValueError(f"{name}: p must be in [0, 1], got {p}")
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return _result(name, input, input * 0, inplace)
-    input._require_floating(name)
-    rng = rng if rng is not None else np.random.default_rng()
-    keep = (rng.random(mask_shape) >= p).astype(input.dtype)
+def _alpha_dropped(input: Tensor, keep: np.ndarray, p: float) -> Tensor:
+    """input * (keep * a) + (keep - 1) alpha' a + alpha' a p, a = 1 / sqrt((alpha'**2 p + 1)
+    (1 - p)): PyTorch's formulas."""
+    keep = keep.astype(input.dtype)
     saturation = _SELU_ALPHA * _SELU_SCALE
     a = 1 / math.sqrt((saturation ** 2 * p + 1) * (1 - p))
     shift = ((keep - 1) * (saturation * a) + saturation * a * p).astype(input.dtype)
-    return _result(name, input, input * (keep * a).astype(input.dtype) + shift, inplace)
+    return input * (keep * a).astype(input.dtype) + shift
 
 
 # --------------------------------------------------------------------------------------------

@@ -627,8 +627,11 @@ def test_softmax_family_with_infinities_matches_torch_without_warnings(name, dty
         np.testing.assert_array_equal(grad[all_masked], 0.0)
         expected[all_masked] = expected_grad[all_masked] = 0.0
     rtol = 1e-5 if dtype == np.float32 else 1e-13
+    # log_softmax's gradient G - softmax * sum(G) cancels: float32 entries near 0 are only
+    # as accurate as G's scale, not relative to themselves
+    atol = 1e-6 if dtype == np.float32 else 1e-30
     np.testing.assert_allclose(out.data, expected, rtol=rtol, atol=1e-30)
-    np.testing.assert_allclose(grad, expected_grad, rtol=rtol, atol=1e-30)
+    np.testing.assert_allclose(grad, expected_grad, rtol=rtol, atol=atol)
 
 def test_xlog1py_where_x_is_zero_and_log1p_is_undefined():
     """0 where x is 0 and other <= -1 or other is inf, with gradient 0 for both (as xlogy's)."""

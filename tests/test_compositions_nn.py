@@ -2524,6 +2524,11 @@ def test_recurrent_layers_match_torch(torch, name, kwargs, unbatched):
         t_loss = (want * torch.tensor(weights)).sum() + t_loss
     loss.backward()
     t_loss.backward()
+    _assert_gradients_match(leaves, t_leaves, ours, theirs)
+
+
+def _assert_gradients_match(leaves, t_leaves, ours, theirs):
+    """The inputs' and the parameters' gradients of a layer and of its PyTorch twin agree."""
     for leaf, t_leaf in zip(leaves, t_leaves):
         np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
     t_params = dict(theirs.named_parameters())
@@ -2564,13 +2569,7 @@ def test_recurrent_cells_match_torch(torch, name, kwargs, unbatched, given_state
         np.testing.assert_allclose(got.data, want.detach().numpy(), rtol=1e-10, atol=1e-12)
     sum((r * w).sum() for r, w in zip(results[0], weights)).backward()
     sum((r * torch.tensor(w)).sum() for r, w in zip(results[1], weights)).backward()
-    for leaf, t_leaf in zip(leaves, t_leaves):
-        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
-    t_params = dict(theirs.named_parameters())
-    assert [n for n, _ in ours.named_parameters()] == list(t_params)
-    for param_name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad, t_params[param_name].grad.numpy(), rtol=1e-9,
-                                   atol=1e-12, err_msg=param_name)
+    _assert_gradients_match(leaves, t_leaves, ours, theirs)
 
 
 def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
