@@ -10,16 +10,16 @@ from .engine import ArrayLike
 from .tensor import Tensor
 
 __all__ = [
-    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh",
-    "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
+    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "digamma", "div", "divide",
-    "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "floor_divide", "fmax",
-    "fmin", "fmod", "ge", "greater", "greater_equal", "gt", "hypot", "i0", "isclose",
-    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "le", "lerp", "less", "less_equal",
-    "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logical_and",
-    "logical_not", "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum", "mul",
-    "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal",
+    "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "floor_divide", "fmax", "fmin",
+    "fmod", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside", "hypot", "i0", "isclose",
+    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lcm", "le", "lerp", "less",
+    "less_equal", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2",
+    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum",
+    "mul", "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal",
     "polygamma", "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn",
     "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract",
     "tan", "tanh", "true_divide", "trunc", "xlogy",
@@ -322,6 +322,18 @@ def logaddexp2(input: Tensor, other: ArrayLike) -> Tensor:
 
 def hypot(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).hypot(other)
+
+
+def gcd(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).gcd(other)
+
+
+def lcm(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input).lcm(other)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    return _tensor(input).heaviside(values)
 
 
 def xlogy(input: Tensor | float, other: ArrayLike) -> Tensor:

@@ -1231,10 +1231,10 @@ class Tensor:
         PyTorch has no bool shift); `reflected` for `other op self`."""
         a, b = self._promoted_arrays(other)
         if a.dtype.kind not in kinds:
-            taken = "integer" if kinds == "iu" else "bool or integer"
+            taken, way_out = (("integer", "convert them first, e.g. x.long()") if kinds == "iu"
+                              else ("bool or integer", "compare first, e.g. (x > 0) & (y > 0)"))
             raise InvalidTypeError(f"{op.__name__}: needs {taken} tensors, got dtypes "
-                                   f"{self.dtype} and {self._lift(other).dtype}; compare first, "
-                                   "e.g. (x > 0) & (y > 0)")
+                                   f"{self.dtype} and {self._lift(other).dtype}; {way_out}")
         return Tensor._make(np.asarray(op(b, a) if reflected else op(a, b)))
 
     def __and__(self, other: ArrayLike) -> Tensor:
@@ -1290,6 +1290,28 @@ class Tensor:
     def bitwise_right_shift(self, other: ArrayLike) -> Tensor:
         """self >> other (integer tensors; arithmetic shift, keeping the sign)."""
         return self >> other
+
+    def gcd(self, other: ArrayLike) -> Tensor:
+        """The greatest common divisor of each pair of entries, not negative (integer tensors;
+        gcd(0, 0) is 0), as torch.gcd."""
+        return self._bitwise(other, np.gcd, "iu")
+
+    def lcm(self, other: ArrayLike) -> Tensor:
+        """The least common multiple of each pair of entries, not negative (integer tensors;
+        0 where either is 0), as torch.lcm."""
+        return self._bitwise(other, np.lcm, "iu")
+
+    def heaviside(self, values: Tensor) -> Tensor:
+        """The step function: 0 where self < 0 (and where it is NaN), 1 where self > 0, and
+        `values` (broadcast) where self is 0, as torch.heaviside; self and values of one dtype.
+        Outside the graph, as PyTorch has no derivative for it."""
+        values = self._lift(values)
+        if values.dtype != self.dtype:
+            raise InvalidTypeError(f"heaviside: self ({self.dtype}) and values "
+                                   f"({values.dtype}) must have one dtype")
+        _check_broadcast("heaviside", self, values)
+        step = np.where(self.data == 0, values.data, self.data > 0).astype(self.dtype)
+        return Tensor._make(step)
 
     def logical_and(self, other: ArrayLike) -> Tensor:
         """Entries that are nonzero in both (any dtypes), as a bool tensor."""

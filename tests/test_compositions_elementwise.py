@@ -1021,6 +1021,34 @@ def test_isclose_matches_numpy_and_torch(torch):
     assert minigrad.isclose(Tensor(np.array([3, 4])), 3).tolist() == [True, False]
 
 
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.gcd(lib.tensor([-12, 0, 7, -5, 0, 2**40]), lib.tensor([18, 0, -14, 0, 3, 6])),
+    lambda lib: lib.lcm(lib.tensor([-12, 0, 7, -5, 0, 2**40]), lib.tensor([18, 0, -14, 0, 3, 6])),
+    lambda lib: lib.tensor([4, 9], dtype=lib.uint8).gcd(lib.tensor([6], dtype=lib.uint8)),
+    lambda lib: lib.tensor([[4], [10]], dtype=lib.int32).lcm(lib.tensor([6, 15])),  # int64
+    lambda lib: lib.heaviside(lib.tensor([-1.0, 0.0, 2.0, math.nan, -0.0, math.inf]),
+                              lib.tensor([0.5])),
+    lambda lib: lib.tensor([-1.0, 0.0, 3.0], dtype=lib.float64).heaviside(
+        lib.tensor([[math.nan], [2.0]], dtype=lib.float64)),
+    lambda lib: lib.heaviside(lib.tensor([0, 2, -1]), lib.tensor([7])),
+], ids=["gcd", "lcm", "gcd_uint8", "lcm_broadcast_promoted", "heaviside", "heaviside_nan_values",
+        "heaviside_int"])
+def test_gcd_lcm_and_heaviside_match_torch(torch, call):
+    out, expected = call(minigrad), call(torch)
+    assert str(expected.dtype) == f"torch.{out.dtype}" and out.shape == tuple(expected.shape)
+    np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.gcd(lib.tensor([1.0]), lib.tensor([2.0])),
+    lambda lib, F: lib.lcm(lib.tensor([True]), lib.tensor([False])),
+    lambda lib, F: lib.heaviside(lib.tensor([1.0]), lib.tensor([0.5], dtype=lib.float64)),
+    lambda lib, F: lib.heaviside(lib.tensor([1.0, 2.0]), lib.tensor([0.5, 1.0, 2.0])),
+])
+def test_gcd_lcm_and_heaviside_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 def test_bitwise_functions_and_shifts_on_integer_and_bool_tensors(torch):
     a, b = np.array([1, -8, 1, 32, 1, 6], np.int32), np.array([3, 5, 0, 33, -1, 2], np.int32)
     for name, reference in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
