@@ -452,7 +452,9 @@ def _check_unchanged(fn: Function) -> None:
     if not fn.saves_inputs:
         return
     needs = fn.needs_input_grad
-    for position, (tensor, version) in enumerate(zip(fn.inputs, fn.input_versions)):
+    # an input changed since by a recorded write is checked as the tensor standing for what
+    # this op saw (Tensor._rebound_recorded left that array as it was)
+    for position, (tensor, version) in enumerate(zip(_parents(fn), fn.input_versions)):
         if fn.reads_inputs_for_the_others and not any(
                 needed for other, needed in enumerate(needs) if other != position):
             continue  # its value is read for no gradient wanted

@@ -1491,9 +1491,10 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
 # --------------------------------------------------------------------------------------------
 def _result(name: str, input: Tensor, result: Tensor, inplace: bool) -> Tensor:
     """An activation's `inplace=True`: the result written into `input`, which is returned, as
-    PyTorch's; but where the result requires grad (grad mode on, input requiring grad) it would
-    have to be recorded in place, which minigrad does not do, so it is returned as a new
-    tensor, as `x += y` does. Code that uses what the call returns works either way."""
+    PyTorch's; but where the result requires grad (grad mode on, input requiring grad) it is
+    returned as a new tensor, as `x += y` does, which also works for a leaf and for a view
+    (F.relu_ records the change or refuses it). Code that uses what the call returns works
+    either way."""
     if not inplace or result.requires_grad:
         return result
     return input._modified(name, result)
@@ -1504,7 +1505,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def relu_(input: Tensor) -> Tensor:
-    """relu into `input` itself, as Tensor.relu_ (refused while recording a graph)."""
+    """relu into `input` itself, as Tensor.relu_ (recorded while grad mode is on)."""
     return input.relu_()
 
 
@@ -1540,7 +1541,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
-    """leaky_relu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """leaky_relu into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("leaky_relu_", leaky_relu(input, negative_slope))
 
 
@@ -1574,7 +1575,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """elu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """elu into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("elu_", elu(input, alpha))
 
 
@@ -1587,7 +1588,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 
 def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    """celu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """celu into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("celu_", celu(input, alpha))
 
 
@@ -1602,7 +1603,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def selu_(input: Tensor) -> Tensor:
-    """selu into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """selu into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("selu_", selu(input))
 
 
@@ -1654,7 +1655,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    """hardtanh into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """hardtanh into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("hardtanh_", hardtanh(input, min_val, max_val))
 
 
@@ -1669,7 +1670,7 @@ _threshold = threshold  # for threshold_, whose argument `threshold` hides the f
 
 
 def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    """threshold into `input` itself (refused while recording a graph, as Tensor.add_)."""
+    """threshold into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
     return input._modified("threshold_", _threshold(input, threshold, value))
 
 

@@ -790,22 +790,47 @@ class Tensor:
         self._version += 1
         return self
 
-    # PyTorch's in-place methods: they change this tensor itself and return it. minigrad records
-    # no in-place op in a graph, so with grad mode on they are refused when this tensor or the
-    # result requires grad; initialisation and update code runs them under no_grad. A graph
-    # whose op saved the tensor before the change is refused by backward (the version check).
+    # PyTorch's in-place methods: they change this tensor itself and return it. With grad mode
+    # on and this tensor or the result requiring grad, the change is recorded
+    # (`_rebound_recorded`); initialisation and update code runs them under no_grad. A graph
+    # whose op saved the tensor before an unrecorded change is refused by backward (the version
+    # check).
     def _modified(self, name: str, result: Tensor, casting: str = "same_kind") -> Tensor:
-        self._refuse_while_recording(name, result, f"use the out-of-place {name.rstrip('_')}")
+        if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
+            self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
+            self._check_replacement(name, result.data, casting)
+            return self._rebound_recorded(result.to(self.dtype).expand(self.shape))
         return self._overwrite(name, result.data, casting)
 
-    def _refuse_while_recording(self, name: str, other: Tensor, way_out: str) -> None:
-        """Refuse an in-place change when this tensor or `other` (the value written, or what it
-        is computed from) requires grad while grad mode is on: it would have to be recorded."""
-        if engine.is_grad_enabled() and (self.requires_grad or other.requires_grad):
-            raise InvalidArgumentError(
-                f"{name}: an in-place change of tensors that require grad is not recorded in "
-                f"the graph; do it under minigrad.no_grad() (as initialisation and optimizer "
-                f"code does) or {way_out}")
+    def _refuse_unrecordable(self, name: str, way_out: str) -> None:
+        """The in-place changes not recorded while grad mode is on: of a leaf that requires
+        grad (as PyTorch), and of a view of another tensor, whose graph would not see them."""
+        if self.requires_grad and self.is_leaf:
+            raise InvalidArgumentError(f"{name}: a leaf tensor that requires grad cannot be "
+                                       f"changed in place while recording; do it under "
+                                       f"minigrad.no_grad() (as initialisation and optimizer "
+                                       f"code does)")
+        if self._is_a_view():
+            raise InvalidArgumentError(f"{name}: this tensor is a view of another tensor's "
+                                       f"memory, whose graph would not see the change; "
+                                       f"{way_out}")
+
+    def _rebound_recorded(self, value: Tensor) -> Tensor:
+        """This tensor made `value` (computed from it), recorded: it takes value's graph and a
+        copy of its entries, in an array of its own. Its old array stays as it was, for the
+        ops that saved it, with the version counter they checked; `_rewrites` keeps the tensor
+        that stands for it, where backward sends those ops' gradients (as for a recorded
+        `x[index] = value`). Views made of the old array keep showing it."""
+        old = Tensor._make(self.data)
+        old.grad_fn, old._requires_grad, old._versions = (self.grad_fn, self._requires_grad,
+                                                          self._versions)
+        version = self._version + 1
+        self.data, self._versions = np.array(value.data), [version]
+        self.grad_fn, self._requires_grad = value.grad_fn, value.requires_grad
+        if self._rewrites is None:
+            self._rewrites = []
+        self._rewrites.append((version, old))
+        return self
 
     def _check_not_read_only(self, name: str) -> None:
         if not self.data.flags.writeable:
@@ -921,14 +946,9 @@ class Tensor:
         # into an integer tensor a value's gradient ends, as in PyTorch: nothing to record
         recording = (engine.is_grad_enabled() and (self.requires_grad or value.requires_grad)
                      and self.data.dtype.kind == "f")
-        if recording and self.requires_grad and self.is_leaf:
-            raise InvalidArgumentError(f"{name}: a leaf tensor that requires grad cannot be "
-                                       f"changed in place while recording; do it under "
-                                       f"minigrad.no_grad() (as initialisation code does)")
-        if recording and self._is_a_view():
-            raise InvalidArgumentError(f"{name}: this tensor is a view of another tensor's "
-                                       f"memory, whose graph would not see the write; index "
-                                       f"that tensor at once (x[i, j] = v, not x[i][j] = v)")
+        if recording:
+            self._refuse_unrecordable(name, "index that tensor at once (x[i, j] = v, not "
+                                            "x[i][j] = v)")
         self._check_not_read_only(name)
         array, numpy_index = self._indexed_for_writing(index)
         target_shape = np.shape(array[numpy_index])
@@ -964,6 +984,8 @@ class Tensor:
         same)."""
         old = Tensor._make(self.data)  # IndexPut copies it before the write, and saves nothing
         old.grad_fn, old._requires_grad = self.grad_fn, self._requires_grad
+        # the write changes the array in place: an op that saved it sees a newer version
+        old._versions = [self._version + 1]
         written = ops.IndexPut.apply(old, value, index=numpy_index)
         self.grad_fn, self._requires_grad = written.grad_fn, True
         if self._rewrites is None:

@@ -2989,11 +2989,18 @@ def test_underscore_functions_write_into_their_input_as_torch(torch, name, args)
     assert getattr(F, name + "_")(ours, *args) is ours
     getattr(torch.nn.functional, name + "_")(theirs, *args)
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-12, atol=1e-15)
-    # as add_: refused while recording, for a leaf requiring grad as PyTorch (RuntimeError)
+    # as add_: refused while recording for a leaf requiring grad, as PyTorch (RuntimeError);
+    # recorded for a tensor in a graph, with PyTorch's gradient
     assert_raises_like_torch(lambda m, F: getattr(F, name + "_")(
         m.ones(3, requires_grad=True), *args))
-    with pytest.raises(RuntimeError, match="not recorded in the graph"):
-        getattr(F, name + "_")(Tensor(data, requires_grad=True) * 1.0, *args)
+    grads = []
+    for lib, functional in ((minigrad, F), (torch, torch.nn.functional)):
+        leaf = lib.tensor(data, requires_grad=True)
+        hidden = leaf * 2.0
+        assert getattr(functional, name + "_")(hidden, *args) is hidden
+        (hidden * lib.tensor(data)).sum().backward()
+        grads.append(leaf.grad.numpy().copy())
+    np.testing.assert_allclose(*grads, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.parametrize("method, args", [
