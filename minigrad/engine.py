@@ -469,7 +469,7 @@ def _check_unchanged(fn: Function) -> None:
 def _parents(fn: Function) -> list[Tensor]:
     """The tensors whose gradients `fn`'s backward gives: its inputs, except that an input a
     recorded `x[index] = value` has written to since `fn` used it is replaced by the tensor
-    that stands for the entries `fn` saw (Tensor._write_recorded)."""
+    that stands for the entries `fn` saw (Tensor._rebound_recorded)."""
     for t in fn.inputs:  # a loop, not any(): this runs for every op of every backward
         if t._rewrites is not None:
             return [_as_it_was(t, version) for t, version in zip(fn.inputs, fn.input_versions)]

@@ -422,7 +422,7 @@ class Tensor:
         self._retains_grad = False
         self._hooks: dict[int, Callable[[Tensor], Tensor | None]] | None = None
         self._versions = [0]  # see _version
-        self._rewrites: list[tuple[int, Tensor]] | None = None  # see _write_recorded
+        self._rewrites: list[tuple[int, Tensor]] | None = None  # see _rebound_recorded
 
     @staticmethod
     def _make(data: np.ndarray) -> Tensor:
@@ -816,11 +816,14 @@ class Tensor:
                                        f"{way_out}")
 
     def _rebound_recorded(self, value: Tensor) -> Tensor:
-        """This tensor made `value` (computed from it), recorded: it takes value's graph and a
-        copy of its entries, in an array of its own. Its old array stays as it was, for the
-        ops that saved it, with the version counter they checked; `_rewrites` keeps the tensor
-        that stands for it, where backward sends those ops' gradients (as for a recorded
-        `x[index] = value`). Views made of the old array keep showing it."""
+        """This tensor made `value` (computed from it), recorded, for the in-place methods and
+        `x[index] = value` (IndexPut) while grad mode is on: it takes value's graph and a copy
+        of its entries, in an array of its own. Its old array stays as it was, for the ops that
+        saved it, with the version counter they checked. Ops that used this tensor before hold
+        it as their input, but saw the old entries: `_rewrites` keeps, with the version the
+        change makes, the tensor that stands for them, and backward sends those ops' gradients
+        there (PyTorch's graph links ops, not tensors, and gets the same). Views made of the
+        old array keep showing it."""
         old = Tensor._make(self.data)
         old.grad_fn, old._requires_grad, old._versions = (self.grad_fn, self._requires_grad,
                                                           self._versions)
@@ -829,7 +832,7 @@ class Tensor:
         self.grad_fn, self._requires_grad = value.grad_fn, value.requires_grad
         if self._rewrites is None:
             self._rewrites = []
-        self._rewrites.append((version, old))
+        self._rewrites.append((version, old))  # in version order: the engine bisects
         return self
 
     def _check_not_read_only(self, name: str) -> None:
@@ -937,7 +940,7 @@ class Tensor:
     def __setitem__(self, index: Any, value: Any) -> None:
         """x[index] = value, in place, as PyTorch's: value broadcast to the entries indexed and
         converted to x's dtype. With grad mode on and x or value requiring grad, the write is
-        recorded (`_write_recorded`), as PyTorch's, except into a leaf that requires grad
+        recorded (`_rebound_recorded`), as PyTorch's, except into a leaf that requires grad
         (refused, as PyTorch) or into a view of another tensor's memory (refused: that tensor's
         graph would not know). `x[index] += y` ends here too: Python stores the updated
         x[index] back."""
@@ -964,7 +967,9 @@ class Tensor:
             if array is not self.data:  # selected in two steps: the entries as one index
                 positions, rest = self._indexed_for_writing(index, np.arange(self.data.size))
                 written_at = np.unravel_index(positions[rest], self.shape)
-            self._write_recorded(written_at, value.reshape(data.shape).to(self.dtype))
+            value = value.reshape(data.shape).to(self.dtype)
+            self._rebound_recorded(ops.IndexPut.apply(self, value, index=written_at))
+            return
         array[numpy_index] = data
         self._version += 1
 
@@ -973,24 +978,6 @@ class Tensor:
         the version counter of the tensor it views (so the counter is referenced from more
         than here and getrefcount)."""
         return self.data.base is not None and sys.getrefcount(self._versions) > 2
-
-    def _write_recorded(self, numpy_index: Any, value: Tensor) -> None:
-        """Make this tensor, about to have `value` written at `numpy_index` (of its array), the
-        result of that write (IndexPut) on its old entries: their graph, if any, gets the
-        gradient of the entries kept, and `value` that of the entries written. Ops that used
-        this tensor before hold it as their input, but saw the old entries: `_rewrites` keeps,
-        with the version the write makes, the tensor that stands for them, and backward sends
-        those ops' gradients there (PyTorch's graph links ops, not tensors, and gets the
-        same)."""
-        old = Tensor._make(self.data)  # IndexPut copies it before the write, and saves nothing
-        old.grad_fn, old._requires_grad = self.grad_fn, self._requires_grad
-        # the write changes the array in place: an op that saved it sees a newer version
-        old._versions = [self._version + 1]
-        written = ops.IndexPut.apply(old, value, index=numpy_index)
-        self.grad_fn, self._requires_grad = written.grad_fn, True
-        if self._rewrites is None:
-            self._rewrites = []
-        self._rewrites.append((self._version + 1, old))  # in version order: engine bisects
 
     def _indexed_for_writing(self, index: Any, entries: np.ndarray | None = None
                              ) -> tuple[np.ndarray, Any]:

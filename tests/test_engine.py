@@ -1490,6 +1490,23 @@ def test_an_op_that_saved_a_tensor_keeps_what_it_saw_after_an_in_place_change():
     np.testing.assert_allclose(a.grad, np.cos(a.data) + 2.0, rtol=1e-15)
 
 
+def test_a_view_made_before_a_recorded_write_keeps_the_old_entries_and_their_gradient():
+    """x gets a new array: a view made before shows what it showed, and its gradient goes
+    there (PyTorch's view would show the written value; docs/api.md lists the difference);
+    an op that saved x before keeps what it saw."""
+    a = Tensor(np.array([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
+    w = Tensor(np.array([10.0, 20.0]), requires_grad=True)
+    x = a * 1.0
+    first_row, saw = x[0], x.exp()
+    x[0] = w
+    np.testing.assert_array_equal(first_row.data, [1.0, 2.0])
+    np.testing.assert_array_equal(x.data, [[10.0, 20.0], [3.0, 4.0]])
+    (first_row.sum() + saw.sum() + 2 * x.sum()).backward()
+    expected = np.array([[1.0, 1.0], [2.0, 2.0]]) + np.exp(a.data)  # the view, then 2 * x
+    np.testing.assert_allclose(a.grad, expected, rtol=1e-15)
+    np.testing.assert_array_equal(w.grad, [2.0, 2.0])
+
+
 def test_in_place_methods_on_a_view_while_recording_are_refused():
     x = Tensor(np.ones((2, 3)), requires_grad=True) * 2
     row = x[0]
