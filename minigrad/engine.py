@@ -383,15 +383,16 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
             yield tensor, np.array(g)
         if fn is None or running is not None and id(tensor) not in running:
             continue  # a wanted tensor none of whose inputs leads to another: its op need not run
+        parents = _parents(fn)  # once per op: the version check and the gradients use it
         if fn.saves_inputs or fn.saves_output:
-            _check_unchanged(fn)
+            _check_unchanged(fn, parents)
         input_grads = fn.backward(g)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
         input_grads = _fit_to_inputs(fn, input_grads)
         for hook in hooks:
             hook(fn, g, input_grads)
-        for parent, pg in zip(_parents(fn), input_grads):
+        for parent, pg in zip(parents, input_grads):
             if pg is not None:
                 previous = grads.get(id(parent))
                 grads[id(parent)] = pg if previous is None else previous + pg
@@ -441,7 +442,7 @@ def _share_version_counter(view: Tensor, inputs: list[Tensor]) -> None:
             return
 
 
-def _check_unchanged(fn: Function) -> None:
+def _check_unchanged(fn: Function, parents: list[Tensor]) -> None:
     """PyTorch's version check: an input changed in place since the op used it (or its output,
     where backward reads that) would give the op's backward other values than forward saw."""
     name = type(fn).__name__
@@ -452,9 +453,9 @@ def _check_unchanged(fn: Function) -> None:
     if not fn.saves_inputs:
         return
     needs = fn.needs_input_grad
-    # an input changed since by a recorded write is checked as the tensor standing for what
-    # this op saw (Tensor._rebound_recorded left that array as it was)
-    for position, (tensor, version) in enumerate(zip(_parents(fn), fn.input_versions)):
+    # `parents`: an input changed since by a recorded write is checked as the tensor standing
+    # for what this op saw (Tensor._rebound_recorded left that array as it was)
+    for position, (tensor, version) in enumerate(zip(parents, fn.input_versions)):
         if fn.reads_inputs_for_the_others and not any(
                 needed for other, needed in enumerate(needs) if other != position):
             continue  # its value is read for no gradient wanted
