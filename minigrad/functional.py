@@ -1490,12 +1490,11 @@ def _pool_window_sizes(size: tuple[int, ...], out_size: tuple[int, ...], geometr
 # Activations
 # --------------------------------------------------------------------------------------------
 def _result(name: str, input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    """An activation's `inplace=True`: the result written into `input`, which is returned, as
-    PyTorch's; but where the result requires grad (grad mode on, input requiring grad) it is
-    returned as a new tensor, as `x += y` does, which also works for a leaf and for a view
-    (F.relu_ records the change or refuses it). Code that uses what the call returns works
-    either way."""
-    if not inplace or result.requires_grad:
+    """An activation's `inplace=True`: `input` changed to the result and returned, as
+    PyTorch's, recorded while grad mode is on (`Tensor._modified`, which refuses a leaf that
+    requires grad, as PyTorch). A view of another tensor, whose graph would not see the
+    change, gets the result as a new tensor instead and stays as it was."""
+    if not inplace or result.requires_grad and input._is_a_view():
         return result
     return input._modified(name, result)
 

@@ -755,12 +755,13 @@ class Tensor:
 
     def _in_place(self, symbol: str, op: Callable[[Tensor, ArrayLike], Tensor],
                   other: ArrayLike) -> Tensor:
-        """`self symbol other` written into this tensor's array, as PyTorch's in-place ops do,
-        so that an optimizer step `p -= lr * p.grad` under no_grad updates the parameter; a
-        graph whose op had saved this tensor before is then refused by backward (the version
-        check). Where the result requires grad, the op would have to be recorded in place,
-        which minigrad does not do: the result is a new tensor bound to the name instead (and
-        a leaf that requires grad is refused, as in PyTorch)."""
+        """`self symbol other` changes this tensor, as PyTorch's in-place ops do: an optimizer
+        step `p -= lr * p.grad` under no_grad writes into the parameter's array (a graph whose
+        op had saved it before is then refused by backward: the version check), and where the
+        result requires grad the change is recorded as the in-place methods' (`_modified`).
+        A leaf that requires grad is refused, as in PyTorch. A view of another tensor, whose
+        graph would not see the change, gets the result as a new tensor instead: `x[i] += y`,
+        where Python then writes that back with `x[i] = ...`, is recorded on x."""
         name = f"x {symbol} y"
         if engine.is_grad_enabled() and self.requires_grad and self.is_leaf:
             raise InvalidArgumentError(
@@ -768,10 +769,10 @@ class Tensor:
                 f"place; do it under minigrad.no_grad() (as an optimizer step does), or write "
                 f"x = x {symbol[:-1]} y for a new tensor")
         result = op(self, other)
-        if result.requires_grad:
+        if result.requires_grad and self._is_a_view():
             self._check_replacement(name, result.data, "same_kind")
             return result
-        return self._overwrite(name, result.data)
+        return self._modified(name, result)
 
     def _check_replacement(self, name: str, values: np.ndarray, casting: str) -> None:
         if values.shape != self.shape and not engine._broadcasts_to(values.shape, self.shape):
@@ -799,7 +800,10 @@ class Tensor:
         if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
             self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
             self._check_replacement(name, result.data, casting)
-            return self._rebound_recorded(result.to(self.dtype).expand(self.shape))
+            value = result.to(self.dtype)
+            # expanded only where the other operand was smaller: grad_fn stays the op's own
+            return self._rebound_recorded(value if value.shape == self.shape else
+                                          value.expand(self.shape))
         return self._overwrite(name, result.data, casting)
 
     def _refuse_unrecordable(self, name: str, way_out: str) -> None:

@@ -2961,23 +2961,37 @@ def test_inplace_true_writes_into_a_tensor_that_records_nothing_as_torch(torch, 
 
 
 @pytest.mark.parametrize("name, args", IN_PLACE_ACTIVATIONS)
-def test_inplace_true_while_recording_gives_torchs_values_and_gradients(torch, name, args):
-    """PyTorch records the op in place; minigrad returns a new tensor, as `x += y` does, and
-    leaves its input unchanged: what the call returns, and its gradient, are PyTorch's."""
+def test_inplace_true_while_recording_changes_the_input_with_torchs_gradients(torch, name, args):
+    """PyTorch records the op in place, and so does minigrad: the input itself is changed and
+    returned, every reference to it sees the new values, and the gradient is PyTorch's; a leaf
+    that requires grad is refused, as in PyTorch."""
     data = rng.uniform(-4, 7, size=(3, 5))
     upstream = rng.standard_normal((3, 5))
-    leaf = Tensor(data, requires_grad=True)
-    hidden = leaf * 2.0
-    out = getattr(F, name)(hidden, *args, inplace=True)
-    assert out is not hidden and out.requires_grad
-    np.testing.assert_array_equal(hidden.data, data * 2.0)
-    out.backward(upstream)
-    their_leaf = torch.tensor(data, requires_grad=True)
-    expected = getattr(torch.nn.functional, name)(their_leaf * 2.0, *args, inplace=True)
-    expected.backward(torch.tensor(upstream))
-    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    grads, values = [], []
+    for lib, functional in ((minigrad, F), (torch, torch.nn.functional)):
+        leaf = lib.tensor(data, requires_grad=True)
+        hidden = leaf * 2.0
+        alias = hidden
+        assert getattr(functional, name)(hidden, *args, inplace=True) is hidden
+        (alias * lib.tensor(upstream)).sum().backward()
+        values.append(alias.detach().numpy().copy())
+        grads.append(leaf.grad.numpy().copy())
+    np.testing.assert_allclose(*values, rtol=1e-12, atol=1e-15)
     # rtol: PyTorch's hardsigmoid slope is 1/6 rounded to float32 (docs/api.md)
-    np.testing.assert_allclose(leaf.grad, their_leaf.grad.numpy(), rtol=1e-7, atol=1e-15)
+    np.testing.assert_allclose(*grads, rtol=1e-7, atol=1e-15)
+    assert_raises_like_torch(lambda m, F: getattr(F, name)(
+        m.tensor(data, requires_grad=True), *args, inplace=True))
+
+
+def test_inplace_true_on_a_view_while_recording_returns_a_new_tensor():
+    """The documented difference: a view's change would not reach the graph of the tensor it
+    views, so the view stays as it was and the result comes back as a new tensor."""
+    leaf = Tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    hidden = leaf * 1.0
+    row = hidden[0]
+    out = F.relu(row, inplace=True)
+    assert out is not row and np.array_equal(row.data, hidden.data[0])
+    np.testing.assert_array_equal(out.data, np.maximum(hidden.data[0], 0))
 
 
 @pytest.mark.parametrize("name, args", [  # those PyTorch has with a trailing underscore
@@ -3092,20 +3106,18 @@ def test_dropout_takes_inplace_fourth_as_torch(torch, name):
 
 @pytest.mark.parametrize("name", DROPOUT_SHAPES)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dropout_inplace_writes_the_mask_it_would_return_and_records_nothing_in_place(name,
-                                                                                    dtype):
+def test_dropout_inplace_writes_the_mask_it_would_return_recorded_while_recording(name, dtype):
     data = rng.uniform(1, 2, size=DROPOUT_SHAPES[name]).astype(dtype)
     fresh = getattr(F, name)(Tensor(data), 0.5, rng=np.random.default_rng(7))
     ours = Tensor(data.copy())
     assert getattr(F, name)(ours, 0.5, True, True, rng=np.random.default_rng(7)) is ours
     assert ours.dtype == dtype
     np.testing.assert_array_equal(ours.data, fresh.data)
-    # recording a graph: a new tensor and the input unchanged, as the activations' inplace
+    # recording a graph: the input changed in place and recorded, as the activations' inplace
     leaf = Tensor(data, requires_grad=True)
     hidden = leaf * 1.0
     out = getattr(F, name)(hidden, 0.5, True, True, rng=np.random.default_rng(7))
-    assert out is not hidden
-    np.testing.assert_array_equal(hidden.data, data)
+    assert out is hidden
     np.testing.assert_array_equal(out.data, fresh.data)
     out.sum().backward()
     np.testing.assert_allclose(leaf.grad, fresh.data / data, rtol=1e-6)  # the scaled mask

@@ -1219,15 +1219,48 @@ def test_in_place_arithmetic_on_a_saved_tensor_is_caught_by_backward_as_torch():
             y.backward()
 
 
-def test_in_place_arithmetic_whose_result_requires_grad_makes_a_new_tensor():
-    """PyTorch records x += w in place; minigrad records no in-place op and binds x to the
-    new tensor x + w, with the same gradients."""
-    x, w = Tensor(np.array([1.0, 2.0])), Tensor(np.array([3.0, 4.0]), requires_grad=True)
-    before = x
-    x += w
-    assert x is not before and before.tolist() == [1.0, 2.0] and x.requires_grad
-    (x * x).sum().backward()
-    np.testing.assert_array_equal(w.grad, [8.0, 12.0])
+@pytest.mark.parametrize("symbol", [s for s in IN_PLACE if s != "//="])  # torch: no gradient
+def test_in_place_arithmetic_while_recording_changes_the_tensor_with_torchs_gradients(symbol):
+    """PyTorch records x += w in place, and so does minigrad: every reference to x sees the
+    new values, the op that used x before gets the gradient of what it saw, and the
+    gradients are PyTorch's."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    start, other = np.array([1.5, 2.0, 3.0]), np.array([0.5, 4.0, 1.25])
+    grads = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor(start, requires_grad=True)
+        w = lib.tensor(other, requires_grad=True)
+        x = leaf * 1.0
+        alias, before = x, x * 3.0  # `before` used x as it was
+        x = IN_PLACE[symbol](x, w)
+        assert x is alias and x.requires_grad
+        (before * x).sum().backward()
+        grads.append((x.detach().numpy().copy(), leaf.grad.numpy().copy(),
+                      w.grad.numpy().copy()))
+    for ours, theirs in zip(*grads):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def test_in_place_arithmetic_on_a_view_while_recording_is_written_back_as_torch():
+    """x[0] += w: Python reads the view x[0], adds, and writes the result back with
+    x[0] = ..., which is recorded on x; a view kept by name gets a new tensor instead (the
+    documented difference: its graph is not x's)."""
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    results = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        w = lib.tensor([1.0, -2.0, 0.5], requires_grad=True)
+        x = leaf * 2.0
+        x[0] += w * w
+        (x * x).sum().backward()
+        results.append((x.detach().numpy().copy(), leaf.grad.numpy().copy(),
+                        w.grad.numpy().copy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    x = Tensor(np.ones(3), requires_grad=True) * 1.0
+    row = x[1:]
+    row += Tensor(np.ones(2), requires_grad=True)
+    assert x.tolist() == [1.0, 1.0, 1.0] and row.tolist() == [2.0, 2.0]
 
 
 ASSIGNMENTS = {
