@@ -801,6 +801,9 @@ class Tensor:
             self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
             self._check_replacement(name, result.data, casting)
             value = result.to(self.dtype)
+            if not value.requires_grad:  # fill_, uniform_, ...: the graph goes on through self,
+                # whose old entries get gradient 0, as PyTorch's (x.fill_(1) then backward)
+                value = ops.Where.apply(self, value, cond=np.False_)
             # expanded only where the other operand was smaller: grad_fn stays the op's own
             return self._rebound_recorded(value if value.shape == self.shape else
                                           value.expand(self.shape))

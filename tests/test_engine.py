@@ -1512,6 +1512,25 @@ def test_in_place_methods_on_tensors_in_a_graph_are_recorded_as_torch():
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
 
 
+@pytest.mark.parametrize("fill", [
+    lambda lib, x: x.fill_(5.0), lambda lib, x: x.zero_(),
+    lambda lib, x: x.copy_(lib.tensor([7.0, 8.0, 9.0], dtype=lib.float64)),
+])
+def test_filling_a_tensor_in_a_graph_keeps_it_in_the_graph_as_torch(fill):
+    """x.fill_(5) on a tensor that requires grad: it still requires grad (PyTorch's
+    FillBackward), its old entries get gradient 0, and backward through it works."""
+    torch = torch_or_skip()
+    results = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor([1.0, 2.0, 3.0], requires_grad=True, dtype=lib.float64)
+        x = leaf * 2.0
+        assert fill(lib, x) is x and x.requires_grad
+        (x * leaf).sum().backward()
+        results.append((x.detach().numpy().copy(), leaf.grad.numpy().copy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 def test_an_op_that_saved_a_tensor_keeps_what_it_saw_after_an_in_place_change():
     """PyTorch's backward refuses this (the saved tensor's version moved); minigrad keeps the
     old array for the op that saved it (docs/api.md, where minigrad differs on purpose)."""
