@@ -2636,9 +2636,29 @@ class Tensor:
         return ops.GetItem.apply(self, index=parts)
 
     # ---- shape: more of PyTorch's (compositions of the shape primitives) ----
-    def view(self, *shape: int | Sequence[int]) -> Tensor:
-        """reshape: minigrad keeps no strides, so a view is always possible."""
+    def view(self, *shape: int | Sequence[int] | np.dtype | type) -> Tensor:
+        """reshape: minigrad keeps no strides, so a view is always possible. Given a dtype,
+        PyTorch's x.view(dtype): the same bytes read as that dtype, sharing memory, with no
+        gradient; the last dim scales by the ratio of the element sizes."""
+        if len(shape) == 1 and (isinstance(shape[0], np.dtype) or isinstance(shape[0], type)
+                                and issubclass(shape[0], np.generic)):
+            return self._bytes_as(np.dtype(shape[0]))
         return self.reshape(*shape)
+
+    def _bytes_as(self, dtype: np.dtype) -> Tensor:
+        if dtype.itemsize != self.data.itemsize:
+            name = f"view: viewing {self.dtype} as {dtype} (different element sizes)"
+            if self.ndim == 0:
+                raise RuntimeError(f"{name} needs at least one dim; got a 0-d tensor")
+            if self.data.strides[-1] != self.data.itemsize:
+                raise RuntimeError(f"{name} needs the last dim's entries next to each other; "
+                                   f"make the tensor contiguous first (x.clone())")
+            if self.shape[-1] * self.data.itemsize % dtype.itemsize:
+                raise RuntimeError(f"{name} needs a last dim whose bytes make whole {dtype} "
+                                   f"entries; got size {self.shape[-1]}")
+        viewed = Tensor._make(self.data.view(dtype))
+        viewed._versions = self._versions  # one memory, one version counter
+        return viewed
 
     def view_as(self, other: Tensor) -> Tensor:
         """This tensor in `other`'s shape."""

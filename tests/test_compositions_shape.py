@@ -1262,3 +1262,29 @@ def test_argwhere_broadcasting_and_isin_match_torch():
 ])
 def test_index_ops_and_tensor_split_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("values, dtype", [
+    (np.array([1.0, -2.5], dtype=np.float32), "int32"),
+    (np.arange(6, dtype=np.float32).reshape(2, 3), "float16"),  # last dim 3 -> 6
+    (np.arange(8, dtype=np.uint8).reshape(2, 4), "float32"),  # last dim 4 -> 1
+    (np.array(1.5, dtype=np.float64), "int64"),  # 0-d, one element size
+])
+def test_view_as_a_dtype_reads_the_same_bytes_as_torch(values, dtype):
+    torch = torch_or_skip()
+    ours = Tensor(values.copy(), requires_grad=values.dtype.kind == "f")
+    viewed = ours.view(getattr(minigrad, dtype))
+    expected = torch.tensor(values).view(getattr(torch, dtype))
+    assert viewed.shape == tuple(expected.shape) and not viewed.requires_grad
+    np.testing.assert_array_equal(viewed.data, expected.numpy())
+    viewed.data.flat[0] = 0  # shares the memory, as PyTorch's view
+    assert ours.data.tobytes()[:viewed.data.itemsize] == bytes(viewed.data.itemsize)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.arange(6, dtype=lib.float32).reshape(2, 3).view(lib.float64),
+    lambda lib, F: lib.arange(6, dtype=lib.float32).reshape(3, 2).t().view(lib.float16),
+    lambda lib, F: lib.tensor(1.5).view(lib.float16),
+])
+def test_view_as_a_dtype_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
