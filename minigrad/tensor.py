@@ -129,6 +129,13 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     return index
 
 
+def _sign(data: np.ndarray) -> np.ndarray:
+    """np.sign, but 0 for NaN, as PyTorch's sign: (x > 0) - (x < 0)."""
+    if data.dtype.kind != "f":
+        return np.sign(data)
+    return np.subtract(data > 0, data < 0, dtype=data.dtype)
+
+
 def _nan(data: np.ndarray) -> np.ndarray:
     """Where `data` is NaN (nowhere for integers and bools, which numpy's isnan refuses)."""
     return np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, bool)
@@ -1372,7 +1379,7 @@ class Tensor:
         floats the sign of a zero keeps x's sign bit, so that |-0.0| = -0.0 * -0.0 is +0.0, as
         in PyTorch (1 / |x| is then inf, not -inf)."""
         self._refuse_bool("abs")
-        sign = np.sign(self.data)
+        sign = _sign(self.data)
         if sign.dtype.kind == "f":
             sign = np.copysign(sign, self.data)
         return self * sign
@@ -1524,12 +1531,12 @@ class Tensor:
         return self._rounded("round", lambda data: np.round(data, decimals))
 
     def sign(self) -> Tensor:
-        """-1, 0 or 1 by the sign of each entry (NaN stays NaN). Gradient 0."""
+        """-1, 0 or 1 by the sign of each entry (0 for NaN, as PyTorch's). Gradient 0."""
         if self.data.dtype.kind == "b":  # False and True are their own signs, as in PyTorch
             return Tensor._make(self.data.copy())
         if self.data.dtype.kind != "f":
             return Tensor._make(np.sign(self.data))
-        return self._step_function(np.sign(self.data))
+        return self._step_function(_sign(self.data))
 
     def sgn(self) -> Tensor:
         """sign, which it is for real tensors (PyTorch's sgn differs for complex ones only)."""

@@ -654,6 +654,19 @@ def test_abs_of_negative_zero_is_positive_zero(dtype):
     np.testing.assert_array_equal(x.grad, [0.0, 0.0, -1.0])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sign_of_nan_is_0_and_so_is_abss_gradient_there_as_torch(torch, dtype):
+    """PyTorch's sign is (x > 0) - (x < 0): 0 for NaN (numpy's is NaN); abs's gradient is
+    sign(x), so 0 at NaN too."""
+    values = np.array([np.nan, -np.inf, -2.0, -0.0, 0.0, 3.0, np.inf], dtype=dtype)
+    ours = Tensor(values, requires_grad=True)
+    theirs = torch.tensor(values, requires_grad=True)
+    np.testing.assert_array_equal(ours.sign().data, theirs.sign().detach().numpy())
+    ours.abs().sum().backward()
+    theirs.abs().sum().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
 def test_step_functions_pass_back_zeros():
     """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
     so backward through them works."""
