@@ -802,14 +802,16 @@ class Tensor:
     # on and this tensor or the result requiring grad, the change is recorded
     # (`_rebound_recorded`); initialisation and update code runs them under no_grad. A graph
     # whose op saved the tensor before an unrecorded change is refused by backward (the version
-    # check).
-    def _modified(self, name: str, result: Tensor, casting: str = "same_kind") -> Tensor:
+    # check). `replaces`: the result is computed without this tensor (copy_).
+    def _modified(self, name: str, result: Tensor, casting: str = "same_kind",
+                  replaces: bool = False) -> Tensor:
         if engine.is_grad_enabled() and (self.requires_grad or result.requires_grad):
             self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
             self._check_replacement(name, result.data, casting)
             value = result.to(self.dtype)
-            if not value.requires_grad:  # fill_, uniform_, ...: the graph goes on through self,
-                # whose old entries get gradient 0, as PyTorch's (x.fill_(1) then backward)
+            if self.requires_grad and (replaces or not value.requires_grad):
+                # copy_, fill_, uniform_, ...: the graph goes on through self too, whose old
+                # entries get gradient 0, as PyTorch's (x.fill_(1) then backward)
                 value = ops.Where.apply(self, value, cond=np.False_)
             # expanded only where the other operand was smaller: grad_fn stays the op's own
             return self._rebound_recorded(value if value.shape == self.shape else
@@ -918,7 +920,7 @@ class Tensor:
     def copy_(self, src: ArrayLike) -> Tensor:
         """Copy `src`'s values (broadcast to this tensor's shape) into this tensor, converted to
         its dtype whatever theirs (as PyTorch does)."""
-        return self._modified("copy_", self._lift(src), casting="unsafe")
+        return self._modified("copy_", self._lift(src), casting="unsafe", replaces=True)
 
     def fill_(self, value: ArrayLike) -> Tensor:
         """Set every entry to `value` (a number or a one-element tensor)."""
