@@ -2242,21 +2242,26 @@ class MultiheadAttention(Module):
     matmul: query, key and value projected by in_proj_weight (3E, E) and in_proj_bias (3E,),
     attention in `num_heads` heads of E / num_heads dims, the heads merged and projected by
     out_proj, with PyTorch's parameter names (its state dict loads as it is) and initialisation
-    (Glorot-uniform in_proj_weight, zero biases).
+    (Glorot-uniform projection weights, zero biases). With key and value widths `kdim`, `vdim`
+    other than E, the projections are q_proj_weight (E, E), k_proj_weight (E, kdim) and
+    v_proj_weight (E, vdim) instead of in_proj_weight. `add_bias_kv` appends learned bias_k and
+    bias_v (1, 1, E) to the projected keys and values as one more position, `add_zero_attn` a
+    position of zeros to each head's keys and values (both attended by every query).
 
-    forward(query, key, value) takes (L, N, E), (S, N, E), (S, N, E) ((N, L, E) ... with
+    forward(query, key, value) takes (L, N, E), (S, N, kdim), (S, N, vdim) ((N, L, E) ... with
     batch_first, or unbatched (L, E) ...) and returns (output, weights): the output like query,
     and the attention weights (after dropout, as PyTorch's) averaged over the heads, (N, L, S),
-    or per head (N, H, L, S) with average_attn_weights=False, or None with need_weights=False.
-    Masks mean what PyTorch's mean: attn_mask (L, S) or (N * H, L, S), True (or a float added to
-    the scores, -inf) where a query may NOT attend; key_padding_mask (N, S) ((S,) unbatched),
-    True at padding. A float mask given as a Tensor gets its gradient (a learned bias).
-    Dropout (of the weights, while training) draws from `rng`."""
+    or per head (N, H, L, S) with average_attn_weights=False, or None with need_weights=False
+    (S counting the positions added). Masks mean what PyTorch's mean: attn_mask (L, S) or
+    (N * H, L, S), True (or a float added to the scores, -inf) where a query may NOT attend;
+    key_padding_mask (N, S) ((S,) unbatched), True at padding; the positions added are never
+    masked. A float mask given as a Tensor gets its gradient (a learned bias). Dropout (of the
+    weights, while training) draws from `rng`."""
 
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
-                 *, batch_first: bool = False, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
-        # batch_first by name only: PyTorch's fifth positional argument is add_bias_kv
+                 add_bias_kv: bool = False, add_zero_attn: bool = False,
+                 kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
+                 *, rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
         if embed_dim % num_heads:
             raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "
@@ -2264,14 +2269,32 @@ class MultiheadAttention(Module):
         if not 0 <= dropout <= 1:
             raise ValueError(f"MultiheadAttention: dropout must be in [0, 1], got {dropout}")
         self.embed_dim, self.num_heads, self.dropout = embed_dim, num_heads, dropout
+        self.kdim = embed_dim if kdim is None else kdim
+        self.vdim = embed_dim if vdim is None else vdim
+        self._qkv_same_embed_dim = self.kdim == self.vdim == embed_dim
         self.head_dim, self.batch_first = embed_dim // num_heads, batch_first
         self.rng = _default_rng(rng)
-        self.in_proj_weight = init.xavier_uniform_(
-            Parameter(np.empty((3 * embed_dim, embed_dim), dtype)), generator=self.rng)
+
+        def glorot(*shape: int) -> Parameter:
+            return init.xavier_uniform_(Parameter(np.empty(shape, dtype)), generator=self.rng)
+
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = glorot(3 * embed_dim, embed_dim)
+            self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
+        else:
+            self.q_proj_weight, self.k_proj_weight, self.v_proj_weight = (
+                glorot(embed_dim, width) for width in (embed_dim, self.kdim, self.vdim))
+            self.in_proj_weight = None
         self.in_proj_bias = Parameter(np.zeros(3 * embed_dim), dtype=dtype) if bias else None
         self.out_proj = Linear(embed_dim, embed_dim, bias, rng=self.rng, dtype=dtype)
         if bias:
             self.out_proj.bias = Parameter(np.zeros(embed_dim), dtype=dtype)
+        self.bias_k = self.bias_v = None
+        if add_bias_kv:
+            self.bias_k, self.bias_v = (
+                init.xavier_normal_(Parameter(np.empty((1, 1, embed_dim), dtype)),
+                                    generator=self.rng) for _ in range(2))
+        self.add_zero_attn = add_zero_attn
 
     def forward(self, query: Tensor, key: Tensor, value: Tensor,
                 key_padding_mask: Any = None, need_weights: bool = True, attn_mask: Any = None,
@@ -2286,17 +2309,27 @@ class MultiheadAttention(Module):
         elif self.batch_first:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
         length, batch, width = query.shape
-        heads = self.num_heads
-        weights_qkv = self.in_proj_weight.chunk(3)
+        heads, source = self.num_heads, key.shape[0]
+        weights_qkv = self.in_proj_weight.chunk(3) if self._qkv_same_embed_dim else (
+            self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
         biases = self.in_proj_bias.chunk(3) if self.in_proj_bias is not None else (None,) * 3
+        q, k, v = (F.linear(x, w, b) for x, w, b in zip((query, key, value), weights_qkv,
+                                                        biases))
+        if self.bias_k is not None:  # one more position, (1, N, E), for every sample
+            k = cat([k, self.bias_k.expand(1, batch, width)])
+            v = cat([v, self.bias_v.expand(1, batch, width)])
         # each projection (seq, N, E) as (N * heads, seq, head_dim), as PyTorch lays them out
-        q, k, v = (F.linear(x, w, b).reshape(x.shape[0], batch * heads, self.head_dim)
-                   .transpose(0, 1) for x, w, b in zip((query, key, value), weights_qkv, biases))
+        q, k, v = (x.reshape(x.shape[0], batch * heads, self.head_dim).transpose(0, 1)
+                   for x in (q, k, v))
+        if self.add_zero_attn:
+            zeros = Tensor(np.zeros((batch * heads, 1, self.head_dim), dtype=k.dtype))
+            k, v = cat([k, zeros], dim=1), cat([v, zeros], dim=1)
         scores = q @ k.transpose(1, 2) * (1 / math.sqrt(self.head_dim))
         mask = self._additive_mask(attn_mask, key_padding_mask, batched, batch, length,
-                                   key.shape[0], scores.dtype)
+                                   source, scores.dtype)
         if mask is not None:
-            scores = scores + mask
+            added = k.shape[1] - source  # positions every query attends: 0 added to their score
+            scores = scores + (F.pad(mask, (0, added)) if added else mask)
         weights = F.dropout(F.softmax(scores, -1), self.dropout, self.training, rng=self.rng)
         out = (weights @ v).transpose(0, 1).reshape(length, batch, width)
         out = self.out_proj(out)
@@ -2306,7 +2339,7 @@ class MultiheadAttention(Module):
             out = out.transpose(0, 1)
         if not need_weights:
             return out, None
-        weights = weights.reshape(batch, heads, length, key.shape[0])
+        weights = weights.reshape(batch, heads, length, k.shape[1])
         weights = weights.mean(1) if average_attn_weights else weights
         return out, weights if batched else weights.squeeze(0)
 

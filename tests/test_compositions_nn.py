@@ -2464,6 +2464,52 @@ def test_multihead_attention_matches_torch(torch, batch_first, unbatched, masks)
     assert weights is None and out.shape == arrays[0].shape
 
 
+@pytest.mark.parametrize("kdim, vdim, add_bias_kv, add_zero_attn, batch_first, unbatched", [
+    (6, 3, False, False, False, False), (None, None, True, False, False, False),
+    (None, None, False, True, True, False), (6, 3, True, True, False, False),
+    (None, 5, True, True, False, True),
+])
+def test_multihead_attention_with_kdim_vdim_and_added_positions_matches_torch(
+        torch, kdim, vdim, add_bias_kv, add_zero_attn, batch_first, unbatched):
+    """kdim/vdim (separate q, k, v projection weights), add_bias_kv and add_zero_attn, given
+    positionally in PyTorch's order, with bool masks (the added positions stay unmasked):
+    parameter names, outputs, weights per head and every gradient."""
+    E, H, L, S, N = 8, 2, 5, 4, 2
+    settings = (E, H, 0.0, True, add_bias_kv, add_zero_attn, kdim, vdim, batch_first)
+    theirs = torch.nn.MultiheadAttention(*settings).double()
+    ours = nn.MultiheadAttention(*settings, dtype=np.float64)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+
+    def layout(length, width):
+        return (length, width) if unbatched else (N, length, width) if batch_first else \
+            (length, N, width)
+
+    arrays = [rng.standard_normal(layout(length, width)) for length, width in
+              ((L, E), (S, kdim or E), (S, vdim or E))]
+    attn_mask = rng.random((L, S)) < 0.3
+    attn_mask[:, 0] = False
+    padding = np.array([[0, 0, 1, 0], [0, 1, 0, 0]], dtype=bool)
+    masks = dict(attn_mask=attn_mask, key_padding_mask=padding[0] if unbatched else padding)
+    leaves = [Tensor(a, requires_grad=True) for a in arrays]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, weights = ours(*leaves, **masks, average_attn_weights=False)
+    t_out, t_weights = theirs(*t_leaves, **{k: torch.tensor(v) for k, v in masks.items()},
+                              average_attn_weights=False)
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+    t_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=name)
+
+
 def test_multihead_attention_initialises_and_refuses_as_torch(torch):
     layer = nn.MultiheadAttention(64, 4, rng=np.random.default_rng(0))
     bound = math.sqrt(6 / (64 + 3 * 64))  # Glorot on (3E, E)
