@@ -8,6 +8,7 @@ the lines below the `if` are then what runs, and what `draw_graph` shows.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from typing import Callable, Sequence
 
@@ -1233,7 +1234,8 @@ def _interpolation_weights(mode: str, t: np.ndarray) -> list[np.ndarray]:
     def far(x: np.ndarray) -> np.ndarray:  # for 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    return [w.astype(t.dtype) for w in (far(t + 1), near(t), near(1 - t), far(2 - t))]
+    # t's dtype throughout (Python floats are weak); t may be a Tensor (grid_sample's grid)
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
 def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None = None
@@ -1269,46 +1271,67 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: bool | None =
 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
                 padding_mode: str = "zeros", align_corners: bool | None = None) -> Tensor:
-    """The entries of (N, C, H, W) `input` at the places (x, y) of `grid` (N, H', W', 2), in
-    [-1, 1] from the left (top) edge to the right (bottom) one (their pixels' centres with
-    align_corners=True), as PyTorch's: mode 'bilinear' weighs the four neighbours, 'nearest'
-    takes the closest (ties to even); places outside read zeros, or with padding_mode 'border'
-    the nearest edge place, with 'reflection' the place mirrored at the edges. Composed from
-    index gathers: gradients reach the input and, through the weights, the grid."""
+    """The entries of (N, C, H, W) `input` at the places (x, y) of `grid` (N, H', W', 2), or of
+    (N, C, D, H, W) `input` at the places (x, y, z) of `grid` (N, D', H', W', 3), in [-1, 1]
+    from the left (top, front) edge to the right (bottom, back) one (their pixels' centres
+    with align_corners=True), as PyTorch's: mode 'bilinear' (trilinear in 3-D) weighs the 4
+    (8) neighbours, 'nearest' takes the closest (ties to even); places outside read zeros, or
+    with padding_mode 'border' the nearest edge place, with 'reflection' the place mirrored at
+    the edges. Composed from index gathers: gradients reach the input and, through the
+    weights, the grid."""
     name = "grid_sample"
-    if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"{name}: mode must be 'bilinear' or 'nearest', got {mode!r}")
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"{name}: mode must be 'bilinear', 'nearest' or 'bicubic', got "
+                         f"{mode!r}")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"{name}: padding_mode must be 'zeros', 'border' or 'reflection', got "
                          f"{padding_mode!r}")
-    if input.ndim != 4 or grid.shape != (input.shape[0], *grid.shape[1:3], 2):
+    spatial = input.ndim - 2
+    if spatial not in (2, 3) or grid.shape != (input.shape[0], *grid.shape[1:-1], spatial):
         raise InvalidArgumentError(f"{name}: expected input (N, C, H, W) and grid (N, H', W', "
-                                   f"2), got {input.shape} and {grid.shape}")
+                                   f"2), or input (N, C, D, H, W) and grid (N, D', H', W', 3); "
+                                   f"got {input.shape} and {grid.shape}")
+    if mode == "bicubic" and spatial != 2:
+        raise NotImplementedError(f"{name}: mode 'bicubic' takes 4-D inputs only, got "
+                                  f"{input.shape}")  # PyTorch's class here
     input._require_floating(name)
-    n, c, height, width = input.shape
-    x, y = (_grid_source(grid[..., axis], size, padding_mode, bool(align_corners))
-            for axis, size in ((0, width), (1, height)))
-    batch = np.arange(n).reshape(n, 1, 1, 1)
-    channel = np.arange(c).reshape(1, c, 1, 1)
+    n, c, *sizes = input.shape
+    # the place along each input dim; the grid's first coordinate (x) runs along the last dim
+    coordinates = [grid[..., spatial - 1 - dim] for dim in range(spatial)]
+    sources = [_grid_source(coordinate, size, "zeros" if mode == "bicubic" else padding_mode,
+                            bool(align_corners)) for coordinate, size in zip(coordinates, sizes)]
+    ones = (1,) * spatial
+    batch, channel = np.arange(n).reshape(n, 1, *ones), np.arange(c).reshape(1, c, *ones)
 
-    def read(rows: np.ndarray, cols: np.ndarray) -> tuple[Tensor, np.ndarray]:
-        """input at (rows, cols) (N, H', W'), each (N, C, H', W'), and where they lie inside."""
-        inside = (rows >= 0) & (rows < height) & (cols >= 0) & (cols < width)
-        values = input[batch, channel, np.clip(rows, 0, height - 1)[:, None],
-                       np.clip(cols, 0, width - 1)[:, None]]
-        return values, inside[:, None]
+    def read(places: list[np.ndarray]) -> Tensor:
+        """input at integer `places` (one (N, *out) array per input dim), (N, C, *out), with
+        zeros where a place lies outside."""
+        inside = np.logical_and.reduce([(p >= 0) & (p < size) for p, size in zip(places, sizes)])
+        values = input[(batch, channel, *(np.clip(p, 0, size - 1)[:, None]
+                                          for p, size in zip(places, sizes)))]
+        return values.masked_fill(~inside[:, None], 0.0)
 
     if mode == "nearest":
-        values, inside = read(np.rint(y.data).astype(np.int64), np.rint(x.data).astype(np.int64))
-        return values.masked_fill(~inside, 0.0)
-    left, top = np.floor(x.data), np.floor(y.data)
-    right_weight, bottom_weight = (x - left).unsqueeze(1), (y - top).unsqueeze(1)
+        return read([np.rint(source.data).astype(np.int64) for source in sources])
+    if mode == "bicubic":  # Keys' cubic convolution of the 4 x 4 entries around each place,
+        # each of them moved inside by the padding mode on its own, as PyTorch's
+        lows = [np.floor(source.data) for source in sources]
+        weights = [_interpolation_weights(mode, (source - low).unsqueeze(1))
+                   for source, low in zip(sources, lows)]
+        taps = [[np.rint(_padded_source(Tensor(low + step - 1), size, padding_mode,
+                                        bool(align_corners)).data).astype(np.int64)
+                 for step in range(4)] for low, size in zip(lows, sizes)]
+        return sum(read([rows, cols]) * row_weight * col_weight
+                   for rows, row_weight in zip(taps[0], weights[0])
+                   for cols, col_weight in zip(taps[1], weights[1]))
+    lows = [np.floor(source.data) for source in sources]
+    highs_weights = [(source - low).unsqueeze(1) for source, low in zip(sources, lows)]
     out = None
-    for row, row_weight in ((top, 1 - bottom_weight), (top + 1, bottom_weight)):
-        for col, col_weight in ((left, 1 - right_weight), (left + 1, right_weight)):
-            values, inside = read(row.astype(np.int64), col.astype(np.int64))
-            term = (values * row_weight * col_weight).masked_fill(~inside, 0.0)
-            out = term if out is None else out + term
+    for corner in itertools.product((0, 1), repeat=spatial):  # 0: the lower neighbour
+        term = read([(low + step).astype(np.int64) for low, step in zip(lows, corner)])
+        for step, weight in zip(corner, highs_weights):
+            term = term * (weight if step else 1 - weight)
+        out = term if out is None else out + term
     return out
 
 
@@ -1320,6 +1343,12 @@ def _grid_source(coordinate: Tensor, size: int, padding_mode: str, align_corners
     clipped place has gradient 0, also at the limit itself, as PyTorch's."""
     source = (coordinate + 1) * ((size - 1) / 2) if align_corners else \
         ((coordinate + 1) * size - 1) / 2
+    return _padded_source(source, size, padding_mode, align_corners)
+
+
+def _padded_source(source: Tensor, size: int, padding_mode: str, align_corners: bool
+                   ) -> Tensor:
+    """A place along an input dim of `size` moved inside by grid_sample's padding mode."""
     if padding_mode == "zeros":
         return source
     if padding_mode == "reflection":

@@ -3434,13 +3434,20 @@ def test_affine_grid_matches_torch(torch, size, align_corners):
     assert F.affine_grid(Tensor(data.astype(np.float32)), size).dtype == np.float32
 
 
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners):
-    """Places inside and outside [-1, 1]: the values and the gradients of the input and (for
-    bilinear: nearest's is 0) of the grid."""
-    data, places = rng.standard_normal((2, 3, 4, 5)), rng.uniform(-1.6, 1.6, (2, 3, 6, 2))
+@pytest.mark.parametrize("input_shape, grid_shape", [((2, 3, 4, 5), (2, 3, 6, 2)),
+                                                     ((2, 3, 4, 5, 3), (2, 3, 2, 4, 3))])
+def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners, input_shape,
+                                   grid_shape):
+    """Places inside and outside [-1, 1], 2-D and 3-D (trilinear; bicubic is 2-D only, as in
+    PyTorch): the values and the gradients of the input and (but nearest's, 0) of the grid."""
+    if mode == "bicubic" and len(input_shape) == 5:
+        assert_raises_like_torch(lambda lib, F: F.grid_sample(
+            lib.zeros(input_shape), lib.zeros(grid_shape), mode, padding_mode, align_corners))
+        return
+    data, places = rng.standard_normal(input_shape), rng.uniform(-1.6, 1.6, grid_shape)
     leaves = [Tensor(a, requires_grad=True) for a in (data, places)]
     their_leaves = [torch.tensor(a, requires_grad=True) for a in (data, places)]
     out = F.grid_sample(*leaves, mode, padding_mode, align_corners)
@@ -3461,10 +3468,14 @@ def test_grid_sample_at_the_identity_grid_gives_the_input(align_corners):
     x = Tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
     grid = F.affine_grid(Tensor(np.tile(np.eye(2, 3, dtype=np.float32), (2, 1, 1))),
                          x.shape, align_corners)
-    for mode in ("bilinear", "nearest"):
-        out = F.grid_sample(x, grid, mode, align_corners=align_corners)
-        assert out.dtype == np.float32
-        np.testing.assert_allclose(out.data, x.data, rtol=1e-6, atol=1e-6)
+    volume = Tensor(rng.standard_normal((2, 3, 4, 5, 3)).astype(np.float32))
+    volume_grid = F.affine_grid(Tensor(np.tile(np.eye(3, 4, dtype=np.float32), (2, 1, 1))),
+                                volume.shape, align_corners)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for data, places in ((x, grid), (volume, volume_grid))[:2 if mode != "bicubic" else 1]:
+            out = F.grid_sample(data, places, mode, align_corners=align_corners)
+            assert out.dtype == np.float32
+            np.testing.assert_allclose(out.data, data.data, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("p", [2.0, 1.0, 3.0, math.inf])
