@@ -657,7 +657,8 @@ def _as_function(name: str) -> Callable[..., Any]:
 
     signature = inspect.signature(method)
     self, *rest = signature.parameters.values()
-    function.__signature__ = signature.replace(parameters=[self.replace(name="input"), *rest])
+    function.__signature__ = signature.replace(
+        parameters=[self.replace(name="input", annotation=Tensor), *rest])
     return function
 
 

@@ -463,3 +463,48 @@ def test_api_md_linalg_table_lists_minigrad_linalg_once_with_real_primitives():
     for row in rows:
         named = set(re.findall(r"`([A-Z]\w*)(?:\.backward)?`", row[2] + row[3]))
         assert named <= primitives, f"docs/api.md: {row[0]} names {named - primitives}"
+
+
+# --------------------------------------------------------------------------------------------
+# type hints on the public API
+# --------------------------------------------------------------------------------------------
+def _public_callables():
+    """(name, function) for every public function of minigrad, minigrad.functional,
+    minigrad.special and minigrad.linalg, every public Tensor method, and the __init__, forward
+    and step of every public class of minigrad.nn and minigrad.optim."""
+    for module, prefix in ((minigrad, "minigrad"), (functional, "F"), (special, "special"),
+                           (minigrad.linalg, "linalg")):
+        for name in dir(module):
+            value = getattr(module, name)
+            if not name.startswith("_") and inspect.isfunction(value) and \
+                    value.__module__.startswith("minigrad"):
+                yield f"{prefix}.{name}", value
+    for name, value in vars(Tensor).items():
+        if not name.startswith("_") and inspect.isfunction(value):
+            yield f"Tensor.{name}", value
+    for module in (nn, minigrad.optim):
+        for name in dir(module):
+            cls = getattr(module, name)
+            if name.startswith("_") or not inspect.isclass(cls) or \
+                    not cls.__module__.startswith("minigrad"):
+                continue
+            for method in ("__init__", "forward", "step"):
+                if inspect.isfunction(cls.__dict__.get(method)):
+                    yield f"{module.__name__}.{name}.{method}", cls.__dict__[method]
+
+
+def test_the_public_api_has_type_hints():
+    """Every parameter but self/cls and *args/**kwargs annotated, and every return but
+    __init__'s."""
+    unannotated = []
+    for name, function in _public_callables():
+        signature = inspect.signature(function)
+        bare = [p.name for p in signature.parameters.values()
+                if p.name not in ("self", "cls") and p.annotation is inspect.Parameter.empty
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if not name.endswith("__init__") and \
+                signature.return_annotation is inspect.Signature.empty:
+            bare.append("return")
+        if bare:
+            unannotated.append(f"{name}: {', '.join(bare)}")
+    assert not unannotated, "\n".join(unannotated)
