@@ -2416,6 +2416,29 @@ def test_module_dict_and_parameter_list_register_under_torchs_names(torch):
     assert [p.shape for p in params] == [tuple(p.shape) for p in t_params]
 
 
+def _check_attention_layer_against_torch(torch, ours, theirs, arrays, masks, average):
+    """ours and theirs (same parameters) on the same query, key and value: outputs, attention
+    weights, and the gradients of the inputs and of every parameter."""
+    leaves = [Tensor(a, requires_grad=True) for a in arrays]
+    t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours.zero_grad()
+    theirs.zero_grad()
+    out, weights = ours(*leaves, **masks, average_attn_weights=average)
+    t_out, t_weights = theirs(*t_leaves, **{k: torch.tensor(v) for k, v in masks.items()},
+                              average_attn_weights=average)
+    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    (out * upstream).sum().backward()
+    (t_out * torch.tensor(upstream)).sum().backward()
+    for leaf, t_leaf in zip(leaves, t_leaves):
+        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
+    t_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=name)
+
+
 @pytest.mark.parametrize("batch_first, unbatched, masks", [
     (False, False, "bool"), (True, False, "float"), (False, True, "none"), (True, False, "none")])
 def test_multihead_attention_matches_torch(torch, batch_first, unbatched, masks):
@@ -2441,25 +2464,7 @@ def test_multihead_attention_matches_torch(torch, batch_first, unbatched, masks)
         kwargs = dict(attn_mask=rng.standard_normal((N * H, L, S)),
                       key_padding_mask=rng.standard_normal((N, S)))
     for average in (True, False):
-        leaves = [Tensor(a, requires_grad=True) for a in arrays]
-        t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
-        ours.zero_grad()
-        theirs.zero_grad()
-        out, weights = ours(*leaves, **kwargs, average_attn_weights=average)
-        t_out, t_weights = theirs(*t_leaves, **{k: torch.tensor(v) for k, v in kwargs.items()},
-                                  average_attn_weights=average)
-        np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10,
-                                   atol=1e-12)
-        upstream = rng.standard_normal(out.shape)
-        (out * upstream).sum().backward()
-        (t_out * torch.tensor(upstream)).sum().backward()
-        for leaf, t_leaf in zip(leaves, t_leaves):
-            np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
-        t_params = dict(theirs.named_parameters())
-        for name, p in ours.named_parameters():
-            np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9,
-                                       atol=1e-12, err_msg=name)
+        _check_attention_layer_against_torch(torch, ours, theirs, arrays, kwargs, average)
     out, weights = ours(*[Tensor(a) for a in arrays], need_weights=False)
     assert weights is None and out.shape == arrays[0].shape
 
@@ -2492,22 +2497,7 @@ def test_multihead_attention_with_kdim_vdim_and_added_positions_matches_torch(
     attn_mask[:, 0] = False
     padding = np.array([[0, 0, 1, 0], [0, 1, 0, 0]], dtype=bool)
     masks = dict(attn_mask=attn_mask, key_padding_mask=padding[0] if unbatched else padding)
-    leaves = [Tensor(a, requires_grad=True) for a in arrays]
-    t_leaves = [torch.tensor(a, requires_grad=True) for a in arrays]
-    out, weights = ours(*leaves, **masks, average_attn_weights=False)
-    t_out, t_weights = theirs(*t_leaves, **{k: torch.tensor(v) for k, v in masks.items()},
-                              average_attn_weights=False)
-    np.testing.assert_allclose(out.data, t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(weights.data, t_weights.detach().numpy(), rtol=1e-10, atol=1e-12)
-    upstream = rng.standard_normal(out.shape)
-    (out * upstream).sum().backward()
-    (t_out * torch.tensor(upstream)).sum().backward()
-    for leaf, t_leaf in zip(leaves, t_leaves):
-        np.testing.assert_allclose(leaf.grad, t_leaf.grad.numpy(), rtol=1e-9, atol=1e-12)
-    t_params = dict(theirs.named_parameters())
-    for name, p in ours.named_parameters():
-        np.testing.assert_allclose(p.grad, t_params[name].grad.numpy(), rtol=1e-9, atol=1e-12,
-                                   err_msg=name)
+    _check_attention_layer_against_torch(torch, ours, theirs, arrays, masks, average=False)
 
 
 def test_multihead_attention_initialises_and_refuses_as_torch(torch):
