@@ -20,7 +20,7 @@ import numpy as np
 from . import functional as F
 from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
 from .dtypes import get_default_dtype
-from .engine import require_bool
+from .engine import Function, HookHandle, is_grad_enabled, require_bool
 from .errors import InvalidArgumentError, InvalidKeyError
 from .tensor import Tensor, _as_array
 from .tensor_functions import cat, stack
@@ -46,6 +46,111 @@ class _IncompatibleKeys(NamedTuple):
     unexpected_keys: list[str]
 
 
+def _registered(hooks: dict[int, Any], entry: Any, prepend: bool) -> HookHandle:
+    """`entry` added to a module's `hooks`, last or (prepend) first; its handle."""
+    handle = HookHandle(hooks, entry)
+    if prepend:
+        ordered = {handle.id: hooks.pop(handle.id), **hooks}
+        hooks.clear()
+        hooks.update(ordered)
+    return handle
+
+
+class _BackwardHookBoundary:
+    """One call of a module that has full backward hooks. Its positional inputs that require
+    grad pass through one op (`_HookedInputs`: they are packed into one array, which the
+    module reads back as views), so that their gradients arrive together, as PyTorch's hook
+    sees them; its outputs pass through identities (`_HookedOutput`) that note theirs first."""
+
+    def __init__(self, module: Module) -> None:
+        self.module = module
+        self.positions: list[int] = []
+        self.arguments = 0
+        self.grad_outputs: list[Tensor | None] = []
+        self.awaited = 0  # output gradients still to come, when no input needs one
+
+    def inputs(self, args: tuple) -> tuple:
+        self.arguments = len(args)
+        self.positions = [i for i, a in enumerate(args) if isinstance(a, Tensor) and
+                          a.requires_grad]
+        if not self.positions:
+            return args
+        packed = _HookedInputs.apply(*(args[i] for i in self.positions), boundary=self)
+        args, start = list(args), 0
+        for i in self.positions:
+            shape, dtype, size = args[i].shape, args[i].dtype, args[i].numel()
+            args[i] = packed[start:start + size].reshape(shape).to(dtype)
+            start += size
+        return tuple(args)
+
+    def outputs(self, output: Any) -> Any:
+        outputs = output if isinstance(output, tuple) else (output,)
+        self.grad_outputs = [None] * len(outputs)
+        hooked = [_HookedOutput.apply(t, boundary=self, index=i)
+                  if isinstance(t, Tensor) and t.requires_grad else t
+                  for i, t in enumerate(outputs)]
+        self.awaited = 0 if self.positions else len(hooked) - hooked.count(None)
+        return tuple(hooked) if isinstance(output, tuple) else hooked[0]
+
+    def fire(self, grad_input: tuple) -> tuple:
+        """The module's hooks on (grad_input, grad_output); the grad_input they leave."""
+        for hook, _, _ in list(self.module._backward_hooks.values()):
+            replaced = hook(self.module, grad_input, tuple(self.grad_outputs))
+            if replaced is not None:
+                replaced = tuple(replaced)
+                if len(replaced) != len(grad_input):
+                    raise RuntimeError(f"backward hook: returned {len(replaced)} gradients "
+                                       f"for {len(grad_input)} inputs")
+                grad_input = replaced
+        return grad_input
+
+
+class _HookedInputs(Function):
+    """The inputs of a hooked module call packed into one flat array (see
+    _BackwardHookBoundary); backward unpacks their gradients and runs the module's hooks.
+    dx_i = the hooks' grad_input[i] (G's part for x_i, unless a hook replaced it)"""
+
+    saves_inputs = False
+
+    def forward(self, *inputs: np.ndarray, boundary: _BackwardHookBoundary) -> np.ndarray:
+        self.boundary, self.shapes = boundary, [a.shape for a in inputs]
+        self.dtypes = [a.dtype for a in inputs]
+        dtype = np.result_type(*inputs)
+        return np.concatenate([a.ravel().astype(dtype, copy=False) for a in inputs])
+
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, ...]:
+        boundary = self.boundary
+        bounds = np.cumsum([0] + [math.prod(shape) for shape in self.shapes])
+        grad_input: list[Tensor | None] = [None] * boundary.arguments
+        for position, start, stop, shape, dtype in zip(boundary.positions, bounds, bounds[1:],
+                                                       self.shapes, self.dtypes):
+            grad_input[position] = Tensor(g[start:stop].reshape(shape).astype(dtype))
+        grad_input = boundary.fire(tuple(grad_input))
+        return tuple(None if grad_input[i] is None else _as_array(grad_input[i])
+                     for i in boundary.positions)
+
+
+class _HookedOutput(Function):
+    """An output of a hooked module call, unchanged; backward notes its gradient for the hooks
+    (and runs them, when no input needs a gradient).   dx = G"""
+
+    saves_inputs = False
+
+    def forward(self, x: np.ndarray, boundary: _BackwardHookBoundary, index: int
+                ) -> np.ndarray:
+        self.boundary, self.index = boundary, index
+        return x.copy()  # an op's own output, not a view of its input
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
+        boundary = self.boundary
+        boundary.grad_outputs[self.index] = Tensor(g)
+        if boundary.awaited:
+            boundary.awaited -= 1
+            if not boundary.awaited:
+                boundary.fire((None,) * boundary.arguments)
+        return g
+
+
 class Module:
     """Base class of layers and models: assign Parameters and Modules as attributes and they are
     found by `parameters()`, `named_parameters()`, `state_dict()` and `train()`/`eval()`;
@@ -57,6 +162,10 @@ class Module:
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
         object.__setattr__(self, "training", True)
+        # hook id -> (hook, with_kwargs, always_call); HookHandle.remove() deletes the entry
+        object.__setattr__(self, "_forward_pre_hooks", {})
+        object.__setattr__(self, "_forward_hooks", {})
+        object.__setattr__(self, "_backward_hooks", {})
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
@@ -202,7 +311,59 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self._forward_pre_hooks or self._forward_hooks or self._backward_hooks:
+            return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # PyTorch's module hooks: around forward, and on the gradients of a call's inputs and
+    # outputs (register_full_backward_hook)
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> HookHandle:
+        """hook(module, args) before each forward (hook(module, args, kwargs) with_kwargs); it
+        may return new args (a tuple, or one value), or (args, kwargs) with_kwargs."""
+        return _registered(self._forward_pre_hooks, (hook, with_kwargs, False), prepend)
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False, always_call: bool = False
+                              ) -> HookHandle:
+        """hook(module, args, output) after each forward (hook(module, args, kwargs, output)
+        with_kwargs); it may return a new output. With always_call it runs even when forward
+        raises (with output None), before the error goes on."""
+        return _registered(self._forward_hooks, (hook, with_kwargs, always_call), prepend)
+
+    def register_full_backward_hook(self, hook: Callable[..., Any], prepend: bool = False
+                                    ) -> HookHandle:
+        """hook(module, grad_input, grad_output) once the gradients of a call's positional
+        tensor inputs are known: tuples of tensors (None for an argument that is no tensor
+        requiring grad, or an output no gradient reached); it may return a new grad_input."""
+        return _registered(self._backward_hooks, (hook, False, False), prepend)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        for hook, with_kwargs, _ in list(self._forward_pre_hooks.values()):
+            result = hook(self, args, kwargs) if with_kwargs else hook(self, args)
+            if result is None:
+                continue
+            if with_kwargs:
+                args, kwargs = result
+            else:
+                args = result if isinstance(result, tuple) else (result,)
+        boundary = None
+        if self._backward_hooks and is_grad_enabled():
+            boundary = _BackwardHookBoundary(self)
+            args = boundary.inputs(args)
+        try:
+            output = self.forward(*args, **kwargs)
+        except Exception:
+            for hook, with_kwargs, always_call in list(self._forward_hooks.values()):
+                if always_call:
+                    hook(self, args, kwargs, None) if with_kwargs else hook(self, args, None)
+            raise
+        for hook, with_kwargs, _ in list(self._forward_hooks.values()):
+            result = hook(self, args, kwargs, output) if with_kwargs else \
+                hook(self, args, output)
+            if result is not None:
+                output = result
+        return output if boundary is None else boundary.outputs(output)
 
     def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
                       remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:

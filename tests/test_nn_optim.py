@@ -10,6 +10,7 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
+import minigrad
 from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
@@ -308,6 +309,87 @@ def test_modules_children_and_apply_visit_in_torch_order():
     assert ours.apply(lambda m: visited.append(type(m).__name__)) is ours
     theirs.apply(lambda m: t_visited.append(type(m).__name__))
     assert visited == t_visited  # children first, then the module itself
+
+
+def _scaled_pair(nn_module, weight):
+    """A module of two positional tensors and a number, returning two tensors, in minigrad or
+    torch.nn: (a * w * scale + shift, (a + b) * w)."""
+    class ScaledPair(nn_module.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn_module.Parameter(weight)
+
+        def forward(self, a, b, scale, *, shift=0.0):
+            return a * self.w * scale + shift, (a + b) * self.w
+    return ScaledPair()
+
+
+def _hooked_run(lib, nn_module, replace):
+    """Every kind of module hook on _scaled_pair, as PyTorch's: what each hook saw, in order,
+    and the inputs' gradients (a hook doubling the first input's gradient if `replace`)."""
+    module, seen = _scaled_pair(nn_module, lib.tensor([0.5, 1.5, -2.0], dtype=lib.float64)), []
+
+    def values(tensors):
+        return [None if t is None else t.detach().numpy().round(12).tolist() for t in tensors]
+
+    module.register_forward_pre_hook(lambda m, args: seen.append(("pre", len(args))))
+    module.register_forward_pre_hook(lambda m, args: (args[0] * 2, *args[1:]), prepend=False)
+    module.register_forward_pre_hook(lambda m, args, kwargs: seen.append(("first", kwargs)) or
+                                     (args, {"shift": 1.0}), prepend=True, with_kwargs=True)
+    module.register_forward_hook(lambda m, args, out: seen.append(("out", values(out))))
+    module.register_forward_hook(lambda m, args, kwargs, out: (out[0] + 1, out[1]),
+                                 with_kwargs=True)
+
+    def backward_hook(m, grad_input, grad_output):
+        seen.append(("grads", values(grad_input), values(grad_output)))
+        if replace:
+            return (grad_input[0] * 2, *grad_input[1:])
+    module.register_full_backward_hook(backward_hook)
+    a = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([0.25, 3.0, -1.0], dtype=lib.float64, requires_grad=True)
+    first, second = module(a, b, 3.0, shift=5.0)
+    (first * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64) + second).sum().backward()
+    return seen, values([a.grad, b.grad, module.w.grad])
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_module_hooks_see_and_change_what_torchs_do(replace):
+    """Forward pre-hooks (prepend, with_kwargs, a new input), forward hooks (a new output)
+    and full backward hooks (grad_input for the tensors among the positional arguments, None
+    for the number; grad_output; a replaced grad_input): the same calls, values and
+    gradients as PyTorch's."""
+    torch = torch_or_skip()
+    assert _hooked_run(minigrad, nn, replace) == _hooked_run(torch, torch.nn, replace)
+
+
+def test_module_hooks_are_removed_by_their_handles_and_always_call_runs_on_errors():
+    layer, calls = nn.Linear(2, 2), []
+    handles = [layer.register_forward_pre_hook(lambda m, args: calls.append("pre")),
+               layer.register_forward_hook(lambda m, args, out: calls.append("out")),
+               layer.register_full_backward_hook(lambda m, gi, go: calls.append("back"))]
+    layer(Tensor(np.ones((1, 2)), requires_grad=True)).sum().backward()
+    assert calls == ["pre", "out", "back"]
+    for handle in handles:
+        handle.remove()
+    layer(Tensor(np.ones((1, 2)), requires_grad=True)).sum().backward()
+    assert calls == ["pre", "out", "back"]
+    layer.register_forward_hook(lambda m, args, out: calls.append(("always", out)),
+                                always_call=True)
+    with pytest.raises(Exception):
+        layer(Tensor(np.ones((1, 3))))  # the wrong width
+    assert calls[-1] == ("always", None)
+
+
+def test_a_backward_hook_on_a_module_whose_inputs_need_no_grad_sees_the_output_grads():
+    torch = torch_or_skip()
+    seen = []
+    for lib in (nn, torch.nn):
+        layer = lib.Linear(2, 3)
+        layer.register_full_backward_hook(lambda m, gi, go: seen.append(
+            (gi, [tuple(g.shape) for g in go])))
+        data = np.ones((4, 2), dtype=np.float32)
+        layer(Tensor(data) if lib is nn else torch.tensor(data)).sum().backward()
+    assert seen[0] == seen[1] == ((None,), [(4, 3)])
 
 
 def _shared(nn_module, ones):
@@ -816,12 +898,10 @@ def test_embedding_from_pretrained_draws_no_table_of_its_own(monkeypatch):
     assert layer.weight.data is table.data and layer.padding_idx == 2
 
 
-def test_multihead_attention_takes_batch_first_by_name_only():
-    """PyTorch's fifth positional argument is add_bias_kv, which minigrad does not have: a
-    fifth positional argument is refused rather than taken as batch_first."""
-    with pytest.raises(TypeError):
-        nn.MultiheadAttention(8, 2, 0.0, True, True)
-    assert nn.MultiheadAttention(8, 2, batch_first=True).batch_first
+def test_multihead_attention_takes_its_arguments_in_torchs_order():
+    """The fifth positional argument is add_bias_kv, the ninth batch_first, as PyTorch's."""
+    layer = nn.MultiheadAttention(8, 2, 0.0, True, True, False, None, None, True)
+    assert layer.bias_k.shape == (1, 1, 8) and layer.batch_first and not layer.add_zero_attn
 
 
 def test_multihead_attention_is_made_without_casting_garbage(monkeypatch):
