@@ -508,3 +508,18 @@ def test_the_public_api_has_type_hints():
         if bare:
             unannotated.append(f"{name}: {', '.join(bare)}")
     assert not unannotated, "\n".join(unannotated)
+
+
+def test_api_md_autograd_table_lists_minigrad_autograd():
+    """The `minigrad.autograd` table names what minigrad.autograd exports, and all of it
+    (`functional.X` names minigrad.autograd.functional's)."""
+    [rows] = [rows for header, rows in markdown_tables(API_MD.read_text(encoding="utf-8"))
+              if header[0] == "minigrad.autograd"]
+    listed = [span for row in rows for span in re.findall(r"`([\w.]+)`", row[0])]
+    for span in listed:
+        owner = minigrad.autograd
+        for part in span.split("."):
+            owner = getattr(owner, part)
+    expected = set(minigrad.autograd.__all__) - {"functional"} | {
+        f"functional.{name}" for name in minigrad.autograd.functional.__all__}
+    assert sorted(listed) == sorted(expected)

@@ -1954,3 +1954,106 @@ def test_broadcasts_to_agrees_with_numpy_on_every_small_shape():
         except ValueError:
             expected = False
         assert engine._broadcasts_to(shape, target) == expected, (shape, target)
+
+
+# --------------------------------------------------------------------------------------------
+# minigrad.autograd: torch.autograd's namespace, and PyTorch-style Functions
+# --------------------------------------------------------------------------------------------
+def _scaled_exp(lib, style):
+    """out = exp(x * s) * y for tensors x, y and a number s, written as a torch.autograd.Function
+    subclass in either of PyTorch's two forms; it records ctx.needs_input_grad."""
+    seen = []
+
+    def forward(x, s, y):
+        return (x * s).exp() * y
+
+    def save(ctx, inputs, out):
+        x, s, y = inputs
+        ctx.save_for_backward(x, y)
+        ctx.s = s
+        seen.append(ctx.needs_input_grad)
+
+    def backward(ctx, g):
+        x, y = ctx.saved_tensors
+        e = (x * ctx.s).exp()
+        return (g * e * y * ctx.s if ctx.needs_input_grad[0] else None, None,
+                g * e if ctx.needs_input_grad[2] else None)
+
+    if style == "ctx":
+        def ctx_forward(ctx, x, s, y):
+            out = forward(x, s, y)
+            save(ctx, (x, s, y), out)
+            return out
+        body = {"forward": staticmethod(ctx_forward)}
+    else:
+        body = {"forward": staticmethod(forward), "setup_context": staticmethod(save)}
+    body["backward"] = staticmethod(backward)
+    return type("ScaledExp", (lib.autograd.Function,), body), seen
+
+
+@pytest.mark.parametrize("style", ["ctx", "setup_context"])
+def test_pytorch_style_functions_give_torchs_values_gradients_and_needs_input_grad(style):
+    torch = torch_or_skip()
+    results = []
+    for lib in (minigrad, torch):
+        function, seen = _scaled_exp(lib, style)
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        y = lib.tensor([1.5, 2.0, -0.5], dtype=lib.float64)  # needs no gradient
+        out = function.apply(x, 0.75, y)
+        assert out.requires_grad
+        (out * out).sum().backward()
+        results.append((out.detach().numpy().tolist(), x.grad.numpy().tolist(), seen))
+    assert results[0][2] == [(True, False, False)]
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-14)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-14)
+    assert results[0][2] == results[1][2]
+
+
+def test_a_pytorch_style_function_returning_the_wrong_number_of_gradients_raises():
+    class Wrong(minigrad.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x * y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g  # one gradient for two arguments
+
+    x = Tensor(np.ones(2), requires_grad=True)
+    with pytest.raises(RuntimeError, match="returned 1 gradients"):
+        Wrong.apply(x, x).sum().backward()
+
+
+def test_autograd_functional_jacobian_and_vjp_match_torch():
+    torch = torch_or_skip()
+
+    def f(lib):
+        return lambda a, b: (a * b).sum(0).tanh() + a[0] ** 2
+
+    a, b = rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    v = rng.standard_normal(3)
+    ours = minigrad.autograd.functional.jacobian(f(minigrad), (Tensor(a), Tensor(b)))
+    theirs = torch.autograd.functional.jacobian(f(torch), (torch.tensor(a), torch.tensor(b)))
+    for mine, expected in zip(ours, theirs):
+        np.testing.assert_allclose(mine.data, expected.numpy(), rtol=1e-12)
+    single = minigrad.autograd.functional.jacobian(lambda x: x.exp(), Tensor(a[0]))
+    np.testing.assert_allclose(single.data, np.diag(np.exp(a[0])), rtol=1e-14)
+    out, grads = minigrad.autograd.functional.vjp(f(minigrad), (Tensor(a), Tensor(b)),
+                                                  Tensor(v))
+    t_out, t_grads = torch.autograd.functional.vjp(f(torch), (torch.tensor(a),
+                                                              torch.tensor(b)), torch.tensor(v))
+    np.testing.assert_allclose(out.data, t_out.numpy(), rtol=1e-14)
+    for mine, expected in zip(grads, t_grads):
+        np.testing.assert_allclose(mine.data, expected.numpy(), rtol=1e-12)
+
+
+def test_autograd_backward_accumulates_every_tensors_gradient_as_torch():
+    torch = torch_or_skip()
+    grads = []
+    for lib in (minigrad, torch):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        shared = x * 2
+        first, second = shared.sum(), (shared * x).sum(dim=0, keepdim=True)
+        lib.autograd.backward([first, second], [None, lib.tensor([0.5], dtype=lib.float64)])
+        grads.append(x.grad.numpy().tolist())
+    assert grads[0] == grads[1]
