@@ -24,11 +24,13 @@ from .gradcheck import GradcheckError, gradcheck
 from .linalg import lu_unpack  # torch.lu_unpack, outside torch.linalg
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
+from .devices import device
+from . import cuda  # noqa: E402  (torch.cuda's questions: no GPU here)
 from .serialization import load, save
 from . import autograd  # noqa: E402  (torch.autograd's namespace)
 
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
-    "Function", "GradcheckError", "Tensor", "autograd", "backward_hook", "draw_graph", "enable_grad",
+    "Function", "GradcheckError", "Tensor", "autograd", "backward_hook", "cuda", "device", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
     "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "lu_unpack", "nn",
     "no_grad", "ops", "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward",

@@ -32,3 +32,8 @@ class InvalidKeyError(RuntimeError, KeyError):
 class LinAlgError(InvalidArgumentError):
     """A matrix that a factorization or solve cannot take: singular, not positive-definite, or
     one on which the algorithm did not converge (PyTorch's torch.linalg.LinAlgError)."""
+
+
+class DeviceError(RuntimeError, AssertionError):
+    """A device other than the CPU, which is all minigrad computes on (PyTorch built without
+    CUDA raises AssertionError for "cuda")."""

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Seque
 
 import numpy as np
 
+from . import devices
 from . import functional as F
 from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
 from .dtypes import get_default_dtype
@@ -475,11 +476,32 @@ class Module:
                 b.data = b.data.astype(dtype)
         return self
 
-    def to(self, dtype: Any) -> Module:
-        """PyTorch's `module.to(dtype)`: `astype`, for floating-point dtypes only."""
+    def to(self, *args: Any, dtype: Any = None, device: Any = None,
+           non_blocking: bool = False) -> Module:
+        """PyTorch's `module.to(dtype)`, `to(device, dtype)` and `to(tensor)`: `astype`, for
+        floating-point dtypes only; the device must be the CPU (minigrad/devices.py)."""
+        if args and isinstance(args[0], Tensor):
+            dtype, args = args[0].dtype, args[1:]
+        elif args and devices.is_device(args[0]):
+            device, args = args[0], args[1:]
+        if args and not isinstance(args[0], bool):
+            dtype, args = args[0], args[1:]
+        if len(args) > 1:
+            raise TypeError(f"Module.to: too many arguments: {args}")
+        devices.on_cpu("Module.to", device)
+        if dtype is None:
+            return self
         if np.dtype(dtype).kind != "f":
             raise TypeError(f"Module.to only accepts floating point dtypes, got {dtype}")
         return self.astype(dtype)
+
+    def cpu(self) -> Module:
+        """This module, on the CPU already."""
+        return self
+
+    def cuda(self, device: Any = None) -> Module:
+        devices.on_cpu("Module.cuda", "cuda" if device is None else device)
+        return self
 
     def float(self) -> Module:
         """`to(float32)`, as PyTorch's."""

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, Union
 
 import numpy as np
 
-from . import engine
+from . import devices, engine
 from .dtypes import get_default_dtype
 from .engine import ArrayLike
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
@@ -490,6 +490,27 @@ class Tensor:
     @property
     def dtype(self) -> np.dtype:
         return self.data.dtype
+
+    # devices (PyTorch's; minigrad computes on the CPU only: minigrad/devices.py)
+    @property
+    def device(self) -> devices.device:
+        return devices.CPU
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def cpu(self) -> Tensor:
+        """This tensor, which is on the CPU already."""
+        return self
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> Tensor:
+        devices.on_cpu("cuda", "cuda" if device is None else device)
+        return self
 
     def size(self, dim: int | None = None) -> tuple[int, ...] | int:
         """The shape, or with `dim` the length of that dim (PyTorch's meaning; numpy's `.size`,
@@ -3585,20 +3606,36 @@ class Tensor:
                             f"index, got dtype {self.dtype} and shape {self.shape}")
         return int(self.data.reshape(()))
 
-    def to(self, dtype: Any) -> Tensor:
-        """This tensor in `dtype` (or in another tensor's dtype); itself when it is in it already.
-        Float to float is differentiable; to integers or bool it is not (as in PyTorch)."""
-        if isinstance(dtype, Tensor):
-            dtype = dtype.dtype
+    def to(self, *args: Any, dtype: Any = None, device: Any = None,
+           non_blocking: bool = False, copy: bool = False) -> Tensor:
+        """PyTorch's forms: to(dtype), to(device, dtype), to(other tensor), each with
+        non_blocking and copy after. This tensor in that dtype (another tensor's, with a
+        tensor); itself when that changes nothing, unless copy=True. Float to float is
+        differentiable; to integers or bool it is not (as in PyTorch). The device must be the
+        CPU, where every tensor is (minigrad/devices.py)."""
+        args = list(args)
+        if args and isinstance(args[0], Tensor):
+            dtype = args.pop(0).dtype
+        elif args and devices.is_device(args[0]):
+            device = args.pop(0)
+            if args and not isinstance(args[0], bool):
+                dtype = args.pop(0)
+        elif args:
+            dtype = args.pop(0)
+        if len(args) > 2:
+            raise TypeError(f"to: too many arguments ({len(args)} after the dtype or device)")
+        if len(args) == 2:  # non_blocking (nothing to wait for here) and copy, by position
+            copy = args[1]
+        devices.on_cpu("to", device)
+        if dtype is None:
+            return self.clone() if copy else self
         try:
-            target = np.dtype(dtype) if dtype is not None else None
+            target = np.dtype(dtype)
         except TypeError:
-            target = None
-        if target is None:
-            raise InvalidTypeError(f"to: expected a dtype (e.g. minigrad.float64) or a tensor, got "
-                                   f"{dtype!r}")
+            raise InvalidTypeError(f"to: expected a dtype (e.g. minigrad.float64), a device or "
+                                   f"a tensor, got {dtype!r}") from None
         if target == self.dtype:
-            return self
+            return self.clone() if copy else self
         if target.kind == "f" and self.dtype.kind == "f":
             return ops.Cast.apply(self, dtype=target)
         return Tensor._make(self.data.astype(target))

@@ -2336,3 +2336,67 @@ def test_logspace_with_an_integer_dtype_truncates_the_float_values():
     lists the difference); with integer ends the two agree."""
     assert minigrad.logspace(0.5, 3, 3, dtype=np.int64).tolist() == [3, 56, 1000]
     assert minigrad.logspace(0, 1, 3, dtype=np.int64).tolist() == [1, 3, 10]
+
+
+# --------------------------------------------------------------------------------------------
+# devices: PyTorch code names one; minigrad computes on the CPU, so only the CPU is taken
+# --------------------------------------------------------------------------------------------
+MAKERS = {  # a factory call, given PyTorch's device keyword
+    "tensor": lambda lib, device: lib.tensor([1.0, 2.0], device=device),
+    "zeros": lambda lib, device: lib.zeros(2, 3, device=device),
+    "ones": lambda lib, device: lib.ones((2,), device=device),
+    "empty": lambda lib, device: lib.empty(2, device=device),
+    "full": lambda lib, device: lib.full((2,), 1.5, device=device),
+    "eye": lambda lib, device: lib.eye(3, device=device),
+    "arange": lambda lib, device: lib.arange(4, device=device),
+    "linspace": lambda lib, device: lib.linspace(0, 1, 5, device=device),
+    "logspace": lambda lib, device: lib.logspace(0, 1, 5, device=device),
+    "rand": lambda lib, device: lib.rand(2, device=device),
+    "randn": lambda lib, device: lib.randn(2, device=device),
+    "randint": lambda lib, device: lib.randint(0, 5, (3,), device=device),
+    "randperm": lambda lib, device: lib.randperm(4, device=device),
+    "tril_indices": lambda lib, device: lib.tril_indices(3, 3, device=device),
+    "zeros_like": lambda lib, device: lib.zeros_like(lib.ones(2), device=device),
+    "full_like": lambda lib, device: lib.full_like(lib.ones(2), 3.0, device=device),
+    "randn_like": lambda lib, device: lib.randn_like(lib.ones(2), device=device),
+}
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_factories_take_the_cpu_device_and_refuse_others_as_cpu_torch(torch, name):
+    for device in ("cpu", minigrad.device("cpu"), None):
+        made = MAKERS[name](minigrad, device)
+        expected = MAKERS[name](torch, None if device is None else "cpu")
+        assert made.shape == tuple(expected.shape) and str(made.device) == str(expected.device)
+    assert_raises_like_torch(lambda lib, F: MAKERS[name](lib, "cuda"))
+
+
+def test_to_and_cpu_take_pytorchs_forms_as_torch(torch):
+    forms = [lambda x, lib: x.to("cpu"), lambda x, lib: x.to("cpu", lib.float64),
+             lambda x, lib: x.to(device="cpu", dtype=lib.float64),
+             lambda x, lib: x.to(lib.float64), lambda x, lib: x.to(lib.ones(1, dtype=lib.int64)),
+             lambda x, lib: x.to("cpu", copy=True), lambda x, lib: x.to(lib.float32, False, True),
+             lambda x, lib: x.to(lib.device("cpu")), lambda x, lib: x.cpu()]
+    for form in forms:
+        ours, theirs = Tensor(np.ones(3, dtype=np.float32)), torch.ones(3)
+        moved, their_moved = form(ours, minigrad), form(theirs, torch)
+        assert (moved is ours) == (their_moved is theirs)
+        assert str(moved.dtype) == str(their_moved.dtype).removeprefix("torch.")
+        assert str(moved.device) == str(their_moved.device) and moved.is_cpu
+    assert_raises_like_torch(lambda lib, F: lib.ones(2).to("cuda"))
+    assert_raises_like_torch(lambda lib, F: lib.ones(2).cuda())
+    assert_raises_like_torch(lambda lib, F: lib.nn.Linear(2, 2).cuda())
+    layer = minigrad.nn.Linear(2, 2)
+    assert layer.to("cpu") is layer and layer.cpu() is layer
+    assert layer.to("cpu", minigrad.float64).weight.dtype == np.float64
+    assert layer.to(Tensor(np.ones(1, dtype=np.float32))).weight.dtype == np.float32
+
+
+def test_devices_read_and_print_as_torchs(torch):
+    for args in [("cpu",), ("cuda:1",), ("cpu", 0), ("cuda",)]:
+        ours, theirs = minigrad.device(*args), torch.device(*args)
+        assert (repr(ours), str(ours), ours.type, ours.index) == (
+            repr(theirs), str(theirs), theirs.type, theirs.index)
+    assert minigrad.device("cpu") == minigrad.device(minigrad.device("cpu"))
+    assert not minigrad.cuda.is_available() and minigrad.cuda.device_count() == 0
+    assert_raises_like_torch(lambda lib, F: lib.device("gpu"))
