@@ -7,6 +7,7 @@ Names and meaning follow PyTorch (`dim=`, `keepdim=`); numpy's `axis=`/`keepdims
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -801,6 +802,19 @@ class Tensor:
             self._check_replacement(name, result.data, casting)
             return self._rebound_recorded(result.to(self.dtype).expand(self.shape))
         return self._overwrite(name, result.data, casting)
+
+    def _reshaped(self, name: str, result: Tensor) -> Tensor:
+        """squeeze_, t_ and the like: this tensor takes the shape of `result`, a view of it.
+        PyTorch changes only the tensor's metadata, so it keeps sharing memory with its other
+        views: its array becomes result's view of the same memory, with the same version
+        counter (counted up, as PyTorch's). Recorded while grad mode is on and the tensor
+        requires grad, as the other in-place methods (`_modified`)."""
+        if engine.is_grad_enabled() and self.requires_grad:
+            self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
+            return self._rebound_recorded(result)
+        self.data = result.data
+        self._version += 1
+        return self
 
     def _refuse_unrecordable(self, name: str, way_out: str) -> None:
         """The in-place changes not recorded while grad mode is on: of a leaf that requires
@@ -3663,6 +3677,63 @@ class Tensor:
         """Itself: minigrad has no strided layouts to make contiguous."""
         return self
 
+
+
+# --------------------------------------------------------------------------------------------
+# PyTorch's in-place variants of methods (`x.exp_()` of `x.exp()`): each computes the method's
+# result and writes it into the tensor (Tensor._modified), or for the shape methods gives the
+# tensor the result's shape (Tensor._reshaped)
+# --------------------------------------------------------------------------------------------
+_IN_PLACE_OF = (
+    "abs", "absolute", "acos", "acosh", "addcdiv", "addcmul", "addmm", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan2", "arctan", "arctanh", "asin", "asinh", "atan2", "atan", "atanh",
+    "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "ceil", "clamp_max", "clamp_min", "copysign", "cos", "cosh", "cumprod",
+    "cumsum", "deg2rad", "digamma", "divide", "eq", "erf", "erfc", "erfinv", "exp2", "exp",
+    "expm1", "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge", "greater",
+    "greater_equal", "gt", "heaviside", "hypot", "i0", "index_reduce", "lcm", "le", "lerp", "less",
+    "less_equal", "lgamma", "log10", "log1p", "log2", "log", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
+    "negative", "nextafter", "not_equal", "polygamma", "pow", "put", "rad2deg", "reciprocal",
+    "remainder", "renorm", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt",
+    "square", "subtract", "tan", "tril", "triu", "true_divide", "trunc", "xlogy",
+)
+_SHAPE_IN_PLACE_OF = ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims")
+
+
+def _in_place_variant(name: str) -> Callable[..., Tensor]:
+    """The method `name + "_"`: `x.name(*args, **kwargs)` written into x, which it returns."""
+    out_of_place = getattr(Tensor, name)
+    # float_power_ writes float64 only, as PyTorch's: its result may not be narrowed
+    casting = "safe" if name == "float_power" else "same_kind"
+
+    def in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        result = out_of_place(self, *args, **kwargs)
+        if name in _SHAPE_IN_PLACE_OF:
+            return self._reshaped(f"{name}_", result)
+        operands = [self, *(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))]
+        if (engine.is_grad_enabled() and not result.requires_grad and self.dtype.kind == "f"
+                and any(t.requires_grad for t in operands)):
+            # a comparison's 1s and 0s, outside the graph out of place: PyTorch's in-place
+            # comparison keeps the tensor in the graph, with gradient 0
+            result = self._step_function(result.data.astype(self.dtype), *operands[1:])
+        return self._modified(f"{name}_", result, casting)
+
+    in_place.__name__ = f"{name}_"
+    in_place.__qualname__ = f"Tensor.{name}_"
+    in_place.__signature__ = inspect.signature(out_of_place)  # type: ignore[attr-defined]
+    in_place.__doc__ = (
+        f"In place: `x.{name}(...)` written into x, which is returned (PyTorch's "
+        f"Tensor.{name}_). "
+        + ("x takes the result's shape, keeping its memory." if name in _SHAPE_IN_PLACE_OF else
+           "The result must fit x's shape and dtype (`x.sqrt_()` of an integer x raises).")
+        + f" The arguments are `Tensor.{name}`'s.")
+    return in_place
+
+
+for _name in _IN_PLACE_OF + _SHAPE_IN_PLACE_OF:
+    setattr(Tensor, f"{_name}_", _in_place_variant(_name))
+del _name
 
 # PyTorch's legacy tensor type names (Tensor.type): 'torch.FloatTensor' is a float32 tensor
 _LEGACY_TYPE_NAMES = {
