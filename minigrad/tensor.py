@@ -379,7 +379,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
-                 "_versions", "_rewrites", "__weakref__")
+                 "_post_accumulate_grad_hooks", "_versions", "_rewrites", "__weakref__")
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy's functions of tensors: `ndarray * tensor` and the other operators with a
@@ -422,6 +422,7 @@ class Tensor:
         self.name: str | None = name
         self._retains_grad = False
         self._hooks: dict[int, Callable[[Tensor], Tensor | None]] | None = None
+        self._post_accumulate_grad_hooks: dict[int, Callable[[Tensor], None]] | None = None
         self._versions = [0]  # see _version
         self._rewrites: list[tuple[int, Tensor]] | None = None  # see _rebound_recorded
 
@@ -436,6 +437,7 @@ class Tensor:
         t.name = None
         t._retains_grad = False
         t._hooks = None
+        t._post_accumulate_grad_hooks = None
         t._versions = [0]
         t._rewrites = None
         return t
@@ -591,6 +593,12 @@ class Tensor:
         self._retains_grad = True
         return self
 
+    @property
+    def retains_grad(self) -> bool:
+        """Whether backward keeps `.grad` on this non-leaf tensor (`retain_grad()` was called);
+        False for a leaf, which keeps its `.grad` anyway."""
+        return self._retains_grad and self.grad_fn is not None
+
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> engine.HookHandle:
         """Call `hook(grad)` each time backward computes this tensor's gradient (a tensor, not
         to be changed in place), before it reaches `.grad` or the op that made this tensor; a
@@ -602,6 +610,22 @@ class Tensor:
         if self._hooks is None:
             self._hooks = {}
         return engine.HookHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> engine.HookHandle:
+        """Call `hook(x)` each time `backward()` has added into this leaf's `.grad` (an
+        optimizer can step the parameter there, during backward); `minigrad.grad`, which adds
+        into no `.grad`, calls none. `.remove()` on the handle returned unregisters it."""
+        name = "register_post_accumulate_grad_hook"
+        if not self.requires_grad:
+            raise InvalidArgumentError(f"{name}: cannot register a hook on a tensor that "
+                                       f"doesn't require gradient")
+        if self.grad_fn is not None:
+            raise InvalidArgumentError(f"{name}: post accumulate grad hooks cannot be "
+                                       f"registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return engine.HookHandle(self._post_accumulate_grad_hooks, hook)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's
@@ -2644,7 +2668,8 @@ class Tensor:
 
     # ---- shape: more of PyTorch's (compositions of the shape primitives) ----
     def view(self, *shape: int | Sequence[int]) -> Tensor:
-        """reshape: minigrad keeps no strides, so a view is always possible."""
+        """reshape: it never fails, copying where the layout asks for it (PyTorch's view
+        raises for a tensor that is not contiguous enough)."""
         return self.reshape(*shape)
 
     def view_as(self, other: Tensor) -> Tensor:
@@ -3545,6 +3570,9 @@ class Tensor:
         seed = engine.seed_gradient(self, gradient)
         for tensor, g in engine.backpropagate(self, seed, bool(retain_graph), wanted=inputs):
             engine.accumulate_grad(tensor, g)
+            if tensor._post_accumulate_grad_hooks:
+                for hook in list(tensor._post_accumulate_grad_hooks.values()):
+                    hook(tensor)
 
     # ---- conversions and copies (last in the class: `float`, `int` and `bool` name methods) ----
     def __float__(self) -> float:
@@ -3626,6 +3654,18 @@ class Tensor:
         """As bool: True where nonzero (not differentiable)."""
         return self.to(np.bool_)
 
+    def byte(self) -> Tensor:
+        """As uint8 (not differentiable)."""
+        return self.to(np.uint8)
+
+    def char(self) -> Tensor:
+        """As int8 (not differentiable)."""
+        return self.to(np.int8)
+
+    def short(self) -> Tensor:
+        """As int16 (not differentiable)."""
+        return self.to(np.int16)
+
     # new tensors in this tensor's dtype unless `dtype` is given
     def new_tensor(self, data: ArrayLike, *, dtype: Any = None,
                    requires_grad: bool = False) -> Tensor:
@@ -3667,6 +3707,77 @@ class Tensor:
         """Bytes per entry."""
         return self.dtype.itemsize
 
+    # ---- PyTorch's queries of the layout, the dtype and the gradient ----
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The steps, in entries, between neighbours along each dim of the numpy array (or
+        along `dim`): (4, 1) for a (3, 4) tensor, (1, 4) for its transpose, 0 along an expanded
+        dim, as PyTorch's."""
+        steps = tuple(step // self.dtype.itemsize for step in self.data.strides)
+        return steps if dim is None else steps[_existing_dim("stride", dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        """Where the first entry lies in the memory of the array that owns it, in entries:
+        1 for x[1:] of a 1-D x, as PyTorch's."""
+        owner = self.data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        first, start = (a.__array_interface__["data"][0] for a in (self.data, owner))
+        return (first - start) // self.dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        """Whether the entries lie one after another in row-major order (dims of size 1
+        aside), as numpy's C_CONTIGUOUS: False for a transpose, a strided slice or an
+        expanded tensor."""
+        return self.data.flags.c_contiguous
+
+    def ndimension(self) -> int:
+        """Alias of dim."""
+        return self.dim()
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its entries, numel() * itemsize (an expanded tensor's shared entries
+        counted each time, as PyTorch's)."""
+        return self.data.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per entry, as element_size()."""
+        return self.element_size()
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers: floats and signed integers, not unsigned
+        integers or bool."""
+        return self.dtype.kind in "fic"
+
+    def is_complex(self) -> bool:
+        return self.dtype.kind == "c"
+
+    def is_same_size(self, other: Tensor) -> bool:
+        """Whether the two shapes are equal."""
+        return self.shape == other.shape
+
+    def is_nonzero(self) -> bool:
+        """The truth of the one entry; none or several raise, as bool(x)."""
+        return bool(self)
+
+    def isreal(self) -> Tensor:
+        """True where an entry has no imaginary part: everywhere in a real tensor (outside
+        the graph)."""
+        return Tensor._make(np.isreal(self.data))
+
+    def conj(self) -> Tensor:
+        """The complex conjugate (outside the graph); a real tensor itself, as PyTorch's."""
+        return Tensor._make(np.conj(self.data)) if self.is_complex() else self
+
+    def resolve_conj(self) -> Tensor:
+        """The tensor itself: minigrad has no lazily conjugated tensors to materialize."""
+        return self
+
+    def resolve_neg(self) -> Tensor:
+        """The tensor itself: minigrad has no lazily negated tensors to materialize."""
+        return self
+
     def clone(self) -> Tensor:
         """A copy in its own memory; the gradient passes through it unchanged."""
         if self.data.dtype.kind != "f":
@@ -3674,8 +3785,13 @@ class Tensor:
         return self * self._lift(1)  # x * 1 is exactly x, -0.0, inf and NaN included
 
     def contiguous(self) -> Tensor:
-        """Itself: minigrad has no strided layouts to make contiguous."""
-        return self
+        """Itself when its entries lie in row-major order (is_contiguous), else a copy whose
+        entries do, in the graph (the gradient passes unchanged)."""
+        if self.is_contiguous():
+            return self
+        copy = self.clone()  # in this tensor's layout, as numpy's arithmetic and PyTorch's clone
+        copy.data = np.ascontiguousarray(copy.data)
+        return copy
 
 
 
