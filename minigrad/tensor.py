@@ -3831,25 +3831,29 @@ def _in_place_variant(name: str) -> Callable[..., Tensor]:
         if (engine.is_grad_enabled() and not result.requires_grad and self.dtype.kind == "f"
                 and any(t.requires_grad for t in operands)):
             # a comparison's 1s and 0s, outside the graph out of place: PyTorch's in-place
-            # comparison keeps the tensor in the graph, with gradient 0
+            # comparisons keep the tensor in the graph with gradient 0, a step function's
             result = self._step_function(result.data.astype(self.dtype), *operands[1:])
         return self._modified(f"{name}_", result, casting)
 
     in_place.__name__ = f"{name}_"
     in_place.__qualname__ = f"Tensor.{name}_"
     in_place.__signature__ = inspect.signature(out_of_place)  # type: ignore[attr-defined]
-    in_place.__doc__ = (
-        f"In place: `x.{name}(...)` written into x, which is returned (PyTorch's "
-        f"Tensor.{name}_). "
-        + ("x takes the result's shape, keeping its memory." if name in _SHAPE_IN_PLACE_OF else
-           "The result must fit x's shape and dtype (`x.sqrt_()` of an integer x raises).")
-        + f" The arguments are `Tensor.{name}`'s.")
+    if name in _SHAPE_IN_PLACE_OF:
+        in_place.__doc__ = (f"In place: x takes the shape of `x.{name}(...)` and is returned "
+                            f"(PyTorch's Tensor.{name}_); outside a graph it keeps its memory, "
+                            f"shared with its views. The arguments are `Tensor.{name}`'s.")
+    else:
+        in_place.__doc__ = (f"In place: `x.{name}(...)` written into x, which is returned "
+                            f"(PyTorch's Tensor.{name}_); the result must fit x's shape and "
+                            f"dtype (an integer x's sqrt_() raises). The arguments are "
+                            f"`Tensor.{name}`'s.")
     return in_place
 
 
 for _name in _IN_PLACE_OF + _SHAPE_IN_PLACE_OF:
     setattr(Tensor, f"{_name}_", _in_place_variant(_name))
 del _name
+
 
 # PyTorch's legacy tensor type names (Tensor.type): 'torch.FloatTensor' is a float32 tensor
 _LEGACY_TYPE_NAMES = {

@@ -3173,9 +3173,10 @@ def test_in_place_variants_write_into_the_tensor_as_torch(torch, name, args, kwa
 
 
 def test_every_in_place_variant_is_tested_and_names_its_method():
-    from minigrad.tensor import _IN_PLACE_OF
+    from minigrad.tensor import _IN_PLACE_OF, _SHAPE_IN_PLACE_OF
     assert {case[0] for case in IN_PLACE_VARIANTS} == set(_IN_PLACE_OF)
-    for name in _IN_PLACE_OF:
+    assert {case[0] for case in SHAPE_IN_PLACE} == set(_SHAPE_IN_PLACE_OF)
+    for name in _IN_PLACE_OF + _SHAPE_IN_PLACE_OF:
         method = getattr(Tensor, name + "_")
         assert method.__name__ == name + "_" and f"x.{name}(...)" in method.__doc__
         assert inspect.signature(method) == inspect.signature(getattr(Tensor, name))
