@@ -3824,6 +3824,10 @@ def _in_place_variant(name: str) -> Callable[..., Tensor]:
     casting = "safe" if name == "float_power" else "same_kind"
 
     def in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        dtype = kwargs.get("dtype")  # cumsum_'s and cumprod_'s: the result's is x's own
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            raise InvalidTypeError(f"{name}_: dtype {np.dtype(dtype)} is not the tensor's "
+                                   f"{self.dtype}, into which the result is written")
         result = out_of_place(self, *args, **kwargs)
         if name in _SHAPE_IN_PLACE_OF:
             return self._reshaped(f"{name}_", result)

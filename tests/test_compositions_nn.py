@@ -3038,6 +3038,8 @@ def test_in_place_methods_write_into_the_tensor_as_torch(torch, method, args):
     lambda m, F: m.ones(2, dtype=m.float64).bitwise_and_(m.ones(2, dtype=m.float64)),
     lambda m, F: m.ones(3).hypot_(m.ones(2, 3)),  # the result's shape is not the tensor's
     lambda m, F: m.ones(3).t_().cumsum_(1),
+    lambda m, F: m.ones(3).cumsum_(0, dtype=m.float64),  # the result is written into x
+    lambda m, F: m.ones(3).cumprod_(0, dtype=m.int64),
 ])
 def test_in_place_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
