@@ -1851,6 +1851,13 @@ def test_layout_queries_as_torch(torch, view):
     np.testing.assert_array_equal(leaf.grad, their_leaf.grad.numpy())
 
 
+def test_storage_offset_counts_from_the_array_that_owns_the_memory():
+    """docs/api.md: PyTorch's from_numpy starts a storage at a view's first entry instead."""
+    owner = np.arange(6.0)
+    assert minigrad.from_numpy(owner[2:]).storage_offset() == 2
+    assert minigrad.from_numpy(owner[2:])[1:].storage_offset() == 3
+
+
 def test_stride_of_a_dim_out_of_range_raises_as_torch():
     assert_raises_like_torch(lambda m, F: m.ones(2, 3).stride(2))
     assert_raises_like_torch(lambda m, F: m.ones(2, 3).stride(-3))
