@@ -1870,7 +1870,8 @@ DTYPE_PAIRS = [(np.float32, "float32"), (np.float64, "float64"), (np.float16, "f
 
 @pytest.mark.parametrize("numpy_dtype, name", DTYPE_PAIRS)
 def test_dtype_queries_as_torch(torch, numpy_dtype, name):
-    ours, theirs = minigrad.zeros(2, 3, dtype=numpy_dtype), torch.zeros(2, 3, dtype=getattr(torch, name))
+    ours = minigrad.zeros(2, 3, dtype=numpy_dtype)
+    theirs = torch.zeros(2, 3, dtype=getattr(torch, name))
     assert ours.is_signed() == theirs.is_signed()
     assert ours.is_complex() == theirs.is_complex() is False
     assert (ours.itemsize, ours.nbytes) == (theirs.itemsize, theirs.nbytes)
