@@ -389,7 +389,7 @@ def backpropagate(root: Tensor, seed: np.ndarray, retain_graph: bool,
         input_grads = fn.backward(g)
         if not isinstance(input_grads, tuple):
             input_grads = (input_grads,)
-        input_grads = _fit_to_inputs(fn, input_grads)
+        input_grads = _fit_to_inputs(fn, parents, input_grads)
         for hook in hooks:
             hook(fn, g, input_grads)
         for parent, pg in zip(parents, input_grads):
@@ -516,17 +516,18 @@ def _run_tensor_hooks(tensor: Tensor, g: np.ndarray) -> np.ndarray:
     return g
 
 
-def _fit_to_inputs(fn: Function, input_grads: tuple) -> tuple:
+def _fit_to_inputs(fn: Function, parents: list[Tensor], input_grads: tuple) -> tuple:
     """Each wanted gradient summed back to its input's shape (`unbroadcast`) and cast to its
     dtype, None for an input that needs none; an extender's backward that returns the wrong
-    number or shape of gradients gets a clear error."""
+    number or shape of gradients gets a clear error. The inputs are `parents` (`_parents`): an
+    input that squeeze_ and the like have reshaped since has the shape the op saw there."""
     name = type(fn).__name__
     if len(input_grads) != len(fn.inputs):
         raise RuntimeError(f"{name}.backward returned {len(input_grads)} gradient(s) but "
                            f"{name} has {len(fn.inputs)} input(s); return one per input "
                            f"(None for an input that needs none)")
     fitted = []
-    for i, (parent, needs, pg) in enumerate(zip(fn.inputs, fn.needs_input_grad, input_grads)):
+    for i, (parent, needs, pg) in enumerate(zip(parents, fn.needs_input_grad, input_grads)):
         if not needs:
             pg = None  # a constant's gradient is dropped before any work is spent on it
         if pg is not None:

@@ -7,6 +7,7 @@ Names and meaning follow PyTorch (`dim=`, `keepdim=`); numpy's `axis=`/`keepdims
 """
 from __future__ import annotations
 
+import inspect
 import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -385,7 +386,7 @@ class Tensor:
     """
 
     __slots__ = ("data", "_grad", "_requires_grad", "grad_fn", "name", "_retains_grad", "_hooks",
-                 "_versions", "_rewrites", "__weakref__")
+                 "_post_accumulate_grad_hooks", "_versions", "_rewrites", "__weakref__")
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """numpy's functions of tensors: `ndarray * tensor` and the other operators with a
@@ -428,6 +429,7 @@ class Tensor:
         self.name: str | None = name
         self._retains_grad = False
         self._hooks: dict[int, Callable[[Tensor], Tensor | None]] | None = None
+        self._post_accumulate_grad_hooks: dict[int, Callable[[Tensor], None]] | None = None
         self._versions = [0]  # see _version
         self._rewrites: list[tuple[int, Tensor]] | None = None  # see _rebound_recorded
 
@@ -442,6 +444,7 @@ class Tensor:
         t.name = None
         t._retains_grad = False
         t._hooks = None
+        t._post_accumulate_grad_hooks = None
         t._versions = [0]
         t._rewrites = None
         return t
@@ -618,6 +621,12 @@ class Tensor:
         self._retains_grad = True
         return self
 
+    @property
+    def retains_grad(self) -> bool:
+        """Whether backward keeps `.grad` on this non-leaf tensor (`retain_grad()` was called);
+        False for a leaf, which keeps its `.grad` anyway."""
+        return self._retains_grad and self.grad_fn is not None
+
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> engine.HookHandle:
         """Call `hook(grad)` each time backward computes this tensor's gradient (a tensor, not
         to be changed in place), before it reaches `.grad` or the op that made this tensor; a
@@ -629,6 +638,22 @@ class Tensor:
         if self._hooks is None:
             self._hooks = {}
         return engine.HookHandle(self._hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]
+                                           ) -> engine.HookHandle:
+        """Call `hook(x)` each time `backward()` has added into this leaf's `.grad` (an
+        optimizer can step the parameter there, during backward); `minigrad.grad`, which adds
+        into no `.grad`, calls none. `.remove()` on the handle returned unregisters it."""
+        name = "register_post_accumulate_grad_hook"
+        if not self.requires_grad:
+            raise InvalidArgumentError(f"{name}: cannot register a hook on a tensor that "
+                                       f"doesn't require gradient")
+        if self.grad_fn is not None:
+            raise InvalidArgumentError(f"{name}: post accumulate grad hooks cannot be "
+                                       f"registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = {}
+        return engine.HookHandle(self._post_accumulate_grad_hooks, hook)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Drop `.grad` (set_to_none=True) or fill it with zeros in place, as PyTorch's
@@ -838,6 +863,19 @@ class Tensor:
             return self._rebound_recorded(value if value.shape == self.shape else
                                           value.expand(self.shape))
         return self._overwrite(name, result.data, casting)
+
+    def _reshaped(self, name: str, result: Tensor) -> Tensor:
+        """squeeze_, t_ and the like: this tensor takes the shape of `result`, a view of it.
+        PyTorch changes only the tensor's metadata, so it keeps sharing memory with its other
+        views: its array becomes result's view of the same memory, with the same version
+        counter (counted up, as PyTorch's). Recorded while grad mode is on and the tensor
+        requires grad, as the other in-place methods (`_modified`)."""
+        if engine.is_grad_enabled() and self.requires_grad:
+            self._refuse_unrecordable(name, f"use the out-of-place {name.rstrip('_')}")
+            return self._rebound_recorded(result)
+        self.data = result.data
+        self._version += 1
+        return self
 
     def _refuse_unrecordable(self, name: str, way_out: str) -> None:
         """The in-place changes not recorded while grad mode is on: of a leaf that requires
@@ -2667,9 +2705,10 @@ class Tensor:
 
     # ---- shape: more of PyTorch's (compositions of the shape primitives) ----
     def view(self, *shape: int | Sequence[int] | np.dtype | type) -> Tensor:
-        """reshape: minigrad keeps no strides, so a view is always possible. Given a dtype,
-        PyTorch's x.view(dtype): the same bytes read as that dtype, sharing memory, with no
-        gradient; the last dim scales by the ratio of the element sizes."""
+        """reshape: it never fails, copying where the layout asks for it (PyTorch's view
+        raises for a tensor that is not contiguous enough). Given a dtype, PyTorch's
+        x.view(dtype): the same bytes read as that dtype, sharing memory, with no gradient; the
+        last dim scales by the ratio of the element sizes."""
         if len(shape) == 1 and (isinstance(shape[0], np.dtype) or isinstance(shape[0], type)
                                 and issubclass(shape[0], np.generic)):
             return self._bytes_as(np.dtype(shape[0]))
@@ -3588,6 +3627,9 @@ class Tensor:
         seed = engine.seed_gradient(self, gradient)
         for tensor, g in engine.backpropagate(self, seed, bool(retain_graph), wanted=inputs):
             engine.accumulate_grad(tensor, g)
+            if tensor._post_accumulate_grad_hooks:
+                for hook in list(tensor._post_accumulate_grad_hooks.values()):
+                    hook(tensor)
 
     # ---- conversions and copies (last in the class: `float`, `int` and `bool` name methods) ----
     def __float__(self) -> float:
@@ -3685,6 +3727,18 @@ class Tensor:
         """As bool: True where nonzero (not differentiable)."""
         return self.to(np.bool_)
 
+    def byte(self) -> Tensor:
+        """As uint8 (not differentiable)."""
+        return self.to(np.uint8)
+
+    def char(self) -> Tensor:
+        """As int8 (not differentiable)."""
+        return self.to(np.int8)
+
+    def short(self) -> Tensor:
+        """As int16 (not differentiable)."""
+        return self.to(np.int16)
+
     # new tensors in this tensor's dtype unless `dtype` is given
     def new_tensor(self, data: ArrayLike, *, dtype: Any = None,
                    requires_grad: bool = False) -> Tensor:
@@ -3726,6 +3780,77 @@ class Tensor:
         """Bytes per entry."""
         return self.dtype.itemsize
 
+    # ---- PyTorch's queries of the layout, the dtype and the gradient ----
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """The steps, in entries, between neighbours along each dim of the numpy array (or
+        along `dim`): (4, 1) for a (3, 4) tensor, (1, 4) for its transpose, 0 along an expanded
+        dim, as PyTorch's."""
+        steps = tuple(step // self.dtype.itemsize for step in self.data.strides)
+        return steps if dim is None else steps[_existing_dim("stride", dim, self.ndim)]
+
+    def storage_offset(self) -> int:
+        """Where the first entry lies in the memory of the array that owns it, in entries:
+        1 for x[1:] of a 1-D x, as PyTorch's."""
+        owner = self.data
+        while isinstance(owner.base, np.ndarray):
+            owner = owner.base
+        first, start = (a.__array_interface__["data"][0] for a in (self.data, owner))
+        return (first - start) // self.dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        """Whether the entries lie one after another in row-major order (dims of size 1
+        aside), as numpy's C_CONTIGUOUS: False for a transpose, a strided slice or an
+        expanded tensor."""
+        return self.data.flags.c_contiguous
+
+    def ndimension(self) -> int:
+        """Alias of dim."""
+        return self.dim()
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes of its entries, numel() * itemsize (an expanded tensor's shared entries
+        counted each time, as PyTorch's)."""
+        return self.data.nbytes
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per entry, as element_size()."""
+        return self.element_size()
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers: floats and signed integers, not unsigned
+        integers or bool."""
+        return self.dtype.kind in "fic"
+
+    def is_complex(self) -> bool:
+        return self.dtype.kind == "c"
+
+    def is_same_size(self, other: Tensor) -> bool:
+        """Whether the two shapes are equal."""
+        return self.shape == other.shape
+
+    def is_nonzero(self) -> bool:
+        """The truth of the one entry; none or several raise, as bool(x)."""
+        return bool(self)
+
+    def isreal(self) -> Tensor:
+        """True where an entry has no imaginary part: everywhere in a real tensor (outside
+        the graph)."""
+        return Tensor._make(np.isreal(self.data))
+
+    def conj(self) -> Tensor:
+        """The complex conjugate (outside the graph); a real tensor itself, as PyTorch's."""
+        return Tensor._make(np.conj(self.data)) if self.is_complex() else self
+
+    def resolve_conj(self) -> Tensor:
+        """The tensor itself: minigrad has no lazily conjugated tensors to materialize."""
+        return self
+
+    def resolve_neg(self) -> Tensor:
+        """The tensor itself: minigrad has no lazily negated tensors to materialize."""
+        return self
+
     def clone(self) -> Tensor:
         """A copy in its own memory; the gradient passes through it unchanged."""
         if self.data.dtype.kind != "f":
@@ -3733,8 +3858,78 @@ class Tensor:
         return self * self._lift(1)  # x * 1 is exactly x, -0.0, inf and NaN included
 
     def contiguous(self) -> Tensor:
-        """Itself: minigrad has no strided layouts to make contiguous."""
-        return self
+        """Itself when its entries lie in row-major order (is_contiguous), else a copy whose
+        entries do, in the graph (the gradient passes unchanged)."""
+        if self.is_contiguous():
+            return self
+        copy = self.clone()  # in this tensor's layout, as numpy's arithmetic and PyTorch's clone
+        copy.data = np.ascontiguousarray(copy.data)
+        return copy
+
+
+
+# --------------------------------------------------------------------------------------------
+# PyTorch's in-place variants of methods (`x.exp_()` of `x.exp()`): each computes the method's
+# result and writes it into the tensor (Tensor._modified), or for the shape methods gives the
+# tensor the result's shape (Tensor._reshaped)
+# --------------------------------------------------------------------------------------------
+_IN_PLACE_OF = (
+    "abs", "absolute", "acos", "acosh", "addcdiv", "addcmul", "addmm", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan2", "arctan", "arctanh", "asin", "asinh", "atan2", "atan", "atanh",
+    "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
+    "bitwise_xor", "ceil", "clamp_max", "clamp_min", "copysign", "cos", "cosh", "cumprod",
+    "cumsum", "deg2rad", "digamma", "divide", "eq", "erf", "erfc", "erfinv", "exp2", "exp",
+    "expm1", "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge", "greater",
+    "greater_equal", "gt", "heaviside", "hypot", "i0", "index_reduce", "lcm", "le", "lerp", "less",
+    "less_equal", "lgamma", "log10", "log1p", "log2", "log", "logical_and", "logical_not",
+    "logical_or", "logical_xor", "logit", "lt", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
+    "negative", "nextafter", "not_equal", "polygamma", "pow", "put", "rad2deg", "reciprocal",
+    "remainder", "renorm", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt",
+    "square", "subtract", "tan", "tril", "triu", "true_divide", "trunc", "xlogy",
+)
+_SHAPE_IN_PLACE_OF = ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims")
+
+
+def _in_place_variant(name: str) -> Callable[..., Tensor]:
+    """The method `name + "_"`: `x.name(*args, **kwargs)` written into x, which it returns."""
+    out_of_place = getattr(Tensor, name)
+    # float_power_ writes float64 only, as PyTorch's: its result may not be narrowed
+    casting = "safe" if name == "float_power" else "same_kind"
+
+    def in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        dtype = kwargs.get("dtype")  # cumsum_'s and cumprod_'s: the result's is x's own
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            raise InvalidTypeError(f"{name}_: dtype {np.dtype(dtype)} is not the tensor's "
+                                   f"{self.dtype}, into which the result is written")
+        result = out_of_place(self, *args, **kwargs)
+        if name in _SHAPE_IN_PLACE_OF:
+            return self._reshaped(f"{name}_", result)
+        operands = [self, *(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))]
+        if (engine.is_grad_enabled() and not result.requires_grad and self.dtype.kind == "f"
+                and any(t.requires_grad for t in operands)):
+            # a comparison's 1s and 0s, outside the graph out of place: PyTorch's in-place
+            # comparisons keep the tensor in the graph with gradient 0, a step function's
+            result = self._step_function(result.data.astype(self.dtype), *operands[1:])
+        return self._modified(f"{name}_", result, casting)
+
+    in_place.__name__ = f"{name}_"
+    in_place.__qualname__ = f"Tensor.{name}_"
+    in_place.__signature__ = inspect.signature(out_of_place)  # type: ignore[attr-defined]
+    if name in _SHAPE_IN_PLACE_OF:
+        in_place.__doc__ = (f"In place: x takes the shape of `x.{name}(...)` and is returned "
+                            f"(PyTorch's Tensor.{name}_); outside a graph it keeps its memory, "
+                            f"shared with its views. The arguments are `Tensor.{name}`'s.")
+    else:
+        in_place.__doc__ = (f"In place: `x.{name}(...)` written into x, which is returned "
+                            f"(PyTorch's Tensor.{name}_); the result must fit x's shape and "
+                            f"dtype (an integer x's sqrt_() raises). The arguments are "
+                            f"`Tensor.{name}`'s.")
+    return in_place
+
+
+for _name in _IN_PLACE_OF + _SHAPE_IN_PLACE_OF:
+    setattr(Tensor, f"{_name}_", _in_place_variant(_name))
+del _name
 
 
 # PyTorch's legacy tensor type names (Tensor.type): 'torch.FloatTensor' is a float32 tensor

@@ -1802,10 +1802,11 @@ def test_conversions_to_integers_and_bool_are_not_differentiable():
         assert out.dtype == dtype and not out.requires_grad
         np.testing.assert_array_equal(out.data, values)
     assert Tensor(np.array([1, 2])).float().dtype == np.float32
-    with pytest.raises(TypeError, match="to: expected a dtype"):
+    with pytest.raises(AssertionError, match="CPU only"):  # PyTorch built without CUDA
         x.to("cuda")
+    assert x.to(None) is x  # as PyTorch's
     with pytest.raises(TypeError, match="to: expected a dtype"):
-        x.to(None)
+        x.to("bogus")
 
 
 def test_clone_is_a_differentiable_copy():
@@ -1829,6 +1830,93 @@ def test_size_numel_dim_tolist_view_contiguous():
     assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]] and Tensor(np.array(2)).tolist() == 2
     assert x.view(3, 2).shape == (3, 2) and x.view(-1).shape == (6,)
     assert x.contiguous() is x
+
+
+LAYOUT_VIEWS = [  # a (2, 3, 4) tensor and views of it, in either library
+    lambda x: x, lambda x: x[:, 1:], lambda x: x[..., ::2], lambda x: x.transpose(0, 2),
+    lambda x: x[:1].expand(3, 3, 4), lambda x: x[1], lambda x: x[:, :, 1],
+    lambda x: x.unsqueeze(1), lambda x: x[1:].reshape(-1), lambda x: x[0].t(),
+    lambda x: x[0, 0, 0],
+]
+
+
+@pytest.mark.parametrize("view", LAYOUT_VIEWS)
+def test_layout_queries_as_torch(torch, view):
+    """stride (in entries), storage_offset, is_contiguous and the sizes in bytes; contiguous()
+    is the tensor itself, or a copy in row-major order that is in the graph."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    ours, theirs = view(Tensor(data.copy())), view(torch.tensor(data))
+    assert ours.shape == tuple(theirs.shape)
+    assert ours.stride() == theirs.stride() and ours.storage_offset() == theirs.storage_offset()
+    assert ours.is_contiguous() == theirs.is_contiguous()
+    if ours.ndim:
+        assert ours.stride(-1) == theirs.stride(-1) and ours.stride(0) == theirs.stride(0)
+    assert (ours.nbytes, ours.itemsize, ours.ndimension()) == \
+        (theirs.nbytes, theirs.itemsize, theirs.ndimension())
+    copy, their_copy = ours.contiguous(), theirs.contiguous()
+    assert (copy is ours) == (their_copy is theirs) and copy.is_contiguous()
+    assert copy.stride() == their_copy.stride()
+    np.testing.assert_array_equal(copy.data, their_copy.numpy())
+    leaf = Tensor(data, requires_grad=True)
+    out = view(leaf * 1.0).contiguous()
+    (out * Tensor(copy.data)).sum().backward()
+    their_leaf = torch.tensor(data, requires_grad=True)
+    (view(their_leaf * 1.0).contiguous() * their_copy).sum().backward()
+    np.testing.assert_array_equal(leaf.grad, their_leaf.grad.numpy())
+
+
+def test_storage_offset_counts_from_the_array_that_owns_the_memory():
+    """docs/api.md: PyTorch's from_numpy starts a storage at a view's first entry instead."""
+    owner = np.arange(6.0)
+    assert minigrad.from_numpy(owner[2:]).storage_offset() == 2
+    assert minigrad.from_numpy(owner[2:])[1:].storage_offset() == 3
+
+
+def test_stride_of_a_dim_out_of_range_raises_as_torch():
+    assert_raises_like_torch(lambda m, F: m.ones(2, 3).stride(2))
+    assert_raises_like_torch(lambda m, F: m.ones(2, 3).stride(-3))
+
+
+DTYPE_PAIRS = [(np.float32, "float32"), (np.float64, "float64"), (np.float16, "float16"),
+               (np.int64, "int64"), (np.int32, "int32"), (np.int16, "int16"), (np.int8, "int8"),
+               (np.uint8, "uint8"), (np.bool_, "bool")]
+
+
+@pytest.mark.parametrize("numpy_dtype, name", DTYPE_PAIRS)
+def test_dtype_queries_as_torch(torch, numpy_dtype, name):
+    ours = minigrad.zeros(2, 3, dtype=numpy_dtype)
+    theirs = torch.zeros(2, 3, dtype=getattr(torch, name))
+    assert ours.is_signed() == theirs.is_signed()
+    assert ours.is_complex() == theirs.is_complex() is False
+    assert (ours.itemsize, ours.nbytes) == (theirs.itemsize, theirs.nbytes)
+    realness = ours.isreal()
+    assert realness.dtype == np.bool_ and not realness.requires_grad
+    np.testing.assert_array_equal(realness.data, theirs.isreal().numpy())
+
+
+def test_byte_char_short_convert_as_torch(torch):
+    values = np.array([1.7, 2.2, 0.0, 127.9])
+    for method, dtype in (("byte", np.uint8), ("char", np.int8), ("short", np.int16)):
+        x = Tensor(values, requires_grad=True)
+        out, expected = getattr(x, method)(), getattr(torch.tensor(values), method)()
+        assert out.dtype == dtype and not out.requires_grad  # not differentiable, as long()
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_is_same_size_is_nonzero_and_the_identities_of_real_tensors_as_torch(torch):
+    for lib in (minigrad, torch):
+        x = lib.ones(2, 3)
+        assert x.is_same_size(lib.zeros(2, 3)) and not x.is_same_size(lib.zeros(3, 2))
+        assert lib.tensor([[2.0]]).is_nonzero() and not lib.tensor([0.0]).is_nonzero()
+        assert lib.tensor([float("nan")]).is_nonzero() and lib.tensor(-1).is_nonzero()
+        assert x.conj() is x and x.resolve_conj() is x and x.resolve_neg() is x
+    assert_raises_like_torch(lambda m, F: m.ones(2).is_nonzero())
+    assert_raises_like_torch(lambda m, F: m.ones(0).is_nonzero())
+    values = np.array([1 + 2j, 3.0])
+    ours, theirs = Tensor(values), torch.tensor(values)
+    np.testing.assert_array_equal(ours.conj().data, theirs.conj().resolve_conj().numpy())
+    np.testing.assert_array_equal(ours.isreal().data, theirs.isreal().numpy())
+    assert ours.is_complex() and ours.is_signed() == theirs.is_signed()
 
 
 def test_operator_method_names():

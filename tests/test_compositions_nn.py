@@ -3080,9 +3080,229 @@ def test_in_place_methods_write_into_the_tensor_as_torch(torch, method, args):
     lambda m, F: m.tensor([True]).relu_(),
     lambda m, F: m.ones(2).masked_fill_(m.ones(3, 2, dtype=m.bool), 1.0),
     lambda m, F: F.relu_(m.tensor([True])),
+    lambda m, F: m.tensor([1, 4]).sqrt_(),  # the in-place variants: a float result, int tensor
+    lambda m, F: m.tensor([1, 4]).div_(m.tensor([2, 2])),
+    lambda m, F: m.tensor([1, 4]).pow_(0.5),
+    lambda m, F: m.tensor([True, False]).add_(1),
+    lambda m, F: m.ones(2).float_power_(2),  # float64 only
+    lambda m, F: m.ones(2, dtype=m.float64).bitwise_and_(m.ones(2, dtype=m.float64)),
+    lambda m, F: m.ones(3).hypot_(m.ones(2, 3)),  # the result's shape is not the tensor's
+    lambda m, F: m.ones(3).t_().cumsum_(1),
+    lambda m, F: m.ones(3).cumsum_(0, dtype=m.float64),  # the result is written into x
+    lambda m, F: m.ones(3).cumprod_(0, dtype=m.int64),
 ])
 def test_in_place_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
+
+
+# --------------------------------------------------------------------------------------------
+# In-place variants of the methods: x.exp_() and the like (minigrad/tensor.py's _IN_PLACE_OF)
+# --------------------------------------------------------------------------------------------
+_SHAPE = (3, 4)
+_Y = rng.standard_normal(_SHAPE)
+_POSITIVE = rng.uniform(0.5, 2.0, _SHAPE)
+_WHOLE = rng.integers(0, 3, _SHAPE).astype(np.float64)  # comparisons with ties
+_INTEGERS = rng.integers(1, 30, _SHAPE)
+_NONFINITE = np.where(rng.random(_SHAPE) < 0.5, [[np.nan, np.inf, -np.inf, 0.5]], _Y)
+# (method, its arguments, its keyword arguments, x's entries: an array, or "uniform" in
+# (0.1, 0.9), "normal", "above1" in (1.1, 3), "integers"); arrays become the library's tensors
+IN_PLACE_VARIANTS = [
+    *[(name, (), {}, "uniform") for name in (
+        "abs", "absolute", "acos", "arccos", "arcsin", "arcsinh", "arctan", "arctanh", "asin",
+        "asinh", "atan", "atanh", "cos", "cosh", "deg2rad", "digamma", "erf", "erfc", "erfinv",
+        "exp", "exp2", "expm1", "frac", "i0", "lgamma", "log", "log10", "log1p", "log2",
+        "logit", "neg", "negative", "rad2deg", "reciprocal", "rsqrt", "sin", "sinc", "sinh",
+        "sqrt", "square", "tan", "tril")],
+    *[(name, (), {}, "normal") for name in ("ceil", "floor", "round", "trunc", "sign", "sgn")],
+    *[(name, (), {}, "above1") for name in ("acosh", "arccosh")],
+    ("round", (), {"decimals": 1}, "normal"), ("triu", (1,), {}, "normal"),
+    ("addcdiv", (_Y, _POSITIVE), {"value": 0.5}, "uniform"),
+    ("addcmul", (_Y, _POSITIVE), {"value": -2.0}, "uniform"),
+    ("addmm", (_Y[:, :2], _Y[:2]), {"beta": 0.5, "alpha": 2.0}, "normal"),
+    ("atan2", (_Y,), {}, "normal"), ("arctan2", (_Y,), {}, "normal"),
+    ("clamp_max", (0.5,), {}, "uniform"), ("clamp_min", (_Y,), {}, "normal"),
+    ("copysign", (_Y,), {}, "uniform"), ("cumprod", (1,), {}, "normal"),
+    ("cumsum", (0,), {}, "normal"), ("divide", (_POSITIVE,), {"rounding_mode": None}, "normal"),
+    ("true_divide", (_POSITIVE,), {}, "normal"), ("floor_divide", (_POSITIVE,), {}, "normal"),
+    ("fmod", (_POSITIVE,), {}, "normal"), ("remainder", (_POSITIVE,), {}, "normal"),
+    ("multiply", (_Y,), {}, "normal"), ("subtract", (_Y,), {"alpha": 2.0}, "normal"),
+    *[(name, (_WHOLE,), {}, _WHOLE[::-1].copy()) for name in (
+        "eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+        "not_equal", "logical_and", "logical_or", "logical_xor")],
+    ("lt", (1.0,), {}, _WHOLE), ("logical_not", (), {}, _WHOLE),
+    ("float_power", (_Y,), {}, "uniform"), ("float_power", (2,), {}, "normal"),
+    ("heaviside", (_Y,), {}, _WHOLE - 1), ("hypot", (_Y,), {}, "normal"),
+    ("index_reduce", (0, np.array([0, 2, 0]), _POSITIVE, "prod"), {}, "normal"),
+    ("put", (np.array([1, 5, 1]), np.array([2.0, 3.0, 4.0])), {"accumulate": True}, "normal"),
+    ("lerp", (_Y, 0.3), {}, "normal"), ("mvlgamma", (2,), {}, "above1"),
+    ("nan_to_num", (), {"posinf": 9.0, "neginf": -9.0}, _NONFINITE),
+    ("nextafter", (_Y,), {}, "normal"), ("polygamma", (1,), {}, "uniform"),
+    ("pow", (_Y,), {}, "uniform"), ("pow", (2,), {}, "normal"),
+    ("renorm", (2, 0, 1.0), {}, "normal"), ("xlogy", (_POSITIVE,), {}, "uniform"),
+    *[(name, (_INTEGERS,), {}, "integers") for name in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm")],
+    ("bitwise_left_shift", (_INTEGERS % 5,), {}, "integers"),
+    ("bitwise_right_shift", (_INTEGERS % 5,), {}, "integers"),
+    ("bitwise_not", (), {}, "integers"),
+]
+# gradient 0 in minigrad, as a step function's, where PyTorch has none to compare with: its
+# heaviside_ and floor_divide_ raise in backward, and its logical_and_ and the like are not
+# recorded, the tensor keeping its old graph (docs/api.md)
+_ZERO_GRADIENT = {"heaviside", "floor_divide", "logical_and", "logical_or", "logical_xor",
+                  "logical_not"}
+# PyTorch's in-place variant has no derivative, its method has
+_TORCH_OUT_OF_PLACE_GRADIENT = {"acosh", "arccosh", "asinh", "arcsinh", "atanh", "arctanh"}
+
+
+def _entries(kind):
+    if isinstance(kind, np.ndarray):
+        return kind.copy()
+    return {"uniform": lambda: rng.uniform(0.1, 0.9, _SHAPE), "normal": lambda: _Y * 3,
+            "above1": lambda: rng.uniform(1.1, 3.0, _SHAPE),
+            "integers": lambda: rng.integers(-40, 40, _SHAPE)}[kind]()
+
+
+def _call_in_place(lib, x, name, args, kwargs):
+    """x.name_(*args, **kwargs) with the arrays among the arguments as lib's tensors, floats in
+    x's dtype (heaviside, index_reduce and put take no other)."""
+    def converted(value):
+        if not isinstance(value, np.ndarray):
+            return value
+        return lib.tensor(value).to(x.dtype) if value.dtype.kind == "f" else lib.tensor(value)
+    return getattr(x, name + "_")(*map(converted, args),
+                                  **{key: converted(value) for key, value in kwargs.items()})
+
+
+def _case_id(case):
+    name, args, kwargs, _ = case
+    return "-".join([name, *(["args"] if args else []), *kwargs])
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta:UserWarning")
+@pytest.mark.parametrize("name, args, kwargs, kind", IN_PLACE_VARIANTS,
+                         ids=map(_case_id, IN_PLACE_VARIANTS))
+def test_in_place_variants_write_into_the_tensor_as_torch(torch, name, args, kwargs, kind):
+    data = _entries(kind)
+    written = []
+    for lib in (minigrad, torch):
+        x = lib.tensor(data.copy())
+        assert _call_in_place(lib, x, name, args, kwargs) is x
+        written.append(x.numpy())
+    assert written[0].dtype == written[1].dtype
+    np.testing.assert_allclose(*written, rtol=1e-8, atol=1e-14)  # polygamma's series: 1e-9 apart
+    if data.dtype.kind != "f":
+        return
+    # recorded in a graph: PyTorch's values and gradients; float32 stays float32
+    weights = rng.standard_normal(_SHAPE)
+    grads = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor(data, requires_grad=True)
+        hidden = leaf * 1.0
+        if lib is torch and name in _TORCH_OUT_OF_PLACE_GRADIENT:
+            hidden = getattr(hidden, name)(*args)
+        elif lib is torch and name in _ZERO_GRADIENT:
+            grads.append(np.zeros(_SHAPE))
+            continue
+        else:
+            assert _call_in_place(lib, hidden, name, args, kwargs) is hidden
+        assert hidden.requires_grad
+        np.testing.assert_allclose(hidden.detach().numpy(), written[1], rtol=1e-8, atol=1e-14)
+        (hidden * lib.tensor(weights)).sum().backward()
+        grads.append(leaf.grad.numpy(force=True))  # force: PyTorch's sgn_ gives a ZeroTensor
+    np.testing.assert_allclose(*grads, rtol=1e-8, atol=1e-12)  # digamma's series: 1e-9 apart
+    if name != "float_power":  # which writes float64 only (its own test)
+        leaf = Tensor(data.astype(np.float32), requires_grad=True)
+        hidden = leaf * 1.0
+        _call_in_place(minigrad, hidden, name, args, kwargs)
+        assert hidden.dtype == np.float32
+        (hidden * 2.0).sum().backward()
+        assert leaf.grad.dtype == np.float32
+    # refused for a leaf that requires grad while recording, as PyTorch's (which writes into
+    # one with logical_and_ and the like, not recorded: docs/api.md)
+    if name.startswith("logical"):
+        with pytest.raises(RuntimeError, match="leaf tensor that requires grad"):
+            _call_in_place(minigrad, Tensor(data, requires_grad=True), name, args, kwargs)
+    else:
+        assert_raises_like_torch(lambda m, F: _call_in_place(
+            m, m.tensor(data, requires_grad=True), name, args, kwargs))
+
+
+def test_every_in_place_variant_is_tested_and_names_its_method():
+    from minigrad.tensor import _IN_PLACE_OF, _SHAPE_IN_PLACE_OF
+    assert {case[0] for case in IN_PLACE_VARIANTS} == set(_IN_PLACE_OF)
+    assert {case[0] for case in SHAPE_IN_PLACE} == set(_SHAPE_IN_PLACE_OF)
+    for name in _IN_PLACE_OF + _SHAPE_IN_PLACE_OF:
+        method = getattr(Tensor, name + "_")
+        assert method.__name__ == name + "_" and f"x.{name}(...)" in method.__doc__
+        assert inspect.signature(method) == inspect.signature(getattr(Tensor, name))
+
+
+SHAPE_IN_PLACE = [  # (method, arguments, x's shape)
+    ("squeeze", (), (3, 1, 4)), ("squeeze", (1,), (3, 1, 4)), ("squeeze", ((0, 1),), (3, 1, 4)),
+    ("unsqueeze", (-1,), (3, 1, 4)), ("t", (), (3, 4)), ("transpose", (0, 2), (3, 1, 4)),
+    ("swapaxes", (2, 0), (3, 1, 4)), ("swapdims", (1, 2), (3, 1, 4)),
+]
+
+
+@pytest.mark.parametrize("name, args, shape", SHAPE_IN_PLACE)
+def test_shape_methods_in_place_keep_sharing_memory_as_torch(torch, name, args, shape):
+    data = rng.standard_normal(shape)
+    seen = []
+    for lib in (minigrad, torch):
+        x = lib.tensor(data.copy())
+        view = x.reshape(-1)  # made before: still shows x's memory after the change
+        assert getattr(x, name + "_")(*args) is x
+        with lib.no_grad():
+            x.mul_(2.0)
+        assert view._version == x._version == 2
+        seen.append((tuple(x.shape), x.numpy().copy(), view.numpy().copy()))
+    (ours, our_values, our_view), (theirs, their_values, their_view) = seen
+    assert ours == theirs
+    np.testing.assert_array_equal(our_values, their_values)
+    np.testing.assert_array_equal(our_view, their_view)
+
+
+@pytest.mark.parametrize("name, args, shape", SHAPE_IN_PLACE)
+def test_shape_methods_in_place_record_as_torch(torch, name, args, shape):
+    """Recorded, the tensor takes the new shape and graph; an op that used it before the
+    change gets the gradient of the shape it saw."""
+    data = rng.standard_normal(shape)
+    grads = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor(data, requires_grad=True)
+        hidden = leaf * 2.0
+        before = hidden * 3.0
+        assert getattr(hidden, name + "_")(*args) is hidden
+        weights = lib.arange(hidden.numel(), dtype=lib.float64).reshape(hidden.shape)
+        ((hidden * weights).sum() + (before * before).sum()).backward()
+        grads.append(leaf.grad.numpy())
+    np.testing.assert_allclose(*grads, rtol=1e-14)
+    leaf = Tensor(data.astype(np.float32), requires_grad=True)
+    hidden = leaf * 2.0
+    getattr(hidden, name + "_")(*args)
+    hidden.sum().backward()
+    assert hidden.dtype == leaf.grad.dtype == np.float32
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.ones(3, 1, requires_grad=True).squeeze_(),  # a leaf that requires grad
+    lambda m, F: m.ones(2, 3, 4).t_(),
+    lambda m, F: m.ones(2, 3).transpose_(0, 2),
+    lambda m, F: m.ones(2, 3).unsqueeze_(3),
+])
+def test_shape_methods_in_place_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_shape_methods_in_place_refuse_a_view_while_recording():
+    """docs/api.md: recording gives the tensor an array of its own, which would silently stop
+    showing the memory of the tensor it views."""
+    hidden = Tensor(np.ones((2, 3)), requires_grad=True) * 2.0
+    view = hidden[1:]
+    with pytest.raises(RuntimeError, match="view"):
+        view.unsqueeze_(0)
+    with minigrad.no_grad():
+        assert view.unsqueeze_(0).shape == (1, 1, 3)
 
 
 def test_an_in_place_activation_after_use_is_caught_by_backward():
@@ -3211,7 +3431,11 @@ def test_embedding_takes_max_norm_and_norm_type_by_position_as_torch(torch):
     the 1-norm here) are scaled down to it when looked up."""
     theirs = torch.nn.Embedding(6, 3, None, 1.5, 1.0).double()
     ours = nn.Embedding(6, 3, None, 1.5, 1.0, dtype=np.float64)
-    ours.weight.data[...] = theirs.weight.detach().numpy()
+    rows = rng.uniform(-2, 2, (6, 3))  # 1-norms up to 6: some above max_norm, whatever the seed
+    rows[1] = [2.0, -1.0, 0.5]
+    with torch.no_grad():
+        theirs.weight.copy_(torch.tensor(rows))
+    ours.weight.data[...] = rows
     indices = np.array([[1, 4], [0, 1]])
     expected = theirs(torch.tensor(indices))
     np.testing.assert_allclose(ours(Tensor(indices)).data, expected.detach().numpy(),

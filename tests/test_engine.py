@@ -1707,6 +1707,60 @@ def test_register_hook_refuses_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 
+def test_retains_grad_says_whether_a_non_leaf_keeps_its_grad_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    for lib in (minigrad, torch):
+        x = lib.ones(2, requires_grad=True)
+        hidden = x * 2.0
+        assert not x.retains_grad and not hidden.retains_grad
+        x.retain_grad()
+        hidden.retain_grad()
+        assert not x.retains_grad and hidden.retains_grad  # a leaf keeps its .grad anyway
+    assert_raises_like_torch(lambda lib, F: setattr(lib.ones(2), "retains_grad", True))
+
+
+def _accumulated_gradients_seen_by_hooks(lib):
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    handle = x.register_post_accumulate_grad_hook(
+        lambda p: seen.append((p is x, p.grad.numpy().copy())))
+    (x * 3.0).sum().backward()
+    (x * x).sum().backward()  # the second call sees the sum
+    handle.remove()
+    (x * 5.0).sum().backward()
+    x.register_post_accumulate_grad_hook(lambda p: seen.append("grad() accumulates nothing"))
+    (lib.autograd.grad if lib is not minigrad else lib.grad)((x * 2.0).sum(), [x])
+    return seen
+
+
+def test_post_accumulate_grad_hooks_run_after_each_accumulation_as_torch():
+    torch = pytest.importorskip("torch", reason="PyTorch not installed: not compared")
+    ours, theirs = _accumulated_gradients_seen_by_hooks(minigrad), \
+        _accumulated_gradients_seen_by_hooks(torch)
+    assert len(ours) == len(theirs) == 2 and all(is_x for is_x, _ in ours)
+    for (_, a), (_, b) in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_post_accumulate_grad_hook_can_step_the_parameter():
+    """The use PyTorch documents: the optimizer step in backward, parameter by parameter."""
+    w = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    opt = minigrad.optim.SGD([w], lr=0.5)
+    w.register_post_accumulate_grad_hook(lambda p: (opt.step(), opt.zero_grad()))
+    (w * w).sum().backward()
+    np.testing.assert_array_equal(w.data, [0.0, 0.0])  # w - 0.5 * 2w
+    assert w.grad is None
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.ones(2).register_post_accumulate_grad_hook(print),  # no gradient
+    lambda lib, F: (lib.ones(2, requires_grad=True) * 2).register_post_accumulate_grad_hook(
+        print),  # not a leaf
+])
+def test_register_post_accumulate_grad_hook_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 def test_a_hook_returning_the_wrong_shape_is_a_clear_error():
     x = Tensor(np.ones(3), requires_grad=True)
     x.register_hook(lambda g: g[:2])
