@@ -26,6 +26,7 @@ from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
 from .devices import device
 from . import cuda  # noqa: E402  (torch.cuda's questions: no GPU here)
+from . import utils  # noqa: E402  (torch.utils.data: datasets and the DataLoader)
 from .serialization import load, save
 from . import autograd  # noqa: E402  (torch.autograd's namespace)
 
@@ -34,6 +35,6 @@ __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
     "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "lu_unpack", "nn",
     "no_grad", "ops", "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward",
-    "unbroadcast",
+    "unbroadcast", "utils",
 ]
 __version__ = "0.1.0"

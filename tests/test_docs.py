@@ -523,3 +523,10 @@ def test_api_md_autograd_table_lists_minigrad_autograd():
     expected = set(minigrad.autograd.__all__) - {"functional"} | {
         f"functional.{name}" for name in minigrad.autograd.functional.__all__}
     assert sorted(listed) == sorted(expected)
+
+
+def test_api_md_data_table_lists_minigrad_utils_data():
+    [rows] = [rows for header, rows in markdown_tables(API_MD.read_text(encoding="utf-8"))
+              if header[0] == "minigrad.utils.data"]
+    listed = [span for row in rows for span in re.findall(r"`(\w+)`", row[0])]
+    assert sorted(listed) == sorted(minigrad.utils.data.__all__)
