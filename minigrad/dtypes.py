@@ -1,10 +1,13 @@
 """PyTorch's dtype names as numpy dtypes: `minigrad.zeros(3, dtype=minigrad.float64)` reads as in
 PyTorch, and numpy dtypes work everywhere these do (`t.dtype == minigrad.float32` is True for a
 float32 tensor). Floats default to float32 (`get_default_dtype`), integers to int64."""
+from typing import Any
+
 import numpy as np
 
-__all__ = ["bool", "double", "float", "float16", "float32", "float64", "get_default_dtype",
-           "half", "int", "int16", "int32", "int64", "int8", "long", "short", "uint8"]
+__all__ = ["bool", "double", "finfo", "float", "float16", "float32", "float64",
+           "get_default_dtype", "half", "iinfo", "int", "int16", "int32", "int64", "int8", "long",
+           "short", "uint8"]
 
 float16 = half = np.float16
 float32 = float = np.float32
@@ -20,3 +23,32 @@ bool = np.bool_
 def get_default_dtype() -> type:
     """The dtype of floating-point tensors made from Python numbers: float32."""
     return np.float32
+
+
+class finfo:  # noqa: N801  (PyTorch's name)
+    """torch.finfo: the limits of a floating-point dtype (the default float32 when none is
+    given): bits, eps, max, min, tiny (= smallest_normal), resolution, and dtype's name."""
+
+    def __init__(self, type: Any = None) -> None:  # noqa: A002  (PyTorch's argument name)
+        info = np.finfo(np.dtype(get_default_dtype() if type is None else type))
+        # Python floats (this module's `float` is PyTorch's name for float32)
+        self.bits, self.eps, self.resolution = info.bits, info.eps.item(), 10.0 ** -info.precision
+        self.max, self.min = info.max.item(), info.min.item()
+        self.tiny = self.smallest_normal = info.smallest_normal.item()
+        self.dtype = info.dtype.name
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801  (PyTorch's name)
+    """torch.iinfo: the limits of an integer dtype: bits, max, min, and dtype's name."""
+
+    def __init__(self, type: Any) -> None:  # noqa: A002
+        info = np.iinfo(np.dtype(type))
+        self.bits, self.max, self.min, self.dtype = info.bits, info.max, info.min, info.dtype.name
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

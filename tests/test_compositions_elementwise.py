@@ -2488,3 +2488,21 @@ def test_devices_read_and_print_as_torchs(torch):
     assert minigrad.device("cpu") == minigrad.device(minigrad.device("cpu"))
     assert not minigrad.cuda.is_available() and minigrad.cuda.device_count() == 0
     assert_raises_like_torch(lambda lib, F: lib.device("gpu"))
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", None])
+def test_finfo_gives_torchs_limits(torch, name):
+    ours = minigrad.finfo(None if name is None else getattr(minigrad, name))
+    theirs = torch.finfo(None if name is None else getattr(torch, name)) if name else \
+        torch.finfo()
+    for attribute in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution",
+                      "dtype"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+    assert repr(ours) == repr(theirs)
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])
+def test_iinfo_gives_torchs_limits(torch, name):
+    ours, theirs = minigrad.iinfo(getattr(minigrad, name)), torch.iinfo(getattr(torch, name))
+    assert (ours.bits, ours.max, ours.min, ours.dtype) == (theirs.bits, theirs.max, theirs.min,
+                                                           theirs.dtype)
