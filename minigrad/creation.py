@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, Union
@@ -22,10 +23,9 @@ from .errors import InvalidArgumentError, InvalidTypeError
 from .tensor import Tensor
 
 __all__ = [
-    "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace",
-    "logspace",
-    "manual_seed", "ones", "ones_like", "rand", "rand_like", "randint", "randn", "randn_like",
-    "randperm",
+    "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "get_rng_state",
+    "initial_seed", "linspace", "logspace", "manual_seed", "ones", "ones_like", "rand",
+    "rand_like", "randint", "randn", "randn_like", "randperm", "seed", "set_rng_state",
     "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
@@ -59,6 +59,28 @@ class Generator:
         """The seed the stream started from."""
         return self._seed
 
+    def seed(self) -> int:
+        """Restart the stream from a fresh random seed, which it returns."""
+        seed = int(np.random.SeedSequence().entropy) % 2**63
+        self.manual_seed(seed)
+        return seed
+
+    def get_state(self) -> Tensor:
+        """Where the stream is, as a uint8 tensor (PyTorch's form) for `set_state`."""
+        text = json.dumps(self.rng.bit_generator.state).encode()
+        return Tensor(np.frombuffer(text, dtype=np.uint8).copy())
+
+    def set_state(self, new_state: Tensor) -> Generator:
+        """Put the stream back where `get_state` found it; returns this generator."""
+        if not isinstance(new_state, Tensor) or new_state.dtype != np.uint8:
+            raise InvalidTypeError("set_state: expected the uint8 tensor get_state returned")
+        try:
+            self.rng.bit_generator.state = json.loads(new_state.data.tobytes())
+        except (ValueError, TypeError, KeyError) as error:
+            raise InvalidArgumentError(f"set_state: not a state get_state returned "
+                                       f"({error})") from None
+        return self
+
 
 default_generator = Generator()
 
@@ -66,6 +88,26 @@ default_generator = Generator()
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator (the one random functions use without `generator=`)."""
     return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    """Seed the default generator from fresh randomness; returns the seed."""
+    return default_generator.seed()
+
+
+def initial_seed() -> int:
+    """The default generator's seed."""
+    return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    """The default generator's state (`Generator.get_state`)."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    """Put the default generator back in a state `get_rng_state` returned."""
+    default_generator.set_state(new_state)
 
 
 def _rng(name: str, generator: Generator | np.random.Generator | None) -> np.random.Generator:

@@ -2506,3 +2506,22 @@ def test_iinfo_gives_torchs_limits(torch, name):
     ours, theirs = minigrad.iinfo(getattr(minigrad, name)), torch.iinfo(getattr(torch, name))
     assert (ours.bits, ours.max, ours.min, ours.dtype) == (theirs.bits, theirs.max, theirs.min,
                                                            theirs.dtype)
+
+
+def test_rng_states_put_the_generators_back_where_they_were():
+    state = minigrad.get_rng_state()
+    assert state.dtype == np.uint8 and state.ndim == 1
+    drawn = minigrad.randn(4).tolist()
+    minigrad.set_rng_state(state)
+    assert minigrad.randn(4).tolist() == drawn
+    generator = minigrad.Generator().manual_seed(11)
+    kept = generator.get_state()
+    drawn = minigrad.rand(3, generator=generator).tolist()
+    assert generator.set_state(kept) is generator
+    assert minigrad.rand(3, generator=generator).tolist() == drawn
+    fresh = minigrad.seed()
+    assert minigrad.initial_seed() == fresh
+    minigrad.manual_seed(5)
+    assert minigrad.initial_seed() == 5
+    with pytest.raises(TypeError):
+        minigrad.set_rng_state(Tensor(np.zeros(3)))
