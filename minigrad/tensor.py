@@ -339,6 +339,13 @@ class ValuesIndices(NamedTuple):
     indices: Tensor
 
 
+class Frexp(NamedTuple):
+    """What frexp returns, like PyTorch's torch.return_types.frexp: (mantissa, exponent)."""
+
+    mantissa: Tensor
+    exponent: Tensor
+
+
 class MinMax(NamedTuple):
     """What aminmax returns, like PyTorch's torch.return_types.aminmax: (min, max), with
     `.min` and `.max`."""
@@ -1370,6 +1377,17 @@ class Tensor:
             sign = np.copysign(sign, self.data)
         return self * sign
 
+    def positive(self) -> Tensor:
+        """self itself, as torch.positive (which refuses bools)."""
+        if self.dtype == np.bool_:
+            raise InvalidTypeError("positive: does not take a bool tensor")
+        return self
+
+    def isreal(self) -> Tensor:
+        """True everywhere, NaN included: minigrad's tensors are real (torch.isreal is False
+        only at complex entries with an imaginary part)."""
+        return Tensor._make(np.ones(self.shape, dtype=np.bool_))
+
     def absolute(self) -> Tensor:
         """Alias of abs."""
         return self.abs()
@@ -1511,6 +1529,31 @@ class Tensor:
     def trunc(self) -> Tensor:
         """Round toward 0. Gradient 0."""
         return self._rounded("trunc", np.trunc)
+
+    def fix(self) -> Tensor:
+        """Alias of trunc."""
+        return self.trunc()
+
+    def frexp(self) -> Frexp:
+        """(mantissa, exponent) with self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)
+        (0, inf and NaN are their own mantissa, with exponent 0), as torch.frexp: floats only,
+        the exponent int32. The mantissa is self times constant powers of 2, so its gradient is
+        2 ** -exponent, PyTorch's."""
+        self._require_floating("frexp")
+        exponent = np.frexp(self.data)[1]
+        # scaled in two halves: 2 ** -exponent alone overflows float32 for subnormal entries
+        half = exponent // 2
+        mantissa = self * np.exp2(-half).astype(self.dtype) \
+            * np.exp2(half - exponent).astype(self.dtype)
+        return Frexp(mantissa, Tensor._make(exponent.astype(np.int32)))
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        """self * 2 ** other, in a float dtype (integers give the default float), as
+        torch.ldexp; differentiable in both."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"ldexp(): argument 'other' must be Tensor, not "
+                            f"{type(other).__name__}")
+        return self * other.exp2()
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
@@ -3363,6 +3406,15 @@ class Tensor:
                                        f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
 
+    def ger(self, vec2: Tensor) -> Tensor:
+        """Alias of outer (PyTorch's older name)."""
+        return self.outer(vec2)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        """dot of the conjugate of self with other: dot itself, as minigrad's tensors are
+        real."""
+        return self.dot(other)
+
     def inner(self, other: Tensor) -> Tensor:
         """Sums of products over the last dims, out[i..., j...] = sum_k self[i..., k] *
         other[j..., k], as torch.inner (a plain product when either is 0-d)."""
@@ -3434,9 +3486,33 @@ class Tensor:
 
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2), self broadcasting to the product's shape."""
-        product = self._lift(mat1).mm(mat2)
+        return self._add_scaled("addmm", self._lift(mat1).mm(mat2), beta, alpha)
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat @ vec), self broadcasting to the product's shape."""
+        return self._add_scaled("addmv", self._lift(mat).mv(vec), beta, alpha)
+
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * outer(vec1, vec2), self broadcasting to the outer product's
+        shape."""
+        return self._add_scaled("addr", self._lift(vec1).outer(vec2), beta, alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
+                alpha: float = 1) -> Tensor:
+        """beta * self + alpha * bmm(batch1, batch2), self broadcasting to the products' shape."""
+        return self._add_scaled("baddbmm", self._lift(batch1).bmm(batch2), beta, alpha)
+
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
+               alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (the sum over the batch of batch1[b] @ batch2[b]), self
+        broadcasting to one product's shape."""
+        return self._add_scaled("addbmm", self._lift(batch1).bmm(batch2).sum(0), beta, alpha)
+
+    def _add_scaled(self, name: str, product: Tensor, beta: float, alpha: float) -> Tensor:
+        """beta * self + alpha * product, the sum behind addmm and its kin; self must broadcast
+        to the product's shape (the result has the product's shape, as in PyTorch)."""
         if not engine._broadcasts_to(self.shape, product.shape):
-            raise InvalidArgumentError(f"addmm: self of shape {self.shape} does not broadcast "
+            raise InvalidArgumentError(f"{name}: self of shape {self.shape} does not broadcast "
                                        f"to the product's shape {product.shape}")
         scaled = product if alpha == 1 else product * alpha
         if beta == 0:

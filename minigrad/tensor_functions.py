@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import math
 from typing import Any, Callable, Sequence
 
@@ -16,17 +17,18 @@ import numpy as np
 from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError, InvalidTypeError
-from .creation import tensor
+from .creation import ones_like, tensor
 from .dtypes import get_default_dtype
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
-                     _older_unbiased_form, _operand, _result_dtype)
+from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _dim_list, _dims,
+                     _index_array, _older_unbiased_form, _operand, _result_dtype)
 
-__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
-           "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
-           "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
-           "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
-           "repeat_interleave", "row_stack", "searchsorted", "stack", "std_mean", "tensordot",
-           "trapezoid", "var_mean", "vstack", "where"]
+__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+           "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist", "chain_matmul",
+           "column_stack", "combinations", "concat", "concatenate", "corrcoef",
+           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "from_numpy", "hstack",
+           "is_tensor", "isin", "meshgrid", "pairwise_distance", "repeat_interleave", "row_stack",
+           "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz", "vander",
+           "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,6 +391,39 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
 
 
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every choice of `r` entries of the 1-D `input`, in order of position, one per row (shape
+    (count, r)), as torch.combinations: itertools.combinations of its entries, or
+    combinations_with_replacement; r = 0 gives an empty 1-D tensor, as PyTorch's."""
+    if input.ndim != 1:
+        raise InvalidArgumentError(f"combinations: needs a 1-D tensor, got shape {input.shape}")
+    if r < 0:
+        raise InvalidArgumentError(f"combinations: r must be non-negative, got {r}")
+    if r == 0:
+        return input[:0]
+    choose = itertools.combinations_with_replacement if with_replacement \
+        else itertools.combinations
+    places = np.array(list(choose(range(len(input)), r)), dtype=np.int64).reshape(-1, r)
+    return input[places]
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D `x`: column j is x ** (N - 1 - j), or x ** j with
+    `increasing`; N columns (default len(x)), as torch.vander. The powers are running products
+    of x, so the gradient is exact at x = 0 too (k x ** (k - 1) at 0 would meet 0 * inf)."""
+    if x.ndim != 1:
+        raise InvalidArgumentError(f"vander: x must be 1-D, got shape {x.shape}")
+    columns = len(x) if N is None else N
+    if columns < 0:
+        raise InvalidArgumentError(f"vander: N must be non-negative, got {N}")
+    x = _accumulating(x)  # integers and bools as int64, as PyTorch's
+    if columns == 0:
+        return x.unsqueeze(1)[:, :0]
+    repeated = cat([ones_like(x).unsqueeze(1), x.unsqueeze(1).expand(len(x), columns - 1)], 1)
+    powers = repeated.cumprod(1)
+    return powers if increasing else powers.flip(1)
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None) -> Tensor:
     """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
@@ -424,21 +459,48 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     """The trapezoidal rule along `dim`: sum of (y[i] + y[i+1]) / 2 times the spacing, dx
     (default 1) or the differences of the sample points x (1-D, or y's shape), as
     torch.trapezoid."""
+    areas, d = _trapezoids("trapezoid", y, x, dx, dim)
+    return areas.sum(d)
+
+
+trapz = trapezoid  # PyTorch's older name
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along `dim`: entry i is trapezoid of y[0 .. i + 1], so the
+    dim is one shorter, as torch.cumulative_trapezoid."""
+    areas, d = _trapezoids("cumulative_trapezoid", y, x, dx, dim)
+    return areas.cumsum(d)
+
+
+def _trapezoids(op: str, y: Tensor, x: Tensor | None, dx: float | None, dim: int
+                ) -> tuple[Tensor, int]:
+    """The area of each trapezoid between neighbours along `dim`, and that dim wrapped."""
     if x is not None and dx is not None:
-        raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+        raise TypeError(f"{op}: give the sample points x or the spacing dx, not both")
     if y.ndim == 0:  # IndexError, as PyTorch's
-        raise IndexError(f"trapezoid: dim {dim} given, but a 0-d tensor has no dims")
+        raise IndexError(f"{op}: dim {dim} given, but a 0-d tensor has no dims")
     y = y._floating()
-    d = _dim("trapezoid", dim, y.ndim)
+    d = _dim(op, dim, y.ndim)
     size = y.shape[d]
-    # an empty dim has no intervals: y itself, empty along d, sums to 0
+    # an empty dim has no intervals: y itself, empty along d (its sum is 0)
     heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y
     if x is None:
-        return heights.sum(d) * (1.0 if dx is None else dx)
+        return heights * (1.0 if dx is None else dx), d
     spacing = x.diff(dim=-1 if x.ndim == 1 else d)
     if x.ndim == 1:  # spread along dim
         spacing = spacing.reshape((-1,) + (1,) * (y.ndim - d - 1))
-    return (heights * spacing).sum(d)
+    return heights * spacing, d
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of the 2-D `matrices`, left to right, as torch.chain_matmul (PyTorch's
+    older linalg.multi_dot); of one matrix, a copy of it."""
+    if not matrices or any(m.ndim != 2 for m in matrices):
+        raise InvalidArgumentError(f"chain_matmul: needs one or more 2-D tensors, got shapes "
+                                   f"{[m.shape for m in matrices]}")
+    return matrices[0].clone() if len(matrices) == 1 else linalg.multi_dot(matrices)
 
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -620,7 +682,7 @@ _METHODS = (
     "scatter", "scatter_reduce", "diag", "diagflat", "split_with_sizes",
     "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
     "unique_consecutive", "matmul",
-    "dot", "outer", "inner", "kron", "cross",
+    "dot", "outer", "inner", "kron", "cross", "vdot", "ger", "addmv", "addr", "addbmm", "baddbmm",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
     "matrix_exp", "triangular_solve",
@@ -661,5 +723,6 @@ def _as_function(name: str) -> Callable[..., Any]:
     return function
 
 
-# functional imports this module, so cosine_similarity finds it here only when called
-from . import functional  # noqa: E402
+# functional and linalg import this module, so cosine_similarity and chain_matmul find them
+# here only when called
+from . import functional, linalg  # noqa: E402

@@ -164,6 +164,15 @@ CASES = {
                               lambda t, x: t.clamp_max(x, 0.2), kinks=(0.2,)),
     "frac": unary(lambda x: x.frac(), lambda x: x - np.trunc(x), lambda t, x: t.frac(x),
                   kinks=(-1, 0, 1)),
+    "fix": unary(lambda x: minigrad.fix(x), np.trunc, lambda t, x: t.fix(x), kinks=(-1, 0, 1)),
+    "frexp_mantissa": unary(lambda x: x.frexp().mantissa, lambda x: np.frexp(x)[0],
+                            lambda t, x: t.frexp(x).mantissa, -40.0, 40.0, (-2, 0.5, 1, 16)),
+    "ldexp": Case(lambda a, b: minigrad.ldexp(a, b), lambda a, b: a * 2.0 ** b,
+                  lambda t, a, b: t.ldexp(a, b), lambda: [uniform(3, 4), uniform(4)]),
+    "rsub": Case(lambda a, b: minigrad.rsub(a, b, alpha=-1.5), lambda a, b: b + 1.5 * a,
+                 lambda t, a, b: t.rsub(a, b, alpha=-1.5), lambda: [uniform(3, 4), uniform(4)]),
+    "rsub_number": unary(lambda x: minigrad.rsub(x, 2), lambda x: 2 - x,
+                         lambda t, x: t.rsub(x, 2)),
     "addcmul": Case(lambda a, b, c: a.addcmul(b, c, value=0.5), lambda a, b, c: a + 0.5 * b * c,
                     lambda t, a, b, c: t.addcmul(a, b, c, value=0.5),
                     lambda: [uniform(3, 4), uniform(4), uniform(3, 1)]),
@@ -1046,6 +1055,53 @@ def test_gcd_lcm_and_heaviside_match_torch(torch, call):
     lambda lib, F: lib.heaviside(lib.tensor([1.0, 2.0]), lib.tensor([0.5, 1.0, 2.0])),
 ])
 def test_gcd_lcm_and_heaviside_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.tensor([0.0, -3.5, math.inf, -math.inf, math.nan, 1e-40, 3e38, -0.0]).frexp(),
+    lambda lib: lib.frexp(lib.tensor([[0.75], [1024.0]], dtype=lib.float64)),
+    lambda lib: lib.ldexp(lib.tensor([1, 2]), lib.tensor([3, -4])),  # integers: float32
+    lambda lib: lib.ldexp(lib.tensor([1.0, 2.0]), lib.tensor([3, 130])),  # float32 kept: inf
+    lambda lib: lib.tensor([1.0, 2.0]).ldexp(lib.tensor([3.0], dtype=lib.float64)),
+    lambda lib: lib.fix(lib.tensor([-2, 3], dtype=lib.int32)),
+    lambda lib: lib.rsub(lib.tensor([1, 2], dtype=lib.int32), 3, alpha=2),
+    lambda lib: lib.rsub(lib.tensor([1, 2]), 0.5),
+    lambda lib: lib.positive(lib.tensor([-1, 2], dtype=lib.int8)),
+    lambda lib: lib.tensor([1.0, math.nan, -math.inf]).isreal(),
+    lambda lib: lib.isreal(lib.tensor([[3]])),
+], ids=["frexp_edges_float32", "frexp_float64", "ldexp_integers", "ldexp_overflow",
+        "ldexp_float64_exponent", "fix_int", "rsub_int", "rsub_float", "positive_int8", "isreal",
+        "isreal_int"])
+def test_frexp_ldexp_fix_rsub_positive_and_isreal_match_torch(torch, call):
+    for out, expected in zip(*(pieces if isinstance(pieces, tuple) else (pieces,)
+                               for pieces in (call(minigrad), call(torch)))):
+        assert str(expected.dtype) == f"torch.{out.dtype}" and out.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_positive_is_the_tensor_itself_and_frexps_gradient_is_torchs_at_the_edges(torch):
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    assert minigrad.positive(x) is x and x.positive() is x  # as torch.positive
+    # (not near float32's max: there PyTorch's 1 / 2 ** 128 is 1 / inf = 0, minigrad's 2 ** -128)
+    data = np.array([0.0, -3.5, np.inf, np.nan, 1e-40, 3e30], dtype=np.float32)
+    x, t = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    with warnings.catch_warnings():  # 2 ** 132, the subnormal's gradient, overflows float32
+        warnings.simplefilter("ignore", RuntimeWarning)
+        x.frexp().mantissa.backward(np.ones(6, dtype=np.float32))
+    t.frexp().mantissa.backward(torch.ones(6))
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.frexp(lib.tensor([1, 2])),
+    lambda lib, F: lib.ldexp(lib.tensor([1.0]), 2),
+    lambda lib, F: lib.positive(lib.tensor([True])),
+    lambda lib, F: lib.rsub(lib.tensor([True]), lib.tensor([False])),
+    lambda lib, F: lib.rsub(lib.tensor([1, 2]), 3, alpha=0.5),
+])
+def test_frexp_ldexp_positive_and_rsub_refuse_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 

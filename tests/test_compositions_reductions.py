@@ -310,6 +310,16 @@ CASES = {
     "trapezoid_dx_dim_0": Case(lambda y: minigrad.trapezoid(y, dx=0.5, dim=0),
                                lambda y: ((y[1:] + y[:-1]) / 2).sum(0) * 0.5, SHAPE,
                                torch_fn=lambda y: torch_or_skip().trapezoid(y, dx=0.5, dim=0)),
+    "trapz": Case(lambda y: minigrad.trapz(y, dim=1), lambda y: ((y[:, 1:] + y[:, :-1]) / 2)
+                  .sum(1), SHAPE, torch_fn=lambda y: torch_or_skip().trapz(y, dim=1)),
+    "cumulative_trapezoid": Case(lambda y: minigrad.cumulative_trapezoid(y, dx=0.5, dim=0),
+                                 lambda y: np.cumsum((y[1:] + y[:-1]) / 2 * 0.5, 0), SHAPE,
+                                 torch_fn=lambda y: torch_or_skip().cumulative_trapezoid(
+                                     y, dx=0.5, dim=0)),
+    "cumulative_trapezoid_points": Case(
+        lambda y, x: minigrad.cumulative_trapezoid(y, x),
+        lambda y, x: np.cumsum((y[..., 1:] + y[..., :-1]) / 2 * np.diff(x), -1), [SHAPE[0], (4,)],
+        torch_fn=lambda y, x: torch_or_skip().cumulative_trapezoid(y, x)),
     "trapezoid_points": Case(lambda y, x: minigrad.trapezoid(y, x, dim=0),
                              lambda y, x: (((y[1:] + y[:-1]) / 2) * np.diff(x)[:, None, None])
                              .sum(0), [(2, 3, 4), (2,)],
@@ -1218,7 +1228,7 @@ def test_cov_unique_consecutive_and_renorm_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
 
 
-def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
+def test_trapezoids_of_an_empty_dim_and_of_a_0_d_tensor_as_torch():
     torch = torch_or_skip()
     for shape, kwargs in [((3, 0), {}), ((3, 0), {"dx": 2.0}), ((0,), {}), ((3, 0), {"dim": 0}),
                           ((3, 1), {})]:
@@ -1228,6 +1238,13 @@ def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
     out = minigrad.trapezoid(minigrad.ones(3, 0), minigrad.ones(0))
     assert out.tolist() == torch.trapezoid(torch.ones(3, 0), torch.ones(0)).tolist()
     assert_raises_like_torch(lambda m, F: m.trapezoid(m.tensor(2.0)))
+    for shape in [(3, 0), (3, 1), (0,)]:
+        out = minigrad.cumulative_trapezoid(minigrad.ones(*shape))
+        expected = torch.cumulative_trapezoid(torch.ones(*shape))
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
+    out = minigrad.cumulative_trapezoid(minigrad.tensor([1, 2, 4]))  # integers: float32
+    assert out.dtype == np.float32 and out.tolist() == [1.5, 4.5]
+    assert_raises_like_torch(lambda m, F: m.cumulative_trapezoid(m.tensor(2.0)))
 
 
 def test_sum_to_size_undoes_expand_as_torch():
