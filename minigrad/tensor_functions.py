@@ -25,10 +25,10 @@ from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _d
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist", "chain_matmul",
            "column_stack", "combinations", "concat", "concatenate", "corrcoef",
-           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "from_numpy", "hstack",
-           "is_tensor", "isin", "meshgrid", "pairwise_distance", "repeat_interleave", "row_stack",
-           "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz", "vander",
-           "var_mean", "vstack", "where"]
+           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "from_numpy", "gradient",
+           "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance", "repeat_interleave",
+           "row_stack", "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz",
+           "vander", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -501,6 +501,62 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
         raise InvalidArgumentError(f"chain_matmul: needs one or more 2-D tensors, got shapes "
                                    f"{[m.shape for m in matrices]}")
     return matrices[0].clone() if len(matrices) == 1 else linalg.multi_dot(matrices)
+
+
+def gradient(input: Tensor, *, spacing: float | Sequence[float | Tensor] = 1,
+             dim: int | Sequence[int] | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of the sampled function `input` along each dim in `dim` (default all), by
+    central differences inside and one-sided ones of `edge_order` (1 or 2) at the two ends, as
+    torch.gradient (and numpy.gradient). `spacing` is one step for every dim, one step per
+    dim, or per dim the 1-D tensor of sample coordinates (steps may then vary); integers give
+    float32. Differentiable in input and in coordinate tensors."""
+    dims = list(range(input.ndim)) if dim is None else _dim_list("gradient", dim, input.ndim)
+    spacings = [spacing] * len(dims) if isinstance(spacing, (int, float)) else list(spacing)
+    if len(spacings) != len(dims):
+        raise InvalidArgumentError(f"gradient: spacing must be a number or hold one entry per "
+                                   f"dim ({len(dims)}), got {len(spacings)}")
+    if edge_order not in (1, 2):
+        raise InvalidArgumentError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    f = input._floating()
+    return tuple(_derivative(f, d, step, edge_order) for d, step in zip(dims, spacings))
+
+
+def _derivative(f: Tensor, d: int, spacing: float | Tensor, edge_order: int) -> Tensor:
+    """gradient along one dim: the second-order formulas for uneven steps (Fornberg's, as
+    numpy.gradient's), which for even steps h reduce to (f[i+1] - f[i-1]) / 2h inside."""
+    size = f.shape[d]
+    if size < edge_order + 1:
+        raise InvalidArgumentError(f"gradient: dim {d} has size {size}; edge_order "
+                                   f"{edge_order} needs at least {edge_order + 1} samples")
+    if isinstance(spacing, Tensor):
+        if spacing.shape != (size,):
+            raise InvalidArgumentError(f"gradient: the coordinates along dim {d} must be 1-D "
+                                       f"of size {size}, got shape {spacing.shape}")
+        steps = spacing.diff()
+    else:
+        steps = Tensor._make(np.full(size - 1, spacing, dtype=f.dtype))
+    steps = steps.reshape((-1,) + (1,) * (f.ndim - d - 1))  # one step per place along d
+
+    def at(start: int, length: int = 1) -> Tensor:
+        return f.narrow(d, start % size, length)
+
+    def step(i: int) -> Tensor:
+        return steps.narrow(0, i % (size - 1), 1)
+
+    before, after = steps.narrow(0, 0, size - 2), steps.narrow(0, 1, size - 2)
+    inside = (before ** 2 * at(2, size - 2) + (after ** 2 - before ** 2) * at(1, size - 2)
+              - after ** 2 * at(0, size - 2)) / (before * after * (before + after))
+    if edge_order == 1:
+        first = (at(1) - at(0)) / step(0)
+        last = (at(-1) - at(-2)) / step(-1)
+    else:
+        h1, h2 = step(0), step(1)
+        first = (-(2 * h1 + h2) / (h1 * (h1 + h2)) * at(0) + (h1 + h2) / (h1 * h2) * at(1)
+                 - h1 / (h2 * (h1 + h2)) * at(2))
+        h1, h2 = step(-2), step(-1)
+        last = (h2 / (h1 * (h1 + h2)) * at(-3) - (h1 + h2) / (h1 * h2) * at(-2)
+                + (2 * h2 + h1) / (h2 * (h1 + h2)) * at(-1))
+    return cat([first, inside, last], d)
 
 
 def corrcoef(input: Tensor) -> Tensor:

@@ -324,6 +324,23 @@ CASES = {
                              lambda y, x: (((y[1:] + y[:-1]) / 2) * np.diff(x)[:, None, None])
                              .sum(0), [(2, 3, 4), (2,)],
                              torch_fn=lambda y, x: torch_or_skip().trapezoid(y, x, dim=0)),
+    "gradient": Case(lambda y: minigrad.gradient(y), lambda y: tuple(np.gradient(y)), SHAPE,
+                     torch_fn=lambda y: torch_or_skip().gradient(y)),
+    "gradient_spacing_edge_order_2": Case(
+        lambda y: minigrad.gradient(y, spacing=[0.5, 2.0], dim=[2, 0], edge_order=2),
+        lambda y: (np.gradient(y, 0.5, axis=2, edge_order=2),
+                   np.gradient(y, 2.0, axis=0, edge_order=2)), [(3, 2, 4)],
+        torch_fn=lambda y: torch_or_skip().gradient(y, spacing=[0.5, 2.0], dim=[2, 0],
+                                                    edge_order=2)),
+    # the coordinates are differentiable too, as in PyTorch
+    "gradient_coordinates": Case(
+        lambda y, x: minigrad.gradient(y, spacing=[x], dim=1),
+        lambda y, x: tuple([np.gradient(y, x, axis=1)]), [(2, 4, 3), (4,)],
+        torch_fn=lambda y, x: torch_or_skip().gradient(y, spacing=[x], dim=1)),
+    "gradient_coordinates_edge_order_2": Case(
+        lambda y, x: minigrad.gradient(y, spacing=(x,), dim=-1, edge_order=2),
+        lambda y, x: tuple([np.gradient(y, x, axis=-1, edge_order=2)]), [(2, 5), (5,)],
+        torch_fn=lambda y, x: torch_or_skip().gradient(y, spacing=(x,), dim=-1, edge_order=2)),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -1245,6 +1262,38 @@ def test_trapezoids_of_an_empty_dim_and_of_a_0_d_tensor_as_torch():
     out = minigrad.cumulative_trapezoid(minigrad.tensor([1, 2, 4]))  # integers: float32
     assert out.dtype == np.float32 and out.tolist() == [1.5, 4.5]
     assert_raises_like_torch(lambda m, F: m.cumulative_trapezoid(m.tensor(2.0)))
+
+
+def test_gradient_of_integers_small_dims_and_0_d_tensors_as_torch():
+    torch = torch_or_skip()
+    for call in [lambda lib: lib.gradient(lib.tensor([1, 2, 4]), spacing=0.5),
+                 lambda lib: lib.gradient(lib.tensor([[1, 2], [4, 8]], dtype=lib.int32)),
+                 lambda lib: lib.gradient(lib.tensor([3.0, 1.0, 2.0]), edge_order=2),
+                 lambda lib: lib.gradient(lib.tensor(2.0))]:
+        out, expected = call(minigrad), call(torch)
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert got.shape == tuple(want.shape) and str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.gradient(m.ones(2), edge_order=2),
+    lambda m, F: m.gradient(m.ones(1)),
+    lambda m, F: m.gradient(m.ones(3), edge_order=3),
+    lambda m, F: m.gradient(m.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
+    lambda m, F: m.gradient(m.ones(3), spacing=[]),
+    lambda m, F: m.gradient(m.ones(3, 3), dim=[0, 0]),
+    lambda m, F: m.gradient(m.ones(3, 3), dim=2),
+])
+def test_gradient_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_gradient_refuses_coordinates_of_another_length():
+    """PyTorch gives NaN everywhere for them; minigrad says what is wrong."""
+    with pytest.raises(ValueError, match="coordinates along dim 0 must be 1-D of size 3"):
+        minigrad.gradient(minigrad.ones(3), spacing=(minigrad.ones(4),))
 
 
 def test_sum_to_size_undoes_expand_as_torch():
