@@ -331,6 +331,15 @@ def _stable_order(data: np.ndarray, dim: int, descending: bool = False) -> np.nd
     return order.reshape(data.shape).astype(np.int64)
 
 
+def _sliced(op: str, t: Tensor, dim: int, start: int | None, end: int | None, step: int
+            ) -> Tensor:
+    """t[start:end:step] along `dim` (torch.slice, for slice_scatter and slice_copy): bounds
+    outside the dim are clamped, as in Python and PyTorch; the step must be positive."""
+    if step <= 0:
+        raise InvalidArgumentError(f"{op}: the step must be positive, got {step}")
+    return t[(slice(None),) * _dim(op, dim, t.ndim) + (slice(start, end, step),)]
+
+
 class ValuesIndices(NamedTuple):
     """What max(dim) and min(dim) return, like PyTorch's torch.return_types.max: a pair that
     unpacks as (values, indices) and has `.values` and `.indices`."""
@@ -3152,6 +3161,37 @@ class Tensor:
         if accumulate:
             return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
         return ops.IndexPut.apply(self.reshape(-1), values, index=places).reshape(self.shape)
+
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        """A copy with `src` written where select(dim, index) reads, as torch.select_scatter;
+        differentiable in both."""
+        return self._written_at("select_scatter", src, lambda t: t.select(dim, index))
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: int | None = None,
+                      end: int | None = None, step: int = 1) -> Tensor:
+        """A copy with `src` written at the slice start:end:step along `dim`, as
+        torch.slice_scatter; differentiable in both."""
+        return self._written_at("slice_scatter", src,
+                                lambda t: _sliced("slice_scatter", t, dim, start, end, step))
+
+    def diagonal_scatter(self, src: Tensor, offset: int = 0, dim1: int = 0,
+                         dim2: int = 1) -> Tensor:
+        """A copy with `src` written where diagonal(offset, dim1, dim2) reads, as
+        torch.diagonal_scatter; differentiable in both."""
+        return self._written_at("diagonal_scatter", src,
+                                lambda t: t.diagonal(offset, dim1, dim2))
+
+    def _written_at(self, op: str, src: Tensor, view: Callable[[Tensor], Tensor]) -> Tensor:
+        """A copy with src (cast to this dtype, as PyTorch) written at the entries view(self)
+        reads: the view of the tensor of flat positions names them (and checks its arguments),
+        and index_put writes there."""
+        places = view(Tensor._make(np.arange(self.numel()).reshape(self.shape))).data
+        src = self._lift(src)
+        if src.shape != places.shape:
+            raise InvalidArgumentError(f"{op}: src of shape {src.shape} must have the shape of "
+                                       f"the entries it replaces, {places.shape}")
+        flat = self.reshape(-1).index_put((places.reshape(-1),), src.to(self.dtype).reshape(-1))
+        return flat.reshape(self.shape)
 
     def put(self, index: ArrayLike, source: Tensor, accumulate: bool = False) -> Tensor:
         """A copy with source's entries written (with accumulate=True, added) at `index` of the

@@ -20,7 +20,7 @@ from .errors import InvalidArgumentError, InvalidTypeError
 from .creation import ones_like, tensor
 from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _dim_list, _dims,
-                     _index_array, _older_unbiased_form, _operand, _result_dtype)
+                     _index_array, _older_unbiased_form, _operand, _result_dtype, _sliced)
 
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist", "chain_matmul",
@@ -719,6 +719,55 @@ def repeat_interleave(input: Tensor, repeats: int | ArrayLike | None = None,
 
 
 # --------------------------------------------------------------------------------------------
+# torch.view_copy and its kin: a view op's result copied into memory of its own
+# --------------------------------------------------------------------------------------------
+def _copy_of(name: str, view: Callable[..., Any]) -> Callable[..., Any]:
+    """torch.`name`: `view` (a Tensor method, or a function of the tensor), its result (each
+    part of a tuple) cloned, so that writing to it leaves the input alone; differentiable as
+    the view is."""
+    def copy(input: Tensor, *args: Any, **kwargs: Any) -> Tensor | tuple[Tensor, ...]:
+        out = view(input, *args, **kwargs)
+        return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
+
+    copy.__name__ = copy.__qualname__ = name
+    copy.__doc__ = f"{view.__name__}, its result copied, as torch.{name}."
+    return copy
+
+
+def _alias(input: Tensor) -> Tensor:
+    """torch.alias: the tensor itself, seen through a new view."""
+    return input
+
+
+def _slice(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+           step: int = 1) -> Tensor:
+    """torch.slice: input[start:end:step] along `dim`."""
+    return _sliced("slice_copy", input, dim, start, end, step)
+
+
+alias_copy = _copy_of("alias_copy", _alias)
+detach_copy = _copy_of("detach_copy", Tensor.detach)
+diagonal_copy = _copy_of("diagonal_copy", Tensor.diagonal)
+expand_copy = _copy_of("expand_copy", Tensor.expand)
+permute_copy = _copy_of("permute_copy", Tensor.permute)
+select_copy = _copy_of("select_copy", Tensor.select)
+slice_copy = _copy_of("slice_copy", _slice)
+split_copy = _copy_of("split_copy", Tensor.split)
+split_with_sizes_copy = _copy_of("split_with_sizes_copy", Tensor.split_with_sizes)
+squeeze_copy = _copy_of("squeeze_copy", Tensor.squeeze)
+t_copy = _copy_of("t_copy", Tensor.t)
+transpose_copy = _copy_of("transpose_copy", Tensor.transpose)
+unbind_copy = _copy_of("unbind_copy", Tensor.unbind)
+unfold_copy = _copy_of("unfold_copy", Tensor.unfold)
+unsqueeze_copy = _copy_of("unsqueeze_copy", Tensor.unsqueeze)
+view_copy = _copy_of("view_copy", Tensor.view)
+__all__ += ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
+            "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy",
+            "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
+            "view_copy"]
+
+
+# --------------------------------------------------------------------------------------------
 # The Tensor methods PyTorch also has as functions: torch.sum(x, 1) is x.sum(1)
 # --------------------------------------------------------------------------------------------
 _METHODS = (
@@ -740,6 +789,7 @@ _METHODS = (
     "unique_consecutive", "matmul",
     "dot", "outer", "inner", "kron", "cross", "vdot", "ger", "addmv", "addr", "addbmm", "baddbmm",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
     "matrix_exp", "triangular_solve",
     "swapaxes", "swapdims", "adjoint",

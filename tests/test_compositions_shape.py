@@ -51,6 +51,17 @@ def _diagonal_matrices(x, offset):
     return out
 
 
+def _diagonal_scattered(x, s, offset, dim1, dim2):
+    """Loops: s[..., k] written at the k-th entry of the offset-th diagonal of the planes
+    spanned by dim1 (rows) and dim2 (columns)."""
+    out = x.copy()
+    for k in range(s.shape[-1]):
+        index = [slice(None)] * x.ndim
+        index[dim1], index[dim2] = k + max(-offset, 0), k + max(offset, 0)
+        out[tuple(index)] = s[..., k]
+    return out
+
+
 def _index_add_loops(x, dim, index, source):
     out = np.moveaxis(x.copy(), dim, 0)
     for i, place in enumerate(index):
@@ -592,6 +603,23 @@ CASES = {
         lambda x: minigrad.combinations(x, 3, with_replacement=True),
         lambda x: np.array(list(itertools.combinations_with_replacement(x, 3))), [(3,)],
         torch_fn=lambda x: _torch().combinations(x, 3, with_replacement=True)),
+    "select_scatter": Case(lambda x, s: minigrad.select_scatter(x, s, 1, -1),
+                           lambda x, s: np.concatenate([x[:, :-1], s[:, None]], 1),
+                           [(3, 4), (3,)],
+                           torch_fn=lambda x, s: _torch().select_scatter(x, s, 1, -1)),
+    "slice_scatter": Case(lambda x, s: x.slice_scatter(s, dim=1, start=1, end=10, step=2),
+                          lambda x, s: np.stack([x[:, 0], s[:, 0], x[:, 2], s[:, 1]], 1),
+                          [(3, 4), (3, 2)]),
+    "slice_scatter_default": Case(lambda x, s: minigrad.slice_scatter(x, s), lambda x, s: s,
+                                  [(2, 3), (2, 3)],
+                                  torch_fn=lambda x, s: _torch().slice_scatter(x, s)),
+    "diagonal_scatter": Case(lambda x, s: x.diagonal_scatter(s, -1, 2, 0),
+                             lambda x, s: _diagonal_scattered(x, s, -1, 2, 0),
+                             [(4, 2, 3), (2, 2)]),
+    "diagonal_scatter_default": Case(lambda x, s: minigrad.diagonal_scatter(x, s),
+                                     lambda x, s: _diagonal_scattered(x, s, 0, 0, 1),
+                                     [(3, 4), (3,)],
+                                     torch_fn=lambda x, s: _torch().diagonal_scatter(x, s)),
     "t_2d": Case(lambda x: x.t(), lambda x: x.T, [(2, 3)]),
     # minigrad's tensors are real: the conjugate transposes are transposes
     "H": Case(lambda x: x.H, lambda x: x.T, [(2, 3)]),
@@ -1178,6 +1206,79 @@ def test_addmm_kin_vander_and_combinations_follow_torch_at_the_edges():
 ])
 @pytest.mark.filterwarnings("ignore:torch.chain_matmul is deprecated:UserWarning")
 def test_addmm_kin_vander_and_combinations_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+COPIES = {  # torch.<name>_copy: the arguments after the input, and the input's shape
+    "alias_copy": ((), (2, 3)), "detach_copy": ((), (2, 3)),
+    "diagonal_copy": ((1, 2, 0), (3, 2, 4)), "expand_copy": (((2, 3, 4),), (3, 1)),
+    "permute_copy": (((2, 0, 1),), (2, 3, 4)), "select_copy": ((1, -2), (2, 3, 4)),
+    "slice_copy": ((1, -3, None, 2), (2, 5)), "split_copy": ((2, 1), (2, 5)),
+    "split_with_sizes_copy": (([1, 3, 1], -1), (2, 5)), "squeeze_copy": (((0, 2),), (1, 3, 1)),
+    "t_copy": ((), (2, 3)), "transpose_copy": ((0, 2), (2, 3, 4)),
+    "unbind_copy": ((1,), (2, 3)), "unfold_copy": ((1, 2, 2), (2, 5)),
+    "unsqueeze_copy": ((-1,), (2, 3)), "view_copy": (((3, -1),), (2, 3, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(COPIES))
+def test_view_copies_match_torch_and_share_no_memory(name):
+    """Values and gradients as PyTorch's *_copy, and each output's memory its own: writing to
+    it leaves the input alone. (detach_copy's result is detached; PyTorch's requires grad with
+    a backward that raises NotImplementedError: docs/api.md lists the difference.)"""
+    torch = torch_or_skip()
+    args, shape = COPIES[name]
+    data = np.random.default_rng(5).standard_normal(shape)
+    x, t = Tensor(data.copy(), requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, expected = getattr(minigrad, name)(x, *args), getattr(torch, name)(t, *args)
+    out, expected = (out, expected) if isinstance(out, tuple) else ((out,), (expected,))
+    assert len(out) == len(expected)
+    for got, want in zip(out, expected):
+        assert got.shape == tuple(want.shape)
+        assert got.requires_grad == (want.requires_grad and name != "detach_copy")
+        np.testing.assert_array_equal(got.data, want.detach().numpy())
+        assert not np.shares_memory(got.data, x.data)
+    if out[0].requires_grad:
+        weights = [np.random.default_rng(i).standard_normal(o.shape) for i, o in enumerate(out)]
+        sum((o * w).sum() for o, w in zip(out, weights)).backward()
+        sum((e * torch.tensor(w)).sum() for e, w in zip(expected, weights)).backward()
+        np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-12)
+
+
+def test_scatters_into_views_cast_src_and_clamp_slices_as_torch():
+    """select_scatter casts src to the input's dtype, slice bounds outside the dim are clamped,
+    empty slices and diagonals take an empty src."""
+    torch = torch_or_skip()
+    calls = [
+        lambda lib: lib.select_scatter(lib.zeros(3, 4), lib.ones(3, dtype=lib.float64), 1, 0),
+        lambda lib: lib.arange(6).reshape(2, 3).select_scatter(lib.tensor([7, 8]), 1, -1),
+        lambda lib: lib.slice_scatter(lib.zeros(2, 5), lib.ones(2, 2), 1, -2, 100),
+        lambda lib: lib.slice_scatter(lib.zeros(2, 5), lib.ones(2, 0), 1, 4, 2),
+        lambda lib: lib.diagonal_scatter(lib.zeros(2, 3), lib.ones(0), 5),
+        lambda lib: lib.diagonal_scatter(lib.zeros(2, 3, dtype=lib.int32),
+                                         lib.tensor([4, 5], dtype=lib.int32), 1),
+    ]
+    for call in calls:
+        out, expected = call(minigrad), call(torch)
+        assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.select_scatter(m.zeros(3, 4), m.ones(4, 1), 1, 0),
+    lambda m, F: m.select_scatter(m.zeros(3, 4), m.ones(3), 1, 5),
+    lambda m, F: m.select_scatter(m.zeros(3, 4), m.ones(3), 2, 0),
+    lambda m, F: m.select_scatter(m.zeros(3, 4), m.ones(1), 1, 0),
+    lambda m, F: m.slice_scatter(m.zeros(3, 4), m.ones(3, 3), 1, 0, 2),
+    lambda m, F: m.slice_scatter(m.zeros(3, 4), m.ones(3, 2), 1, 0, 4, 0),
+    lambda m, F: m.diagonal_scatter(m.zeros(3, 4), m.ones(4)),
+    lambda m, F: m.diagonal_scatter(m.zeros(3), m.ones(1)),
+    lambda m, F: m.slice_copy(m.zeros(3, 4), 1, 0, 4, -1),
+    lambda m, F: m.select_copy(m.zeros(3, 4), 0, 3),
+    lambda m, F: m.view_copy(m.zeros(3, 4), (5, 2)),
+    lambda m, F: m.expand_copy(m.zeros(3, 4), (2, 4)),
+])
+def test_scatters_into_views_and_view_copies_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
 
 
