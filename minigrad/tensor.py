@@ -2222,6 +2222,15 @@ class Tensor:
         counts = np.bincount(np.minimum(place, bins - 1), minlength=bins)
         return Tensor._make(counts.astype(self.dtype))
 
+    def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
+        """minigrad.bernoulli(self, p): 1 with probability self (or p), else 0."""
+        return creation.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *,
+                    generator: Any = None) -> Tensor:
+        """minigrad.multinomial: category indices drawn with the weights in self's last dim."""
+        return creation.multinomial(self, num_samples, replacement, generator=generator)
+
     def argwhere(self) -> Tensor:
         """nonzero(): the indices of the nonzero entries, one row each."""
         return self.nonzero()

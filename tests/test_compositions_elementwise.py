@@ -2103,6 +2103,110 @@ def test_random_functions_reject_bad_arguments():
         minigrad.Generator().manual_seed(-1)
 
 
+RANDOM_DRAWS = {  # lib -> a draw, as minigrad and torch both spell it
+    "normal_tensors": lambda lib: lib.normal(lib.zeros(2, 1), lib.ones(3)),
+    "normal_tensor_mean": lambda lib: lib.normal(lib.zeros(4, dtype=lib.float64), 2.0),
+    "normal_tensor_std": lambda lib: lib.normal(1.0, lib.ones(2, 3)),
+    "normal_numbers": lambda lib: lib.normal(1.0, 2.0, (2, 3)),
+    "normal_numbers_float64": lambda lib: lib.normal(1.0, 2.0, (2,), dtype=lib.float64),
+    "bernoulli": lambda lib: lib.bernoulli(lib.full((3, 2), 0.5)),
+    "bernoulli_p": lambda lib: lib.bernoulli(lib.zeros(4, dtype=lib.float64), 0.5),
+    "bernoulli_method": lambda lib: lib.zeros(5).bernoulli(0.3),
+    "multinomial": lambda lib: lib.multinomial(lib.tensor([1.0, 0.0, 3.0]), 3),
+    "multinomial_rows": lambda lib: lib.ones(2, 5).multinomial(4, replacement=True),
+    "poisson": lambda lib: lib.poisson(lib.tensor([[1.0, 0.0], [3.5, 2.0]])),
+    "binomial": lambda lib: lib.binomial(lib.tensor([5.0, 10.0], dtype=lib.float64),
+                                         lib.tensor([0.5, 0.0], dtype=lib.float64)),
+    "randint_like": lambda lib: lib.randint_like(lib.zeros(2, 3), 5),
+    "randint_like_low_high": lambda lib: lib.randint_like(lib.zeros(4, dtype=lib.int32), 3, 5),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_DRAWS))
+def test_random_draws_have_torchs_shapes_and_dtypes_and_repeat_after_manual_seed(name, torch):
+    draw = RANDOM_DRAWS[name]
+    expected = draw(torch)
+    minigrad.manual_seed(7)
+    out = draw(minigrad)
+    assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+    minigrad.manual_seed(7)
+    np.testing.assert_array_equal(draw(minigrad).data, out.data)
+
+
+def test_random_draws_follow_their_distributions():
+    g = minigrad.Generator().manual_seed(1)
+    n = 40_000
+    samples = minigrad.normal(minigrad.full((n,), 2.0), minigrad.full((n,), 3.0), generator=g)
+    assert abs(samples.data.mean() - 2) < 0.05 and abs(samples.data.std() - 3) < 0.05
+    samples = minigrad.normal(-1.0, 0.5, (n,), generator=g)
+    assert abs(samples.data.mean() + 1) < 0.01 and abs(samples.data.std() - 0.5) < 0.01
+    ones = minigrad.bernoulli(minigrad.full((n,), 0.3), generator=g).data
+    assert set(np.unique(ones)) == {0.0, 1.0} and abs(ones.mean() - 0.3) < 0.01
+    assert minigrad.bernoulli(minigrad.tensor([0.0, 1.0]), generator=g).tolist() == [0.0, 1.0]
+    counts = minigrad.poisson(minigrad.full((n,), 4.0), generator=g).data
+    assert abs(counts.mean() - 4) < 0.05 and abs(counts.var() - 4) < 0.15
+    successes = minigrad.binomial(minigrad.full((n,), 10.0), minigrad.full((n,), 0.25),
+                                  generator=g).data
+    assert abs(successes.mean() - 2.5) < 0.05 and successes.max() <= 10
+    picks = minigrad.randint_like(minigrad.zeros(1000), 2, 4, generator=g)
+    assert set(picks.tolist()) == {2.0, 3.0}
+    for count, prob in [(-1.0, 0.5), (3.0, 1.5)]:  # PyTorch draws anyway: docs/api.md
+        with pytest.raises(ValueError, match="count must be >= 0 and prob in"):
+            minigrad.binomial(minigrad.tensor([count]), minigrad.tensor([prob]))
+
+
+def test_multinomial_draws_in_proportion_to_unnormalised_weights():
+    g = minigrad.Generator().manual_seed(2)
+    weights = minigrad.tensor([2.0, 0.0, 6.0])  # 1 : 0 : 3, not normalised
+    drawn = minigrad.multinomial(weights, 40_000, replacement=True, generator=g)
+    assert drawn.dtype == np.int64
+    shares = np.bincount(drawn.data, minlength=3) / 40_000
+    np.testing.assert_allclose(shares, [0.25, 0.0, 0.75], atol=0.01)
+    # without replacement: each index once per row, weight-0 categories last; the first draw
+    # in proportion to the weights
+    rows = minigrad.multinomial(minigrad.tensor([[2.0, 0.0, 6.0]] * 20_000), 3, generator=g).data
+    assert (np.sort(rows, 1) == [0, 1, 2]).all() and (rows[:, 2] == 1).all()
+    assert abs((rows[:, 0] == 2).mean() - 0.75) < 0.01
+
+
+def test_random_draws_pass_torchs_zero_gradient_back(torch):
+    """normal, bernoulli and poisson of tensors that require grad join their graph with gradient
+    0, as PyTorch's; binomial (whose gradient PyTorch does not implement) stays outside."""
+    for draw in [lambda lib, x: lib.normal(x, x * 0 + 1), lambda lib, x: lib.bernoulli(x),
+                 lambda lib, x: lib.poisson(x)]:
+        x = Tensor(np.array([0.25, 0.5]), requires_grad=True)
+        t = torch.tensor([0.25, 0.5], dtype=torch.float64, requires_grad=True)
+        draw(minigrad, x).sum().backward()
+        draw(torch, t).sum().backward()
+        np.testing.assert_array_equal(x.grad, t.grad.numpy())
+    x = Tensor(np.array([3.0]), requires_grad=True)
+    assert not minigrad.binomial(x, Tensor(np.array([0.5]))).requires_grad
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.bernoulli(lib.tensor([1.5])),
+    lambda lib, F: lib.bernoulli(lib.tensor([1, 0])),
+    lambda lib, F: lib.bernoulli(lib.zeros(2), 1.5),
+    lambda lib, F: lib.multinomial(lib.tensor([-1.0, 1.0]), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([math.inf, 1.0]), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([0.0, 0.0]), 1),
+    lambda lib, F: lib.multinomial(lib.ones(2, 2, 2), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([1, 2]), 1),
+    lambda lib, F: lib.multinomial(lib.ones(3), 0),
+    lambda lib, F: lib.multinomial(lib.ones(3), 4),
+    lambda lib, F: lib.poisson(lib.tensor([-1.0])),
+    lambda lib, F: lib.poisson(lib.tensor([1, 2])),
+    lambda lib, F: lib.normal(lib.zeros(2), lib.tensor([-1.0, 1.0])),
+    lambda lib, F: lib.normal(0.0, -1.0, size=(2,)),
+    lambda lib, F: lib.normal(lib.zeros(2), lib.ones(3)),
+    lambda lib, F: lib.normal(lib.tensor([1, 2]), 1.0),
+    lambda lib, F: lib.binomial(lib.tensor([5, 10]), lib.tensor([0.5, 0.5])),
+    lambda lib, F: lib.randint_like(lib.zeros(2), 5, 3),
+])
+def test_random_draws_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 @pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
                                   "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
                                   "sigmoid", "erf"])
