@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 import numpy as np
 
@@ -18,8 +18,9 @@ from .dtypes import get_default_dtype
 from .errors import InvalidArgumentError, InvalidTypeError
 from .tensor import Tensor, _as_array
 
-__all__ = ["Generator", "arange", "bernoulli", "binomial", "empty", "empty_like", "eye", "full",
-           "full_like", "linspace", "logspace", "manual_seed", "multinomial", "normal", "ones",
+__all__ = ["Generator", "arange", "bartlett_window", "bernoulli", "binomial", "blackman_window",
+           "empty", "empty_like", "eye", "full", "full_like", "hamming_window", "hann_window",
+           "kaiser_window", "linspace", "logspace", "manual_seed", "multinomial", "normal", "ones",
            "ones_like", "poisson", "rand", "rand_like", "randint", "randint_like", "randn",
            "randn_like", "randperm", "tensor", "tril_indices", "triu_indices", "zeros",
            "zeros_like"]
@@ -399,6 +400,63 @@ def binomial(count: Tensor, prob: Tensor,
         raise InvalidArgumentError("binomial: count must be >= 0 and prob in [0, 1]")
     samples = _rng("binomial", generator).binomial(count.data.astype(np.int64), prob.data)
     return Tensor._make(samples.astype(np.result_type(count.dtype, prob.dtype)))
+
+
+# --------------------------------------------------------------------------------------------
+# Window functions (torch.hann_window, ...): float tensors of window_length, no grad recorded
+# --------------------------------------------------------------------------------------------
+def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool,
+            shape: Callable[[np.ndarray], np.ndarray]) -> Tensor:
+    """`shape` of the positions t = n / (M - 1), n = 0 .. M - 1, in [0, 1]: a symmetric window
+    of M = window_length points, or with `periodic` one of window_length + 1 without its last
+    point (the window for spectral analysis), as PyTorch's; computed in float64, then cast."""
+    target = _dtype(name, dtype, get_default_dtype())
+    if target.kind != "f":
+        raise InvalidTypeError(f"{name}: dtype must be a float dtype, got {target}")
+    if not _is_integer(window_length) or window_length < 0:
+        raise InvalidArgumentError(f"{name}: window_length must be a non-negative integer, got "
+                                   f"{window_length!r}")
+    if window_length <= 1:  # no interval to spread over: [] or [1]
+        return _tensor(np.ones(window_length, dtype=target), requires_grad)
+    points = window_length + 1 if periodic else window_length
+    values = shape(np.arange(points) / (points - 1))[:window_length]
+    return _tensor(values.astype(target), requires_grad)
+
+
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    """0.5 - 0.5 cos(2 pi t)."""
+    return _window("hann_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 0.5 - 0.5 * np.cos(2 * np.pi * t))
+
+
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
+                   beta: float = 0.46, *, dtype: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+    """alpha - beta cos(2 pi t)."""
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: alpha - beta * np.cos(2 * np.pi * t))
+
+
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """0.42 - 0.5 cos(2 pi t) + 0.08 cos(4 pi t)."""
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t))
+
+
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """The triangle 1 - |2 t - 1|."""
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 1 - np.abs(2 * t - 1))
+
+
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
+                  dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """I0(beta sqrt(1 - (2 t - 1) ** 2)) / I0(beta), I0 the modified Bessel function."""
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: np.i0(beta * np.sqrt(1 - (2 * t - 1) ** 2)) / np.i0(beta))
 
 
 # --------------------------------------------------------------------------------------------

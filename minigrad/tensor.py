@@ -355,6 +355,13 @@ class Frexp(NamedTuple):
     exponent: Tensor
 
 
+class Histogram(NamedTuple):
+    """What histogram returns, like PyTorch's torch.return_types.histogram."""
+
+    hist: Tensor
+    bin_edges: Tensor
+
+
 class MinMax(NamedTuple):
     """What aminmax returns, like PyTorch's torch.return_types.aminmax: (min, max), with
     `.min` and `.max`."""
@@ -2230,6 +2237,25 @@ class Tensor:
                     generator: Any = None) -> Tensor:
         """minigrad.multinomial: category indices drawn with the weights in self's last dim."""
         return creation.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histogram(self, bins: int | Tensor, *, range: tuple[float, float] | None = None,
+                  weight: Tensor | None = None, density: bool = False) -> Histogram:
+        """(hist, bin_edges), as torch.histogram and numpy.histogram: `bins` equal bins over
+        `range` (default the entries' min and max, widened by 0.5 either way if equal) or the
+        edges in a 1-D tensor; the last bin holds its right edge. Counts, or sums of `weight`;
+        with `density`, divided by the total and the bin widths. Floats only, in this tensor's
+        dtype, without grad."""
+        self._require_floating("histogram")
+        if not isinstance(bins, Tensor) and bins <= 0:
+            raise InvalidArgumentError(f"histogram: bins must be > 0, got {bins}")
+        if range is not None and range[0] > range[1]:
+            raise InvalidArgumentError(f"histogram: the range {range} has min > max")
+        with np.errstate(invalid="ignore"):  # the density of no entries is NaN, as PyTorch's
+            hist, edges = np.histogram(self.data, _as_array(bins), range,
+                                       weights=None if weight is None else _as_array(weight),
+                                       density=density)
+        return Histogram(Tensor._make(hist.astype(self.dtype)),
+                         Tensor._make(edges.astype(self.dtype)))
 
     def argwhere(self) -> Tensor:
         """nonzero(): the indices of the nonzero entries, one row each."""

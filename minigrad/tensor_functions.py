@@ -16,19 +16,21 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .errors import InvalidArgumentError, InvalidTypeError
+from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
 from .creation import ones_like, tensor
 from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _dim_list, _dims,
-                     _index_array, _older_unbiased_form, _operand, _result_dtype, _sliced)
+                     _index_array, _older_unbiased_form, _operand, _promote_types, _result_dtype,
+                     _sliced)
 
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist", "chain_matmul",
-           "column_stack", "combinations", "concat", "concatenate", "corrcoef",
+           "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod", "cat", "cdist",
+           "chain_matmul", "column_stack", "combinations", "concat", "concatenate", "corrcoef",
            "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "from_numpy", "gradient",
-           "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance", "repeat_interleave",
-           "row_stack", "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz",
-           "vander", "var_mean", "vstack", "where"]
+           "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance", "promote_types",
+           "repeat_interleave", "result_type", "row_stack", "scalar_tensor", "searchsorted",
+           "stack", "std_mean", "tensordot", "trapezoid", "trapz", "unravel_index", "vander",
+           "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -53,6 +55,38 @@ def as_tensor(data: ArrayLike, dtype: Any = None) -> Tensor:
 
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
+
+
+# --------------------------------------------------------------------------------------------
+# Dtypes: PyTorch's promotion rules
+# --------------------------------------------------------------------------------------------
+def promote_types(type1: Any, type2: Any) -> np.dtype:
+    """The smallest dtype both convert to, as torch.promote_types: numpy's rule, except that an
+    integer or bool meeting a float gives that float (numpy: int32 and float32 give float64)."""
+    return _promote_types(np.dtype(type1), np.dtype(type2))
+
+
+def result_type(tensor1: Tensor | float, tensor2: Tensor | float) -> np.dtype:
+    """The dtype an arithmetic op of these two gives, as torch.result_type: tensors with dims
+    decide before 0-d ones and those before Python numbers, unless the later ones bring a
+    higher kind (so an int64 tensor with 2.5 is float32, a float32 one with a float64 0-d
+    tensor float32)."""
+    return _result_dtype(_operand(tensor1), _operand(tensor2))
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's type promotion may cast `from_` to `to`, as torch.can_cast: never to a
+    lower kind (float to an integer, a number to bool); any size within a kind (int64 to
+    uint8, float64 to float16)."""
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2}
+    return kinds[np.dtype(from_).kind] <= kinds[np.dtype(to).kind]
+
+
+def scalar_tensor(s: float, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding `s`, in the default float dtype unless given (an int too, as
+    torch.scalar_tensor)."""
+    return tensor(_as_array(s).item(), dtype=get_default_dtype() if dtype is None else dtype,
+                  requires_grad=requires_grad)
 
 
 # --------------------------------------------------------------------------------------------
@@ -424,6 +458,23 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     return powers if increasing else powers.flip(1)
 
 
+def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of `shape` of each flat (row-major) index, one int64 tensor
+    per dim, as torch.unravel_index; negative indices count from the end."""
+    flat = np.asarray(_as_array(indices))
+    if flat.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: indices must be integers, got dtype {flat.dtype}")
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(n < 0 for n in dims):
+        raise InvalidArgumentError(f"unravel_index: shape {dims} has a negative size")
+    size = math.prod(dims)
+    if flat.size and not (-size <= flat.min() and flat.max() < size):
+        raise InvalidIndexError(f"unravel_index: indices must be in [{-size}, {size}) for shape "
+                                f"{dims}, got {flat.tolist()}")
+    return tuple(Tensor._make(np.asarray(coordinate, dtype=np.int64))
+                 for coordinate in np.unravel_index(flat % max(size, 1), dims))
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None) -> Tensor:
     """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
@@ -786,7 +837,7 @@ _METHODS = (
     "is_floating_point", "nonzero", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "diag", "diagflat", "split_with_sizes",
     "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
-    "unique_consecutive", "matmul",
+    "unique_consecutive", "matmul", "histogram",
     "dot", "outer", "inner", "kron", "cross", "vdot", "ger", "addmv", "addr", "addbmm", "baddbmm",
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "select_scatter", "slice_scatter", "diagonal_scatter",

@@ -2207,6 +2207,93 @@ def test_random_draws_refuse_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("periodic", [True, False])
+@pytest.mark.parametrize("name, kwargs", [
+    ("hann_window", {}), ("hamming_window", {}), ("hamming_window", {"alpha": 0.5, "beta": 0.3}),
+    ("blackman_window", {}), ("bartlett_window", {}), ("kaiser_window", {}),
+    ("kaiser_window", {"beta": 5.0})])
+def test_windows_match_torch(name, kwargs, periodic, dtype, torch):
+    for length in (0, 1, 2, 5, 8):
+        out = getattr(minigrad, name)(length, periodic, **kwargs, dtype=getattr(minigrad, dtype))
+        expected = getattr(torch, name)(length, periodic, **kwargs, dtype=getattr(torch, dtype))
+        assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6, atol=1e-7)
+    assert getattr(minigrad, name)(4).dtype == np.float32  # periodic and float32 by default
+    np.testing.assert_allclose(getattr(minigrad, name)(4).data, getattr(torch, name)(4).numpy(),
+                               rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.hann_window(-1),
+    lambda lib, F: lib.hamming_window(3, dtype=lib.int64),
+    lambda lib, F: lib.kaiser_window(-2),
+])
+def test_windows_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+
+
+def test_promote_types_and_can_cast_match_torch_for_every_pair(torch):
+    for a in DTYPES:
+        for b in DTYPES:
+            ours = minigrad.promote_types(getattr(minigrad, a), getattr(minigrad, b))
+            assert f"torch.{ours}" == str(torch.promote_types(getattr(torch, a),
+                                                              getattr(torch, b))), (a, b)
+            assert minigrad.can_cast(getattr(minigrad, a), getattr(minigrad, b)) == \
+                torch.can_cast(getattr(torch, a), getattr(torch, b)), (a, b)
+
+
+@pytest.mark.parametrize("operands", [
+    lambda lib: (lib.tensor([1]), 2.5), lambda lib: (lib.tensor([1], dtype=lib.int32), 2),
+    lambda lib: (lib.tensor([1.0]), lib.tensor(1.0, dtype=lib.float64)),
+    lambda lib: (lib.tensor(1, dtype=lib.int8), lib.tensor([1], dtype=lib.uint8)),
+    lambda lib: (lib.tensor([True]), 3), lambda lib: (2, 2.5), lambda lib: (3, True),
+    lambda lib: (lib.tensor(1.0, dtype=lib.float64), 1),
+])
+def test_result_type_follows_torchs_promotion(operands, torch):
+    assert f"torch.{minigrad.result_type(*operands(minigrad))}" == str(
+        torch.result_type(*operands(torch)))
+
+
+def test_scalar_tensor_is_a_0_d_float32_tensor_unless_told(torch):
+    for s, kwargs in [(3, {}), (True, {}), (2.5, {}), (3, {"dtype": "int64"}),
+                      (1.5, {"dtype": "float64"})]:
+        out = minigrad.scalar_tensor(s, **{k: getattr(minigrad, v) for k, v in kwargs.items()})
+        expected = torch.scalar_tensor(s, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        assert out.shape == () and str(expected.dtype) == f"torch.{out.dtype}"
+        assert out.item() == expected.item()
+    assert minigrad.scalar_tensor(1.0, requires_grad=True).requires_grad
+
+
+def test_unravel_index_matches_torch(torch):
+    for indices, shape in [([4, 1, -1], (2, 3)), (5, (2, 3)), ([[4]], 6), ([0, 23], (2, 3, 4)),
+                           ([], (2, 0))]:
+        out = minigrad.unravel_index(minigrad.tensor(indices, dtype=minigrad.int64), shape)
+        expected = torch.unravel_index(torch.tensor(indices, dtype=torch.int64), shape)
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert got.shape == tuple(want.shape) and got.dtype == np.int64
+            np.testing.assert_array_equal(got.data, want.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.unravel_index(lib.tensor([1.0]), (2, 3)),
+    lambda lib, F: lib.unravel_index(lib.tensor([1]), (2, -3)),
+])
+def test_unravel_index_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_unravel_index_refuses_indices_out_of_range():
+    """PyTorch wraps them around (6 in shape (2, 3) is (0, 0)); minigrad says what is wrong."""
+    for index in (6, -7):
+        with pytest.raises(IndexError, match=r"indices must be in \[-6, 6\)"):
+            minigrad.unravel_index(minigrad.tensor([index]), (2, 3))
+
+
 @pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
                                   "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
                                   "sigmoid", "erf"])

@@ -1131,6 +1131,32 @@ def test_histc_puts_entries_in_torchs_bins():
             _same_as_torch(Tensor(data).histc(*args), torch.from_numpy(data).histc(*args))
 
 
+def test_histogram_counts_weights_and_densities_as_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(9)
+    for data in [np.array([1.0, 2.0, 1.0, 4.0]), rng.standard_normal(500),
+                 rng.standard_normal(500).astype(np.float32), np.array([3.0, 3.0]),
+                 np.zeros(0, np.float32)]:
+        weight = rng.uniform(0, 2, data.shape).astype(data.dtype)
+        for bins, kwargs in [(4, {}), (3, {"range": (0.0, 3.0)}), (5, {"density": True}),
+                             (np.array([-1.0, 0.0, 1.5, 4.0]), {}),
+                             (2, {"weight": weight, "density": True}),
+                             (np.array([0.0, 1.0, 2.0]), {"weight": weight})]:
+            ours = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+            theirs = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+                      for k, v in kwargs.items()}
+            edges = np.asarray(bins, dtype=data.dtype)
+            got = minigrad.histogram(Tensor(data), Tensor(edges) if edges.ndim else bins, **ours)
+            expected = torch.histogram(torch.from_numpy(data),
+                                       torch.from_numpy(edges) if edges.ndim else bins, **theirs)
+            for part, want in zip(got, expected):
+                assert part.shape == tuple(want.shape)
+                assert str(want.dtype) == f"torch.{part.dtype}"
+                np.testing.assert_allclose(part.data, want.numpy(), rtol=1e-5, atol=1e-6)
+    hist, bin_edges = Tensor(np.array([0.5, 2.0])).histogram(2)  # the method, a named pair
+    assert hist.tolist() == [1.0, 1.0] and bin_edges.tolist() == [0.5, 1.25, 2.0]
+
+
 def test_searchsorted_and_bucketize_match_torch():
     torch = torch_or_skip()
     boundaries = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
@@ -1192,6 +1218,9 @@ def test_searchsorted_and_bucketize_with_nan_match_torch():
     lambda m, F: m.ones(3).histc(4, 3, 1),
     lambda m, F: m.tensor([0.0, float("nan")]).histc(2),
     lambda m, F: m.tensor([0.0, float("inf")]).histc(2),
+    lambda m, F: m.histogram(m.tensor([1, 2]), 2),
+    lambda m, F: m.histogram(m.ones(3), 0),
+    lambda m, F: m.histogram(m.ones(3), 2, range=(2.0, 1.0)),
     lambda m, F: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
     lambda m, F: m.searchsorted(m.ones(2, 3), m.ones(2)),
     lambda m, F: m.bucketize(m.ones(2), m.ones(2, 2)),
