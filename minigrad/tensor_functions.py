@@ -17,7 +17,7 @@ import numpy as np
 from . import ops
 from .engine import ArrayLike
 from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
-from .creation import ones_like, tensor
+from .creation import _rng, ones_like, tensor
 from .dtypes import get_default_dtype
 from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _dim_list, _dims,
                      _index_array, _older_unbiased_form, _operand, _promote_types, _result_dtype,
@@ -781,7 +781,7 @@ def _copy_of(name: str, view: Callable[..., Any]) -> Callable[..., Any]:
         return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
 
     copy.__name__ = copy.__qualname__ = name
-    copy.__doc__ = f"{view.__name__}, its result copied, as torch.{name}."
+    copy.__doc__ = f"{view.__name__.lstrip('_')}, its result copied, as torch.{name}."
     return copy
 
 
@@ -816,6 +816,257 @@ __all__ += ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permut
             "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy",
             "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
             "view_copy"]
+
+
+# --------------------------------------------------------------------------------------------
+# torch.celu, torch.conv2d, ...: the top-level spellings PyTorch has of nn.functional's ops,
+# with the top-level signatures (no inplace; dropout's train without a default; the norms'
+# arguments in ATen's order; losses' reduction as the number 0 (none), 1 (mean) or 2 (sum),
+# by default 0: PyTorch 2.13's top-level losses reduce nothing unless told)
+# --------------------------------------------------------------------------------------------
+_REDUCTIONS = ("none", "mean", "sum")  # ATen's reduction numbers
+
+
+def _reduction(reduction: int) -> str:
+    if not isinstance(reduction, (int, np.integer)) or isinstance(reduction, bool):
+        raise TypeError(f"reduction must be a number, 0 (none), 1 (mean) or 2 (sum), got "
+                        f"{reduction!r}")
+    if reduction not in (0, 1, 2):
+        raise InvalidArgumentError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got "
+                                   f"{reduction}")
+    return _REDUCTIONS[reduction]
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return functional.celu(input, alpha)
+
+
+def selu(input: Tensor) -> Tensor:
+    return functional.selu(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    return functional.threshold(input, threshold, value)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    return functional.prelu(input, weight)
+
+
+def rrelu(input: Tensor, lower: float = 0.125, upper: float = 1 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    return functional.rrelu(input, lower, upper, training, rng=_rng("rrelu", generator))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return functional.hardshrink(input, lambd)
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.dropout(input, p, train)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.feature_alpha_dropout(input, p, train)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    return functional.pdist(input, p)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    return functional.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    return functional.pixel_unshuffle(input, downscale_factor)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return functional.channel_shuffle(input, groups)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    return functional.bilinear(input1, input2, weight, bias)
+
+
+Size = int | Sequence[int]
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose1d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose2d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose3d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    return functional.avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad)
+
+
+def max_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Size) -> Tensor:
+    return functional.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Size) -> tuple[Tensor, Tensor]:
+    """(values, indices), always: torch.adaptive_max_pool1d has no return_indices."""
+    return functional.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def embedding(weight: Tensor, indices: ArrayLike, padding_idx: int = -1,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """F.embedding with the table first, as ATen's; padding_idx -1 means none (PyTorch's
+    top-level function takes no negative index from the end)."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    return functional.embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+
+
+def layer_norm(input: Tensor, normalized_shape: Size, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True
+               ) -> Tensor:
+    """F.layer_norm (cudnn_enable, a GPU switch, changes nothing)."""
+    return functional.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enabled: bool = True
+               ) -> Tensor:
+    """F.group_norm (cudnn_enabled, a GPU switch, changes nothing)."""
+    return functional.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Size, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    return functional.rms_norm(input, normalized_shape, weight, eps)
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+               running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """F.batch_norm with ATen's argument order (cudnn_enabled changes nothing)."""
+    return functional.batch_norm(input, running_mean, running_var, weight, bias, training,
+                                 momentum, eps)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                  running_mean: Tensor | None, running_var: Tensor | None,
+                  use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: bool
+                  ) -> Tensor:
+    """F.instance_norm with ATen's argument order (cudnn_enabled changes nothing)."""
+    return functional.instance_norm(input, running_mean, running_var, weight, bias,
+                                    use_input_stats, momentum, eps)
+
+
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
+    return functional.pad(input, pad, "constant", value)
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False
+           ) -> Tensor:
+    return functional.kl_div(input, target, reduction=_reduction(reduction),
+                             log_target=log_target)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         reduction: int = 0) -> Tensor:
+    return functional.hinge_embedding_loss(input, target, margin,
+                                           reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return functional.margin_ranking_loss(input1, input2, target, margin,
+                                          reduction=_reduction(reduction))
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    return functional.cosine_embedding_loss(input1, input2, target, margin,
+                                            reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                        swap: bool = False, reduction: int = 0) -> Tensor:
+    return functional.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                          reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    return functional.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                       reduction=_reduction(reduction))
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None,
+                                     reduction: int = 0) -> Tensor:
+    return functional.binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
+
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
+            "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
+            "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d",
+            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
+            "dropout", "embedding", "feature_alpha_dropout", "group_norm", "hardshrink",
+            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
+            "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
+            "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu",
+            "selu", "threshold", "triplet_margin_loss"]
 
 
 # --------------------------------------------------------------------------------------------
