@@ -3664,6 +3664,37 @@ class Tensor:
         X = linalg.solve_triangular(A_used, self, upper=upper, unitriangular=unitriangular)
         return linalg.TriangularSolveResult(X, A.clone())
 
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """torch.cholesky_solve: X with A X = self, A given by its Cholesky factor input2
+        (A = L L.T, or with `upper` A = U.T U): two triangular solves; batch dims broadcast."""
+        lower = input2.mT if upper else input2
+        Y = linalg.solve_triangular(lower, self, upper=False)
+        return linalg.solve_triangular(lower.mT, Y, upper=True)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """torch.cholesky_inverse: the inverse of A = L L.T (or with `upper` U.T U) from its
+        Cholesky factor, this tensor: cholesky_solve of the identity."""
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"cholesky_inverse: needs square matrices, got shape "
+                                       f"{self.shape}")
+        return linalg._eye(self.shape[-1], self).cholesky_solve(self, upper)
+
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """torch.lu_solve: X with A X = self, A given by linalg.lu_factor's (LU, pivots)."""
+        return linalg.lu_solve(LU_data, LU_pivots, self)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False
+           ) -> linalg.LUFactorResult | tuple[Tensor, Tensor, Tensor]:
+        """torch.lu (PyTorch's older linalg.lu_factor): (LU, pivots), and with get_infos the
+        int32 infos, per matrix 0 or the 1-based place of the first zero on U's diagonal; a
+        singular matrix is factored rather than refused, as PyTorch's."""
+        LU, pivots = linalg._lu("lu", self, pivot)
+        if not get_infos:
+            return linalg.LUFactorResult(LU, pivots)
+        zero = np.diagonal(LU.data, axis1=-2, axis2=-1) == 0
+        infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+        return LU, pivots, Tensor._make(infos)
+
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,
                  create_graph: bool = False,

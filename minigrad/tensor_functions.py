@@ -26,11 +26,11 @@ from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _d
 __all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
            "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod", "cat", "cdist",
            "chain_matmul", "column_stack", "combinations", "concat", "concatenate", "corrcoef",
-           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "from_numpy", "gradient",
-           "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance", "promote_types",
-           "repeat_interleave", "result_type", "row_stack", "scalar_tensor", "searchsorted",
-           "stack", "std_mean", "tensordot", "trapezoid", "trapz", "unravel_index", "vander",
-           "var_mean", "vstack", "where"]
+           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "frobenius_norm",
+           "from_numpy", "gradient", "hstack", "is_tensor", "isin", "meshgrid", "nuclear_norm",
+           "pairwise_distance", "promote_types", "repeat_interleave", "result_type", "row_stack",
+           "scalar_tensor", "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz",
+           "unravel_index", "vander", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -610,6 +610,25 @@ def _derivative(f: Tensor, d: int, spacing: float | Tensor, edge_order: int) -> 
     return cat([first, inside, last], d)
 
 
+def frobenius_norm(input: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
+    """torch.frobenius_norm: the square root of the sum of squares over one or two dims
+    (linalg.vector_norm's 2-norm over them)."""
+    dims = [dim] if isinstance(dim, (int, np.integer)) else list(dim)
+    if len(dims) > 2:
+        raise InvalidArgumentError(f"frobenius_norm: takes at most 2 dims, got {dims}")
+    return linalg.vector_norm(input, 2, dims, keepdim)
+
+
+def nuclear_norm(input: Tensor, dim: Sequence[int] | bool | None = None,
+                 keepdim: bool = False) -> Tensor:
+    """torch.nuclear_norm: the sum of the singular values of the matrices spanned by `dim`
+    (default the last two), linalg.matrix_norm's 'nuc'; `nuclear_norm(x, True)` is keepdim,
+    as PyTorch's overload without dim reads it."""
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
+
+
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson's correlation coefficients of the variables in input's rows: cov divided by
     the two standard deviations, clamped to [-1, 1], as torch.corrcoef."""
@@ -1093,7 +1112,7 @@ _METHODS = (
     "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
-    "matrix_exp", "triangular_solve",
+    "matrix_exp", "triangular_solve", "cholesky_solve", "cholesky_inverse", "lu_solve", "lu",
     "swapaxes", "swapdims", "adjoint",
     "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",
