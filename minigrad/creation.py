@@ -20,10 +20,10 @@ from .tensor import Tensor, _as_array
 
 __all__ = ["Generator", "arange", "bartlett_window", "bernoulli", "binomial", "blackman_window",
            "empty", "empty_like", "eye", "full", "full_like", "hamming_window", "hann_window",
-           "kaiser_window", "linspace", "logspace", "manual_seed", "multinomial", "normal", "ones",
-           "ones_like", "poisson", "rand", "rand_like", "randint", "randint_like", "randn",
-           "randn_like", "randperm", "tensor", "tril_indices", "triu_indices", "zeros",
-           "zeros_like"]
+           "initial_seed", "kaiser_window", "linspace", "logspace", "manual_seed", "multinomial",
+           "normal", "ones", "ones_like", "poisson", "rand", "rand_like", "randint",
+           "randint_like", "randn", "randn_like", "randperm", "seed", "tensor", "tril_indices",
+           "triu_indices", "zeros", "zeros_like"]
 
 Number = Union[int, float]
 
@@ -62,6 +62,16 @@ default_generator = Generator()
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator (the one random functions use without `generator=`)."""
     return default_generator.manual_seed(seed)
+
+
+def initial_seed() -> int:
+    """The seed the default generator started from."""
+    return default_generator.initial_seed()
+
+
+def seed() -> int:
+    """Seed the default generator with a non-deterministic number, and return that seed."""
+    return default_generator.manual_seed(int(np.random.SeedSequence().entropy)).initial_seed()
 
 
 def _rng(name: str, generator: Generator | np.random.Generator | None) -> np.random.Generator:

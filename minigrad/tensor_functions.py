@@ -23,14 +23,15 @@ from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _d
                      _index_array, _older_unbiased_form, _operand, _promote_types, _result_dtype,
                      _sliced)
 
-__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
-           "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod", "cat", "cdist",
-           "chain_matmul", "column_stack", "combinations", "concat", "concatenate", "corrcoef",
-           "cosine_similarity", "cov", "cumulative_trapezoid", "dstack", "frobenius_norm",
-           "from_numpy", "gradient", "hstack", "is_tensor", "isin", "meshgrid", "nuclear_norm",
-           "pairwise_distance", "promote_types", "repeat_interleave", "result_type", "row_stack",
-           "scalar_tensor", "searchsorted", "stack", "std_mean", "tensordot", "trapezoid", "trapz",
-           "unravel_index", "vander", "var_mean", "vstack", "where"]
+__all__ = ["as_tensor", "asarray", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "broadcast_shapes", "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod",
+           "cat", "cdist", "chain_matmul", "column_stack", "combinations", "concat", "concatenate",
+           "corrcoef", "cosine_similarity", "cov", "cumulative_trapezoid", "dstack",
+           "frobenius_norm", "from_numpy", "gradient", "hstack", "is_tensor", "isin", "meshgrid",
+           "nuclear_norm", "pairwise_distance", "promote_types", "repeat_interleave",
+           "result_type", "row_stack", "scalar_tensor", "searchsorted", "stack", "std_mean",
+           "tensordot", "trapezoid", "trapz", "unravel_index", "unsafe_chunk", "unsafe_split",
+           "unsafe_split_with_sizes", "vander", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -51,6 +52,27 @@ def as_tensor(data: ArrayLike, dtype: Any = None) -> Tensor:
     if isinstance(data, np.ndarray) and (dtype is None or np.dtype(dtype) == data.dtype):
         return from_numpy(data)
     return tensor(data, dtype=dtype)
+
+
+def asarray(obj: Any, *, dtype: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """obj as a tensor, as torch.asarray: a tensor, or a numpy array already of `dtype`, is
+    shared (the tensor itself) unless copy=True; anything else is converted as
+    minigrad.tensor would, which copy=False refuses (a ValueError, as PyTorch's). A tensor's
+    copy or conversion stays in its graph; requires_grad marks the result."""
+    shared = isinstance(obj, Tensor) or isinstance(obj, np.ndarray)
+    kept = dtype is None or np.dtype(dtype) == np.asarray(_as_array(obj)).dtype
+    if copy is False and not (shared and kept):
+        raise InvalidArgumentError("asarray: copy=False, but obj cannot be shared without a "
+                                   "copy (another dtype, or not a tensor or numpy array)")
+    if isinstance(obj, Tensor):
+        out = obj if kept else obj.to(dtype)
+        out = out.clone() if copy and out is obj else out
+    elif shared and kept and not copy:
+        out = from_numpy(obj)
+    else:
+        out = tensor(obj, dtype=dtype)
+    return out.requires_grad_() if requires_grad else out
 
 
 def is_tensor(obj: Any) -> bool:
@@ -423,6 +445,22 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
     return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
+
+
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """chunk: PyTorch's unsafe_ form skips a check on in-place writes minigrad never needs."""
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """split: PyTorch's unsafe_ form skips a check on in-place writes minigrad never needs."""
+    return input.split(split_size, dim)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
+                            ) -> tuple[Tensor, ...]:
+    """split_with_sizes: PyTorch's unsafe_ form skips a check minigrad never needs."""
+    return input.split_with_sizes(split_sizes, dim)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -2133,6 +2133,16 @@ def test_random_draws_have_torchs_shapes_and_dtypes_and_repeat_after_manual_seed
     np.testing.assert_array_equal(draw(minigrad).data, out.data)
 
 
+def test_seed_and_initial_seed_name_the_default_generators_seed():
+    chosen = minigrad.seed()
+    assert isinstance(chosen, int) and minigrad.initial_seed() == chosen
+    first = minigrad.randn(3)
+    minigrad.manual_seed(chosen)
+    np.testing.assert_array_equal(minigrad.randn(3).data, first.data)
+    minigrad.manual_seed(4)
+    assert minigrad.initial_seed() == 4
+
+
 def test_random_draws_follow_their_distributions():
     g = minigrad.Generator().manual_seed(1)
     n = 40_000
@@ -2306,6 +2316,27 @@ def test_math_of_an_integer_tensor_is_float32_as_in_pytorch(name):
         expected = getattr(Tensor(ints.astype(np.float32)), name)()
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out.data, expected.data)
+
+
+def test_asarray_shares_copies_or_refuses_as_torch(torch):
+    data = np.arange(3.0)
+    for kwargs in [{}, {"copy": True}, {"dtype": "float32"}, {"dtype": "float64", "copy": False}]:
+        ours = minigrad.asarray(data, **{k: getattr(minigrad, v) if k == "dtype" else v
+                                         for k, v in kwargs.items()})
+        theirs = torch.asarray(data, **{k: getattr(torch, v) if k == "dtype" else v
+                                        for k, v in kwargs.items()})
+        assert str(theirs.dtype) == f"torch.{ours.dtype}"
+        assert np.shares_memory(ours.data, data) == np.shares_memory(theirs.numpy(), data)
+    for obj in ([1, 2], 3.5, [1.0, 2.0], True):
+        assert str(torch.asarray(obj).dtype) == f"torch.{minigrad.asarray(obj).dtype}"
+    x = Tensor(np.ones(2), requires_grad=True)
+    assert minigrad.asarray(x) is x
+    copied = minigrad.asarray(x, copy=True)
+    assert copied is not x and copied.requires_grad and not np.shares_memory(copied.data, x.data)
+    assert minigrad.asarray([1.0, 2.0], requires_grad=True).requires_grad
+    for misuse in [lambda lib, F: lib.asarray(data, dtype=lib.float32, copy=False),
+                   lambda lib, F: lib.asarray([1, 2], copy=False)]:
+        assert_raises_like_torch(misuse)
 
 
 def test_from_numpy_and_as_tensor_share_memory_as_torch(torch):

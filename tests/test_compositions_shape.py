@@ -1245,6 +1245,20 @@ def test_view_copies_match_torch_and_share_no_memory(name):
         np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-12)
 
 
+def test_unsafe_splits_are_the_splits_as_torch():
+    torch = torch_or_skip()
+    data = np.arange(10.0).reshape(2, 5)
+    for call in [lambda lib, x: lib.unsafe_chunk(x, 2, 1),
+                 lambda lib, x: lib.unsafe_split(x, 2, -1),
+                 lambda lib, x: lib.unsafe_split_with_sizes(x, [1, 4], 1)]:
+        x, t = Tensor(data.copy(), requires_grad=True), torch.tensor(data, requires_grad=True)
+        out, expected = call(minigrad, x), call(torch, t)
+        assert [o.tolist() for o in out] == [e.tolist() for e in expected]
+        out[-1].sum().backward()
+        expected[-1].sum().backward()
+        np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
 def test_scatters_into_views_cast_src_and_clamp_slices_as_torch():
     """select_scatter casts src to the input's dtype, slice bounds outside the dim are clamped,
     empty slices and diagonals take an empty src."""
