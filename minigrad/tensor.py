@@ -2296,6 +2296,16 @@ class Tensor:
             return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(self.data)))
         return Tensor._make(np.argwhere(self.data))
 
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor:
+        """nonzero() with exactly `size` rows, as torch.nonzero_static: the first `size` of
+        them, or all of them followed by rows of `fill_value`."""
+        if not isinstance(size, (int, np.integer)) or size < 0:
+            raise InvalidArgumentError(f"nonzero_static: size must be a non-negative integer, "
+                                       f"got {size!r}")
+        found = np.argwhere(self.data)[:size]
+        padding = np.full((size - len(found), self.ndim), fill_value, dtype=np.int64)
+        return Tensor._make(np.concatenate([found, padding]))
+
     def unique(self, sorted: bool = True, return_inverse: bool = False,
                return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
         """The distinct entries in ascending order (with `dim`, the distinct slices along it),

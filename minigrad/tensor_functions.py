@@ -1142,7 +1142,7 @@ _METHODS = (
     "dsplit", "chunk", "unbind", "gather",
     "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_reduce", "put",
     "float_power", "narrow_copy", "dist", "renorm",
-    "is_floating_point", "nonzero", "index_select", "take", "scatter_add",
+    "is_floating_point", "nonzero", "nonzero_static", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "diag", "diagflat", "split_with_sizes",
     "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
     "unique_consecutive", "matmul", "histogram",

@@ -808,6 +808,19 @@ def test_where_and_masked_fill_take_bool_conditions_only_as_in_pytorch():
         minigrad.where(np.array([True]), x)
 
 
+def test_nonzero_static_truncates_or_pads_as_torch(torch):
+    data = np.array([[0, 1], [2, 0], [3, 4]])
+    for x, kwargs in [(data, {"size": 2}), (data, {"size": 5, "fill_value": -7}),
+                      (np.array(3), {"size": 2}), (np.array([1.0, 0.0]), {"size": 0}),
+                      (np.zeros((2, 3)), {"size": 1})]:
+        out = minigrad.nonzero_static(Tensor(x), **kwargs)
+        expected = torch.nonzero_static(torch.from_numpy(x), **kwargs)
+        assert out.shape == tuple(expected.shape) and out.dtype == np.int64
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert Tensor(data).nonzero_static(size=1).tolist() == [[0, 1]]
+    assert_raises_like_torch(lambda lib, F: lib.nonzero_static(lib.ones(2), size=-1))
+
+
 def test_nonzero_and_where_with_the_condition_alone_match_pytorch(torch):
     data = np.array([[0, 2, 0], [3, 0, -1]])
     assert minigrad.nonzero(Tensor(data)).tolist() == [[0, 1], [1, 0], [1, 2]]
