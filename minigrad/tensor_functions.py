@@ -1012,6 +1012,14 @@ def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, pad
     return functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+def max_pool1d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,
+                            padding: Size = 0, dilation: Size = 1, ceil_mode: bool = False
+                            ) -> tuple[Tensor, Tensor]:
+    """max_pool1d's (values, indices)."""
+    return functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                 return_indices=True)
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: Size) -> Tensor:
     return functional.adaptive_avg_pool1d(input, output_size)
 
@@ -1117,11 +1125,11 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 
 __all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
             "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
-            "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d",
-            "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss",
-            "dropout", "embedding", "feature_alpha_dropout", "group_norm", "hardshrink",
-            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm",
-            "margin_ranking_loss", "max_pool1d", "max_pool2d", "max_pool3d", "pdist",
+            "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+            "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "dropout",
+            "embedding", "feature_alpha_dropout", "group_norm", "hardshrink",
+            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss",
+            "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "pdist",
             "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu",
             "selu", "threshold", "triplet_margin_loss"]
 
@@ -1147,7 +1155,7 @@ _METHODS = (
     "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
     "unique_consecutive", "matmul", "histogram",
     "dot", "outer", "inner", "kron", "cross", "vdot", "ger", "addmv", "addr", "addbmm", "baddbmm",
-    "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "masked_fill", "clone", "detach", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
     "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
     "matrix_exp", "triangular_solve", "cholesky_solve", "cholesky_inverse", "lu_solve", "lu",

@@ -2331,6 +2331,13 @@ def test_math_of_an_integer_tensor_is_float32_as_in_pytorch(name):
     np.testing.assert_array_equal(out.data, expected.data)
 
 
+def test_detach_as_a_function_shares_the_data_outside_the_graph():
+    x = Tensor(np.ones(3), requires_grad=True)
+    out = minigrad.detach(x * 2)
+    assert not out.requires_grad and out.grad_fn is None and out.tolist() == [2.0, 2.0, 2.0]
+    assert np.shares_memory(minigrad.detach(x).data, x.data)
+
+
 def test_asarray_shares_copies_or_refuses_as_torch(torch):
     data = np.arange(3.0)
     for kwargs in [{}, {"copy": True}, {"dtype": "float32"}, {"dtype": "float64", "copy": False}]:

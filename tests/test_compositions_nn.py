@@ -4377,6 +4377,8 @@ TOP_LEVEL = {  # name: (call on lib and its float64 inputs, makers of the inputs
                          [_normal(1, 2, 2, 2, 2), _normal(2, 1, 2, 2, 2)]),
     "avg_pool1d": (lambda lib, x: lib.avg_pool1d(x, 3, 2, 1, True, False), [_normal(2, 3, 8)]),
     "max_pool1d": (lambda lib, x: lib.max_pool1d(x, 3, 2, 1), [_normal(2, 3, 8)]),
+    "max_pool1d_with_indices": (lambda lib, x: lib.max_pool1d_with_indices(x, 2, 1, 1),
+                                [_normal(2, 3, 6)]),
     "max_pool2d": (lambda lib, x: lib.max_pool2d(x, 2, ceil_mode=True), [_normal(1, 2, 5, 5)]),
     "max_pool3d": (lambda lib, x: lib.max_pool3d(x, 2, 1, 0, 2), [_normal(1, 1, 5, 5, 5)]),
     "adaptive_avg_pool1d": (lambda lib, x: lib.adaptive_avg_pool1d(x, 3), [_normal(2, 3, 7)]),
@@ -4469,6 +4471,8 @@ def test_top_level_dropouts_take_p_and_train_and_losses_a_reduction_number():
         minigrad.kl_div(x, x, 3)
     indices = minigrad.adaptive_max_pool1d(minigrad.arange(6.0).reshape(1, 1, 6), 2)[1]
     assert indices.tolist() == [[[2, 5]]]  # with the values, always: no return_indices
+    indices = minigrad.max_pool1d_with_indices(minigrad.arange(6.0).reshape(1, 1, 6), 2)[1]
+    assert indices.tolist() == [[[1, 3, 5]]]
 
 
 @pytest.mark.parametrize("misuse", [
