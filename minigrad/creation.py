@@ -20,13 +20,15 @@ import numpy as np
 from . import devices
 from .dtypes import get_default_dtype
 from .errors import InvalidArgumentError, InvalidTypeError
-from .tensor import Tensor
+from .tensor import Tensor, _as_array
 
 __all__ = [
-    "Generator", "arange", "empty", "empty_like", "eye", "full", "full_like", "get_rng_state",
-    "initial_seed", "linspace", "logspace", "manual_seed", "ones", "ones_like", "rand",
-    "rand_like", "randint", "randn", "randn_like", "randperm", "seed", "set_rng_state",
-    "tensor", "tril_indices", "triu_indices", "zeros", "zeros_like",
+    "Generator", "arange", "bartlett_window", "bernoulli", "binomial", "blackman_window",
+    "empty", "empty_like", "eye", "full", "full_like", "get_rng_state", "hamming_window",
+    "hann_window", "initial_seed", "kaiser_window", "linspace", "logspace", "manual_seed",
+    "multinomial", "normal", "ones", "ones_like", "poisson", "rand", "rand_like", "randint",
+    "randint_like", "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor",
+    "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
 Number = Union[int, float]
@@ -373,6 +375,175 @@ def randperm(n: int, *, generator: Generator | np.random.Generator | None = None
     return _tensor(values.astype(_dtype("randperm", dtype, np.int64), copy=False), requires_grad)
 
 
+@_takes_device
+def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] | None = None,
+           *, generator: Generator | np.random.Generator | None = None, dtype: Any = None,
+           requires_grad: bool = False) -> Tensor:
+    """Normal samples of the given means and standard deviations, as torch.normal: tensors (of
+    a float dtype) broadcast together and give the shape; two numbers need `size` (and take
+    `dtype`, default float32). As in PyTorch, the samples join the graph of tensor arguments
+    with gradient 0 (they are not mean + std * noise to backward)."""
+    tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
+    if tensors and (size is not None or dtype is not None or requires_grad):
+        raise TypeError("normal: size, dtype and requires_grad go with a number mean and std; "
+                        "with a tensor, its shape and dtype decide")
+    for x in tensors:
+        if x.dtype.kind != "f":
+            raise InvalidTypeError(f"normal: mean and std must be floats, got dtype {x.dtype}")
+    if (np.asarray(_as_array(std)) < 0).any():
+        raise InvalidArgumentError("normal: std must be >= 0")
+    rng = _rng("normal", generator)
+    if not tensors:
+        if size is None:
+            raise TypeError("normal: with a number for both mean and std, give the size")
+        target = _float_dtype("normal", dtype, get_default_dtype())
+        noise = rng.standard_normal(_shape("normal", (size,)), dtype=target)
+        return _tensor((mean + std * noise).astype(target, copy=False), requires_grad)
+    mean_data, std_data = _as_array(mean), _as_array(std)
+    try:
+        shape = np.broadcast_shapes(np.shape(mean_data), np.shape(std_data))
+    except ValueError:
+        raise InvalidArgumentError(f"normal: the shapes of mean, {np.shape(mean_data)}, and "
+                                   f"std, {np.shape(std_data)}, do not broadcast") from None
+    target = np.result_type(*(x.dtype for x in tensors))
+    samples = (mean_data + std_data * rng.standard_normal(shape)).astype(target)
+    return tensors[0]._step_function(samples, *tensors[1:])
+
+
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """1 with probability input (or, given, the number p) and 0 otherwise, in input's float
+    dtype and shape, as torch.bernoulli; joined to input's graph with gradient 0."""
+    if input.dtype.kind != "f":
+        raise InvalidTypeError(f"bernoulli: input must be a float tensor, got {input.dtype}")
+    probabilities = input.data if p is None else np.float64(p)
+    if not ((probabilities >= 0) & (probabilities <= 1)).all():
+        raise InvalidArgumentError("bernoulli: probabilities must be in [0, 1]")
+    draws = _rng("bernoulli", generator).random(input.shape) < probabilities
+    return input._step_function(draws.astype(input.dtype))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
+                generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """`num_samples` category indices (int64) drawn with the weights in input's last dim
+    (1-D, or one row each of a 2-D input; non-negative, finite, not normalised), as
+    torch.multinomial. Without replacement each index appears once: the largest keys
+    weight / Exp(1) win (Efraimidis and Spirakis), so categories of weight 0 come last."""
+    if input.ndim not in (1, 2):
+        raise InvalidArgumentError(f"multinomial: input must be 1-D or 2-D, got shape "
+                                   f"{input.shape}")
+    if input.dtype.kind != "f":
+        raise InvalidTypeError(f"multinomial: input must be a float tensor, got {input.dtype}")
+    weights = input.data.reshape(-1, input.shape[-1]).astype(np.float64)
+    if not (np.isfinite(weights) & (weights >= 0)).all():
+        raise InvalidArgumentError("multinomial: weights must be finite and >= 0")
+    if (weights.sum(-1) <= 0).any():
+        raise InvalidArgumentError("multinomial: the weights of each row must sum to more than 0")
+    if num_samples <= 0 or (not replacement and num_samples > weights.shape[-1]):
+        raise InvalidArgumentError(f"multinomial: cannot draw {num_samples} samples from "
+                                   f"{weights.shape[-1]} categories "
+                                   f"{'with' if replacement else 'without'} replacement")
+    rng = _rng("multinomial", generator)
+    if replacement:
+        bounds = weights.cumsum(-1) / weights.sum(-1, keepdims=True)
+        uniform = rng.random((len(weights), num_samples))
+        # the first category whose cumulative share exceeds the uniform draw
+        indices = np.stack([np.searchsorted(row, u, side="right") for row, u in
+                            zip(bounds, uniform)])
+        indices = np.minimum(indices, weights.shape[-1] - 1)  # a draw at rounding's edge
+    else:
+        keys = weights / rng.exponential(size=weights.shape)
+        indices = np.argsort(-keys, axis=-1, kind="stable")[:, :num_samples]
+    return Tensor._make(indices.reshape(input.shape[:-1] + (num_samples,)).astype(np.int64))
+
+
+def poisson(input: Tensor, generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """Poisson samples of the rates in input (floats, >= 0), in its dtype, as torch.poisson;
+    joined to input's graph with gradient 0."""
+    if input.dtype.kind != "f":
+        raise InvalidTypeError(f"poisson: input must be a float tensor, got {input.dtype}")
+    if (input.data < 0).any():
+        raise InvalidArgumentError("poisson: rates must be >= 0")
+    samples = _rng("poisson", generator).poisson(input.data)
+    return input._step_function(samples.astype(input.dtype))
+
+
+def binomial(count: Tensor, prob: Tensor,
+             generator: Generator | np.random.Generator | None = None) -> Tensor:
+    """The number of successes in `count` trials of probability `prob` (float tensors that
+    broadcast), in their dtype, as torch.binomial; outside the graph (PyTorch has no gradient
+    for it either)."""
+    if count.dtype.kind != "f" or prob.dtype.kind != "f":  # a ValueError, as PyTorch's
+        raise InvalidArgumentError(f"binomial: count and prob must be float tensors, got "
+                               f"{count.dtype} and {prob.dtype}")
+    if (count.data < 0).any() or not ((prob.data >= 0) & (prob.data <= 1)).all():
+        raise InvalidArgumentError("binomial: count must be >= 0 and prob in [0, 1]")
+    samples = _rng("binomial", generator).binomial(count.data.astype(np.int64), prob.data)
+    return Tensor._make(samples.astype(np.result_type(count.dtype, prob.dtype)))
+
+
+# --------------------------------------------------------------------------------------------
+# Window functions (torch.hann_window, ...): float tensors of window_length, no grad recorded
+# --------------------------------------------------------------------------------------------
+def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_grad: bool,
+            shape: Callable[[np.ndarray], np.ndarray]) -> Tensor:
+    """`shape` of the positions t = n / (M - 1), n = 0 .. M - 1, in [0, 1]: a symmetric window
+    of M = window_length points, or with `periodic` one of window_length + 1 without its last
+    point (the window for spectral analysis), as PyTorch's; computed in float64, then cast."""
+    target = _dtype(name, dtype, get_default_dtype())
+    if target.kind != "f":
+        raise InvalidTypeError(f"{name}: dtype must be a float dtype, got {target}")
+    if not _is_integer(window_length) or window_length < 0:
+        raise InvalidArgumentError(f"{name}: window_length must be a non-negative integer, got "
+                                   f"{window_length!r}")
+    if window_length <= 1:  # no interval to spread over: [] or [1]
+        return _tensor(np.ones(window_length, dtype=target), requires_grad)
+    points = window_length + 1 if periodic else window_length
+    values = shape(np.arange(points) / (points - 1))[:window_length]
+    return _tensor(values.astype(target), requires_grad)
+
+
+@_takes_device
+def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    """0.5 - 0.5 cos(2 pi t)."""
+    return _window("hann_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 0.5 - 0.5 * np.cos(2 * np.pi * t))
+
+
+@_takes_device
+def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
+                   beta: float = 0.46, *, dtype: Any = None,
+                   requires_grad: bool = False) -> Tensor:
+    """alpha - beta cos(2 pi t)."""
+    return _window("hamming_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: alpha - beta * np.cos(2 * np.pi * t))
+
+
+@_takes_device
+def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """0.42 - 0.5 cos(2 pi t) + 0.08 cos(4 pi t)."""
+    return _window("blackman_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t))
+
+
+@_takes_device
+def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
+                    requires_grad: bool = False) -> Tensor:
+    """The triangle 1 - |2 t - 1|."""
+    return _window("bartlett_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: 1 - np.abs(2 * t - 1))
+
+
+@_takes_device
+def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
+                  dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """I0(beta sqrt(1 - (2 t - 1) ** 2)) / I0(beta), I0 the modified Bessel function."""
+    return _window("kaiser_window", window_length, periodic, dtype, requires_grad,
+                   lambda t: np.i0(beta * np.sqrt(1 - (2 * t - 1) ** 2)) / np.i0(beta))
+
+
 # --------------------------------------------------------------------------------------------
 # The *_like forms: the shape of `input`, and its dtype unless given
 # --------------------------------------------------------------------------------------------
@@ -406,6 +577,17 @@ def rand_like(input: Tensor, *, generator: Generator | np.random.Generator | Non
               dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return rand(input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
                 requires_grad=requires_grad)
+
+
+@_takes_device
+def randint_like(input: Tensor, low: int, high: int | None = None, *,
+                 generator: Generator | np.random.Generator | None = None, dtype: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """randint of input's shape and (unless given) dtype: `randint_like(input, high)` or
+    `randint_like(input, low, high)`, as in PyTorch."""
+    low, high = (0, low) if high is None else (low, high)
+    return randint(low, high, input.shape, generator=generator,
+                   dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
 
 @_takes_device

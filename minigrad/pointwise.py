@@ -7,22 +7,23 @@ definitions (minigrad/tensor.py).
 from __future__ import annotations
 
 from .engine import ArrayLike
-from .tensor import Tensor
+from .tensor import Frexp, Tensor
 
 __all__ = [
     "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
     "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "digamma", "div", "divide",
-    "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "floor", "floor_divide", "fmax", "fmin",
-    "fmod", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside", "hypot", "i0", "isclose",
-    "isfinite", "isinf", "isnan", "isneginf", "isposinf", "lcm", "le", "lerp", "less",
-    "less_equal", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2",
-    "logical_and", "logical_not", "logical_or", "logical_xor", "logit", "lt", "maximum", "minimum",
-    "mul", "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal",
-    "polygamma", "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "sgn",
-    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract",
-    "tan", "tanh", "true_divide", "trunc", "xlogy",
+    "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "floor", "floor_divide", "fmax",
+    "fmin", "fmod", "frexp", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside", "hypot",
+    "i0", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "lcm",
+    "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "log", "log10", "log1p", "log2",
+    "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
+    "lt", "maximum", "minimum", "mul", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
+    "negative", "nextafter", "not_equal", "polygamma", "positive", "pow", "rad2deg", "reciprocal",
+    "relu", "remainder", "round", "rsqrt", "rsub", "sgn", "sigmoid", "sign", "signbit", "sin",
+    "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan", "tanh", "true_divide", "trunc",
+    "xlogy",
 ]
 
 
@@ -153,6 +154,18 @@ def ceil(input: Tensor) -> Tensor:
 
 def trunc(input: Tensor) -> Tensor:
     return _tensor(input).trunc()
+
+
+def positive(input: Tensor) -> Tensor:
+    return _tensor(input).positive()
+
+
+def frexp(input: Tensor) -> Frexp:
+    return _tensor(input).frexp()
+
+
+def isreal(input: Tensor) -> Tensor:
+    return _tensor(input).isreal()
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
@@ -382,7 +395,23 @@ def bitwise_right_shift(input: Tensor, other: ArrayLike) -> Tensor:
     return _tensor(input).bitwise_right_shift(other)
 
 
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    return _tensor(input).ldexp(other)
+
+
+def rsub(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
+    """other - alpha * input: sub with the operands swapped (a number `other` takes the dtype
+    it would have next to `input`)."""
+    input = _tensor(input)
+    return input._lift(other).sub(input, alpha=alpha)
+
+
 # PyTorch's other names for the functions above
+def fix(input: Tensor) -> Tensor:
+    return _tensor(input).trunc()
+
+
+
 def absolute(input: Tensor) -> Tensor:
     return _tensor(input).abs()
 

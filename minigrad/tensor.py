@@ -339,12 +339,35 @@ def _stable_order(data: np.ndarray, dim: int, descending: bool = False) -> np.nd
     return order.reshape(data.shape).astype(np.int64)
 
 
+def _sliced(op: str, t: Tensor, dim: int, start: int | None, end: int | None, step: int
+            ) -> Tensor:
+    """t[start:end:step] along `dim` (torch.slice, for slice_scatter and slice_copy): bounds
+    outside the dim are clamped, as in Python and PyTorch; the step must be positive."""
+    if step <= 0:
+        raise InvalidArgumentError(f"{op}: the step must be positive, got {step}")
+    return t[(slice(None),) * _dim(op, dim, t.ndim) + (slice(start, end, step),)]
+
+
 class ValuesIndices(NamedTuple):
     """What max(dim) and min(dim) return, like PyTorch's torch.return_types.max: a pair that
     unpacks as (values, indices) and has `.values` and `.indices`."""
 
     values: Tensor
     indices: Tensor
+
+
+class Frexp(NamedTuple):
+    """What frexp returns, like PyTorch's torch.return_types.frexp: (mantissa, exponent)."""
+
+    mantissa: Tensor
+    exponent: Tensor
+
+
+class Histogram(NamedTuple):
+    """What histogram returns, like PyTorch's torch.return_types.histogram."""
+
+    hist: Tensor
+    bin_edges: Tensor
 
 
 class MinMax(NamedTuple):
@@ -1445,6 +1468,12 @@ class Tensor:
             sign = np.copysign(sign, self.data)
         return self * sign
 
+    def positive(self) -> Tensor:
+        """self itself, as torch.positive (which refuses bools)."""
+        if self.dtype == np.bool_:
+            raise InvalidTypeError("positive: does not take a bool tensor")
+        return self
+
     def absolute(self) -> Tensor:
         """Alias of abs."""
         return self.abs()
@@ -1586,6 +1615,31 @@ class Tensor:
     def trunc(self) -> Tensor:
         """Round toward 0. Gradient 0."""
         return self._rounded("trunc", np.trunc)
+
+    def fix(self) -> Tensor:
+        """Alias of trunc."""
+        return self.trunc()
+
+    def frexp(self) -> Frexp:
+        """(mantissa, exponent) with self = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)
+        (0, inf and NaN are their own mantissa, with exponent 0), as torch.frexp: floats only,
+        the exponent int32. The mantissa is self times constant powers of 2, so its gradient is
+        2 ** -exponent, PyTorch's."""
+        self._require_floating("frexp")
+        exponent = np.frexp(self.data)[1]
+        # scaled in two halves: 2 ** -exponent alone overflows float32 for subnormal entries
+        half = exponent // 2
+        mantissa = self * np.exp2(-half).astype(self.dtype) \
+            * np.exp2(half - exponent).astype(self.dtype)
+        return Frexp(mantissa, Tensor._make(exponent.astype(np.int32)))
+
+    def ldexp(self, other: Tensor) -> Tensor:
+        """self * 2 ** other, in a float dtype (integers give the default float), as
+        torch.ldexp; differentiable in both."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"ldexp(): argument 'other' must be Tensor, not "
+                            f"{type(other).__name__}")
+        return self * other.exp2()
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
@@ -2245,6 +2299,34 @@ class Tensor:
         counts = np.bincount(np.minimum(place, bins - 1), minlength=bins)
         return Tensor._make(counts.astype(self.dtype))
 
+    def bernoulli(self, p: float | None = None, *, generator: Any = None) -> Tensor:
+        """minigrad.bernoulli(self, p): 1 with probability self (or p), else 0."""
+        return creation.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples: int, replacement: bool = False, *,
+                    generator: Any = None) -> Tensor:
+        """minigrad.multinomial: category indices drawn with the weights in self's last dim."""
+        return creation.multinomial(self, num_samples, replacement, generator=generator)
+
+    def histogram(self, bins: int | Tensor, *, range: tuple[float, float] | None = None,
+                  weight: Tensor | None = None, density: bool = False) -> Histogram:
+        """(hist, bin_edges), as torch.histogram and numpy.histogram: `bins` equal bins over
+        `range` (default the entries' min and max, widened by 0.5 either way if equal) or the
+        edges in a 1-D tensor; the last bin holds its right edge. Counts, or sums of `weight`;
+        with `density`, divided by the total and the bin widths. Floats only, in this tensor's
+        dtype, without grad."""
+        self._require_floating("histogram")
+        if not isinstance(bins, Tensor) and bins <= 0:
+            raise InvalidArgumentError(f"histogram: bins must be > 0, got {bins}")
+        if range is not None and range[0] > range[1]:
+            raise InvalidArgumentError(f"histogram: the range {range} has min > max")
+        with np.errstate(invalid="ignore"):  # the density of no entries is NaN, as PyTorch's
+            hist, edges = np.histogram(self.data, _as_array(bins), range,
+                                       weights=None if weight is None else _as_array(weight),
+                                       density=density)
+        return Histogram(Tensor._make(hist.astype(self.dtype)),
+                         Tensor._make(edges.astype(self.dtype)))
+
     def argwhere(self) -> Tensor:
         """nonzero(): the indices of the nonzero entries, one row each."""
         return self.nonzero()
@@ -2283,6 +2365,16 @@ class Tensor:
         if as_tuple:
             return tuple(Tensor._make(i) for i in np.nonzero(np.atleast_1d(self.data)))
         return Tensor._make(np.argwhere(self.data))
+
+    def nonzero_static(self, *, size: int, fill_value: int = -1) -> Tensor:
+        """nonzero() with exactly `size` rows, as torch.nonzero_static: the first `size` of
+        them, or all of them followed by rows of `fill_value`."""
+        if not isinstance(size, (int, np.integer)) or size < 0:
+            raise InvalidArgumentError(f"nonzero_static: size must be a non-negative integer, "
+                                       f"got {size!r}")
+        found = np.argwhere(self.data)[:size]
+        padding = np.full((size - len(found), self.ndim), fill_value, dtype=np.int64)
+        return Tensor._make(np.concatenate([found, padding]))
 
     def unique(self, sorted: bool = True, return_inverse: bool = False,
                return_counts: bool = False, dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
@@ -3206,6 +3298,37 @@ class Tensor:
             return ops.ScatterAdd.apply(self.reshape(-1), values, index=places).reshape(self.shape)
         return ops.IndexPut.apply(self.reshape(-1), values, index=places).reshape(self.shape)
 
+    def select_scatter(self, src: Tensor, dim: int, index: int) -> Tensor:
+        """A copy with `src` written where select(dim, index) reads, as torch.select_scatter;
+        differentiable in both."""
+        return self._written_at("select_scatter", src, lambda t: t.select(dim, index))
+
+    def slice_scatter(self, src: Tensor, dim: int = 0, start: int | None = None,
+                      end: int | None = None, step: int = 1) -> Tensor:
+        """A copy with `src` written at the slice start:end:step along `dim`, as
+        torch.slice_scatter; differentiable in both."""
+        return self._written_at("slice_scatter", src,
+                                lambda t: _sliced("slice_scatter", t, dim, start, end, step))
+
+    def diagonal_scatter(self, src: Tensor, offset: int = 0, dim1: int = 0,
+                         dim2: int = 1) -> Tensor:
+        """A copy with `src` written where diagonal(offset, dim1, dim2) reads, as
+        torch.diagonal_scatter; differentiable in both."""
+        return self._written_at("diagonal_scatter", src,
+                                lambda t: t.diagonal(offset, dim1, dim2))
+
+    def _written_at(self, op: str, src: Tensor, view: Callable[[Tensor], Tensor]) -> Tensor:
+        """A copy with src (cast to this dtype, as PyTorch) written at the entries view(self)
+        reads: the view of the tensor of flat positions names them (and checks its arguments),
+        and index_put writes there."""
+        places = view(Tensor._make(np.arange(self.numel()).reshape(self.shape))).data
+        src = self._lift(src)
+        if src.shape != places.shape:
+            raise InvalidArgumentError(f"{op}: src of shape {src.shape} must have the shape of "
+                                       f"the entries it replaces, {places.shape}")
+        flat = self.reshape(-1).index_put((places.reshape(-1),), src.to(self.dtype).reshape(-1))
+        return flat.reshape(self.shape)
+
     def put(self, index: ArrayLike, source: Tensor, accumulate: bool = False) -> Tensor:
         """A copy with source's entries written (with accumulate=True, added) at `index` of the
         tensor read as 1-D (row-major; negative entries count from the end), as torch.put:
@@ -3459,6 +3582,15 @@ class Tensor:
                                        f"{vec2.shape}")
         return self.unsqueeze(1) * vec2
 
+    def ger(self, vec2: Tensor) -> Tensor:
+        """Alias of outer (PyTorch's older name)."""
+        return self.outer(vec2)
+
+    def vdot(self, other: Tensor) -> Tensor:
+        """dot of the conjugate of self with other: dot itself, as minigrad's tensors are
+        real."""
+        return self.dot(other)
+
     def inner(self, other: Tensor) -> Tensor:
         """Sums of products over the last dims, out[i..., j...] = sum_k self[i..., k] *
         other[j..., k], as torch.inner (a plain product when either is 0-d)."""
@@ -3530,9 +3662,33 @@ class Tensor:
 
     def addmm(self, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
         """beta * self + alpha * (mat1 @ mat2), self broadcasting to the product's shape."""
-        product = self._lift(mat1).mm(mat2)
+        return self._add_scaled("addmm", self._lift(mat1).mm(mat2), beta, alpha)
+
+    def addmv(self, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (mat @ vec), self broadcasting to the product's shape."""
+        return self._add_scaled("addmv", self._lift(mat).mv(vec), beta, alpha)
+
+    def addr(self, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+        """beta * self + alpha * outer(vec1, vec2), self broadcasting to the outer product's
+        shape."""
+        return self._add_scaled("addr", self._lift(vec1).outer(vec2), beta, alpha)
+
+    def baddbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
+                alpha: float = 1) -> Tensor:
+        """beta * self + alpha * bmm(batch1, batch2), self broadcasting to the products' shape."""
+        return self._add_scaled("baddbmm", self._lift(batch1).bmm(batch2), beta, alpha)
+
+    def addbmm(self, batch1: Tensor, batch2: Tensor, *, beta: float = 1,
+               alpha: float = 1) -> Tensor:
+        """beta * self + alpha * (the sum over the batch of batch1[b] @ batch2[b]), self
+        broadcasting to one product's shape."""
+        return self._add_scaled("addbmm", self._lift(batch1).bmm(batch2).sum(0), beta, alpha)
+
+    def _add_scaled(self, name: str, product: Tensor, beta: float, alpha: float) -> Tensor:
+        """beta * self + alpha * product, the sum behind addmm and its kin; self must broadcast
+        to the product's shape (the result has the product's shape, as in PyTorch)."""
         if not engine._broadcasts_to(self.shape, product.shape):
-            raise InvalidArgumentError(f"addmm: self of shape {self.shape} does not broadcast "
+            raise InvalidArgumentError(f"{name}: self of shape {self.shape} does not broadcast "
                                        f"to the product's shape {product.shape}")
         scaled = product if alpha == 1 else product * alpha
         if beta == 0:
@@ -3608,6 +3764,37 @@ class Tensor:
             A_used = A
         X = linalg.solve_triangular(A_used, self, upper=upper, unitriangular=unitriangular)
         return linalg.TriangularSolveResult(X, A.clone())
+
+    def cholesky_solve(self, input2: Tensor, upper: bool = False) -> Tensor:
+        """torch.cholesky_solve: X with A X = self, A given by its Cholesky factor input2
+        (A = L L.T, or with `upper` A = U.T U): two triangular solves; batch dims broadcast."""
+        lower = input2.mT if upper else input2
+        Y = linalg.solve_triangular(lower, self, upper=False)
+        return linalg.solve_triangular(lower.mT, Y, upper=True)
+
+    def cholesky_inverse(self, upper: bool = False) -> Tensor:
+        """torch.cholesky_inverse: the inverse of A = L L.T (or with `upper` U.T U) from its
+        Cholesky factor, this tensor: cholesky_solve of the identity."""
+        if self.ndim < 2:
+            raise InvalidArgumentError(f"cholesky_inverse: needs square matrices, got shape "
+                                       f"{self.shape}")
+        return linalg._eye(self.shape[-1], self).cholesky_solve(self, upper)
+
+    def lu_solve(self, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+        """torch.lu_solve: X with A X = self, A given by linalg.lu_factor's (LU, pivots)."""
+        return linalg.lu_solve(LU_data, LU_pivots, self)
+
+    def lu(self, pivot: bool = True, get_infos: bool = False
+           ) -> linalg.LUFactorResult | tuple[Tensor, Tensor, Tensor]:
+        """torch.lu (PyTorch's older linalg.lu_factor): (LU, pivots), and with get_infos the
+        int32 infos, per matrix 0 or the 1-based place of the first zero on U's diagonal; a
+        singular matrix is factored rather than refused, as PyTorch's."""
+        LU, pivots = linalg._lu("lu", self, pivot)
+        if not get_infos:
+            return linalg.LUFactorResult(LU, pivots)
+        zero = np.diagonal(LU.data, axis1=-2, axis2=-1) == 0
+        infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+        return LU, pivots, Tensor._make(infos)
 
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,

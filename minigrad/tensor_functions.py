@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import math
 from typing import Any, Callable, Sequence
 
@@ -15,18 +16,22 @@ import numpy as np
 
 from . import ops
 from .engine import ArrayLike
-from .errors import InvalidArgumentError, InvalidTypeError
-from .creation import tensor
+from .errors import InvalidArgumentError, InvalidIndexError, InvalidTypeError
+from .creation import _rng, ones_like, tensor
 from .dtypes import get_default_dtype
-from .tensor import (Dim, Tensor, _as_array, _bool_mask, _dim, _dim_list, _dims, _index_array,
-                     _older_unbiased_form, _operand, _result_dtype)
+from .tensor import (Dim, Tensor, _accumulating, _as_array, _bool_mask, _dim, _dim_list, _dims,
+                     _index_array, _older_unbiased_form, _operand, _promote_types, _result_dtype,
+                     _sliced)
 
-__all__ = ["as_tensor", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
-           "broadcast_shapes", "broadcast_tensors", "bucketize", "cartesian_prod", "cat", "cdist",
-           "column_stack", "concat", "concatenate", "corrcoef", "cosine_similarity", "cov",
-           "dstack", "from_numpy", "hstack", "is_tensor", "isin", "meshgrid", "pairwise_distance",
-           "repeat_interleave", "row_stack", "searchsorted", "stack", "std_mean", "tensordot",
-           "trapezoid", "var_mean", "vstack", "where"]
+__all__ = ["as_tensor", "asarray", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+           "broadcast_shapes", "broadcast_tensors", "bucketize", "can_cast", "cartesian_prod",
+           "cat", "cdist", "chain_matmul", "column_stack", "combinations", "concat", "concatenate",
+           "corrcoef", "cosine_similarity", "cov", "cumulative_trapezoid", "dstack",
+           "frobenius_norm", "from_numpy", "gradient", "hstack", "is_tensor", "isin", "meshgrid",
+           "nuclear_norm", "pairwise_distance", "promote_types", "repeat_interleave",
+           "result_type", "row_stack", "scalar_tensor", "searchsorted", "stack", "std_mean",
+           "tensordot", "trapezoid", "trapz", "unravel_index", "unsafe_chunk", "unsafe_split",
+           "unsafe_split_with_sizes", "vander", "var_mean", "vstack", "where"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -49,8 +54,61 @@ def as_tensor(data: ArrayLike, dtype: Any = None) -> Tensor:
     return tensor(data, dtype=dtype)
 
 
+def asarray(obj: Any, *, dtype: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """obj as a tensor, as torch.asarray: a tensor, or a numpy array already of `dtype`, is
+    shared (the tensor itself) unless copy=True; anything else is converted as
+    minigrad.tensor would, which copy=False refuses (a ValueError, as PyTorch's). A tensor's
+    copy or conversion stays in its graph; requires_grad marks the result."""
+    shared = isinstance(obj, Tensor) or isinstance(obj, np.ndarray)
+    kept = dtype is None or np.dtype(dtype) == np.asarray(_as_array(obj)).dtype
+    if copy is False and not (shared and kept):
+        raise InvalidArgumentError("asarray: copy=False, but obj cannot be shared without a "
+                                   "copy (another dtype, or not a tensor or numpy array)")
+    if isinstance(obj, Tensor):
+        out = obj if kept else obj.to(dtype)
+        out = out.clone() if copy and out is obj else out
+    elif shared and kept and not copy:
+        out = from_numpy(obj)
+    else:
+        out = tensor(obj, dtype=dtype)
+    return out.requires_grad_() if requires_grad else out
+
+
 def is_tensor(obj: Any) -> bool:
     return isinstance(obj, Tensor)
+
+
+# --------------------------------------------------------------------------------------------
+# Dtypes: PyTorch's promotion rules
+# --------------------------------------------------------------------------------------------
+def promote_types(type1: Any, type2: Any) -> np.dtype:
+    """The smallest dtype both convert to, as torch.promote_types: numpy's rule, except that an
+    integer or bool meeting a float gives that float (numpy: int32 and float32 give float64)."""
+    return _promote_types(np.dtype(type1), np.dtype(type2))
+
+
+def result_type(tensor1: Tensor | float, tensor2: Tensor | float) -> np.dtype:
+    """The dtype an arithmetic op of these two gives, as torch.result_type: tensors with dims
+    decide before 0-d ones and those before Python numbers, unless the later ones bring a
+    higher kind (so an int64 tensor with 2.5 is float32, a float32 one with a float64 0-d
+    tensor float32)."""
+    return _result_dtype(_operand(tensor1), _operand(tensor2))
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's type promotion may cast `from_` to `to`, as torch.can_cast: never to a
+    lower kind (float to an integer, a number to bool); any size within a kind (int64 to
+    uint8, float64 to float16)."""
+    kinds = {"b": 0, "u": 1, "i": 1, "f": 2}
+    return kinds[np.dtype(from_).kind] <= kinds[np.dtype(to).kind]
+
+
+def scalar_tensor(s: float, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding `s`, in the default float dtype unless given (an int too, as
+    torch.scalar_tensor)."""
+    return tensor(_as_array(s).item(), dtype=get_default_dtype() if dtype is None else dtype,
+                  requires_grad=requires_grad)
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,6 +447,72 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
     return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
 
 
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """chunk: PyTorch's unsafe_ form skips a check on in-place writes minigrad never needs."""
+    return input.chunk(chunks, dim)
+
+
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
+    """split: PyTorch's unsafe_ form skips a check on in-place writes minigrad never needs."""
+    return input.split(split_size, dim)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0
+                            ) -> tuple[Tensor, ...]:
+    """split_with_sizes: PyTorch's unsafe_ form skips a check minigrad never needs."""
+    return input.split_with_sizes(split_sizes, dim)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every choice of `r` entries of the 1-D `input`, in order of position, one per row (shape
+    (count, r)), as torch.combinations: itertools.combinations of its entries, or
+    combinations_with_replacement; r = 0 gives an empty 1-D tensor, as PyTorch's."""
+    if input.ndim != 1:
+        raise InvalidArgumentError(f"combinations: needs a 1-D tensor, got shape {input.shape}")
+    if r < 0:
+        raise InvalidArgumentError(f"combinations: r must be non-negative, got {r}")
+    if r == 0:
+        return input[:0]
+    choose = itertools.combinations_with_replacement if with_replacement \
+        else itertools.combinations
+    places = np.array(list(choose(range(len(input)), r)), dtype=np.int64).reshape(-1, r)
+    return input[places]
+
+
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The Vandermonde matrix of the 1-D `x`: column j is x ** (N - 1 - j), or x ** j with
+    `increasing`; N columns (default len(x)), as torch.vander. The powers are running products
+    of x, so the gradient is exact at x = 0 too (k x ** (k - 1) at 0 would meet 0 * inf)."""
+    if x.ndim != 1:
+        raise InvalidArgumentError(f"vander: x must be 1-D, got shape {x.shape}")
+    columns = len(x) if N is None else N
+    if columns < 0:
+        raise InvalidArgumentError(f"vander: N must be non-negative, got {N}")
+    x = _accumulating(x)  # integers and bools as int64, as PyTorch's
+    if columns == 0:
+        return x.unsqueeze(1)[:, :0]
+    repeated = cat([ones_like(x).unsqueeze(1), x.unsqueeze(1).expand(len(x), columns - 1)], 1)
+    powers = repeated.cumprod(1)
+    return powers if increasing else powers.flip(1)
+
+
+def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of `shape` of each flat (row-major) index, one int64 tensor
+    per dim, as torch.unravel_index; negative indices count from the end."""
+    flat = np.asarray(_as_array(indices))
+    if flat.dtype.kind not in "iu":
+        raise TypeError(f"unravel_index: indices must be integers, got dtype {flat.dtype}")
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if any(n < 0 for n in dims):
+        raise InvalidArgumentError(f"unravel_index: shape {dims} has a negative size")
+    size = math.prod(dims)
+    if flat.size and not (-size <= flat.min() and flat.max() < size):
+        raise InvalidIndexError(f"unravel_index: indices must be in [{-size}, {size}) for shape "
+                                f"{dims}, got {flat.tolist()}")
+    return tuple(Tensor._make(np.asarray(coordinate, dtype=np.int64))
+                 for coordinate in np.unravel_index(flat % max(size, 1), dims))
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: ArrayLike | None = None,
         aweights: ArrayLike | None = None) -> Tensor:
     """The covariance matrix of the variables in input's rows, observed in its columns (a 1-D
@@ -424,21 +548,123 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, di
     """The trapezoidal rule along `dim`: sum of (y[i] + y[i+1]) / 2 times the spacing, dx
     (default 1) or the differences of the sample points x (1-D, or y's shape), as
     torch.trapezoid."""
+    areas, d = _trapezoids("trapezoid", y, x, dx, dim)
+    return areas.sum(d)
+
+
+trapz = trapezoid  # PyTorch's older name
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None,
+                         dim: int = -1) -> Tensor:
+    """The running trapezoidal rule along `dim`: entry i is trapezoid of y[0 .. i + 1], so the
+    dim is one shorter, as torch.cumulative_trapezoid."""
+    areas, d = _trapezoids("cumulative_trapezoid", y, x, dx, dim)
+    return areas.cumsum(d)
+
+
+def _trapezoids(op: str, y: Tensor, x: Tensor | None, dx: float | None, dim: int
+                ) -> tuple[Tensor, int]:
+    """The area of each trapezoid between neighbours along `dim`, and that dim wrapped."""
     if x is not None and dx is not None:
-        raise TypeError("trapezoid: give the sample points x or the spacing dx, not both")
+        raise TypeError(f"{op}: give the sample points x or the spacing dx, not both")
     if y.ndim == 0:  # IndexError, as PyTorch's
-        raise IndexError(f"trapezoid: dim {dim} given, but a 0-d tensor has no dims")
+        raise IndexError(f"{op}: dim {dim} given, but a 0-d tensor has no dims")
     y = y._floating()
-    d = _dim("trapezoid", dim, y.ndim)
+    d = _dim(op, dim, y.ndim)
     size = y.shape[d]
-    # an empty dim has no intervals: y itself, empty along d, sums to 0
+    # an empty dim has no intervals: y itself, empty along d (its sum is 0)
     heights = (y.narrow(d, 1, size - 1) + y.narrow(d, 0, size - 1)) / 2 if size else y
     if x is None:
-        return heights.sum(d) * (1.0 if dx is None else dx)
+        return heights * (1.0 if dx is None else dx), d
     spacing = x.diff(dim=-1 if x.ndim == 1 else d)
     if x.ndim == 1:  # spread along dim
         spacing = spacing.reshape((-1,) + (1,) * (y.ndim - d - 1))
-    return (heights * spacing).sum(d)
+    return heights * spacing, d
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product of the 2-D `matrices`, left to right, as torch.chain_matmul (PyTorch's
+    older linalg.multi_dot); of one matrix, a copy of it."""
+    if not matrices or any(m.ndim != 2 for m in matrices):
+        raise InvalidArgumentError(f"chain_matmul: needs one or more 2-D tensors, got shapes "
+                                   f"{[m.shape for m in matrices]}")
+    return matrices[0].clone() if len(matrices) == 1 else linalg.multi_dot(matrices)
+
+
+def gradient(input: Tensor, *, spacing: float | Sequence[float | Tensor] = 1,
+             dim: int | Sequence[int] | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of the sampled function `input` along each dim in `dim` (default all), by
+    central differences inside and one-sided ones of `edge_order` (1 or 2) at the two ends, as
+    torch.gradient (and numpy.gradient). `spacing` is one step for every dim, one step per
+    dim, or per dim the 1-D tensor of sample coordinates (steps may then vary); integers give
+    float32. Differentiable in input and in coordinate tensors."""
+    dims = list(range(input.ndim)) if dim is None else _dim_list("gradient", dim, input.ndim)
+    spacings = [spacing] * len(dims) if isinstance(spacing, (int, float)) else list(spacing)
+    if len(spacings) != len(dims):
+        raise InvalidArgumentError(f"gradient: spacing must be a number or hold one entry per "
+                                   f"dim ({len(dims)}), got {len(spacings)}")
+    if edge_order not in (1, 2):
+        raise InvalidArgumentError(f"gradient: edge_order must be 1 or 2, got {edge_order}")
+    f = input._floating()
+    return tuple(_derivative(f, d, step, edge_order) for d, step in zip(dims, spacings))
+
+
+def _derivative(f: Tensor, d: int, spacing: float | Tensor, edge_order: int) -> Tensor:
+    """gradient along one dim: the second-order formulas for uneven steps (Fornberg's, as
+    numpy.gradient's), which for even steps h reduce to (f[i+1] - f[i-1]) / 2h inside."""
+    size = f.shape[d]
+    if size < edge_order + 1:
+        raise InvalidArgumentError(f"gradient: dim {d} has size {size}; edge_order "
+                                   f"{edge_order} needs at least {edge_order + 1} samples")
+    if isinstance(spacing, Tensor):
+        if spacing.shape != (size,):
+            raise InvalidArgumentError(f"gradient: the coordinates along dim {d} must be 1-D "
+                                       f"of size {size}, got shape {spacing.shape}")
+        steps = spacing.diff()
+    else:
+        steps = Tensor._make(np.full(size - 1, spacing, dtype=f.dtype))
+    steps = steps.reshape((-1,) + (1,) * (f.ndim - d - 1))  # one step per place along d
+
+    def at(start: int, length: int = 1) -> Tensor:
+        return f.narrow(d, start % size, length)
+
+    def step(i: int) -> Tensor:
+        return steps.narrow(0, i % (size - 1), 1)
+
+    before, after = steps.narrow(0, 0, size - 2), steps.narrow(0, 1, size - 2)
+    inside = (before ** 2 * at(2, size - 2) + (after ** 2 - before ** 2) * at(1, size - 2)
+              - after ** 2 * at(0, size - 2)) / (before * after * (before + after))
+    if edge_order == 1:
+        first = (at(1) - at(0)) / step(0)
+        last = (at(-1) - at(-2)) / step(-1)
+    else:
+        h1, h2 = step(0), step(1)
+        first = (-(2 * h1 + h2) / (h1 * (h1 + h2)) * at(0) + (h1 + h2) / (h1 * h2) * at(1)
+                 - h1 / (h2 * (h1 + h2)) * at(2))
+        h1, h2 = step(-2), step(-1)
+        last = (h2 / (h1 * (h1 + h2)) * at(-3) - (h1 + h2) / (h1 * h2) * at(-2)
+                + (2 * h2 + h1) / (h2 * (h1 + h2)) * at(-1))
+    return cat([first, inside, last], d)
+
+
+def frobenius_norm(input: Tensor, dim: int | Sequence[int], keepdim: bool = False) -> Tensor:
+    """torch.frobenius_norm: the square root of the sum of squares over one or two dims
+    (linalg.vector_norm's 2-norm over them)."""
+    dims = [dim] if isinstance(dim, (int, np.integer)) else list(dim)
+    if len(dims) > 2:
+        raise InvalidArgumentError(f"frobenius_norm: takes at most 2 dims, got {dims}")
+    return linalg.vector_norm(input, 2, dims, keepdim)
+
+
+def nuclear_norm(input: Tensor, dim: Sequence[int] | bool | None = None,
+                 keepdim: bool = False) -> Tensor:
+    """torch.nuclear_norm: the sum of the singular values of the matrices spanned by `dim`
+    (default the last two), linalg.matrix_norm's 'nuc'; `nuclear_norm(x, True)` is keepdim,
+    as PyTorch's overload without dim reads it."""
+    if isinstance(dim, bool):
+        dim, keepdim = None, dim
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else tuple(dim), keepdim)
 
 
 def corrcoef(input: Tensor) -> Tensor:
@@ -601,6 +827,314 @@ def repeat_interleave(input: Tensor, repeats: int | ArrayLike | None = None,
 
 
 # --------------------------------------------------------------------------------------------
+# torch.view_copy and its kin: a view op's result copied into memory of its own
+# --------------------------------------------------------------------------------------------
+def _copy_of(name: str, view: Callable[..., Any]) -> Callable[..., Any]:
+    """torch.`name`: `view` (a Tensor method, or a function of the tensor), its result (each
+    part of a tuple) cloned, so that writing to it leaves the input alone; differentiable as
+    the view is."""
+    def copy(input: Tensor, *args: Any, **kwargs: Any) -> Tensor | tuple[Tensor, ...]:
+        out = view(input, *args, **kwargs)
+        return tuple(t.clone() for t in out) if isinstance(out, tuple) else out.clone()
+
+    copy.__name__ = copy.__qualname__ = name
+    copy.__doc__ = f"{view.__name__.lstrip('_')}, its result copied, as torch.{name}."
+    return copy
+
+
+def _alias(input: Tensor) -> Tensor:
+    """torch.alias: the tensor itself, seen through a new view."""
+    return input
+
+
+def _slice(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+           step: int = 1) -> Tensor:
+    """torch.slice: input[start:end:step] along `dim`."""
+    return _sliced("slice_copy", input, dim, start, end, step)
+
+
+alias_copy = _copy_of("alias_copy", _alias)
+detach_copy = _copy_of("detach_copy", Tensor.detach)
+diagonal_copy = _copy_of("diagonal_copy", Tensor.diagonal)
+expand_copy = _copy_of("expand_copy", Tensor.expand)
+permute_copy = _copy_of("permute_copy", Tensor.permute)
+select_copy = _copy_of("select_copy", Tensor.select)
+slice_copy = _copy_of("slice_copy", _slice)
+split_copy = _copy_of("split_copy", Tensor.split)
+split_with_sizes_copy = _copy_of("split_with_sizes_copy", Tensor.split_with_sizes)
+squeeze_copy = _copy_of("squeeze_copy", Tensor.squeeze)
+t_copy = _copy_of("t_copy", Tensor.t)
+transpose_copy = _copy_of("transpose_copy", Tensor.transpose)
+unbind_copy = _copy_of("unbind_copy", Tensor.unbind)
+unfold_copy = _copy_of("unfold_copy", Tensor.unfold)
+unsqueeze_copy = _copy_of("unsqueeze_copy", Tensor.unsqueeze)
+view_copy = _copy_of("view_copy", Tensor.view)
+__all__ += ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute_copy",
+            "select_copy", "slice_copy", "split_copy", "split_with_sizes_copy", "squeeze_copy",
+            "t_copy", "transpose_copy", "unbind_copy", "unfold_copy", "unsqueeze_copy",
+            "view_copy"]
+
+
+# --------------------------------------------------------------------------------------------
+# torch.celu, torch.conv2d, ...: the top-level spellings PyTorch has of nn.functional's ops,
+# with the top-level signatures (no inplace; dropout's train without a default; the norms'
+# arguments in ATen's order; losses' reduction as the number 0 (none), 1 (mean) or 2 (sum),
+# by default 0: PyTorch 2.13's top-level losses reduce nothing unless told)
+# --------------------------------------------------------------------------------------------
+_REDUCTIONS = ("none", "mean", "sum")  # ATen's reduction numbers
+
+
+def _reduction(reduction: int) -> str:
+    if not isinstance(reduction, (int, np.integer)) or isinstance(reduction, bool):
+        raise TypeError(f"reduction must be a number, 0 (none), 1 (mean) or 2 (sum), got "
+                        f"{reduction!r}")
+    if reduction not in (0, 1, 2):
+        raise InvalidArgumentError(f"reduction must be 0 (none), 1 (mean) or 2 (sum), got "
+                                   f"{reduction}")
+    return _REDUCTIONS[reduction]
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return functional.celu(input, alpha)
+
+
+def selu(input: Tensor) -> Tensor:
+    return functional.selu(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    return functional.threshold(input, threshold, value)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    return functional.prelu(input, weight)
+
+
+def rrelu(input: Tensor, lower: float = 0.125, upper: float = 1 / 3, training: bool = False,
+          generator: Any = None) -> Tensor:
+    return functional.rrelu(input, lower, upper, training, rng=_rng("rrelu", generator))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return functional.hardshrink(input, lambd)
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.dropout(input, p, train)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.feature_alpha_dropout(input, p, train)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    return functional.pdist(input, p)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    return functional.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    return functional.pixel_unshuffle(input, downscale_factor)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    return functional.channel_shuffle(input, groups)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None
+             ) -> Tensor:
+    return functional.bilinear(input1, input2, weight, bias)
+
+
+Size = int | Sequence[int]
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Size = 1,
+           padding: Size | str = 0, dilation: Size = 1, groups: int = 1) -> Tensor:
+    return functional.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose1d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose2d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None,
+                     stride: Size = 1, padding: Size = 0, output_padding: Size = 0,
+                     groups: int = 1, dilation: Size = 1) -> Tensor:
+    return functional.conv_transpose3d(input, weight, bias, stride, padding, output_padding,
+                                       groups, dilation)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+    return functional.avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
+                                 count_include_pad)
+
+
+def max_pool1d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Size, stride: Size | None = None, padding: Size = 0,
+               dilation: Size = 1, ceil_mode: bool = False) -> Tensor:
+    return functional.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Size, stride: Size | None = None,
+                            padding: Size = 0, dilation: Size = 1, ceil_mode: bool = False
+                            ) -> tuple[Tensor, Tensor]:
+    """max_pool1d's (values, indices)."""
+    return functional.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode,
+                                 return_indices=True)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Size) -> Tensor:
+    return functional.adaptive_avg_pool1d(input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Size) -> tuple[Tensor, Tensor]:
+    """(values, indices), always: torch.adaptive_max_pool1d has no return_indices."""
+    return functional.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def embedding(weight: Tensor, indices: ArrayLike, padding_idx: int = -1,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """F.embedding with the table first, as ATen's; padding_idx -1 means none (PyTorch's
+    top-level function takes no negative index from the end)."""
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    return functional.embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+
+
+def layer_norm(input: Tensor, normalized_shape: Size, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True
+               ) -> Tensor:
+    """F.layer_norm (cudnn_enable, a GPU switch, changes nothing)."""
+    return functional.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enabled: bool = True
+               ) -> Tensor:
+    """F.group_norm (cudnn_enabled, a GPU switch, changes nothing)."""
+    return functional.group_norm(input, num_groups, weight, bias, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Size, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    return functional.rms_norm(input, normalized_shape, weight, eps)
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+               running_mean: Tensor | None, running_var: Tensor | None, training: bool,
+               momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    """F.batch_norm with ATen's argument order (cudnn_enabled changes nothing)."""
+    return functional.batch_norm(input, running_mean, running_var, weight, bias, training,
+                                 momentum, eps)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
+                  running_mean: Tensor | None, running_var: Tensor | None,
+                  use_input_stats: bool, momentum: float, eps: float, cudnn_enabled: bool
+                  ) -> Tensor:
+    """F.instance_norm with ATen's argument order (cudnn_enabled changes nothing)."""
+    return functional.instance_norm(input, running_mean, running_var, weight, bias,
+                                    use_input_stats, momentum, eps)
+
+
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
+    return functional.pad(input, pad, "constant", value)
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False
+           ) -> Tensor:
+    return functional.kl_div(input, target, reduction=_reduction(reduction),
+                             log_target=log_target)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,
+                         reduction: int = 0) -> Tensor:
+    return functional.hinge_embedding_loss(input, target, margin,
+                                           reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return functional.margin_ranking_loss(input1, input2, target, margin,
+                                          reduction=_reduction(reduction))
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    return functional.cosine_embedding_loss(input1, input2, target, margin,
+                                            reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor,
+                        margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                        swap: bool = False, reduction: int = 0) -> Tensor:
+    return functional.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                          reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    return functional.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                                       reduction=_reduction(reduction))
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None,
+                                     reduction: int = 0) -> Tensor:
+    return functional.binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
+
+
+__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
+            "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
+            "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+            "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "dropout",
+            "embedding", "feature_alpha_dropout", "group_norm", "hardshrink",
+            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss",
+            "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "pdist",
+            "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu",
+            "selu", "threshold", "triplet_margin_loss"]
+
+
+# --------------------------------------------------------------------------------------------
 # The Tensor methods PyTorch also has as functions: torch.sum(x, 1) is x.sum(1)
 # --------------------------------------------------------------------------------------------
 _METHODS = (
@@ -616,14 +1150,15 @@ _METHODS = (
     "dsplit", "chunk", "unbind", "gather",
     "argwhere", "index_add", "index_copy", "index_fill", "index_put", "index_reduce", "put",
     "float_power", "narrow_copy", "dist", "renorm",
-    "is_floating_point", "nonzero", "index_select", "take", "scatter_add",
+    "is_floating_point", "nonzero", "nonzero_static", "index_select", "take", "scatter_add",
     "scatter", "scatter_reduce", "diag", "diagflat", "split_with_sizes",
     "masked_select", "masked_scatter", "tril", "triu", "diagonal", "diag_embed",
-    "unique_consecutive", "matmul",
-    "dot", "outer", "inner", "kron", "cross",
-    "masked_fill", "clone", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "unique_consecutive", "matmul", "histogram",
+    "dot", "outer", "inner", "kron", "cross", "vdot", "ger", "addmv", "addr", "addbmm", "baddbmm",
+    "masked_fill", "clone", "detach", "numel", "mm", "bmm", "mv", "addmm", "t", "trace", "select",
+    "select_scatter", "slice_scatter", "diagonal_scatter",
     "det", "logdet", "slogdet", "inverse", "cholesky", "qr", "svd", "pinverse", "matrix_power",
-    "matrix_exp", "triangular_solve",
+    "matrix_exp", "triangular_solve", "cholesky_solve", "cholesky_inverse", "lu_solve", "lu",
     "swapaxes", "swapdims", "adjoint",
     "count_nonzero", "nansum", "softmax", "log_softmax", "addcmul",
     "addcdiv", "frac", "clamp_min", "clamp_max",
@@ -662,5 +1197,6 @@ def _as_function(name: str) -> Callable[..., Any]:
     return function
 
 
-# functional imports this module, so cosine_similarity finds it here only when called
-from . import functional  # noqa: E402
+# functional and linalg import this module, so cosine_similarity and chain_matmul find them
+# here only when called
+from . import functional, linalg  # noqa: E402

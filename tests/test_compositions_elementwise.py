@@ -164,6 +164,15 @@ CASES = {
                               lambda t, x: t.clamp_max(x, 0.2), kinks=(0.2,)),
     "frac": unary(lambda x: x.frac(), lambda x: x - np.trunc(x), lambda t, x: t.frac(x),
                   kinks=(-1, 0, 1)),
+    "fix": unary(lambda x: minigrad.fix(x), np.trunc, lambda t, x: t.fix(x), kinks=(-1, 0, 1)),
+    "frexp_mantissa": unary(lambda x: x.frexp().mantissa, lambda x: np.frexp(x)[0],
+                            lambda t, x: t.frexp(x).mantissa, -40.0, 40.0, (-2, 0.5, 1, 16)),
+    "ldexp": Case(lambda a, b: minigrad.ldexp(a, b), lambda a, b: a * 2.0 ** b,
+                  lambda t, a, b: t.ldexp(a, b), lambda: [uniform(3, 4), uniform(4)]),
+    "rsub": Case(lambda a, b: minigrad.rsub(a, b, alpha=-1.5), lambda a, b: b + 1.5 * a,
+                 lambda t, a, b: t.rsub(a, b, alpha=-1.5), lambda: [uniform(3, 4), uniform(4)]),
+    "rsub_number": unary(lambda x: minigrad.rsub(x, 2), lambda x: 2 - x,
+                         lambda t, x: t.rsub(x, 2)),
     "addcmul": Case(lambda a, b, c: a.addcmul(b, c, value=0.5), lambda a, b, c: a + 0.5 * b * c,
                     lambda t, a, b, c: t.addcmul(a, b, c, value=0.5),
                     lambda: [uniform(3, 4), uniform(4), uniform(3, 1)]),
@@ -812,6 +821,19 @@ def test_where_and_masked_fill_take_bool_conditions_only_as_in_pytorch():
         minigrad.where(np.array([True]), x)
 
 
+def test_nonzero_static_truncates_or_pads_as_torch(torch):
+    data = np.array([[0, 1], [2, 0], [3, 4]])
+    for x, kwargs in [(data, {"size": 2}), (data, {"size": 5, "fill_value": -7}),
+                      (np.array(3), {"size": 2}), (np.array([1.0, 0.0]), {"size": 0}),
+                      (np.zeros((2, 3)), {"size": 1})]:
+        out = minigrad.nonzero_static(Tensor(x), **kwargs)
+        expected = torch.nonzero_static(torch.from_numpy(x), **kwargs)
+        assert out.shape == tuple(expected.shape) and out.dtype == np.int64
+        np.testing.assert_array_equal(out.data, expected.numpy())
+    assert Tensor(data).nonzero_static(size=1).tolist() == [[0, 1]]
+    assert_raises_like_torch(lambda lib, F: lib.nonzero_static(lib.ones(2), size=-1))
+
+
 def test_nonzero_and_where_with_the_condition_alone_match_pytorch(torch):
     data = np.array([[0, 2, 0], [3, 0, -1]])
     assert minigrad.nonzero(Tensor(data)).tolist() == [[0, 1], [1, 0], [1, 2]]
@@ -1059,6 +1081,53 @@ def test_gcd_lcm_and_heaviside_match_torch(torch, call):
     lambda lib, F: lib.heaviside(lib.tensor([1.0, 2.0]), lib.tensor([0.5, 1.0, 2.0])),
 ])
 def test_gcd_lcm_and_heaviside_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.tensor([0.0, -3.5, math.inf, -math.inf, math.nan, 1e-40, 3e38, -0.0]).frexp(),
+    lambda lib: lib.frexp(lib.tensor([[0.75], [1024.0]], dtype=lib.float64)),
+    lambda lib: lib.ldexp(lib.tensor([1, 2]), lib.tensor([3, -4])),  # integers: float32
+    lambda lib: lib.ldexp(lib.tensor([1.0, 2.0]), lib.tensor([3, 130])),  # float32 kept: inf
+    lambda lib: lib.tensor([1.0, 2.0]).ldexp(lib.tensor([3.0], dtype=lib.float64)),
+    lambda lib: lib.fix(lib.tensor([-2, 3], dtype=lib.int32)),
+    lambda lib: lib.rsub(lib.tensor([1, 2], dtype=lib.int32), 3, alpha=2),
+    lambda lib: lib.rsub(lib.tensor([1, 2]), 0.5),
+    lambda lib: lib.positive(lib.tensor([-1, 2], dtype=lib.int8)),
+    lambda lib: lib.tensor([1.0, math.nan, -math.inf]).isreal(),
+    lambda lib: lib.isreal(lib.tensor([[3]])),
+], ids=["frexp_edges_float32", "frexp_float64", "ldexp_integers", "ldexp_overflow",
+        "ldexp_float64_exponent", "fix_int", "rsub_int", "rsub_float", "positive_int8", "isreal",
+        "isreal_int"])
+def test_frexp_ldexp_fix_rsub_positive_and_isreal_match_torch(torch, call):
+    for out, expected in zip(*(pieces if isinstance(pieces, tuple) else (pieces,)
+                               for pieces in (call(minigrad), call(torch)))):
+        assert str(expected.dtype) == f"torch.{out.dtype}" and out.shape == tuple(expected.shape)
+        np.testing.assert_array_equal(out.data, expected.numpy())
+
+
+def test_positive_is_the_tensor_itself_and_frexps_gradient_is_torchs_at_the_edges(torch):
+    x = Tensor(np.array([1.0, 2.0]), requires_grad=True)
+    assert minigrad.positive(x) is x and x.positive() is x  # as torch.positive
+    # (not near float32's max: there PyTorch's 1 / 2 ** 128 is 1 / inf = 0, minigrad's 2 ** -128)
+    data = np.array([0.0, -3.5, np.inf, np.nan, 1e-40, 3e30], dtype=np.float32)
+    x, t = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    with warnings.catch_warnings():  # 2 ** 132, the subnormal's gradient, overflows float32
+        warnings.simplefilter("ignore", RuntimeWarning)
+        x.frexp().mantissa.backward(np.ones(6, dtype=np.float32))
+    t.frexp().mantissa.backward(torch.ones(6))
+    assert x.grad.dtype == np.float32
+    np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.frexp(lib.tensor([1, 2])),
+    lambda lib, F: lib.ldexp(lib.tensor([1.0]), 2),
+    lambda lib, F: lib.positive(lib.tensor([True])),
+    lambda lib, F: lib.rsub(lib.tensor([True]), lib.tensor([False])),
+    lambda lib, F: lib.rsub(lib.tensor([1, 2]), 3, alpha=0.5),
+])
+def test_frexp_ldexp_positive_and_rsub_refuse_what_torch_refuses(misuse):
     assert_raises_like_torch(misuse)
 
 
@@ -2148,6 +2217,207 @@ def test_random_functions_reject_bad_arguments():
         minigrad.Generator().manual_seed(-1)
 
 
+RANDOM_DRAWS = {  # lib -> a draw, as minigrad and torch both spell it
+    "normal_tensors": lambda lib: lib.normal(lib.zeros(2, 1), lib.ones(3)),
+    "normal_tensor_mean": lambda lib: lib.normal(lib.zeros(4, dtype=lib.float64), 2.0),
+    "normal_tensor_std": lambda lib: lib.normal(1.0, lib.ones(2, 3)),
+    "normal_numbers": lambda lib: lib.normal(1.0, 2.0, (2, 3)),
+    "normal_numbers_float64": lambda lib: lib.normal(1.0, 2.0, (2,), dtype=lib.float64),
+    "bernoulli": lambda lib: lib.bernoulli(lib.full((3, 2), 0.5)),
+    "bernoulli_p": lambda lib: lib.bernoulli(lib.zeros(4, dtype=lib.float64), 0.5),
+    "bernoulli_method": lambda lib: lib.zeros(5).bernoulli(0.3),
+    "multinomial": lambda lib: lib.multinomial(lib.tensor([1.0, 0.0, 3.0]), 3),
+    "multinomial_rows": lambda lib: lib.ones(2, 5).multinomial(4, replacement=True),
+    "poisson": lambda lib: lib.poisson(lib.tensor([[1.0, 0.0], [3.5, 2.0]])),
+    "binomial": lambda lib: lib.binomial(lib.tensor([5.0, 10.0], dtype=lib.float64),
+                                         lib.tensor([0.5, 0.0], dtype=lib.float64)),
+    "randint_like": lambda lib: lib.randint_like(lib.zeros(2, 3), 5),
+    "randint_like_low_high": lambda lib: lib.randint_like(lib.zeros(4, dtype=lib.int32), 3, 5),
+}
+
+
+@pytest.mark.parametrize("name", list(RANDOM_DRAWS))
+def test_random_draws_have_torchs_shapes_and_dtypes_and_repeat_after_manual_seed(name, torch):
+    draw = RANDOM_DRAWS[name]
+    expected = draw(torch)
+    minigrad.manual_seed(7)
+    out = draw(minigrad)
+    assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+    minigrad.manual_seed(7)
+    np.testing.assert_array_equal(draw(minigrad).data, out.data)
+
+
+def test_seed_and_initial_seed_name_the_default_generators_seed():
+    chosen = minigrad.seed()
+    assert isinstance(chosen, int) and minigrad.initial_seed() == chosen
+    first = minigrad.randn(3)
+    minigrad.manual_seed(chosen)
+    np.testing.assert_array_equal(minigrad.randn(3).data, first.data)
+    minigrad.manual_seed(4)
+    assert minigrad.initial_seed() == 4
+
+
+def test_random_draws_follow_their_distributions():
+    g = minigrad.Generator().manual_seed(1)
+    n = 40_000
+    samples = minigrad.normal(minigrad.full((n,), 2.0), minigrad.full((n,), 3.0), generator=g)
+    assert abs(samples.data.mean() - 2) < 0.05 and abs(samples.data.std() - 3) < 0.05
+    samples = minigrad.normal(-1.0, 0.5, (n,), generator=g)
+    assert abs(samples.data.mean() + 1) < 0.01 and abs(samples.data.std() - 0.5) < 0.01
+    ones = minigrad.bernoulli(minigrad.full((n,), 0.3), generator=g).data
+    assert set(np.unique(ones)) == {0.0, 1.0} and abs(ones.mean() - 0.3) < 0.01
+    assert minigrad.bernoulli(minigrad.tensor([0.0, 1.0]), generator=g).tolist() == [0.0, 1.0]
+    counts = minigrad.poisson(minigrad.full((n,), 4.0), generator=g).data
+    assert abs(counts.mean() - 4) < 0.05 and abs(counts.var() - 4) < 0.15
+    successes = minigrad.binomial(minigrad.full((n,), 10.0), minigrad.full((n,), 0.25),
+                                  generator=g).data
+    assert abs(successes.mean() - 2.5) < 0.05 and successes.max() <= 10
+    picks = minigrad.randint_like(minigrad.zeros(1000), 2, 4, generator=g)
+    assert set(picks.tolist()) == {2.0, 3.0}
+    for count, prob in [(-1.0, 0.5), (3.0, 1.5)]:  # PyTorch draws anyway: docs/api.md
+        with pytest.raises(ValueError, match="count must be >= 0 and prob in"):
+            minigrad.binomial(minigrad.tensor([count]), minigrad.tensor([prob]))
+
+
+def test_multinomial_draws_in_proportion_to_unnormalised_weights():
+    g = minigrad.Generator().manual_seed(2)
+    weights = minigrad.tensor([2.0, 0.0, 6.0])  # 1 : 0 : 3, not normalised
+    drawn = minigrad.multinomial(weights, 40_000, replacement=True, generator=g)
+    assert drawn.dtype == np.int64
+    shares = np.bincount(drawn.data, minlength=3) / 40_000
+    np.testing.assert_allclose(shares, [0.25, 0.0, 0.75], atol=0.01)
+    # without replacement: each index once per row, weight-0 categories last; the first draw
+    # in proportion to the weights
+    rows = minigrad.multinomial(minigrad.tensor([[2.0, 0.0, 6.0]] * 20_000), 3, generator=g).data
+    assert (np.sort(rows, 1) == [0, 1, 2]).all() and (rows[:, 2] == 1).all()
+    assert abs((rows[:, 0] == 2).mean() - 0.75) < 0.01
+
+
+def test_random_draws_pass_torchs_zero_gradient_back(torch):
+    """normal, bernoulli and poisson of tensors that require grad join their graph with gradient
+    0, as PyTorch's; binomial (whose gradient PyTorch does not implement) stays outside."""
+    for draw in [lambda lib, x: lib.normal(x, x * 0 + 1), lambda lib, x: lib.bernoulli(x),
+                 lambda lib, x: lib.poisson(x)]:
+        x = Tensor(np.array([0.25, 0.5]), requires_grad=True)
+        t = torch.tensor([0.25, 0.5], dtype=torch.float64, requires_grad=True)
+        draw(minigrad, x).sum().backward()
+        draw(torch, t).sum().backward()
+        np.testing.assert_array_equal(x.grad, t.grad.numpy())
+    x = Tensor(np.array([3.0]), requires_grad=True)
+    assert not minigrad.binomial(x, Tensor(np.array([0.5]))).requires_grad
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.bernoulli(lib.tensor([1.5])),
+    lambda lib, F: lib.bernoulli(lib.tensor([1, 0])),
+    lambda lib, F: lib.bernoulli(lib.zeros(2), 1.5),
+    lambda lib, F: lib.multinomial(lib.tensor([-1.0, 1.0]), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([math.inf, 1.0]), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([0.0, 0.0]), 1),
+    lambda lib, F: lib.multinomial(lib.ones(2, 2, 2), 1),
+    lambda lib, F: lib.multinomial(lib.tensor([1, 2]), 1),
+    lambda lib, F: lib.multinomial(lib.ones(3), 0),
+    lambda lib, F: lib.multinomial(lib.ones(3), 4),
+    lambda lib, F: lib.poisson(lib.tensor([-1.0])),
+    lambda lib, F: lib.poisson(lib.tensor([1, 2])),
+    lambda lib, F: lib.normal(lib.zeros(2), lib.tensor([-1.0, 1.0])),
+    lambda lib, F: lib.normal(0.0, -1.0, size=(2,)),
+    lambda lib, F: lib.normal(lib.zeros(2), lib.ones(3)),
+    lambda lib, F: lib.normal(lib.tensor([1, 2]), 1.0),
+    lambda lib, F: lib.binomial(lib.tensor([5, 10]), lib.tensor([0.5, 0.5])),
+    lambda lib, F: lib.randint_like(lib.zeros(2), 5, 3),
+])
+def test_random_draws_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("periodic", [True, False])
+@pytest.mark.parametrize("name, kwargs", [
+    ("hann_window", {}), ("hamming_window", {}), ("hamming_window", {"alpha": 0.5, "beta": 0.3}),
+    ("blackman_window", {}), ("bartlett_window", {}), ("kaiser_window", {}),
+    ("kaiser_window", {"beta": 5.0})])
+def test_windows_match_torch(name, kwargs, periodic, dtype, torch):
+    for length in (0, 1, 2, 5, 8):
+        out = getattr(minigrad, name)(length, periodic, **kwargs, dtype=getattr(minigrad, dtype))
+        expected = getattr(torch, name)(length, periodic, **kwargs, dtype=getattr(torch, dtype))
+        assert out.shape == tuple(expected.shape) and str(expected.dtype) == f"torch.{out.dtype}"
+        np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6, atol=1e-7)
+    assert getattr(minigrad, name)(4).dtype == np.float32  # periodic and float32 by default
+    np.testing.assert_allclose(getattr(minigrad, name)(4).data, getattr(torch, name)(4).numpy(),
+                               rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.hann_window(-1),
+    lambda lib, F: lib.hamming_window(3, dtype=lib.int64),
+    lambda lib, F: lib.kaiser_window(-2),
+])
+def test_windows_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64"]
+
+
+def test_promote_types_and_can_cast_match_torch_for_every_pair(torch):
+    for a in DTYPES:
+        for b in DTYPES:
+            ours = minigrad.promote_types(getattr(minigrad, a), getattr(minigrad, b))
+            assert f"torch.{ours}" == str(torch.promote_types(getattr(torch, a),
+                                                              getattr(torch, b))), (a, b)
+            assert minigrad.can_cast(getattr(minigrad, a), getattr(minigrad, b)) == \
+                torch.can_cast(getattr(torch, a), getattr(torch, b)), (a, b)
+
+
+@pytest.mark.parametrize("operands", [
+    lambda lib: (lib.tensor([1]), 2.5), lambda lib: (lib.tensor([1], dtype=lib.int32), 2),
+    lambda lib: (lib.tensor([1.0]), lib.tensor(1.0, dtype=lib.float64)),
+    lambda lib: (lib.tensor(1, dtype=lib.int8), lib.tensor([1], dtype=lib.uint8)),
+    lambda lib: (lib.tensor([True]), 3), lambda lib: (2, 2.5), lambda lib: (3, True),
+    lambda lib: (lib.tensor(1.0, dtype=lib.float64), 1),
+])
+def test_result_type_follows_torchs_promotion(operands, torch):
+    assert f"torch.{minigrad.result_type(*operands(minigrad))}" == str(
+        torch.result_type(*operands(torch)))
+
+
+def test_scalar_tensor_is_a_0_d_float32_tensor_unless_told(torch):
+    for s, kwargs in [(3, {}), (True, {}), (2.5, {}), (3, {"dtype": "int64"}),
+                      (1.5, {"dtype": "float64"})]:
+        out = minigrad.scalar_tensor(s, **{k: getattr(minigrad, v) for k, v in kwargs.items()})
+        expected = torch.scalar_tensor(s, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        assert out.shape == () and str(expected.dtype) == f"torch.{out.dtype}"
+        assert out.item() == expected.item()
+    assert minigrad.scalar_tensor(1.0, requires_grad=True).requires_grad
+
+
+def test_unravel_index_matches_torch(torch):
+    for indices, shape in [([4, 1, -1], (2, 3)), (5, (2, 3)), ([[4]], 6), ([0, 23], (2, 3, 4)),
+                           ([], (2, 0))]:
+        out = minigrad.unravel_index(minigrad.tensor(indices, dtype=minigrad.int64), shape)
+        expected = torch.unravel_index(torch.tensor(indices, dtype=torch.int64), shape)
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert got.shape == tuple(want.shape) and got.dtype == np.int64
+            np.testing.assert_array_equal(got.data, want.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.unravel_index(lib.tensor([1.0]), (2, 3)),
+    lambda lib, F: lib.unravel_index(lib.tensor([1]), (2, -3)),
+])
+def test_unravel_index_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_unravel_index_refuses_indices_out_of_range():
+    """PyTorch wraps them around (6 in shape (2, 3) is (0, 0)); minigrad says what is wrong."""
+    for index in (6, -7):
+        with pytest.raises(IndexError, match=r"indices must be in \[-6, 6\)"):
+            minigrad.unravel_index(minigrad.tensor([index]), (2, 3))
+
+
 @pytest.mark.parametrize("name", ["exp", "exp2", "log", "log2", "log10", "log1p", "expm1", "sqrt",
                                   "rsqrt", "reciprocal", "sin", "cos", "tan", "tanh",
                                   "sigmoid", "erf"])
@@ -2160,6 +2430,34 @@ def test_math_of_an_integer_tensor_is_float32_as_in_pytorch(name):
         expected = getattr(Tensor(ints.astype(np.float32)), name)()
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out.data, expected.data)
+
+
+def test_detach_as_a_function_shares_the_data_outside_the_graph():
+    x = Tensor(np.ones(3), requires_grad=True)
+    out = minigrad.detach(x * 2)
+    assert not out.requires_grad and out.grad_fn is None and out.tolist() == [2.0, 2.0, 2.0]
+    assert np.shares_memory(minigrad.detach(x).data, x.data)
+
+
+def test_asarray_shares_copies_or_refuses_as_torch(torch):
+    data = np.arange(3.0)
+    for kwargs in [{}, {"copy": True}, {"dtype": "float32"}, {"dtype": "float64", "copy": False}]:
+        ours = minigrad.asarray(data, **{k: getattr(minigrad, v) if k == "dtype" else v
+                                         for k, v in kwargs.items()})
+        theirs = torch.asarray(data, **{k: getattr(torch, v) if k == "dtype" else v
+                                        for k, v in kwargs.items()})
+        assert str(theirs.dtype) == f"torch.{ours.dtype}"
+        assert np.shares_memory(ours.data, data) == np.shares_memory(theirs.numpy(), data)
+    for obj in ([1, 2], 3.5, [1.0, 2.0], True):
+        assert str(torch.asarray(obj).dtype) == f"torch.{minigrad.asarray(obj).dtype}"
+    x = Tensor(np.ones(2), requires_grad=True)
+    assert minigrad.asarray(x) is x
+    copied = minigrad.asarray(x, copy=True)
+    assert copied is not x and copied.requires_grad and not np.shares_memory(copied.data, x.data)
+    assert minigrad.asarray([1.0, 2.0], requires_grad=True).requires_grad
+    for misuse in [lambda lib, F: lib.asarray(data, dtype=lib.float32, copy=False),
+                   lambda lib, F: lib.asarray([1, 2], copy=False)]:
+        assert_raises_like_torch(misuse)
 
 
 def test_from_numpy_and_as_tensor_share_memory_as_torch(torch):

@@ -26,8 +26,12 @@ from tests.op_checks import (Case, check_against_torch, check_float32, check_for
                              check_gradcheck)
 
 TOL = dict(rtol=1e-10, atol=1e-10)
-# the torch.* spellings (torch.qr, torch.cholesky, ...) are compared with, though deprecated
-pytestmark = pytest.mark.filterwarnings(r"ignore:torch\.\w+ is deprecated:UserWarning")
+# the torch.* spellings (torch.qr, torch.cholesky, torch.frobenius_norm, ...) are compared
+# with, though deprecated
+pytestmark = [
+    pytest.mark.filterwarnings(r"ignore:torch\.\w+ is deprecated:UserWarning"),
+    pytest.mark.filterwarnings(r"ignore:.*_norm is deprecated and it is just left:UserWarning"),
+]
 
 
 def case(make, reference, shapes, **settings):
@@ -236,6 +240,31 @@ CASES = {
     "cholesky_upper": case(lambda lib, a: lib.linalg.cholesky(positive_definite(lib, a),
                                                               upper=True),
                            lambda a: _mT(np.linalg.cholesky(_positive_definite(a))), [(3, 3)]),
+    # torch.cholesky_solve and cholesky_inverse take the factor; A's gradient reaches through it
+    "cholesky_solve": case(
+        lambda lib, a, b: lib.cholesky_solve(b, lib.linalg.cholesky(positive_definite(lib, a))),
+        lambda a, b: np.linalg.solve(_positive_definite(a), b), [(2, 3, 3), (3, 2)]),
+    "cholesky_solve_upper": case(
+        lambda lib, a, b: b.cholesky_solve(lib.linalg.cholesky(positive_definite(lib, a)).mT,
+                                           True),
+        lambda a, b: np.linalg.solve(_positive_definite(a), b), [(3, 3), (2, 3, 1)]),
+    "cholesky_inverse": case(
+        lambda lib, a: lib.cholesky_inverse(lib.linalg.cholesky(positive_definite(lib, a))),
+        lambda a: np.linalg.inv(_positive_definite(a)), [(2, 3, 3)]),
+    "cholesky_inverse_upper": case(
+        lambda lib, a: lib.linalg.cholesky(positive_definite(lib, a)).mT.cholesky_inverse(True),
+        lambda a: np.linalg.inv(_positive_definite(a)), [(4, 4)]),
+    "torch_lu_solve": case(lambda lib, a, b: lib.lu_solve(b, *lib.linalg.lu_factor(a)),
+                           np.linalg.solve, [(2, 3, 3), (2, 3, 2)]),
+    "torch_lu": case(lambda lib, a: tuple(lib.lu_unpack(*lib.lu(a))), _lu, [(2, 4, 3)]),
+    "frobenius_norm": case(lambda lib, a: lib.frobenius_norm(a, (0, 2)),
+                           lambda a: np.sqrt((a ** 2).sum((0, 2))), [(2, 3, 4)]),
+    "frobenius_norm_keepdim": case(lambda lib, a: lib.frobenius_norm(a, 1, True),
+                                   lambda a: np.sqrt((a ** 2).sum(1, keepdims=True)), [(2, 3)]),
+    "nuclear_norm": case(lambda lib, a: lib.nuclear_norm(a),
+                         lambda a: np.linalg.norm(a, "nuc", (-2, -1)), [(2, 3, 4)]),
+    "nuclear_norm_dim": case(lambda lib, a: lib.nuclear_norm(a, (0, 2), True),
+                             lambda a: np.linalg.norm(a, "nuc", (0, 2), True), [(3, 2, 4)]),
     "qr_tall": case(lambda lib, a: tuple(lib.linalg.qr(a)), np.linalg.qr, [(2, 5, 3)]),
     "qr_wide": case(lambda lib, a: tuple(lib.linalg.qr(a)), np.linalg.qr, [(3, 5)]),
     "qr_complete_wide": case(lambda lib, a: tuple(lib.linalg.qr(a, mode="complete")),
@@ -629,6 +658,29 @@ def test_lstsq_outputs_follow_torch_for_each_driver():
     ours = linalg.lstsq(Tensor(ones.numpy()), Tensor(ones.numpy()[:, :1]), driver="gelsd")
     np.testing.assert_allclose(ours.solution.data, theirs.solution.numpy(), rtol=1e-12)
     assert ours.rank.item() == theirs.rank.item() == 1
+
+
+def test_torch_lu_factors_singular_matrices_and_reports_them_in_infos_as_torch():
+    torch = torch_or_skip()
+    for data in [np.zeros((2, 2)), np.array([[0.0, 1.0], [0.0, 1.0]]),
+                 np.array([[[2.0, 1.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 4.0]]])]:
+        out = minigrad.lu(Tensor(data), get_infos=True)
+        expected = torch.lu(torch.tensor(data), get_infos=True)
+        for got, want in zip(out, expected):
+            assert got.shape == tuple(want.shape) and str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.frobenius_norm(lib.ones(2, 2, 2), (0, 1, 2)),
+    lambda lib, F: lib.frobenius_norm(lib.ones(2, 3, dtype=lib.int64), (0, 1)),
+    lambda lib, F: lib.nuclear_norm(lib.ones(3)),
+    lambda lib, F: lib.cholesky_solve(lib.ones(3, 2), lib.eye(2)),
+    lambda lib, F: lib.cholesky_inverse(lib.ones(3)),
+    lambda lib, F: lib.lu_solve(lib.ones(3, 1), *lib.linalg.lu_factor(lib.eye(2))),
+])
+def test_cholesky_solve_lu_and_the_norms_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
 
 
 # --------------------------------------------------------------------------------------------

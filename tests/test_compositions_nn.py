@@ -4611,3 +4611,159 @@ def test_ctc_loss_refuses_targets_that_torch_does_not_check(targets):
     log_probs for the latter), or labels that are not integers (PyTorch truncates them)."""
     with pytest.raises((RuntimeError, TypeError), match="ctc_loss"):
         F.ctc_loss(Tensor(np.zeros((4, 1, 3))), targets, [4], [2])
+
+
+# --------------------------------------------------------------------------------------------
+# torch.celu, torch.conv2d, ...: the top-level spellings of nn.functional's ops, with PyTorch's
+# top-level signatures
+# --------------------------------------------------------------------------------------------
+def _positive(*shape):
+    return lambda r: r.uniform(0.5, 2.0, shape)
+
+
+def _normal(*shape):
+    return lambda r: r.standard_normal(shape)
+
+
+def _signs(*shape):
+    return lambda r: np.where(r.random(shape) < 0.5, -1.0, 1.0)
+
+
+TOP_LEVEL = {  # name: (call on lib and its float64 inputs, makers of the inputs)
+    "celu": (lambda lib, x: lib.celu(x, 0.5), [_normal(3, 4)]),
+    "selu": (lambda lib, x: lib.selu(x), [_normal(3, 4)]),
+    "threshold": (lambda lib, x: lib.threshold(x, 0.3, -2.0), [_normal(3, 4)]),
+    "prelu": (lambda lib, x, w: lib.prelu(x, w), [_normal(2, 3, 4), _positive(3)]),
+    "rrelu": (lambda lib, x: lib.rrelu(x, 0.1, 0.3), [_normal(3, 4)]),
+    "hardshrink": (lambda lib, x: lib.hardshrink(x, 0.4), [_normal(3, 4)]),
+    "dropout_off": (lambda lib, x: lib.dropout(x, 0.5, False), [_normal(3, 4)]),
+    "alpha_dropout_off": (lambda lib, x: lib.alpha_dropout(x, 0.5, False), [_normal(3, 4)]),
+    "feature_alpha_dropout_off": (lambda lib, x: lib.feature_alpha_dropout(x, 0.2, False),
+                                  [_normal(2, 3, 4)]),
+    "pdist": (lambda lib, x: lib.pdist(x, 3.0), [_normal(4, 3)]),
+    "pixel_shuffle": (lambda lib, x: lib.pixel_shuffle(x, 2), [_normal(1, 8, 2, 3)]),
+    "pixel_unshuffle": (lambda lib, x: lib.pixel_unshuffle(x, 2), [_normal(1, 2, 4, 6)]),
+    "channel_shuffle": (lambda lib, x: lib.channel_shuffle(x, 2), [_normal(1, 4, 2, 2)]),
+    "bilinear": (lambda lib, a, b, w, c: lib.bilinear(a, b, w, c),
+                 [_normal(3, 2), _normal(3, 4), _normal(5, 2, 4), _normal(5)]),
+    "conv1d": (lambda lib, x, w, b: lib.conv1d(x, w, b, 2, 1, 1, 1),
+               [_normal(2, 3, 7), _normal(4, 3, 3), _normal(4)]),
+    "conv2d": (lambda lib, x, w: lib.conv2d(x, w, None, 1, "same", 2, 2),
+               [_normal(1, 4, 5, 5), _normal(2, 2, 3, 3)]),
+    "conv3d": (lambda lib, x, w: lib.conv3d(x, w, stride=2),
+               [_normal(1, 2, 4, 4, 4), _normal(3, 2, 2, 2, 2)]),
+    "conv_transpose1d": (lambda lib, x, w: lib.conv_transpose1d(x, w, None, 2, 1, 1),
+                         [_normal(2, 3, 5), _normal(3, 2, 3)]),
+    "conv_transpose2d": (lambda lib, x, w, b: lib.conv_transpose2d(x, w, b, 1, 0, 0, 1, 2),
+                         [_normal(1, 2, 3, 3), _normal(2, 3, 2, 2), _normal(3)]),
+    "conv_transpose3d": (lambda lib, x, w: lib.conv_transpose3d(x, w, stride=2),
+                         [_normal(1, 2, 2, 2, 2), _normal(2, 1, 2, 2, 2)]),
+    "avg_pool1d": (lambda lib, x: lib.avg_pool1d(x, 3, 2, 1, True, False), [_normal(2, 3, 8)]),
+    "max_pool1d": (lambda lib, x: lib.max_pool1d(x, 3, 2, 1), [_normal(2, 3, 8)]),
+    "max_pool1d_with_indices": (lambda lib, x: lib.max_pool1d_with_indices(x, 2, 1, 1),
+                                [_normal(2, 3, 6)]),
+    "max_pool2d": (lambda lib, x: lib.max_pool2d(x, 2, ceil_mode=True), [_normal(1, 2, 5, 5)]),
+    "max_pool3d": (lambda lib, x: lib.max_pool3d(x, 2, 1, 0, 2), [_normal(1, 1, 5, 5, 5)]),
+    "adaptive_avg_pool1d": (lambda lib, x: lib.adaptive_avg_pool1d(x, 3), [_normal(2, 3, 7)]),
+    "adaptive_max_pool1d": (lambda lib, x: lib.adaptive_max_pool1d(x, 3), [_normal(2, 3, 7)]),
+    "embedding": (lambda lib, w: lib.embedding(w, lib.tensor([[0, 2], [2, 3]])),
+                  [_normal(4, 3)]),
+    "embedding_padding_idx": (lambda lib, w: lib.embedding(w, lib.tensor([1, 0, 1]), 1),
+                              [_normal(4, 3)]),
+    "layer_norm": (lambda lib, x, w, b: lib.layer_norm(x, (3, 4), w, b, 1e-3),
+                   [_normal(2, 3, 4), _normal(3, 4), _normal(3, 4)]),
+    "group_norm": (lambda lib, x, w, b: lib.group_norm(x, 2, w, b),
+                   [_normal(2, 4, 3), _normal(4), _normal(4)]),
+    "rms_norm": (lambda lib, x, w: lib.rms_norm(x, [4], w, 1e-4), [_normal(2, 3, 4), _normal(4)]),
+    "batch_norm": (lambda lib, x, w, b: lib.batch_norm(x, w, b, None, None, True, 0.1, 1e-5,
+                                                       False),
+                   [_normal(4, 3, 2), _normal(3), _normal(3)]),
+    "batch_norm_running": (lambda lib, x: lib.batch_norm(
+        x, None, None, lib.tensor([0.5, -1.0, 0.0], dtype=lib.float64),
+        lib.tensor([2.0, 0.5, 1.0], dtype=lib.float64), False, 0.1, 1e-3, True), [_normal(4, 3)]),
+    "instance_norm": (lambda lib, x, w, b: lib.instance_norm(x, w, b, None, None, True, 0.1,
+                                                             1e-5, False),
+                      [_normal(2, 3, 5), _normal(3), _normal(3)]),
+    "constant_pad_nd": (lambda lib, x: lib.constant_pad_nd(x, [1, 2, 0, -1], 1.5),
+                        [_normal(2, 3, 4)]),
+    "kl_div": (lambda lib, x, t: lib.kl_div(x, t, 2), [_normal(3, 4), _positive(3, 4)]),
+    "kl_div_log_target": (lambda lib, x, t: lib.kl_div(x, t, 0, log_target=True),
+                          [_normal(3, 4), _normal(3, 4)]),
+    "hinge_embedding_loss": (lambda lib, x, t: lib.hinge_embedding_loss(x, t, 0.5, 0),
+                             [_normal(3, 4), _signs(3, 4)]),
+    "margin_ranking_loss": (lambda lib, a, b, t: lib.margin_ranking_loss(a, b, t, 0.1),
+                            [_normal(5), _normal(5), _signs(5)]),
+    "cosine_embedding_loss": (lambda lib, a, b, t: lib.cosine_embedding_loss(a, b, t, 0.2, 2),
+                              [_normal(5, 3), _normal(5, 3), _signs(5)]),
+    "triplet_margin_loss": (lambda lib, a, p, n: lib.triplet_margin_loss(a, p, n, 1.0, 1.5,
+                                                                         1e-6, True, 0),
+                            [_normal(4, 3), _normal(4, 3), _normal(4, 3)]),
+    "poisson_nll_loss": (lambda lib, x, t: lib.poisson_nll_loss(x, t, False, True, 1e-6, 1),
+                         [_positive(3, 4), _positive(3, 4)]),
+    "binary_cross_entropy_with_logits": (
+        lambda lib, x, t: lib.binary_cross_entropy_with_logits(
+            x, t, lib.tensor([1.0, 0.5, 2.0, 1.5], dtype=lib.float64),
+            lib.tensor([2.0, 1.0, 0.5, 3.0], dtype=lib.float64), 2),
+        [_normal(3, 4), _positive(3, 4)]),
+    # the losses' default reduction is none, as PyTorch 2.13's top-level functions'
+    "kl_div_default": (lambda lib, x, t: lib.kl_div(x, t), [_normal(3, 4), _positive(3, 4)]),
+    "hinge_embedding_loss_default": (lambda lib, x, t: lib.hinge_embedding_loss(x, t),
+                                     [_normal(3, 4), _signs(3, 4)]),
+    "margin_ranking_loss_default": (lambda lib, a, b, t: lib.margin_ranking_loss(a, b, t),
+                                    [_normal(5), _normal(5), _signs(5)]),
+    "cosine_embedding_loss_default": (lambda lib, a, b, t: lib.cosine_embedding_loss(a, b, t),
+                                      [_normal(5, 3), _normal(5, 3), _signs(5)]),
+    "triplet_margin_loss_default": (lambda lib, a, p, n: lib.triplet_margin_loss(a, p, n),
+                                    [_normal(4, 3), _normal(4, 3), _normal(4, 3)]),
+    "binary_cross_entropy_with_logits_default": (
+        lambda lib, x, t: lib.binary_cross_entropy_with_logits(x, t),
+        [_normal(3, 4), _positive(3, 4)]),
+}
+
+
+@pytest.mark.parametrize("name", list(TOP_LEVEL))
+def test_top_level_spellings_of_functional_ops_match_torch(name, torch):
+    """Values and the gradients of every float input, with the arguments as torch.<name> takes
+    them (by position where PyTorch's function has them)."""
+    call, makers = TOP_LEVEL[name]
+    arrays = [make(np.random.default_rng(i)) for i, make in enumerate(makers)]
+    ours = [Tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out, expected = call(minigrad, *ours), call(torch, *theirs)
+    out, expected = (out[0], expected[0]) if isinstance(out, tuple) else (out, expected)
+    assert out.shape == tuple(expected.shape) and out.dtype == np.float64
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    weights = np.random.default_rng(9).standard_normal(out.shape)
+    (out * weights).sum().backward()
+    (expected * torch.tensor(weights)).sum().backward()
+    for mine, torch_leaf in zip(ours, theirs):
+        want = np.zeros(mine.shape) if torch_leaf.grad is None else torch_leaf.grad.numpy()
+        got = np.zeros(mine.shape) if mine.grad is None else mine.grad
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+
+
+def test_top_level_dropouts_take_p_and_train_and_losses_a_reduction_number():
+    x = minigrad.ones(20_000)
+    minigrad.manual_seed(0)
+    kept = minigrad.dropout(x, 0.25, True).data
+    assert set(np.unique(kept)) == {0.0, np.float32(1 / 0.75)}
+    assert abs((kept == 0).mean() - 0.25) < 0.01
+    assert minigrad.dropout(x, 0.0, True).tolist() == x.tolist()
+    assert minigrad.alpha_dropout(x, 0.5, True).shape == x.shape
+    with pytest.raises(ValueError, match="reduction must be 0"):  # PyTorch reduces nothing
+        minigrad.kl_div(x, x, 3)
+    indices = minigrad.adaptive_max_pool1d(minigrad.arange(6.0).reshape(1, 1, 6), 2)[1]
+    assert indices.tolist() == [[[2, 5]]]  # with the values, always: no return_indices
+    indices = minigrad.max_pool1d_with_indices(minigrad.arange(6.0).reshape(1, 1, 6), 2)[1]
+    assert indices.tolist() == [[[1, 3, 5]]]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.dropout(lib.ones(3), 0.5),  # train has no default
+    lambda lib, F: lib.kl_div(lib.ones(3), lib.ones(3), "sum"),  # reduction is a number
+    lambda lib, F: lib.celu(lib.ones(3), 1.0, True),  # no inplace
+    lambda lib, F: lib.conv2d(lib.ones(1, 2, 3, 3), lib.ones(1, 3, 2, 2)),
+    lambda lib, F: lib.embedding(lib.tensor([0, 1]), lib.ones(3, 2)),  # the table comes first
+])
+def test_top_level_spellings_refuse_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)

@@ -310,10 +310,37 @@ CASES = {
     "trapezoid_dx_dim_0": Case(lambda y: minigrad.trapezoid(y, dx=0.5, dim=0),
                                lambda y: ((y[1:] + y[:-1]) / 2).sum(0) * 0.5, SHAPE,
                                torch_fn=lambda y: torch_or_skip().trapezoid(y, dx=0.5, dim=0)),
+    "trapz": Case(lambda y: minigrad.trapz(y, dim=1), lambda y: ((y[:, 1:] + y[:, :-1]) / 2)
+                  .sum(1), SHAPE, torch_fn=lambda y: torch_or_skip().trapz(y, dim=1)),
+    "cumulative_trapezoid": Case(lambda y: minigrad.cumulative_trapezoid(y, dx=0.5, dim=0),
+                                 lambda y: np.cumsum((y[1:] + y[:-1]) / 2 * 0.5, 0), SHAPE,
+                                 torch_fn=lambda y: torch_or_skip().cumulative_trapezoid(
+                                     y, dx=0.5, dim=0)),
+    "cumulative_trapezoid_points": Case(
+        lambda y, x: minigrad.cumulative_trapezoid(y, x),
+        lambda y, x: np.cumsum((y[..., 1:] + y[..., :-1]) / 2 * np.diff(x), -1), [SHAPE[0], (4,)],
+        torch_fn=lambda y, x: torch_or_skip().cumulative_trapezoid(y, x)),
     "trapezoid_points": Case(lambda y, x: minigrad.trapezoid(y, x, dim=0),
                              lambda y, x: (((y[1:] + y[:-1]) / 2) * np.diff(x)[:, None, None])
                              .sum(0), [(2, 3, 4), (2,)],
                              torch_fn=lambda y, x: torch_or_skip().trapezoid(y, x, dim=0)),
+    "gradient": Case(lambda y: minigrad.gradient(y), lambda y: tuple(np.gradient(y)), SHAPE,
+                     torch_fn=lambda y: torch_or_skip().gradient(y)),
+    "gradient_spacing_edge_order_2": Case(
+        lambda y: minigrad.gradient(y, spacing=[0.5, 2.0], dim=[2, 0], edge_order=2),
+        lambda y: (np.gradient(y, 0.5, axis=2, edge_order=2),
+                   np.gradient(y, 2.0, axis=0, edge_order=2)), [(3, 2, 4)],
+        torch_fn=lambda y: torch_or_skip().gradient(y, spacing=[0.5, 2.0], dim=[2, 0],
+                                                    edge_order=2)),
+    # the coordinates are differentiable too, as in PyTorch
+    "gradient_coordinates": Case(
+        lambda y, x: minigrad.gradient(y, spacing=[x], dim=1),
+        lambda y, x: tuple([np.gradient(y, x, axis=1)]), [(2, 4, 3), (4,)],
+        torch_fn=lambda y, x: torch_or_skip().gradient(y, spacing=[x], dim=1)),
+    "gradient_coordinates_edge_order_2": Case(
+        lambda y, x: minigrad.gradient(y, spacing=(x,), dim=-1, edge_order=2),
+        lambda y, x: tuple([np.gradient(y, x, axis=-1, edge_order=2)]), [(2, 5), (5,)],
+        torch_fn=lambda y, x: torch_or_skip().gradient(y, spacing=(x,), dim=-1, edge_order=2)),
     "quantile_all": Case(lambda x: x.quantile(0.3), lambda x: np.quantile(x, 0.3), SHAPE,
                          "distinct"),
     "quantile_vector_dim": Case(lambda x: x.quantile(x.new_tensor([0.0, 0.1, 0.5, 1.0]), dim=1),
@@ -1104,6 +1131,32 @@ def test_histc_puts_entries_in_torchs_bins():
             _same_as_torch(Tensor(data).histc(*args), torch.from_numpy(data).histc(*args))
 
 
+def test_histogram_counts_weights_and_densities_as_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(9)
+    for data in [np.array([1.0, 2.0, 1.0, 4.0]), rng.standard_normal(500),
+                 rng.standard_normal(500).astype(np.float32), np.array([3.0, 3.0]),
+                 np.zeros(0, np.float32)]:
+        weight = rng.uniform(0, 2, data.shape).astype(data.dtype)
+        for bins, kwargs in [(4, {}), (3, {"range": (0.0, 3.0)}), (5, {"density": True}),
+                             (np.array([-1.0, 0.0, 1.5, 4.0]), {}),
+                             (2, {"weight": weight, "density": True}),
+                             (np.array([0.0, 1.0, 2.0]), {"weight": weight})]:
+            ours = {k: Tensor(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+            theirs = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v
+                      for k, v in kwargs.items()}
+            edges = np.asarray(bins, dtype=data.dtype)
+            got = minigrad.histogram(Tensor(data), Tensor(edges) if edges.ndim else bins, **ours)
+            expected = torch.histogram(torch.from_numpy(data),
+                                       torch.from_numpy(edges) if edges.ndim else bins, **theirs)
+            for part, want in zip(got, expected):
+                assert part.shape == tuple(want.shape)
+                assert str(want.dtype) == f"torch.{part.dtype}"
+                np.testing.assert_allclose(part.data, want.numpy(), rtol=1e-5, atol=1e-6)
+    hist, bin_edges = Tensor(np.array([0.5, 2.0])).histogram(2)  # the method, a named pair
+    assert hist.tolist() == [1.0, 1.0] and bin_edges.tolist() == [0.5, 1.25, 2.0]
+
+
 def test_searchsorted_and_bucketize_match_torch():
     torch = torch_or_skip()
     boundaries = np.array([1.0, 3.0, 5.0, 7.0, 9.0])
@@ -1165,6 +1218,9 @@ def test_searchsorted_and_bucketize_with_nan_match_torch():
     lambda m, F: m.ones(3).histc(4, 3, 1),
     lambda m, F: m.tensor([0.0, float("nan")]).histc(2),
     lambda m, F: m.tensor([0.0, float("inf")]).histc(2),
+    lambda m, F: m.histogram(m.tensor([1, 2]), 2),
+    lambda m, F: m.histogram(m.ones(3), 0),
+    lambda m, F: m.histogram(m.ones(3), 2, range=(2.0, 1.0)),
     lambda m, F: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
     lambda m, F: m.searchsorted(m.ones(2, 3), m.ones(2)),
     lambda m, F: m.bucketize(m.ones(2), m.ones(2, 2)),
@@ -1218,7 +1274,7 @@ def test_cov_unique_consecutive_and_renorm_misuse_raises_as_torch(misuse):
     assert_raises_like_torch(misuse)
 
 
-def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
+def test_trapezoids_of_an_empty_dim_and_of_a_0_d_tensor_as_torch():
     torch = torch_or_skip()
     for shape, kwargs in [((3, 0), {}), ((3, 0), {"dx": 2.0}), ((0,), {}), ((3, 0), {"dim": 0}),
                           ((3, 1), {})]:
@@ -1228,6 +1284,45 @@ def test_trapezoid_of_an_empty_dim_is_0_and_of_a_0_d_tensor_raises_as_torch():
     out = minigrad.trapezoid(minigrad.ones(3, 0), minigrad.ones(0))
     assert out.tolist() == torch.trapezoid(torch.ones(3, 0), torch.ones(0)).tolist()
     assert_raises_like_torch(lambda m, F: m.trapezoid(m.tensor(2.0)))
+    for shape in [(3, 0), (3, 1), (0,)]:
+        out = minigrad.cumulative_trapezoid(minigrad.ones(*shape))
+        expected = torch.cumulative_trapezoid(torch.ones(*shape))
+        assert out.shape == tuple(expected.shape) and out.tolist() == expected.tolist()
+    out = minigrad.cumulative_trapezoid(minigrad.tensor([1, 2, 4]))  # integers: float32
+    assert out.dtype == np.float32 and out.tolist() == [1.5, 4.5]
+    assert_raises_like_torch(lambda m, F: m.cumulative_trapezoid(m.tensor(2.0)))
+
+
+def test_gradient_of_integers_small_dims_and_0_d_tensors_as_torch():
+    torch = torch_or_skip()
+    for call in [lambda lib: lib.gradient(lib.tensor([1, 2, 4]), spacing=0.5),
+                 lambda lib: lib.gradient(lib.tensor([[1, 2], [4, 8]], dtype=lib.int32)),
+                 lambda lib: lib.gradient(lib.tensor([3.0, 1.0, 2.0]), edge_order=2),
+                 lambda lib: lib.gradient(lib.tensor(2.0))]:
+        out, expected = call(minigrad), call(torch)
+        assert len(out) == len(expected)
+        for got, want in zip(out, expected):
+            assert got.shape == tuple(want.shape) and str(want.dtype) == f"torch.{got.dtype}"
+            np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.gradient(m.ones(2), edge_order=2),
+    lambda m, F: m.gradient(m.ones(1)),
+    lambda m, F: m.gradient(m.ones(3), edge_order=3),
+    lambda m, F: m.gradient(m.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
+    lambda m, F: m.gradient(m.ones(3), spacing=[]),
+    lambda m, F: m.gradient(m.ones(3, 3), dim=[0, 0]),
+    lambda m, F: m.gradient(m.ones(3, 3), dim=2),
+])
+def test_gradient_misuse_raises_as_torch(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_gradient_refuses_coordinates_of_another_length():
+    """PyTorch gives NaN everywhere for them; minigrad says what is wrong."""
+    with pytest.raises(ValueError, match="coordinates along dim 0 must be 1-D of size 3"):
+        minigrad.gradient(minigrad.ones(3), spacing=(minigrad.ones(4),))
 
 
 def test_sum_to_size_undoes_expand_as_torch():
