@@ -3584,6 +3584,89 @@ def test_nll_loss2d_is_nll_loss_as_torch(torch):
     np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12)
 
 
+def _adaptive_softmax_pair(torch, *args, **kwargs):
+    """An AdaptiveLogSoftmaxWithLoss of ours with the weights of a float64 one of torch's."""
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(*args, **kwargs).double()
+    ours = nn.AdaptiveLogSoftmaxWithLoss(*args, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((8, 10, [3, 6]), dict(div_value=2.0)),
+    ((6, 20, [5]), dict(head_bias=True)),
+    ((16, 30, [2, 10, 25]), dict()),
+])
+def test_adaptive_log_softmax_with_loss_matches_torch(torch, args, kwargs):
+    """Output, loss and every gradient as torch's with the same weights (targets in the
+    shortlist and in some clusters, not all), and log_prob and predict."""
+    ours, theirs = _adaptive_softmax_pair(torch, *args, **kwargs)
+    data = rng.standard_normal((7, args[0]))
+    target = np.array([0, 1, args[2][0], args[1] - 1, 2, args[2][0] + 1, 1])
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    result, expected = ours(x, target), theirs(tx, torch.tensor(target))
+    assert type(result).__name__ == "_ASMoutput" and result._fields == ("output", "loss")
+    np.testing.assert_allclose(result.output.data, expected.output.detach().numpy(),
+                               rtol=1e-12)
+    assert result.loss.item() == pytest.approx(expected.loss.item(), rel=1e-12)
+    weights = rng.standard_normal(7)
+    (result.loss + (result.output * Tensor(weights)).sum()).backward()
+    (expected.loss + (expected.output * torch.tensor(weights)).sum()).backward()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():  # a cluster no target is in: no gradient
+        expected_grad = theirs_params[name].grad
+        assert (p.grad is None) == (expected_grad is None), name
+        if p.grad is not None:
+            np.testing.assert_allclose(p.grad, expected_grad.numpy(), rtol=1e-9, atol=1e-12,
+                                       err_msg=name)
+    log_prob = ours.log_prob(Tensor(data))
+    np.testing.assert_allclose(log_prob.data, theirs.log_prob(torch.tensor(data)).detach().numpy(),
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.exp(log_prob.data).sum(1), 1, rtol=1e-12)
+    np.testing.assert_allclose(log_prob.data[np.arange(7), target], result.output.data,
+                               rtol=1e-12)
+    predicted = ours.predict(Tensor(data))
+    assert predicted.dtype == np.int64
+    np.testing.assert_array_equal(predicted.data, theirs.predict(torch.tensor(data)).numpy())
+
+
+def test_adaptive_log_softmax_with_loss_of_one_sample_and_float32(torch):
+    ours, theirs = _adaptive_softmax_pair(torch, 8, 10, [3, 6], div_value=2.0)
+    data = rng.standard_normal(8)
+    result, expected = ours(Tensor(data), np.array(7)), theirs(torch.tensor(data),
+                                                               torch.tensor(7))
+    assert result.output.shape == () and result.loss.shape == ()
+    assert result.output.item() == pytest.approx(expected.output.item(), rel=1e-12)
+    layer = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6])
+    out = layer(Tensor(data.astype(np.float32)[None]), np.array([4]))
+    assert out.output.dtype == out.loss.dtype == np.float32
+    assert layer.log_prob(Tensor(data.astype(np.float32)[None])).dtype == np.float32
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, []),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 3]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [0, 4]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 10]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5, 2]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [2.5]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, 20, 3])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, -1, 3])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, 2])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([[1, 2]])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(8), m.tensor([1])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1., 2, 3])),
+])
+def test_adaptive_log_softmax_with_loss_refuses_what_torch_refuses(torch, misuse):
+    with pytest.raises(Exception) as expected:
+        misuse(torch)
+    with pytest.raises(expected.type):
+        misuse(minigrad)
+
+
 def test_rrelu_in_place_as_torch(torch):
     """F.rrelu_ writes into its input: out of training with the mean slope, as torch's; while
     training with slopes drawn from `rng`, the same as F.rrelu's of that rng."""

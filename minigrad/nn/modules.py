@@ -21,7 +21,7 @@ from .. import functional as F
 from .. import init
 from ..dtypes import get_default_dtype
 from ..engine import no_grad, require_bool
-from ..errors import InvalidArgumentError, InvalidKeyError
+from ..errors import InvalidArgumentError, InvalidKeyError, InvalidTypeError
 from ..tensor import Tensor, _as_array
 from ..tensor_functions import cat, stack
 
@@ -3252,6 +3252,96 @@ class GRUCell(RNNCellBase):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__(input_size, hidden_size, bias, 3, rng=rng, dtype=dtype)
+
+
+class _ASMoutput(NamedTuple):
+    """What AdaptiveLogSoftmaxWithLoss returns, as PyTorch's namedtuple: each target's log
+    probability, and the mean of their negatives."""
+
+    output: Tensor
+    loss: Tensor
+
+
+class AdaptiveLogSoftmaxWithLoss(Module):
+    """Grave et al.'s adaptive softmax (2016), PyTorch's layer: the `cutoffs` split the classes
+    by frequency (most frequent first) into a shortlist [0, cutoffs[0]) and clusters; `head`
+    scores the shortlist and one entry per cluster, each cluster i's `tail[i]` (two linear maps
+    without bias, through in_features // div_value ** (i + 1) features) its classes. A class's
+    log probability is the head's for it, or its cluster's entry in the head plus its own in
+    the cluster's log_softmax. forward(input, target) gives (output, loss): each row's target
+    log probability and the mean of their negatives, computing a cluster's tail only for the
+    rows whose target is in it; `log_prob(input)` gives all n_classes, `predict(input)` the
+    most probable class."""
+
+    def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
+                 div_value: float = 4.0, head_bias: bool = False, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__()
+        cutoffs = list(cutoffs)
+        if not cutoffs:
+            raise ValueError("cutoffs should be a sequence of length larger than 0")
+        if (cutoffs != sorted(set(cutoffs)) or cutoffs[0] <= 0 or cutoffs[-1] > n_classes - 1
+                or any(int(c) != c for c in cutoffs)):
+            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
+                             "in an increasing order, where each value is between 1 and "
+                             "n_classes-1")
+        self.in_features, self.n_classes, self.div_value = in_features, n_classes, div_value
+        self.head_bias, self.cutoffs = head_bias, cutoffs + [n_classes]
+        self.shortlist_size, self.n_clusters = cutoffs[0], len(cutoffs)
+        self.head_size = self.shortlist_size + self.n_clusters
+        rng = _default_rng(rng)
+        self.head = Linear(in_features, self.head_size, head_bias, rng=rng, dtype=dtype)
+        self.tail = ModuleList()
+        for i, (start, stop) in enumerate(zip(self.cutoffs, self.cutoffs[1:])):
+            hidden = int(in_features // div_value ** (i + 1))
+            self.tail.append(Sequential(Linear(in_features, hidden, False, rng=rng, dtype=dtype),
+                                        Linear(hidden, stop - start, False, rng=rng,
+                                               dtype=dtype)))
+
+    def forward(self, input_: Tensor, target_: Any) -> _ASMoutput:
+        """PyTorch's argument names (input_, target_), so they are given by name as there."""
+        input, target = input_, _as_array(target_)
+        if target.ndim > 1:
+            raise InvalidArgumentError("0D or 1D target tensor expected, multi-target not "
+                                       "supported")
+        if target.ndim == 1 and input.shape[:1] != target.shape:
+            raise InvalidArgumentError("Input and target should have the same size in the "
+                                       "batch dimension.")
+        if input.ndim != target.ndim + 1:
+            raise InvalidArgumentError(f"{target.ndim}D target tensor expects "
+                                       f"{target.ndim + 1}D input tensors, but found inputs "
+                                       f"with size {input.shape}")
+        if target.dtype.kind not in "iu":
+            raise InvalidTypeError(f"AdaptiveLogSoftmaxWithLoss: target must hold integers, "
+                                   f"got dtype {target.dtype}")
+        batched = target.ndim == 1
+        x, target = (input, target) if batched else (input.unsqueeze(0), target.reshape(1))
+        if target.size and (target.min() < 0 or target.max() >= self.n_classes):
+            raise InvalidArgumentError(f"Target values should be in [0, {self.n_classes - 1}], "
+                                       f"but values in range [{target.min()}, {target.max()}] "
+                                       f"were found.")
+        cluster = np.searchsorted(self.cutoffs, target, side="right")  # 0: the shortlist
+        head_column = np.where(cluster == 0, target, self.shortlist_size + cluster - 1)
+        output = F.log_softmax(self.head(x), 1).gather(1, head_column[:, None]).squeeze(1)
+        for i, tail in enumerate(self.tail, 1):
+            rows = np.flatnonzero(cluster == i)
+            if rows.size:
+                within = (target[rows] - self.cutoffs[i - 1])[:, None]
+                output = output.index_add(
+                    0, rows, F.log_softmax(tail(x[rows]), 1).gather(1, within).squeeze(1))
+        return _ASMoutput(output if batched else output.squeeze(0), (-output).mean())
+
+    def log_prob(self, input: Tensor) -> Tensor:
+        """The log probability of every class, (N, n_classes), of input (N, in_features)."""
+        head = F.log_softmax(self.head(input), 1)
+        clusters = [F.log_softmax(tail(input), 1) + head[:, self.shortlist_size + i:][:, :1]
+                    for i, tail in enumerate(self.tail)]
+        return cat([head[:, :self.shortlist_size], *clusters], 1)
+
+    def predict(self, input: Tensor) -> Tensor:
+        """The most probable class of each row of input (N, in_features), int64 (outside the
+        graph)."""
+        return Tensor(self.log_prob(input).data.argmax(1).astype(np.int64))
 
 
 class LazyLinear(_LazyModule, Linear):
