@@ -837,6 +837,23 @@ def test_lazy_layer_takes_the_shapes_of_a_state_dict_loaded_first():
     assert type(ours) is nn.Linear
 
 
+def test_lazy_layer_deep_copies_before_its_first_call():
+    """Regression: copy.deepcopy of a lazy layer raised ValueError (the default copy read the
+    uninitialized values). A copy, as torch's, is a lazy layer of its own."""
+    import copy
+    layer = nn.LazyBatchNorm1d()
+    layer.weight.requires_grad_(False)
+    copied = copy.deepcopy(layer)
+    assert type(copied) is nn.LazyBatchNorm1d and copied.has_uninitialized_params()
+    assert copied.weight is not layer.weight and not copied.weight.requires_grad
+    assert list(copied.state_dict()) == list(layer.state_dict())
+    copied(Tensor(np.ones((2, 4), dtype=np.float32)))
+    assert type(copied) is nn.BatchNorm1d and copied.weight.shape == (4,)
+    assert layer.has_uninitialized_params()  # the original is left as it was
+    layer(Tensor(np.ones((2, 5), dtype=np.float32)))
+    assert layer.weight.shape == (5,)
+
+
 def test_uninitialized_parameters_refuse_to_be_used_as_torch():
     torch = torch_or_skip()
     for lib in (nn, torch.nn):
@@ -1693,7 +1710,8 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
             "import minigrad.nn.init as I\n"
             "from minigrad.nn import functional, init, utils\n"
             "from minigrad.nn.functional import relu\n"
-            "from minigrad.nn.parameter import Parameter\n"
+            "from minigrad.nn.parameter import (Buffer, Parameter, UninitializedBuffer,\n"
+            "                                   UninitializedParameter)\n"
             "from minigrad.nn.modules import Module, Linear\n"
             "import minigrad\n"
             "assert F is functional is minigrad.functional and relu is minigrad.functional.relu\n"
@@ -1701,6 +1719,9 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
             "minigrad.init.xavier_uniform_\n"
             "assert utils.clip_grad_norm_ is minigrad.optim.clip_grad_norm_\n"
             "assert Parameter is minigrad.nn.Parameter and Module is minigrad.nn.Module\n"
+            "assert Buffer is minigrad.nn.Buffer and UninitializedBuffer is "
+            "minigrad.nn.UninitializedBuffer\n"
+            "assert UninitializedParameter is minigrad.nn.UninitializedParameter\n"
             "assert Linear is minigrad.nn.Linear\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

@@ -11,7 +11,7 @@ from .modules import __all__ as _modules
 
 # As os.path is posixpath: the submodule names lead to the one module, not to a copy of it, so
 # `import minigrad.nn.functional` finds it and `minigrad.nn.functional is minigrad.functional`
-for _alias in (functional, init):
-    sys.modules[f"{__name__}.{_alias.__name__.rsplit('.', 1)[1]}"] = _alias
+sys.modules[f"{__name__}.functional"] = functional
+sys.modules[f"{__name__}.init"] = init
 
 __all__ = _modules + ["functional", "init", "modules", "parameter", "utils"]

@@ -109,6 +109,10 @@ class UninitializedParameter(_Uninitialized, Parameter):
         super().__init__(np.empty(0, get_default_dtype() if dtype is None else dtype),
                          requires_grad)
 
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        # a new one: the default copy would read the values it has not got
+        return UninitializedParameter(self.requires_grad, dtype=self.dtype)
+
 
 class UninitializedBuffer(_Uninitialized, Buffer):
     """A buffer whose shape a lazy module sets at its first call (`materialize`), as PyTorch's
@@ -122,6 +126,10 @@ class UninitializedBuffer(_Uninitialized, Buffer):
                  persistent: bool = True) -> None:
         super().__init__(Tensor(np.empty(0, get_default_dtype() if dtype is None else dtype),
                                 requires_grad), persistent=persistent)
+
+    def __deepcopy__(self, memo: dict) -> UninitializedBuffer:
+        return UninitializedBuffer(self.requires_grad, dtype=self.dtype,
+                                   persistent=self.persistent)
 
 
 class _IncompatibleKeys(NamedTuple):
