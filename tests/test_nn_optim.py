@@ -1785,6 +1785,40 @@ def test_parameters_to_vector_and_back_as_torch():
         nn.utils.vector_to_parameters(np.ones(3), ours)
 
 
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_pad_sequence_pads_and_stacks_as_torch(batch_first, padding_side):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal((n, 2, 3)) for n in (3, 5, 1)]
+    ours = [Tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = nn.utils.rnn.pad_sequence(ours, batch_first, -1.5, padding_side)
+    expected = torch.nn.utils.rnn.pad_sequence(theirs, batch_first, -1.5, padding_side)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    weights = rng.standard_normal(out.shape)
+    (out * Tensor(weights)).sum().backward()
+    (expected * torch.tensor(weights)).sum().backward()
+    for p, t in zip(ours, theirs):
+        np.testing.assert_array_equal(p.grad.data, t.grad.numpy())
+    integers = [np.arange(2), np.arange(4)]
+    padded = nn.utils.rnn.pad_sequence([Tensor(a) for a in integers])
+    assert padded.dtype == np.int64
+    np.testing.assert_array_equal(padded.data, torch.nn.utils.rnn.pad_sequence(
+        [torch.tensor(a) for a in integers]).numpy())
+    assert nn.utils.rnn.pad_sequence([Tensor(np.ones(2, np.float32))]).dtype == np.float32
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([]),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(2, 3), lib.ones(2, 2)]),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(2)], padding_side="middle"),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(())]),
+])
+def test_pad_sequence_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
 # ----------------------------------------------------------------------------------------------
 # Learning-rate schedule
 # ----------------------------------------------------------------------------------------------

@@ -1,17 +1,19 @@
 """torch.nn.utils's gradient clipping and parameter flattening: `clip_grad_norm_` (the one of
-`minigrad.optim`), `clip_grad_value_`, `parameters_to_vector` and `vector_to_parameters`."""
+`minigrad.optim`), `clip_grad_value_`, `parameters_to_vector` and `vector_to_parameters`; and
+`nn.utils.rnn.pad_sequence`."""
 from __future__ import annotations
 
 from typing import Iterable
 
 import numpy as np
 
-from ..engine import no_grad
-from ..optim import clip_grad_norm_
-from ..tensor import Tensor
-from ..tensor_functions import cat
+from ...engine import no_grad
+from ...optim import clip_grad_norm_
+from ...tensor import Tensor
+from ...tensor_functions import cat
+from . import rnn
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector",
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "rnn",
            "vector_to_parameters"]
 
 
