@@ -1693,6 +1693,19 @@ def test_clip_grad_norm_leaves_small_gradients_alone():
         np.testing.assert_array_equal(p.grad, g)
 
 
+def test_clip_grad_norm_of_one_tensor_as_torch():
+    """Regression: one Parameter given alone was iterated by rows, which have no gradient, so
+    nothing was clipped and the norm was 0."""
+    torch = torch_or_skip()
+    ours, theirs = nn.Parameter(np.zeros(3)), torch.zeros(3, dtype=torch.float64,
+                                                           requires_grad=True)
+    grad = np.array([3.0, 4.0, 12.0])
+    ours.grad, theirs.grad = Tensor(grad.copy()), torch.tensor(grad)
+    assert clip_grad_norm_(ours, 1.0) == pytest.approx(
+        float(torch.nn.utils.clip_grad_norm_(theirs, 1.0)), rel=1e-12)
+    np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(), rtol=1e-12)
+
+
 def test_clip_grad_norm_float32_keeps_dtype():
     p = nn.Parameter(np.zeros(4, dtype=np.float32))
     p.grad = Tensor(np.full(4, 10.0, dtype=np.float32))  # norm 20
