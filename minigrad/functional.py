@@ -949,6 +949,160 @@ def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int],
     return out.squeeze(-2)
 
 
+def fractional_max_pool2d(input: Tensor, kernel_size: int | Sequence[int],
+                          output_size: int | Sequence[int] | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False, _random_samples: ArrayLike | None = None,
+                          *, rng: np.random.Generator | None = None
+                          ) -> Tensor | tuple[Tensor, Tensor]:
+    """Fractional max pooling (Graham 2014) of (N, C, H, W) or (C, H, W): the max of a
+    (kH, kW) window at each of the `output_size` places (or floor(size * output_ratio)) per
+    dim, the places pseudo-random: with alpha = (size - k) / (out - 1) and u uniform in
+    [0, 1), place i starts at floor((i + u) * alpha) - floor(u * alpha), the last at size - k.
+    u is drawn per sample, channel and dim, rng.random((N, C, 2)) of `rng` (keyword-only), or
+    read from `_random_samples` (N, C, 2): its [..., 0] for W and [..., 1] for H, as
+    PyTorch's, which computes the places in the input's dtype, as here. Gradient and indices (flat h * W + w)
+    as max_pool2d's: the first maximum of each window, or its last NaN."""
+    return _fractional_max_pool("fractional_max_pool2d", input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples, rng, 2)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: int | Sequence[int],
+                          output_size: int | Sequence[int] | None = None,
+                          output_ratio: float | Sequence[float] | None = None,
+                          return_indices: bool = False, _random_samples: ArrayLike | None = None,
+                          *, rng: np.random.Generator | None = None
+                          ) -> Tensor | tuple[Tensor, Tensor]:
+    """fractional_max_pool2d of (N, C, T, H, W) or (C, T, H, W), `_random_samples` (N, C, 3)
+    in the order T, H, W (PyTorch's); indices t * H * W + h * W + w."""
+    return _fractional_max_pool("fractional_max_pool3d", input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples, rng, 3)
+
+
+def fractional_max_pool2d_with_indices(
+        input: Tensor, kernel_size: int | Sequence[int],
+        output_size: int | Sequence[int] | None = None,
+        output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
+        _random_samples: ArrayLike | None = None, *, rng: np.random.Generator | None = None
+) -> tuple[Tensor, Tensor]:
+    """fractional_max_pool2d's (output, indices), whatever `return_indices` says."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples, rng=rng)
+
+
+def fractional_max_pool3d_with_indices(
+        input: Tensor, kernel_size: int | Sequence[int],
+        output_size: int | Sequence[int] | None = None,
+        output_ratio: float | Sequence[float] | None = None, return_indices: bool = False,
+        _random_samples: ArrayLike | None = None, *, rng: np.random.Generator | None = None
+) -> tuple[Tensor, Tensor]:
+    """fractional_max_pool3d's (output, indices), whatever `return_indices` says."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples, rng=rng)
+
+
+def _fractional_max_pool(name: str, input: Tensor, kernel_size: int | Sequence[int],
+                         output_size: int | Sequence[int] | None,
+                         output_ratio: float | Sequence[float] | None, return_indices: bool,
+                         random_samples: ArrayLike | None, rng: np.random.Generator | None,
+                         spatial_dims: int) -> Tensor | tuple[Tensor, Tensor]:
+    """The fractional max pools: each window's winner found in numpy, then gathered."""
+    x, batched = _batched(name, input, spatial_dims,
+                          "(N, C, H, W) or (C, H, W)" if spatial_dims == 2 else
+                          "(N, C, T, H, W) or (C, T, H, W)")
+    (n, c), sizes = x.shape[:2], x.shape[2:]
+    kernel = _ints(name, "kernel_size", kernel_size, spatial_dims, minimum=1)
+    if output_size is None:
+        if output_ratio is None:
+            raise InvalidArgumentError(f"{name} requires specifying either an output_size or "
+                                       f"an output_ratio")
+        ratios = tuple(output_ratio) if np.iterable(output_ratio) else \
+            (output_ratio,) * spatial_dims
+        output_size = [int(size * ratio) for size, ratio in zip(sizes, ratios)]
+    out_sizes = _ints(name, "output_size", output_size, spatial_dims, minimum=1)
+    for size, out, k in zip(sizes, out_sizes, kernel):
+        if out + k - 1 > size:
+            raise InvalidArgumentError(f"{name}: pool size {k} with output size {out} is too "
+                                       f"large for an input of size {size}")
+    if random_samples is None:
+        rng = rng if rng is not None else np.random.default_rng()
+        samples = rng.random((n, c, spatial_dims)).astype(x.dtype)
+    else:
+        samples = _as_array(random_samples).astype(x.dtype)
+        if samples.shape != (n, c, spatial_dims):
+            raise InvalidArgumentError(f"{name}: _random_samples must have shape "
+                                       f"{(n, c, spatial_dims)}, got {samples.shape}")
+    columns = (1, 0) if spatial_dims == 2 else (0, 1, 2)  # PyTorch's: 2-D reads W's first
+    # each window's entries as coordinates (N, C, *out, *kernel), one array per dim
+    coordinates = []
+    for axis, (size, out, k, column) in enumerate(zip(sizes, out_sizes, kernel, columns)):
+        u = samples[..., column]
+        starts = np.full((n, c, out), size - k, np.int64)
+        if out > 1:
+            alpha = x.dtype.type(size - k) / x.dtype.type(out - 1)
+            steps = np.arange(out - 1, dtype=x.dtype)
+            starts[..., :-1] = ((steps + u[..., None]) * alpha).astype(np.int64) \
+                - (u * alpha).astype(np.int64)[..., None]
+        in_out = [out if a == axis else 1 for a in range(spatial_dims)]
+        in_kernel = [k if a == axis else 1 for a in range(spatial_dims)]
+        coordinates.append(starts.reshape(n, c, *in_out, *[1] * spatial_dims)
+                           + np.arange(k).reshape(in_kernel))
+    entries = np.ravel_multi_index(np.broadcast_arrays(*coordinates), sizes).reshape(
+        n, c, *out_sizes, -1)
+    values = np.take_along_axis(x.data.reshape(n, c, 1, -1), entries.reshape(n, c, 1, -1),
+                                -1).reshape(entries.shape)
+    winner = _first_max_or_last_nan(values)
+    places = np.take_along_axis(entries, winner[..., None], -1)[..., 0]
+    return _picked_in_planes(x, places, batched, return_indices)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: int | Sequence[int],
+                            stride: int | Sequence[int] | None = None,
+                            padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1,
+                            ceil_mode: bool = False, return_indices: bool = False
+                            ) -> tuple[Tensor, Tensor]:
+    """max_pool1d's (output, indices), whatever `return_indices` says, as PyTorch's."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: int | Sequence[int],
+                            stride: int | Sequence[int] | None = None,
+                            padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1,
+                            ceil_mode: bool = False, return_indices: bool = False
+                            ) -> tuple[Tensor, Tensor]:
+    """max_pool2d's (output, indices), whatever `return_indices` says, as PyTorch's."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: int | Sequence[int],
+                            stride: int | Sequence[int] | None = None,
+                            padding: int | Sequence[int] = 0, dilation: int | Sequence[int] = 1,
+                            ceil_mode: bool = False, return_indices: bool = False
+                            ) -> tuple[Tensor, Tensor]:
+    """max_pool3d's (output, indices), whatever `return_indices` says, as PyTorch's."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: int | Sequence[int],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """adaptive_max_pool1d's (output, indices), whatever `return_indices` says."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor,
+                                     output_size: int | None | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """adaptive_max_pool2d's (output, indices), whatever `return_indices` says."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor,
+                                     output_size: int | None | Sequence[int | None],
+                                     return_indices: bool = False) -> tuple[Tensor, Tensor]:
+    """adaptive_max_pool3d's (output, indices), whatever `return_indices` says."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
 def _average(name: str, sums: Tensor, size: tuple[int, ...], geometry: dict,
              count_include_pad: bool, divisor_override: int | None) -> Tensor:
     """The windows' sums (N, C, *out) divided by their sizes as PyTorch counts them, or by
@@ -1219,6 +1373,26 @@ def interpolate(input: Tensor, size: int | Sequence[int] | None = None,
         out = sum(out[before + (np.clip(first + k, 0, n_in - 1),)] * w.reshape(shape)
                   for k, w in enumerate(weights))
     return out
+
+
+def upsample(input: Tensor, size: int | Sequence[int] | None = None,
+             scale_factor: float | Sequence[float] | None = None, mode: str = "nearest",
+             align_corners: bool | None = None) -> Tensor:
+    """interpolate, under the name PyTorch deprecates for it."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: int | Sequence[int] | None = None,
+                     scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """interpolate with mode 'nearest' (PyTorch's deprecated name)."""
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input: Tensor, size: int | Sequence[int] | None = None,
+                      scale_factor: float | Sequence[float] | None = None) -> Tensor:
+    """interpolate with mode 'bilinear' and align_corners=True, as PyTorch's deprecated
+    upsample_bilinear (and nn.UpsamplingBilinear2d)."""
+    return interpolate(input, size, scale_factor, "bilinear", align_corners=True)
 
 
 def _interpolation_weights(mode: str, t: np.ndarray) -> list[np.ndarray]:
@@ -1587,6 +1761,12 @@ def rrelu(input: Tensor, lower: float = 1 / 8, upper: float = 1 / 3, training: b
                    ops.Where.apply(input, input * slopes, cond=input.data >= 0), inplace)
 
 
+def rrelu_(input: Tensor, lower: float = 1 / 8, upper: float = 1 / 3, training: bool = False,
+           *, rng: np.random.Generator | None = None) -> Tensor:
+    """rrelu into `input` itself (recorded while grad mode is on, as Tensor.add_)."""
+    return input._modified("rrelu_", rrelu(input, lower, upper, training, rng=rng))
+
+
 def _exponential_linear(input: Tensor, alpha: float, input_scale: float = 1.0) -> Tensor:
     """x where x > 0, else alpha * (exp(input_scale * x) - 1): elu, celu and selu. The negative
     branch sees min(x, 0), so that exp of a large positive x (not taken) cannot overflow and
@@ -1815,6 +1995,25 @@ def log_softmax(input: Tensor, dim: int = -1, *,
     shifted = _shifted(input, dim)
     with np.errstate(invalid="ignore"):  # -inf - -inf: a row of -inf only is NaN, as in PyTorch
         return shifted - shifted.exp().sum(dim, keepdim=True).log()
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1, *, rng: np.random.Generator | None = None) -> Tensor:
+    """A sample of the Gumbel-softmax (concrete) distribution (Jang et al. 2016, Maddison et
+    al. 2016): softmax((logits + g) / tau) along `dim`, g standard Gumbel noise, -log of
+    Exp(1) draws from `rng`. With hard=True the one-hot of its argmax, whose gradient is the
+    soft sample's (the straight-through estimator): soft + (one_hot - soft) with the
+    parenthesis outside the graph, as PyTorch's. `eps` is unused, as in PyTorch."""
+    logits._require_floating("gumbel_softmax")
+    dim = _dim("gumbel_softmax", dim, logits.ndim)
+    rng = rng if rng is not None else np.random.default_rng()
+    gumbels = -np.log(rng.standard_exponential(logits.shape)).astype(logits.dtype)
+    soft = softmax((logits + Tensor(gumbels)) / tau, dim)
+    if not hard:
+        return soft
+    one_hot = np.zeros_like(soft.data)
+    np.put_along_axis(one_hot, soft.data.argmax(dim, keepdims=True), 1, axis=dim)
+    return soft + Tensor(one_hot - soft.data)
 
 
 def softmin(input: Tensor, dim: int = -1, *, dtype: np.dtype | type | None = None) -> Tensor:

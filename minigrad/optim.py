@@ -422,13 +422,16 @@ def _vector_norm(a: np.ndarray, p: float) -> float:
         return float((np.abs(a, dtype=np.float64) ** p).sum() ** (1 / p))
 
 
-def clip_grad_norm_(params: Iterable[Tensor], max_norm: float, norm_type: float | str = 2.0,
-                    error_if_nonfinite: bool = False) -> float:
+def clip_grad_norm_(params: Tensor | Iterable[Tensor], max_norm: float,
+                    norm_type: float | str = 2.0, error_if_nonfinite: bool = False) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
     or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
     clipping. As in PyTorch, the global norm is the norm of the per-gradient norms, and a NaN
-    norm makes every gradient NaN (error_if_nonfinite=True raises instead)."""
+    norm makes every gradient NaN (error_if_nonfinite=True raises instead); `params` may be
+    one tensor."""
     norm_type = float(norm_type)
+    if isinstance(params, Tensor):  # not its rows, which have no gradients of their own
+        params = [params]
     grads = [p.grad.data for p in params if p.grad is not None]
     if not grads:
         return 0.0

@@ -574,7 +574,7 @@ class Tensor:
         if self.grad_fn is not None:
             raise RuntimeError("requires_grad: you can only change requires_grad flags of leaf "
                                "tensors; use detach() to cut a computed tensor off the graph")
-        if requires_grad and self.data.dtype.kind != "f":
+        if requires_grad and self.dtype.kind != "f":
             raise InvalidTypeError(f"requires_grad: only floating-point tensors can require "
                                    f"grad, got dtype {self.dtype}; convert with .float() first")
         self._requires_grad = requires_grad

@@ -2622,6 +2622,34 @@ def test_recurrent_dropout_between_layers_is_seeded_and_off_in_eval():
     assert all(np.abs(p.data).max() <= bound for p in layer.parameters())
 
 
+def test_recurrent_base_classes_as_torch(torch):
+    """RNNBase and RNNCellBase are the layers' and cells' base classes, and made directly
+    (with PyTorch's `mode` and `num_chunks`) have the parameters theirs have, and no forward."""
+    for lib in (nn, torch.nn):
+        assert all(isinstance(layer, lib.RNNBase) for layer in (
+            lib.RNN(2, 3), lib.LSTM(2, 3), lib.GRU(2, 3)))
+        assert all(isinstance(cell, lib.RNNCellBase) for cell in (
+            lib.RNNCell(2, 3), lib.LSTMCell(2, 3), lib.GRUCell(2, 3)))
+    assert [nn.RNN(2, 3, nonlinearity=n).mode for n in ("tanh", "relu")] == \
+        [torch.nn.RNN(2, 3, nonlinearity=n).mode for n in ("tanh", "relu")]
+    for make in (lambda lib: lib.RNNBase("LSTM", 3, 4, 2, proj_size=2),
+                 lambda lib: lib.RNNBase("GRU", 3, 4, bidirectional=True, bias=False),
+                 lambda lib: lib.RNNCellBase(3, 4, True, 2),
+                 lambda lib: lib.RNNCellBase(3, 4, False, 3)):
+        ours, theirs = make(nn), make(torch.nn)
+        assert repr(ours) == repr(theirs)
+        assert [(n, tuple(p.shape)) for n, p in ours.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in theirs.named_parameters()]
+        with pytest.raises(NotImplementedError):
+            theirs(torch.zeros(2, 1, 3))
+        with pytest.raises(NotImplementedError):
+            ours(Tensor(np.zeros((2, 1, 3))) if isinstance(ours, nn.RNNBase) else
+                 Tensor(np.zeros((2, 3))))
+    for lib in (nn, torch.nn):
+        with pytest.raises(ValueError, match="Unrecognized RNN mode"):
+            lib.RNNBase("RNN", 3, 4)
+
+
 @pytest.mark.parametrize("misuse", [
     lambda lib: lib.nn.LSTM(3, 4)(lib.zeros(5, 2, 2)),  # the wrong input size
     lambda lib: lib.nn.GRU(3, 4)(lib.zeros(5, 2, 3), lib.zeros(2, 2, 4)),  # h_0 for 2 layers
@@ -3444,13 +3472,14 @@ def test_embedding_takes_max_norm_and_norm_type_by_position_as_torch(torch):
 
 
 def test_layers_forward_arguments_are_named_and_ordered_as_torchs(torch):
-    """layer(input=x) as in PyTorch (and RMSNorm's x, as its). Containers' forward is not
-    PyTorch's abstract one."""
+    """layer(input=x) as in PyTorch (and RMSNorm's x, as its). Containers' forward, and the
+    recurrent base classes' (their subclasses' shared one), is not PyTorch's abstract one."""
     checked = 0
     for name in dir(nn):
         ours, theirs = getattr(nn, name), getattr(torch.nn, name, None)
-        if (name.startswith("_") or theirs is None or name in ("Module", "ModuleDict",
-                "ModuleList", "ParameterList") or not isinstance(ours, type)
+        if (name.startswith("_") or theirs is None or name in (
+                "Module", "ModuleDict", "ModuleList", "ParameterList", "ParameterDict",
+                "RNNBase", "RNNCellBase") or not isinstance(ours, type)
                 or not issubclass(ours, nn.Module)):
             continue
         assert list(inspect.signature(ours.forward).parameters) == \
@@ -3796,6 +3825,217 @@ def test_rrelu_draws_a_slope_per_negative_entry_while_training():
     np.testing.assert_array_equal(outs[0], outs[1])
 
 
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 5])
+def test_cross_map_lrn2d_matches_torch_where_its_running_sum_is_right(torch, size):
+    """Values as torch's for inputs whose channel 0 is zero: torch's running sum over the
+    channels never takes channel 0's square out again (an index off by one), which then
+    changes nothing. Its backward fails torch's own gradcheck (and raises for size 1), so the
+    gradient is checked against finite differences. For an odd size the layer is
+    LocalResponseNorm, for any input."""
+    data = rng.standard_normal((2, 7, 3, 2))
+    data[:, 0] = 0
+    ours, theirs = nn.CrossMapLRN2d(size, 0.3, 0.6, 1.5), torch.nn.CrossMapLRN2d(size, 0.3, 0.6,
+                                                                                1.5)
+    assert repr(ours) == repr(theirs)
+    np.testing.assert_allclose(ours(Tensor(data)).data, theirs(torch.tensor(data)).numpy(),
+                               rtol=1e-12, atol=1e-14)
+    assert gradcheck(ours, [Tensor(rng.standard_normal((1, 5, 2, 2)), requires_grad=True)])
+    if size % 2:
+        other = rng.standard_normal((2, 7, 3, 2))
+        np.testing.assert_allclose(ours(Tensor(other)).data, nn.LocalResponseNorm(
+            size, 0.3, 0.6, 1.5)(Tensor(other)).data, rtol=1e-12)
+    x = Tensor(rng.standard_normal((1, 3, 2, 2)).astype(np.float32))
+    assert ours(x).dtype == np.float32
+    assert_raises_like_torch(lambda lib, F_: lib.nn.CrossMapLRN2d(3)(lib.ones(3, 4, 4)))
+
+
+def test_nll_loss2d_is_nll_loss_as_torch(torch):
+    weight = rng.uniform(0.5, 2, 4)
+    scores = F.log_softmax(Tensor(rng.standard_normal((2, 4, 3, 5))), 1).data
+    target = rng.integers(0, 4, (2, 3, 5))
+    target[0, 0, 0] = 1
+    with pytest.warns(FutureWarning, match="deprecated"):
+        theirs = torch.nn.NLLLoss2d(torch.tensor(weight), ignore_index=1, reduction="sum")
+    ours = nn.NLLLoss2d(weight, ignore_index=1, reduction="sum")
+    assert isinstance(ours, nn.NLLLoss) and repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    x, tx = Tensor(scores, requires_grad=True), torch.tensor(scores, requires_grad=True)
+    loss, expected = ours(x, target), theirs(tx, torch.tensor(target))
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-12)
+    loss.backward()
+    expected.backward()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-12)
+
+
+def _adaptive_softmax_pair(torch, *args, **kwargs):
+    """An AdaptiveLogSoftmaxWithLoss of ours with the weights of a float64 one of torch's."""
+    theirs = torch.nn.AdaptiveLogSoftmaxWithLoss(*args, **kwargs).double()
+    ours = nn.AdaptiveLogSoftmaxWithLoss(*args, **kwargs, dtype=np.float64)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((8, 10, [3, 6]), dict(div_value=2.0)),
+    ((6, 20, [5]), dict(head_bias=True)),
+    ((16, 30, [2, 10, 25]), dict()),
+])
+def test_adaptive_log_softmax_with_loss_matches_torch(torch, args, kwargs):
+    """Output, loss and every gradient as torch's with the same weights (targets in the
+    shortlist and in some clusters, not all), and log_prob and predict."""
+    ours, theirs = _adaptive_softmax_pair(torch, *args, **kwargs)
+    data = rng.standard_normal((7, args[0]))
+    target = np.array([0, 1, args[2][0], args[1] - 1, 2, args[2][0] + 1, 1])
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    result, expected = ours(x, target), theirs(tx, torch.tensor(target))
+    assert type(result).__name__ == "_ASMoutput" and result._fields == ("output", "loss")
+    np.testing.assert_allclose(result.output.data, expected.output.detach().numpy(),
+                               rtol=1e-12)
+    assert result.loss.item() == pytest.approx(expected.loss.item(), rel=1e-12)
+    weights = rng.standard_normal(7)
+    (result.loss + (result.output * Tensor(weights)).sum()).backward()
+    (expected.loss + (expected.output * torch.tensor(weights)).sum()).backward()
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    theirs_params = dict(theirs.named_parameters())
+    for name, p in ours.named_parameters():  # a cluster no target is in: no gradient
+        expected_grad = theirs_params[name].grad
+        assert (p.grad is None) == (expected_grad is None), name
+        if p.grad is not None:
+            np.testing.assert_allclose(p.grad, expected_grad.numpy(), rtol=1e-9, atol=1e-12,
+                                       err_msg=name)
+    log_prob = ours.log_prob(Tensor(data))
+    np.testing.assert_allclose(log_prob.data, theirs.log_prob(torch.tensor(data)).detach().numpy(),
+                               rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(np.exp(log_prob.data).sum(1), 1, rtol=1e-12)
+    np.testing.assert_allclose(log_prob.data[np.arange(7), target], result.output.data,
+                               rtol=1e-12)
+    predicted = ours.predict(Tensor(data))
+    assert predicted.dtype == np.int64
+    np.testing.assert_array_equal(predicted.data, theirs.predict(torch.tensor(data)).numpy())
+
+
+def test_adaptive_log_softmax_with_loss_of_one_sample_and_float32(torch):
+    ours, theirs = _adaptive_softmax_pair(torch, 8, 10, [3, 6], div_value=2.0)
+    data = rng.standard_normal(8)
+    result, expected = ours(Tensor(data), np.array(7)), theirs(torch.tensor(data),
+                                                               torch.tensor(7))
+    assert result.output.shape == () and result.loss.shape == ()
+    assert result.output.item() == pytest.approx(expected.output.item(), rel=1e-12)
+    layer = nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 6])
+    out = layer(Tensor(data.astype(np.float32)[None]), np.array([4]))
+    assert out.output.dtype == out.loss.dtype == np.float32
+    assert layer.log_prob(Tensor(data.astype(np.float32)[None])).dtype == np.float32
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, []),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3, 3]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [0, 4]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 10]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [5, 2]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [2.5]),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, 20, 3])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, -1, 3])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1, 2])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([[1, 2]])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(8), m.tensor([1])),
+    lambda m: m.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [3])(m.ones(3, 8), m.tensor([1., 2, 3])),
+])
+def test_adaptive_log_softmax_with_loss_refuses_what_torch_refuses(torch, misuse):
+    with pytest.raises(Exception) as expected:
+        misuse(torch)
+    with pytest.raises(expected.type):
+        misuse(minigrad)
+
+
+def test_rrelu_in_place_as_torch(torch):
+    """F.rrelu_ writes into its input: out of training with the mean slope, as torch's; while
+    training with slopes drawn from `rng`, the same as F.rrelu's of that rng."""
+    data = rng.standard_normal((3, 4)).astype(np.float32)
+    ours, theirs = Tensor(data.copy()), torch.tensor(data)
+    assert F.rrelu_(ours, 0.1, 0.3) is ours
+    torch.nn.functional.rrelu_(theirs, 0.1, 0.3)
+    assert ours.dtype == np.float32
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-6)
+    trained = Tensor(data.copy())
+    F.rrelu_(trained, 0.1, 0.3, True, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(trained.data, F.rrelu(Tensor(data), 0.1, 0.3, True,
+                                                         rng=np.random.default_rng(1)).data)
+    leaf = Tensor(data, requires_grad=True)
+    assert_raises_like_torch(lambda lib, F_: F_.rrelu_(
+        leaf if lib is minigrad else torch.tensor(data, requires_grad=True)))
+
+
+@pytest.mark.parametrize("name, kwargs, theirs_kwargs", [
+    ("upsample", dict(scale_factor=2), dict(scale_factor=2)),
+    ("upsample", dict(size=(5, 7), mode="bilinear", align_corners=False),
+     dict(size=(5, 7), mode="bilinear", align_corners=False)),
+    ("upsample_nearest", dict(size=(6, 3)), dict(size=(6, 3))),
+    ("upsample_bilinear", dict(scale_factor=2), dict(scale_factor=2)),
+    ("upsample_bilinear", dict(size=(3, 5)), dict(size=(3, 5))),
+])
+def test_upsample_aliases_are_interpolate_as_torch(torch, name, kwargs, theirs_kwargs):
+    """The deprecated names give interpolate's values and gradients, upsample_bilinear with
+    align_corners=True, as torch's (whose deprecation warning is left out)."""
+    data = rng.standard_normal((2, 3, 4, 5))
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out = getattr(F, name)(x, **kwargs)
+    with pytest.warns(UserWarning, match="deprecated"):
+        expected = getattr(torch.nn.functional, name)(tx, **theirs_kwargs)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    upstream = rng.standard_normal(out.shape)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    if name == "upsample_bilinear":
+        np.testing.assert_array_equal(out.data, F.interpolate(
+            Tensor(data), **kwargs, mode="bilinear", align_corners=True).data)
+
+
+@pytest.mark.parametrize("hard", [False, True])
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_gumbel_softmax_samples_the_concrete_distribution(hard, dim):
+    """Soft: softmax((logits + g) / tau) with g = -log(Exp(1)) from `rng`, summing to 1 along
+    dim; hard: its argmax one-hot, with the soft sample's gradient (straight-through); the
+    argmax follows softmax(logits) (the Gumbel-max trick)."""
+    logits = rng.standard_normal((4, 3)).astype(np.float32)
+    x = Tensor(logits, requires_grad=True)
+    out = F.gumbel_softmax(x, 0.5, hard, dim=dim, rng=np.random.default_rng(7))
+    gumbels = -np.log(np.random.default_rng(7).standard_exponential(logits.shape))
+    scaled = (logits + gumbels) / 0.5
+    soft = np.exp(scaled - scaled.max(dim, keepdims=True))
+    soft /= soft.sum(dim, keepdims=True)
+    assert out.dtype == np.float32
+    if hard:
+        expected = (soft == soft.max(dim, keepdims=True)).astype(np.float32)
+        np.testing.assert_allclose(out.data, expected, atol=1e-6)
+    else:
+        np.testing.assert_allclose(out.data, soft, rtol=1e-5)
+    np.testing.assert_allclose(out.data.sum(dim), 1, rtol=1e-6)
+    weights = rng.standard_normal(logits.shape).astype(np.float32)
+    (out * Tensor(weights)).sum().backward()
+    # the soft sample's gradient: softmax's Jacobian at soft, divided by tau
+    expected_grad = soft * (weights - (soft * weights).sum(dim, keepdims=True)) / 0.5
+    np.testing.assert_allclose(x.grad, expected_grad, rtol=1e-4, atol=1e-6)
+    draws = F.gumbel_softmax(Tensor(np.tile(logits[:1], (20000, 1))), hard=True,
+                             rng=np.random.default_rng(3)).data.mean(0)
+    probabilities = np.exp(logits[0]) / np.exp(logits[0]).sum()
+    np.testing.assert_allclose(draws, probabilities, atol=0.015)
+
+
+def test_gumbel_softmax_matches_torch_in_distribution(torch):
+    """torch's samples (from its generator) and ours have the same mean, hard and soft."""
+    logits = np.array([0.5, -1.0, 2.0, 0.0])
+    theirs = torch.nn.functional.gumbel_softmax(torch.tensor(logits).repeat(20000, 1),
+                                                tau=2.0, hard=False)
+    ours = F.gumbel_softmax(Tensor(np.tile(logits, (20000, 1))), tau=2.0,
+                            rng=np.random.default_rng(0))
+    np.testing.assert_allclose(ours.data.mean(0), theirs.numpy().mean(0), atol=0.01)
+    assert_raises_like_torch(lambda lib, F_: F_.gumbel_softmax(lib.tensor([1, 2])))
+
+
 @pytest.mark.parametrize("dims, shape, output_size", [
     (1, (2, 3, 8), None), (1, (3, 8), [9]), (3, (2, 2, 4, 6, 4), None),
     (3, (1, 2, 4, 4, 6), [1, 2, 5, 5, 7]),
@@ -3927,6 +4167,124 @@ def test_max_pool3d_and_adaptive_max_pool_modules_match_torch(torch, make, shape
     assert ours(x).dtype == np.float32
     ours.return_indices = theirs.return_indices = True
     _compare_max_pools(torch, ours, theirs, _max_pool_data(shape, "ties_and_nan"))
+
+
+@pytest.mark.parametrize("name, args, shape", [
+    ("max_pool1d_with_indices", (3, 3, 1), (2, 3, 9)),  # windows that do not overlap: the
+    ("max_pool2d_with_indices", (2,), (2, 3, 5, 6)),  # gradients are then exactly torch's
+    ("max_pool2d_with_indices", ((2, 3), (2, 3), 1, 1, True), (3, 5, 7)),
+    ("max_pool3d_with_indices", (2, 2, 1, 2), (2, 2, 5, 4, 6)),
+    ("adaptive_max_pool1d_with_indices", (3,), (2, 3, 7)),
+    ("adaptive_max_pool2d_with_indices", ((2, None),), (2, 3, 5, 4)),
+    ("adaptive_max_pool3d_with_indices", (2,), (1, 2, 5, 3, 4)),
+])
+@pytest.mark.parametrize("return_indices", [False, True])
+def test_max_pools_with_indices_return_both_as_torch(torch, name, args, shape, return_indices):
+    """Output and indices whatever return_indices says (its last positional argument)."""
+    positional = len(inspect.signature(getattr(F, name)).parameters) - 1 - len(args)
+    extra = (return_indices,) if positional == 1 else ()
+    rest = dict(return_indices=return_indices) if not extra else {}
+    _compare_max_pools(torch, lambda x: getattr(F, name)(x, *args, *extra, **rest),
+                       lambda x: getattr(torch.nn.functional, name)(x, *args, *extra, **rest),
+                       _max_pool_data(shape, "ties_and_nan"))
+
+
+@pytest.mark.parametrize("dims, shape, kwargs", [
+    (2, (2, 3, 9, 11), dict(kernel_size=2, output_size=4)),
+    (2, (3, 10, 7), dict(kernel_size=(3, 2), output_size=(5, 6))),  # unbatched, overlapping
+    (2, (1, 2, 8, 8), dict(kernel_size=2, output_ratio=(0.5, 0.8))),
+    (2, (2, 2, 5, 6), dict(kernel_size=(2, 3), output_size=(1, 4))),  # one place: size - k
+    (3, (2, 2, 7, 6, 9), dict(kernel_size=2, output_size=(3, 4, 5))),
+    (3, (2, 6, 5, 8), dict(kernel_size=(2, 1, 3), output_ratio=0.6)),
+])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("kind", ["distinct", "ties_and_nan"])
+def test_fractional_max_pool_matches_torch_given_the_same_samples(torch, dims, shape, kwargs,
+                                                                  dtype, kind):
+    """Values, indices and gradients as torch's for the same `_random_samples` (in the
+    input's dtype, in which both compute the places)."""
+    data = _max_pool_data(shape, kind).astype(dtype)
+    batch = shape[0] if len(shape) == dims + 2 else 1
+    samples = rng.random((batch, shape[-dims - 1], dims)).astype(dtype)
+    name = f"fractional_max_pool{dims}d"
+    x, tx = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, indices = getattr(F, name)(x, **kwargs, return_indices=True, _random_samples=samples)
+    expected, expected_indices = getattr(torch.nn.functional, name)(
+        tx, **kwargs, return_indices=True, _random_samples=torch.tensor(samples))
+    assert out.dtype == dtype and indices.dtype == np.int64
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    np.testing.assert_array_equal(indices.data, expected_indices.numpy())
+    upstream = rng.standard_normal(out.shape).astype(dtype)
+    out.backward(upstream)
+    expected.backward(torch.tensor(upstream))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-6, atol=1e-6)
+    with_indices = getattr(F, name + "_with_indices")(Tensor(data), **kwargs,
+                                                      _random_samples=samples)
+    np.testing.assert_array_equal(with_indices[1].data, indices.data)
+
+
+def test_fractional_max_pool_draws_graham_windows_and_takes_their_maxima():
+    """Without samples: u = rng.random((N, C, 2)) ([..., 0] for W, [..., 1] for H), and each
+    output is the maximum of the k-wide window starting at floor((i + u) * alpha) -
+    floor(u * alpha), alpha = (size - k) / (out - 1), the last at size - k (Graham 2014),
+    computed here in numpy; floor(size * ratio) outputs per dim."""
+    data = rng.permutation(2 * 3 * 11 * 13).reshape(2, 3, 11, 13).astype(np.float64)
+    out, indices = F.fractional_max_pool2d(Tensor(data), (3, 2), output_ratio=(0.5, 0.7),
+                                           return_indices=True, rng=np.random.default_rng(4))
+    assert out.shape == indices.shape == (2, 3, 5, 9)
+    samples = np.random.default_rng(4).random((2, 3, 2))
+
+    def starts(u, size, k, count):
+        alpha = (size - k) / (count - 1)
+        return [math.floor((i + u) * alpha) - math.floor(u * alpha)
+                for i in range(count - 1)] + [size - k]
+
+    for n, c in np.ndindex(2, 3):
+        for i, top in enumerate(starts(samples[n, c, 1], 11, 3, 5)):
+            for j, left in enumerate(starts(samples[n, c, 0], 13, 2, 9)):
+                window = data[n, c, top:top + 3, left:left + 2]
+                assert out.data[n, c, i, j] == window.max()
+                row, col = np.unravel_index(window.argmax(), window.shape)
+                assert indices.data[n, c, i, j] == (top + row) * 13 + left + col
+    again = F.fractional_max_pool2d(Tensor(data), (3, 2), output_ratio=(0.5, 0.7),
+                                    rng=np.random.default_rng(4))
+    np.testing.assert_array_equal(out.data, again.data)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=0.5),
+    lambda lib: lib.nn.FractionalMaxPool2d((2, 3), (4, 3), return_indices=True,
+                                           _random_samples=lib.tensor([[[0.2, 0.7]]])),
+    lambda lib: lib.nn.FractionalMaxPool3d(2, output_size=3,
+                                           _random_samples=lib.tensor([[[0.2, 0.7, 0.1]]])),
+])
+def test_fractional_max_pool_modules_as_torch(torch, make):
+    ours, theirs = make(minigrad), make(torch)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for attribute in ("kernel_size", "output_size", "output_ratio", "return_indices"):
+        assert getattr(ours, attribute) == getattr(theirs, attribute), attribute
+    if ours._random_samples is not None:
+        shape = (1, 1, 8, 7) if isinstance(ours, nn.FractionalMaxPool3d) is False else \
+            (1, 1, 6, 7, 8)
+        data = rng.standard_normal(shape).astype(np.float32)
+        got, expected = ours(Tensor(data)), theirs(torch.tensor(data))
+        got, expected = (got, expected) if not ours.return_indices else (got[0], expected[0])
+        np.testing.assert_array_equal(got.data, expected.numpy())
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F_: m.nn.FractionalMaxPool2d(2),
+    lambda m, F_: m.nn.FractionalMaxPool2d(2, 3, 0.5),
+    lambda m, F_: m.nn.FractionalMaxPool2d(2, output_ratio=1.5),
+    lambda m, F_: m.nn.FractionalMaxPool3d(2, output_ratio=(0.5, 0.0, 0.5)),
+    lambda m, F_: F_.fractional_max_pool2d(m.ones(1, 1, 5, 5), 2),
+    lambda m, F_: F_.fractional_max_pool2d(m.ones(1, 1, 5, 5), 3, output_size=4),
+    lambda m, F_: F_.fractional_max_pool3d(m.ones(1, 1, 5, 5, 5), 2, output_size=2,
+                                           _random_samples=m.ones(1, 1, 2) / 2),
+])
+def test_fractional_max_pool_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
 
 
 def test_max_pool3d_takes_integers_as_torch(torch):

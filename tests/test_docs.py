@@ -283,7 +283,7 @@ def exported_names():
         | {("F", name) for name in functions if not name.startswith("_")}
         | {("special", name) for name in special.__all__}
         | {("nn", name) for name, value in vars(nn).items()
-           if inspect.isclass(value) and value.__module__ == nn.__name__
+           if inspect.isclass(value) and value.__module__ == nn.modules.__name__
            and not name.startswith("_")})
 
 

@@ -500,6 +500,84 @@ def test_parameter_list_edits_and_slices_as_torch():
         nn.ParameterList([Tensor(np.ones(1))])[1] = Tensor(np.ones(1))
 
 
+def _edited_parameter_dict(nn_module, make):
+    """A ParameterDict made from a plain dict (sorted), edited with a dict's methods."""
+    values = nn_module.ParameterDict({"b": make(2), "a": make(3), "note": "text"})
+    order = list(values)
+    values["c"] = make(4)  # a plain tensor, made a Parameter
+    values.update([("z", make(1)), ("b", make(5))])  # pairs keep their order; "b" replaced
+    default = values.setdefault("a", None) is values["a"]
+    popped = tuple(values.pop("c").shape)
+    last = values.popitem()[0]
+    merged = values | nn_module.ParameterDict(OrderedDict([("y", make(6)), ("x", make(7))]))
+    copied = values.copy()
+    return (order, type(values["c" if "c" in values else "a"]).__name__, default, popped, last,
+            list(merged), list(reversed(merged)), copied["a"] is values["a"], len(values),
+            [(n, tuple(p.shape)) for n, p in values.named_parameters()],
+            list(values.state_dict()), values.get("missing", 0), "note" in values, repr(values),
+            list(values.fromkeys(["p", "q"]).keys()))
+
+
+def test_parameter_dict_as_torch():
+    torch = torch_or_skip()
+    ours = _edited_parameter_dict(nn, lambda n: Tensor(np.ones(n, dtype=np.float32)))
+    theirs = _edited_parameter_dict(torch.nn, torch.ones)
+    assert ours[:-2] == theirs[:-2]
+    assert ours[-2] == theirs[-2].replace("torch.", "minigrad.")
+    assert ours[-1] == theirs[-1]
+    model = nn.ParameterDict({"w": Tensor(np.ones((2, 2), dtype=np.float32))})
+    (model["w"] * 3).sum().backward()  # a Parameter of the module, trained as one
+    np.testing.assert_array_equal(model["w"].grad.data, np.full((2, 2), 3.0))
+    with pytest.raises(KeyError):  # a dict's error (PyTorch: AttributeError)
+        model["missing"]
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda m, F: m.nn.ParameterDict({"a.b": m.ones(1)}),
+    lambda m, F: m.nn.ParameterDict({"keys": m.ones(1)}),
+    lambda m, F: m.nn.ParameterDict()[1],
+    lambda m, F: m.nn.ParameterDict().update(3),
+    lambda m, F: m.nn.ParameterDict().update([("a",)]),
+    lambda m, F: m.nn.ParameterDict().update([3]),
+    lambda m, F: m.nn.ParameterDict({"a": m.ones(1)})(m.ones(1)),
+])
+def test_parameter_dict_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
+
+
+def test_buffer_registers_itself_as_torch():
+    torch = torch_or_skip()
+
+    def registered(lib, values):
+        m = lib.nn.Module()
+        m.kept = lib.nn.Buffer(values(2))
+        m.skipped = lib.nn.Buffer(values(3), persistent=False)
+        m.register_buffer("given", lib.nn.Buffer(values(1), persistent=False))  # its argument
+        m.skipped = lib.nn.Buffer(values(3))  # assigned anew: persistent now
+        m.plain = values(4)  # a plain tensor is an attribute, as before
+        m.register_buffer("later", values(1), persistent=False)
+        m.later = values(5)  # a buffer's name keeps its persistence
+        shares = m.kept.data is not None
+        empty = lib.nn.Buffer()
+        return (list(m.state_dict()), [n for n, _ in m.named_buffers()], shares,
+                tuple(empty.shape), str(empty.dtype).rsplit(".", 1)[-1],
+                lib.nn.Buffer(values(1).requires_grad_()).requires_grad,
+                isinstance(m.kept, lib.Tensor))
+
+    assert registered(minigrad, lambda n: minigrad.ones(n)) == registered(torch, torch.ones)
+    data = Tensor(np.arange(3.0))
+    buffer = nn.Buffer(data)
+    assert buffer.data is data.data  # shares the memory, as torch's detach()
+    for misuse in [lambda m: setattr(m, "weight", nn.Buffer(Tensor(np.ones(1)))),
+                   lambda m: setattr(m, "bias", nn.Buffer(Tensor(np.ones(1))))]:
+        with pytest.raises(TypeError):  # a parameter's name takes a Parameter or None
+            misuse(nn.Linear(1, 1))
+    layer = nn.Linear(1, 1)
+    layer.note = 1
+    with pytest.raises(KeyError):  # as register_buffer over a plain attribute, as torch's
+        layer.note = nn.Buffer(Tensor(np.ones(1)))
+
+
 @pytest.mark.parametrize("edit", [_edited_list, _edited_sequential, _edited_dict,
                                   _combined_sequential])
 def test_containers_edit_and_slice_as_torch(edit):
@@ -761,6 +839,124 @@ def test_forgetting_super_init_is_a_clear_error():
 
     with pytest.raises(AttributeError, match=r"super\(\)\.__init__\(\)"):
         Broken()
+
+
+LAZY_LAYERS = [  # (make(nn), the first input's shape)
+    (lambda n, **k: n.LazyLinear(3, **k), (2, 5)),
+    (lambda n, **k: n.LazyLinear(4, False, **k), (2, 3, 6)),
+    (lambda n, **k: n.LazyConv1d(4, 3, 2, 1, 1, 2, **k), (2, 6, 9)),
+    (lambda n, **k: n.LazyConv2d(2, 3, **k), (3, 7, 6)),  # unbatched: in_channels from dim 0
+    (lambda n, **k: n.LazyConv3d(2, (1, 2, 2), bias=False, **k), (1, 2, 3, 4, 4)),
+    (lambda n, **k: n.LazyConvTranspose1d(3, 2, 2, **k), (2, 4, 5)),
+    (lambda n, **k: n.LazyConvTranspose2d(4, 3, 1, 1, 0, 2, **k), (1, 6, 4, 4)),
+    (lambda n, **k: n.LazyConvTranspose3d(2, 2, **k), (3, 2, 2, 3)),
+    (lambda n, **k: n.LazyBatchNorm1d(**k), (4, 3)),
+    (lambda n, **k: n.LazyBatchNorm2d(1e-3, 0.2, **k), (2, 3, 4, 4)),
+    (lambda n, **k: n.LazyBatchNorm3d(affine=False, **k), (2, 3, 2, 2, 2)),
+    (lambda n, **k: n.LazyInstanceNorm1d(**k), (2, 3, 6)),
+    (lambda n, **k: n.LazyInstanceNorm2d(track_running_stats=False, **k), (2, 3, 4, 4)),
+    (lambda n, **k: n.LazyInstanceNorm3d(**k), (2, 2, 2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("make, shape", LAZY_LAYERS)
+def test_lazy_layers_infer_their_input_size_as_torch(make, shape):
+    """Before the first call: torch's repr and uninitialized state; after it: the layer
+    PyTorch's becomes, with its settings and parameter shapes, computing what it computes
+    with its values."""
+    torch = torch_or_skip()
+    ours, theirs = make(nn, dtype=np.float64), make(torch.nn, dtype=torch.float64)
+    assert repr(ours) == repr(theirs)
+    kinds = {k: type(v).__name__ for k, v in theirs.state_dict().items()}
+    if "num_batches_tracked" in kinds:  # a plain tensor there: an array in ours
+        kinds["num_batches_tracked"] = "ndarray"
+    assert {k: type(v).__name__ for k, v in ours.state_dict().items()} == kinds
+    assert ours.has_uninitialized_params() and theirs.has_uninitialized_params()
+    x = np.random.default_rng(0).standard_normal(shape)
+    ours(Tensor(x))
+    theirs(torch.tensor(x))
+    assert type(ours).__name__ == type(theirs).__name__ and repr(ours) == repr(theirs)
+    assert {n: p.shape for n, p in ours.named_parameters()} == \
+        {n: tuple(p.shape) for n, p in theirs.named_parameters()}
+    assert all(p.dtype == np.float64 for p in ours.parameters())
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    np.testing.assert_allclose(ours(Tensor(x)).data, theirs(torch.tensor(x)).detach().numpy(),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_lazy_layer_materializes_the_parameters_an_optimizer_holds():
+    """The parameters given to an optimizer before the first call are the ones it makes, as
+    PyTorch documents (materialized in place), and keep their requires_grad and float32."""
+    layer = nn.LazyLinear(2, rng=np.random.default_rng(0))
+    params = list(layer.parameters())
+    layer.bias.requires_grad_(False)
+    opt = SGD(params, lr=1.0)
+    out = layer(Tensor(np.ones((3, 4), dtype=np.float32)))
+    assert isinstance(layer, nn.Linear) and not isinstance(layer, nn.LazyLinear)
+    assert layer.weight is params[0] and layer.bias is params[1]
+    assert type(layer.weight) is nn.Parameter and layer.in_features == 4
+    assert layer.weight.dtype == np.float32 and out.dtype == np.float32
+    bound = 1 / math.sqrt(4)  # Linear's initialisation for in_features 4
+    assert np.abs(layer.weight.data).max() <= bound and np.abs(layer.weight.data).max() > 0
+    before = layer.weight.data.copy()
+    out.sum().backward()
+    opt.step()
+    np.testing.assert_allclose(layer.weight.data, before - 3.0, rtol=1e-6)
+    assert layer.bias.grad is None
+
+
+def test_lazy_layer_takes_the_shapes_of_a_state_dict_loaded_first():
+    torch = torch_or_skip()
+    full = nn.Linear(5, 3, dtype=np.float64)
+    ours, theirs = nn.LazyLinear(3, dtype=np.float64), torch.nn.LazyLinear(3)
+    ours.load_state_dict(full.state_dict())
+    theirs.load_state_dict({k: torch.tensor(v) for k, v in full.state_dict().items()})
+    assert ours.has_uninitialized_params() == theirs.has_uninitialized_params() is False
+    assert type(ours).__name__ == "LazyLinear"  # until the first call, as torch's
+    x = np.random.default_rng(0).standard_normal((2, 5))
+    np.testing.assert_array_equal(ours(Tensor(x)).data, full(Tensor(x)).data)  # kept
+    assert type(ours) is nn.Linear
+
+
+def test_lazy_layer_deep_copies_before_its_first_call():
+    """Regression: copy.deepcopy of a lazy layer raised ValueError (the default copy read the
+    uninitialized values). A copy, as torch's, is a lazy layer of its own."""
+    import copy
+    layer = nn.LazyBatchNorm1d()
+    layer.weight.requires_grad_(False)
+    copied = copy.deepcopy(layer)
+    assert type(copied) is nn.LazyBatchNorm1d and copied.has_uninitialized_params()
+    assert copied.weight is not layer.weight and not copied.weight.requires_grad
+    assert list(copied.state_dict()) == list(layer.state_dict())
+    copied(Tensor(np.ones((2, 4), dtype=np.float32)))
+    assert type(copied) is nn.BatchNorm1d and copied.weight.shape == (4,)
+    assert layer.has_uninitialized_params()  # the original is left as it was
+    layer(Tensor(np.ones((2, 5), dtype=np.float32)))
+    assert layer.weight.shape == (5,)
+
+
+def test_uninitialized_parameters_refuse_to_be_used_as_torch():
+    torch = torch_or_skip()
+    for lib in (nn, torch.nn):
+        weight = lib.LazyLinear(3).weight
+        assert repr(weight) == "<UninitializedParameter>"
+        with pytest.raises(ValueError):
+            weight + 1
+        with pytest.raises(RuntimeError):
+            weight.shape
+        assert weight.requires_grad
+        buffer = lib.UninitializedBuffer()
+        assert repr(buffer) == "<UninitializedBuffer>" and not buffer.requires_grad
+    assert nn.UninitializedParameter().dtype == np.float32
+    assert nn.UninitializedParameter(dtype=np.float64).dtype == np.float64
+    assert nn.LazyLinear(3).double().weight.dtype == np.float64  # as torch's .double()
+    assert_raises_like_torch(lambda lib, F: lib.nn.LazyConv2d(4, 3)(lib.ones(8, 8)))
+    assert_raises_like_torch(lambda lib, F: lib.nn.LazyConv1d(4, 3, groups=2)(lib.ones(1, 3,
+                                                                                       8)))
+    with pytest.raises(ValueError):  # out_channels not divisible by groups: ours when made
+        nn.LazyConv1d(3, 3, groups=2)
+    with pytest.raises(RuntimeError):  # torch's at the first call
+        torch.nn.LazyConv1d(3, 3, groups=2)(torch.ones(1, 2, 8))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1576,12 +1772,143 @@ def test_clip_grad_norm_leaves_small_gradients_alone():
         np.testing.assert_array_equal(p.grad, g)
 
 
+def test_clip_grad_norm_of_one_tensor_as_torch():
+    """Regression: one Parameter given alone was iterated by rows, which have no gradient, so
+    nothing was clipped and the norm was 0."""
+    torch = torch_or_skip()
+    ours, theirs = nn.Parameter(np.zeros(3)), torch.zeros(3, dtype=torch.float64,
+                                                           requires_grad=True)
+    grad = np.array([3.0, 4.0, 12.0])
+    ours.grad, theirs.grad = Tensor(grad.copy()), torch.tensor(grad)
+    assert clip_grad_norm_(ours, 1.0) == pytest.approx(
+        float(torch.nn.utils.clip_grad_norm_(theirs, 1.0)), rel=1e-12)
+    np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(), rtol=1e-12)
+
+
 def test_clip_grad_norm_float32_keeps_dtype():
     p = nn.Parameter(np.zeros(4, dtype=np.float32))
     p.grad = Tensor(np.full(4, 10.0, dtype=np.float32))  # norm 20
     assert clip_grad_norm_([p], 5.0) == pytest.approx(20.0, rel=1e-6)
     assert p.grad.dtype == np.float32
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
+
+
+def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
+    """`import minigrad.nn.functional as F` and the other torch.nn paths work in a fresh
+    interpreter, each naming minigrad's own module or object, not a copy."""
+    import subprocess
+    import sys
+    code = ("import minigrad.nn.functional as F\n"
+            "import minigrad.nn.init as I\n"
+            "from minigrad.nn import functional, init, utils\n"
+            "from minigrad.nn.functional import relu\n"
+            "from minigrad.nn.parameter import (Buffer, Parameter, UninitializedBuffer,\n"
+            "                                   UninitializedParameter)\n"
+            "from minigrad.nn.modules import Module, Linear\n"
+            "import minigrad\n"
+            "assert F is functional is minigrad.functional and relu is minigrad.functional.relu\n"
+            "assert I is init is minigrad.init and minigrad.nn.init.xavier_uniform_ is "
+            "minigrad.init.xavier_uniform_\n"
+            "assert utils.clip_grad_norm_ is minigrad.optim.clip_grad_norm_\n"
+            "assert Parameter is minigrad.nn.Parameter and Module is minigrad.nn.Module\n"
+            "assert Buffer is minigrad.nn.Buffer and UninitializedBuffer is "
+            "minigrad.nn.UninitializedBuffer\n"
+            "assert UninitializedParameter is minigrad.nn.UninitializedParameter\n"
+            "assert Linear is minigrad.nn.Linear\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_nn_utils_offers_what_torch_nn_utils_names():
+    torch = torch_or_skip()
+    for name in nn.utils.__all__:
+        assert hasattr(torch.nn.utils, name), name
+    assert not {"clip_grad_value_", "parameters_to_vector", "vector_to_parameters"} - set(
+        vars(nn.utils))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_grad_value_clamps_each_gradient_as_torch(dtype):
+    torch = torch_or_skip()
+    grads = [np.array([[3.0, -0.2], [-7.0, math.nan]]), None, np.array([math.inf, 0.5])]
+    ours = [nn.Parameter(np.zeros((2, 2) if g is None else g.shape), dtype=dtype) for g in grads]
+    theirs = [torch.zeros(p.shape, dtype=getattr(torch, np.dtype(dtype).name),
+                          requires_grad=True) for p in ours]
+    for p, t, g in zip(ours, theirs, grads):
+        if g is not None:
+            p.grad, t.grad = Tensor(g.astype(dtype)), torch.tensor(g.astype(dtype))
+    assert nn.utils.clip_grad_value_(ours, 1.5) is None
+    torch.nn.utils.clip_grad_value_(theirs, 1.5)
+    for p, t in zip(ours, theirs):
+        assert (p.grad is None) == (t.grad is None)
+        if p.grad is not None:
+            assert p.grad.dtype == dtype
+            np.testing.assert_array_equal(p.grad.data, t.grad.numpy())
+    one = nn.Parameter(np.zeros(2))  # a single tensor, as torch's
+    one.grad = Tensor(np.array([-4.0, 4.0]))
+    nn.utils.clip_grad_value_(one, 2)
+    np.testing.assert_array_equal(one.grad.data, [-2.0, 2.0])
+
+
+def test_parameters_to_vector_and_back_as_torch():
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    shapes = [(2, 3), (4,), (1, 2, 2)]
+    values = [rng.standard_normal(s) for s in shapes]
+    ours = [nn.Parameter(v.copy()) for v in values]
+    theirs = [torch.tensor(v, requires_grad=True) for v in values]
+    vector = nn.utils.parameters_to_vector(ours)
+    expected = torch.nn.utils.parameters_to_vector(theirs)
+    np.testing.assert_array_equal(vector.data, expected.detach().numpy())
+    weights = rng.standard_normal(vector.shape)
+    (vector * Tensor(weights)).sum().backward()  # in the graph, as torch's
+    (expected * torch.tensor(weights)).sum().backward()
+    for p, t in zip(ours, theirs):
+        np.testing.assert_array_equal(p.grad.data, t.grad.numpy())
+    longer = rng.standard_normal(vector.numel() + 2).astype(np.float32)  # extra entries unused
+    nn.utils.vector_to_parameters(Tensor(longer), ours)
+    torch.nn.utils.vector_to_parameters(torch.tensor(longer), theirs)
+    for p, t in zip(ours, theirs):
+        assert p.dtype == np.float32 and t.dtype == torch.float32  # vec's dtype, as torch's
+        np.testing.assert_array_equal(p.data, t.detach().numpy())
+    assert_raises_like_torch(lambda lib, F: (lib.nn.utils.vector_to_parameters(
+        lib.ones(3), [lib.nn.Parameter(lib.zeros(2, 2))])))
+    with pytest.raises(TypeError):
+        nn.utils.vector_to_parameters(np.ones(3), ours)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("padding_side", ["right", "left"])
+def test_pad_sequence_pads_and_stacks_as_torch(batch_first, padding_side):
+    torch = torch_or_skip()
+    rng = np.random.default_rng(6)
+    arrays = [rng.standard_normal((n, 2, 3)) for n in (3, 5, 1)]
+    ours = [Tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    out = nn.utils.rnn.pad_sequence(ours, batch_first, -1.5, padding_side)
+    expected = torch.nn.utils.rnn.pad_sequence(theirs, batch_first, -1.5, padding_side)
+    np.testing.assert_array_equal(out.data, expected.detach().numpy())
+    weights = rng.standard_normal(out.shape)
+    (out * Tensor(weights)).sum().backward()
+    (expected * torch.tensor(weights)).sum().backward()
+    for p, t in zip(ours, theirs):
+        np.testing.assert_array_equal(p.grad.data, t.grad.numpy())
+    integers = [np.arange(2), np.arange(4)]
+    padded = nn.utils.rnn.pad_sequence([Tensor(a) for a in integers])
+    assert padded.dtype == np.int64
+    np.testing.assert_array_equal(padded.data, torch.nn.utils.rnn.pad_sequence(
+        [torch.tensor(a) for a in integers]).numpy())
+    assert nn.utils.rnn.pad_sequence([Tensor(np.ones(2, np.float32))]).dtype == np.float32
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([]),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(2, 3), lib.ones(2, 2)]),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(2)], padding_side="middle"),
+    lambda lib, F: lib.nn.utils.rnn.pad_sequence([lib.ones(())]),
+])
+def test_pad_sequence_refuses_what_torch_refuses(misuse):
+    assert_raises_like_torch(misuse)
 
 
 # ----------------------------------------------------------------------------------------------

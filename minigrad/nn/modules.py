@@ -17,14 +17,14 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Seque
 
 import numpy as np
 
-from . import devices
-from . import functional as F
-from . import init  # noqa: F401  (minigrad.nn.init, as torch.nn.init)
-from .dtypes import get_default_dtype
-from .engine import Function, HookHandle, is_grad_enabled, require_bool
-from .errors import InvalidArgumentError, InvalidKeyError
-from .tensor import Tensor, _as_array
-from .tensor_functions import cat, stack
+from .. import devices
+from .. import functional as F
+from .. import init
+from ..dtypes import get_default_dtype
+from ..engine import Function, HookHandle, is_grad_enabled, no_grad, require_bool
+from ..errors import InvalidArgumentError, InvalidKeyError, InvalidTypeError
+from ..tensor import Tensor, _as_array
+from ..tensor_functions import cat, stack
 
 
 class Parameter(Tensor):
@@ -37,6 +37,100 @@ class Parameter(Tensor):
                  dtype: Any = None) -> None:
         super().__init__(np.empty(0, np.float32) if data is None else data,
                          requires_grad=requires_grad, dtype=dtype)
+
+
+class Buffer(Tensor):
+    """A tensor that registers itself as a buffer when assigned to a Module attribute (as
+    `register_buffer(name, buffer, buffer.persistent)`): PyTorch's
+    `Buffer(data=None, *, persistent=True)`, sharing `data`'s array and keeping its
+    requires_grad (no data: an empty float32 tensor)."""
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data: Any = None, *, persistent: bool = True) -> None:
+        super().__init__(np.empty(0, np.float32) if data is None else data,
+                         requires_grad=isinstance(data, Tensor) and data.requires_grad)
+        self.persistent = persistent
+
+
+_DATA_SLOT = Tensor.__dict__["data"]  # the array of a tensor, under _Uninitialized's property
+
+
+class _Uninitialized:
+    """What UninitializedParameter and UninitializedBuffer share, as PyTorch's: a tensor of a
+    dtype but no shape yet, which a lazy module materializes in place (the same object, so an
+    optimizer given it before then updates it after) when its first input shows the shape.
+    Any use of its values before that raises ValueError, as PyTorch's."""
+
+    __slots__ = ()
+    cls_to_become: type[Tensor]
+
+    @property
+    def data(self) -> np.ndarray:
+        raise ValueError(f"Attempted to use an uninitialized {self._kind()}: this happens when "
+                         f"a lazy module's parameters or buffers are used before its first "
+                         f"call, which infers their shapes (or before load_state_dict)")
+
+    @data.setter
+    def data(self, array: np.ndarray) -> None:
+        _DATA_SLOT.__set__(self, array)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return _DATA_SLOT.__get__(self).dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        raise RuntimeError(f"Can't access the shape of an uninitialized {self._kind()}: run "
+                           f"the lazy module once (or load a state dict) first")
+
+    def _kind(self) -> str:
+        return "parameter" if isinstance(self, Parameter) else "buffer"
+
+    def materialize(self, shape: int | Sequence[int], dtype: Any = None) -> None:
+        """Become a `cls_to_become` (Parameter, or a plain tensor for a buffer) of `shape`, of
+        this dtype unless `dtype` is given, holding uninitialized values (np.empty's)."""
+        array = np.empty(shape, self.dtype if dtype is None else dtype)
+        self.__class__ = self.cls_to_become
+        self.data = array
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A Parameter whose shape a lazy module sets at its first call (`materialize`), as
+    PyTorch's `UninitializedParameter(requires_grad=True, *, dtype=None)` (float32 unless
+    given)."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, *, dtype: Any = None) -> None:
+        super().__init__(np.empty(0, get_default_dtype() if dtype is None else dtype),
+                         requires_grad)
+
+    def __deepcopy__(self, memo: dict) -> UninitializedParameter:
+        # a new one: the default copy would read the values it has not got
+        return UninitializedParameter(self.requires_grad, dtype=self.dtype)
+
+
+class UninitializedBuffer(_Uninitialized, Buffer):
+    """A buffer whose shape a lazy module sets at its first call (`materialize`), as PyTorch's
+    `UninitializedBuffer(requires_grad=False, *, dtype=None, persistent=True)`; materialized it
+    is a Buffer (PyTorch's: a plain Tensor), so assigning either registers a buffer."""
+
+    __slots__ = ()
+    cls_to_become = Buffer
+
+    def __init__(self, requires_grad: bool = False, *, dtype: Any = None,
+                 persistent: bool = True) -> None:
+        super().__init__(Tensor(np.empty(0, get_default_dtype() if dtype is None else dtype),
+                                requires_grad), persistent=persistent)
+
+    def __deepcopy__(self, memo: dict) -> UninitializedBuffer:
+        return UninitializedBuffer(self.requires_grad, dtype=self.dtype,
+                                   persistent=self.persistent)
 
 
 class _IncompatibleKeys(NamedTuple):
@@ -184,9 +278,14 @@ class Module:
                     if value is not None and not isinstance(value, expected):
                         raise TypeError(f"cannot assign {type(value).__name__!r} as {kind} "
                                         f"{name!r} ({expected.__name__} or None expected)")
+                    if isinstance(value, Buffer):
+                        break  # registered again below, with the Buffer's persistence
                     named[name] = value
                     object.__setattr__(self, name, value)
                     return
+            if isinstance(value, Buffer):
+                self.register_buffer(name, value, value.persistent)
+                return
         self._unregister(name, keep=registry)  # as PyTorch, a replaced one keeps its place
         if registry is not None:
             registry[name] = value
@@ -469,11 +568,12 @@ class Module:
         """Cast every parameter and floating-point buffer to `dtype` in place (float64 for
         gradcheck, say); integer buffers (a step count) stay as they are, as in PyTorch."""
         for p in self.parameters():
-            p.data = p.data.astype(dtype)
+            # the array itself, also an uninitialized parameter's (whose dtype this sets)
+            p.data = _DATA_SLOT.__get__(p).astype(dtype)
             p.grad = None
         for b in self.buffers():
             if b.dtype.kind == "f":
-                b.data = b.data.astype(dtype)
+                b.data = _DATA_SLOT.__get__(b).astype(dtype)
         return self
 
     def to(self, *args: Any, dtype: Any = None, device: Any = None,
@@ -522,8 +622,8 @@ class Module:
     def state_dict(self, *, prefix: str = "", keep_vars: bool = False
                    ) -> dict[str, Any]:
         """`prefix` + parameter and persistent buffer name -> a copy of its array, or with
-        keep_vars=True the tensor itself, as PyTorch's."""
-        return {prefix + name: t if keep_vars else t.data.copy()
+        keep_vars=True (or uninitialized, a lazy layer's) the tensor itself, as PyTorch's."""
+        return {prefix + name: t if keep_vars or isinstance(t, _Uninitialized) else t.data.copy()
                 for name, t in self._state().items()}
 
     def load_state_dict(self, state_dict: Mapping[str, Any],
@@ -532,7 +632,8 @@ class Module:
         names and return (missing_keys, unexpected_keys), as PyTorch. With strict=True a name
         missing on either side raises RuntimeError; with strict=False the names both sides
         have are loaded. A shape that differs raises either way. Nothing is copied unless all
-        that is to be loaded fits."""
+        that is to be loaded fits. A lazy layer's uninitialized parameters and buffers are
+        materialized in the state's shapes (an uninitialized one in the state is skipped)."""
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         targets = self._state()
@@ -543,14 +644,17 @@ class Module:
                                   f"{missing}, unexpected keys {unexpected}")
         values = {}
         for name, target in targets.items():
-            if name in state_dict:
+            if name in state_dict and not isinstance(state_dict[name], _Uninitialized):
                 value = _as_array(state_dict[name])  # arrays, or Tensors and Parameters
-                if value.shape != target.shape:
+                # a lazy layer's uninitialized tensor takes the shape (materialized below)
+                if not isinstance(target, _Uninitialized) and value.shape != target.shape:
                     raise InvalidArgumentError(f"load_state_dict: {name} has shape "
                                                f"{value.shape} in the state but {target.shape} "
                                                f"in the model")
                 values[name] = value
         for name, value in values.items():
+            if isinstance(targets[name], _Uninitialized):
+                targets[name].materialize(value.shape)
             np.copyto(targets[name].data, value, casting="same_kind")
             targets[name]._version += 1  # changed in place: a graph that saved it is stale
         return _IncompatibleKeys(missing, unexpected)
@@ -935,6 +1039,69 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) or (C, D, H, W)."""
 
     _ranks = (4, 5)
+
+
+class _LazyModule:
+    """What the Lazy layers share, as PyTorch's LazyModuleMixin: made without the size of their
+    input (Linear's in_features, the convolutions' in_channels, the norms' num_features), their
+    parameters (and float buffers) are UninitializedParameters (UninitializedBuffers) until the
+    first call, which infers it from the input, materializes them in place (so an optimizer
+    given them before updates them after; a state dict loaded before gives their values), with
+    the values `cls_to_become` would start from, and turns the layer into a `cls_to_become`."""
+
+    cls_to_become: type[Module]
+    _in_dim = 1  # the input's dim whose size the layer lacks
+    _unbatched_rank: int | None = None  # with an unbatched form of this rank: dim 0 there
+
+    def _lazy_init(self, *args: Any, **kwargs: Any) -> None:
+        """Make the layer as `cls_to_become(0, *args, **kwargs)` (its checks of the other
+        arguments run now), its parameters and float buffers left uninitialized."""
+        self.cls_to_become.__init__(self, 0, *args, **kwargs)
+        self._lazy_arguments = (args, kwargs)
+        for name, p in list(self._parameters.items()):
+            if p is not None:
+                setattr(self, name, UninitializedParameter(p.requires_grad, dtype=p.dtype))
+        for name, b in list(self._buffers.items()):
+            if b is not None and b.dtype.kind == "f":
+                self.register_buffer(name, UninitializedBuffer(dtype=b.dtype),
+                                     name not in self._non_persistent_buffers)
+
+    def has_uninitialized_params(self) -> bool:
+        return any(isinstance(t, _Uninitialized)
+                   for t in (*self._parameters.values(), *self._buffers.values()))
+
+    def _in_size(self, input: Tensor) -> int:
+        if self._unbatched_rank is None:
+            return input.shape[self._in_dim]
+        ranks = (self._unbatched_rank, self._unbatched_rank + 1)
+        if input.ndim not in ranks:
+            raise InvalidArgumentError(f"Expected {ranks[0]}D (unbatched) or {ranks[1]}D "
+                                       f"(batched) input to {type(self).__name__}, but got "
+                                       f"input of size: {input.shape}")
+        return input.shape[1 if input.ndim == ranks[1] else 0]
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        """Infer the missing size from `input` and take the settings and initial values of
+        the `cls_to_become` of that size (parameters loaded from a state dict keep theirs)."""
+        arguments, keywords = self._lazy_arguments
+        complete = self.cls_to_become(self._in_size(input), *arguments, **keywords)
+        with no_grad():
+            for mine, theirs in ((self._parameters, complete._parameters),
+                                 (self._buffers, complete._buffers)):
+                for name, tensor in mine.items():
+                    if isinstance(tensor, _Uninitialized):
+                        tensor.materialize(theirs[name].shape)
+                        tensor.data[...] = theirs[name].data
+        registered = {*self._parameters, *self._buffers, *self._modules}
+        for name, value in vars(complete).items():  # in_features and the like
+            if not name.startswith("_") and name != "training" and name not in registered:
+                object.__setattr__(self, name, value)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.initialize_parameters(*args, **kwargs)
+        del self._lazy_arguments
+        object.__setattr__(self, "__class__", self.cls_to_become)
+        return self(*args, **kwargs)
 
 
 class GroupNorm(Module):
@@ -1902,6 +2069,50 @@ class MaxPool3d(MaxPool2d):
                             self.ceil_mode, self.return_indices)
 
 
+def _per_dim(value: Any, dims: int) -> tuple:
+    """One setting per spatial dim, as PyTorch's _pair and _triple keep them."""
+    return tuple(value) if np.iterable(value) else (value,) * dims
+
+
+class FractionalMaxPool2d(Module):
+    """F.fractional_max_pool2d as a layer, as PyTorch's: `output_size` or `output_ratio` (each
+    in (0, 1)), the settings kept as tuples; `_random_samples` given is a buffer and sets the
+    windows' places, else they are drawn at each call from `rng` (keyword-only)."""
+
+    _spatial_dims = 2
+
+    def __init__(self, kernel_size: int | Sequence[int],
+                 output_size: int | Sequence[int] | None = None,
+                 output_ratio: float | Sequence[float] | None = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None, *,
+                 rng: np.random.Generator | None = None) -> None:
+        super().__init__()
+        name, dims = type(self).__name__, self._spatial_dims
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        self.kernel_size, self.return_indices = _per_dim(kernel_size, dims), return_indices
+        self.output_size = None if output_size is None else _per_dim(output_size, dims)
+        self.output_ratio = None if output_ratio is None else _per_dim(output_ratio, dims)
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+        self.register_buffer("_random_samples", _random_samples)
+        self.rng = _default_rng(rng)
+
+    def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
+        pool = F.fractional_max_pool2d if self._spatial_dims == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, self._random_samples, rng=self.rng)
+
+
+class FractionalMaxPool3d(FractionalMaxPool2d):
+    """F.fractional_max_pool3d as a layer, as FractionalMaxPool2d."""
+
+    _spatial_dims = 3
+
+
 class AvgPool3d(AvgPool2d):
     """F.avg_pool3d as a layer."""
 
@@ -1955,6 +2166,28 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
+class CrossMapLRN2d(Module):
+    """Local response normalisation across the channels of (N, C, H, W) (Krizhevsky et al.
+    2012), Lua Torch's layer: x / (k + alpha / size * s)^beta, s the sum of x^2 over the
+    2 * ((size - 1) // 2) + 1 channels centred on each (for an odd size, `size` channels, as
+    LocalResponseNorm's; for an even one, one fewer): F.local_response_norm of that window."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D "
+                             f"instead.")
+        window = 2 * ((self.size - 1) // 2) + 1
+        return F.local_response_norm(input, window, self.alpha * window / self.size, self.beta,
+                                     self.k)
 
 
 class _MaxUnpoolNd(Module):
@@ -2167,6 +2400,11 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target: Any) -> Tensor:
         return F.nll_loss(input, target, self._given(self.weight),
                           ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under the name PyTorch keeps for it (deprecated there, with a warning): class
+    scores (N, C, H, W) and targets (N, H, W), as NLLLoss takes them."""
 
 
 class BCELoss(_WeightedLoss):
@@ -2413,6 +2651,140 @@ class ParameterList(Module):
 
     def __iter__(self) -> Iterator[Parameter]:
         return iter(self._parameters.values())
+
+
+class ParameterDict(Module):
+    """Parameters by name, registered under their keys, with a dict's methods, as PyTorch's: a
+    tensor given is made a Parameter, any other value is kept as a plain attribute. A plain
+    dict given to the constructor or `update` is taken in sorted key order, an OrderedDict, a
+    ParameterDict or a sequence of pairs in its own order."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        object.__setattr__(self, "_keys", {})  # the keys in order; values are attributes
+        if parameters is not None:
+            self.update(parameters)
+
+    def update(self, parameters: Any) -> None:
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        elif isinstance(parameters, Iterable):
+            pairs = list(parameters)
+            for index, pair in enumerate(pairs):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{index} should be "
+                                    f"Iterable; is {type(pair).__name__}")
+                if len(pair) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{index} has "
+                                     f"length {len(pair)}; 2 is required")
+        else:
+            raise TypeError(f"ParameterDict.update should be called with an iterable of "
+                            f"key/value pairs, but got {type(parameters).__name__}")
+        for key, value in pairs:
+            self[key] = value
+
+    def _check_key(self, key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError(f"Index given to ParameterDict cannot be used as a key as it is "
+                            f"not a string (type is {type(key).__name__!r})")
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        if self._check_key(key) not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if isinstance(value, Tensor) and self._check_key(key) not in self._keys:
+            self.register_parameter(key, _parameter(value))  # PyTorch's checks of a new name
+        else:
+            setattr(self, self._check_key(key), _parameter(value) if isinstance(value, Tensor)
+                    else value)
+        self._keys[key] = None
+
+    def __delitem__(self, key: str) -> None:
+        self[key]  # noqa: B018  (a missing key raises KeyError)
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def keys(self) -> Iterable[str]:
+        return self._keys.keys()
+
+    def values(self) -> Iterator[Any]:
+        return (self[key] for key in self._keys)
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        return ((key, self[key]) for key in self._keys)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self) -> tuple[str, Any]:
+        """The last key inserted and its value, removed."""
+        if not self._keys:
+            raise KeyError("popitem(): ParameterDict is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def clear(self) -> None:
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict of the same values (the same Parameter objects), in order."""
+        return ParameterDict(OrderedDict(self.items()))
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        return ParameterDict([(key, default) for key in keys])
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        merged = other.copy()
+        merged.update(self)
+        return merged
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
+
+    def __repr__(self) -> str:
+        """As PyTorch prints it: one line per key, a tensor by its type and size."""
+        lines = [f"    ({key}): " + (
+            f"Parameter containing: [{value.type()} of size {'x'.join(map(str, value.shape))}]"
+            if isinstance(value, Tensor) else f"Object of type: {type(value).__name__}")
+            for key, value in self.items()]
+        return "ParameterDict(" + "".join(f"\n{line}" for line in lines) + ("\n)" if lines else ")")
 
 
 def _parameter(value: Any) -> Parameter:
@@ -2811,29 +3183,37 @@ class Transformer(Module):
 # --------------------------------------------------------------------------------------------
 # Recurrent layers
 # --------------------------------------------------------------------------------------------
-class _RNNBase(Module):
-    """RNN, LSTM and GRU: `num_layers` stacked layers (each direction of a bidirectional one
-    reading the sequence its own way), with PyTorch's parameters (weight_ih_l{k}, weight_hh_l{k},
-    bias_ih_l{k}, bias_hh_l{k}, "_reverse" for the backward direction; gates stacked in
-    PyTorch's order), initialisation (uniform in +-1/sqrt(hidden_size)) and layouts: input
-    (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); returns (output, h_n)
-    (LSTM: (output, (h_n, c_n))), output holding the last layer's hidden state at every step
-    (both directions' concatenated), h_n each layer's and direction's last one. Dropout (from
-    `rng`, while training) applies to the outputs of every layer but the last. LSTM's
-    proj_size > 0 projects each hidden state to that size (weight_hr_l{k}), as PyTorch's.
+# PyTorch's RNNBase modes: (blocks of hidden_size rows in each weight, states carried from
+# step to step: LSTM's h and c)
+_RNN_MODES = {"RNN_TANH": (1, 1), "RNN_RELU": (1, 1), "LSTM": (4, 2), "GRU": (3, 1)}
+
+
+class RNNBase(Module):
+    """The base class of RNN, LSTM and GRU, PyTorch's: its first argument `mode` ('RNN_TANH',
+    'RNN_RELU', 'LSTM' or 'GRU') sets the gates, as theirs; `num_layers` stacked layers (each
+    direction of a bidirectional one reading the sequence its own way), with PyTorch's
+    parameters (weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, "_reverse" for the
+    backward direction; gates stacked in PyTorch's order), initialisation (uniform in
+    +-1/sqrt(hidden_size)) and layouts: input (L, N, H_in), (N, L, H_in) with batch_first, or
+    unbatched (L, H_in); returns (output, h_n) (LSTM: (output, (h_n, c_n))), output holding the
+    last layer's hidden state at every step (both directions' concatenated), h_n each layer's
+    and direction's last one. Dropout (from `rng`, while training) applies to the outputs of
+    every layer but the last. LSTM's proj_size > 0 projects each hidden state to that size
+    (weight_hr_l{k}), as PyTorch's.
 
     Each step is a composition of linear, sigmoid and tanh; the input's share of every step is
     one matrix product over the whole sequence."""
 
-    _gates = 1  # blocks of hidden_size rows in each weight (LSTM: 4, GRU: 3)
-    _states = 1  # the states carried from step to step (LSTM: h and c)
-
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
                  bidirectional: bool = False, proj_size: int = 0, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
-        if proj_size and self._states == 1:  # PyTorch's RuntimeError comes when run
+        if mode not in _RNN_MODES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        self.mode = mode
+        chunks, self._states = _RNN_MODES[mode]
+        if proj_size and mode != "LSTM":
             raise InvalidArgumentError(f"{type(self).__name__}: proj_size is only for LSTM")
         if not 0 <= proj_size < hidden_size:
             raise ValueError(f"{type(self).__name__}: proj_size must be in [0, hidden_size) "
@@ -2847,7 +3227,7 @@ class _RNNBase(Module):
         self.bias, self.batch_first, self.dropout = bias, batch_first, dropout
         self.bidirectional, self.proj_size = bidirectional, proj_size
         self.rng = _default_rng(rng)
-        gates, directions = self._gates * hidden_size, 2 if bidirectional else 1
+        gates, directions = chunks * hidden_size, 2 if bidirectional else 1
         output_size = proj_size or hidden_size  # of each direction's hidden state
         uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=self.rng, dtype=dtype)
         for layer in range(num_layers):
@@ -2931,7 +3311,10 @@ class _RNNBase(Module):
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:
-        raise NotImplementedError
+        """The next states from the step's input and hidden shares: each subclass's gates (a
+        bare RNNBase or RNNCellBase has none, as PyTorch's has no forward)."""
+        raise NotImplementedError(f"{type(self).__name__} has no cell of its own: use nn.RNN, "
+                                  f"nn.LSTM, nn.GRU or their cells")
 
 
 def _initial_states(name: str, hx: Any, shapes: list[tuple[int, ...]], batched: bool,
@@ -2951,9 +3334,9 @@ def _initial_states(name: str, hx: Any, shapes: list[tuple[int, ...]], batched: 
     return given if batched else [g.unsqueeze(batch_dim) for g in given]
 
 
-class RNN(_RNNBase):
+class RNN(RNNBase):
     """Elman's RNN: h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh) (or relu, with
-    nonlinearity='relu'). Arguments and results as _RNNBase."""
+    nonlinearity='relu'). Arguments and results as RNNBase."""
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
@@ -2961,8 +3344,8 @@ class RNN(_RNNBase):
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; use 'tanh' or 'relu'")
-        super().__init__(input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, rng=rng, dtype=dtype)
+        super().__init__(f"RNN_{nonlinearity.upper()}", input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, rng=rng, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
@@ -2971,14 +3354,18 @@ class RNN(_RNNBase):
         return [total.tanh() if self.nonlinearity == "tanh" else total.relu()]
 
 
-class LSTM(_RNNBase):
+class LSTM(RNNBase):
     """Hochreiter & Schmidhuber's LSTM, PyTorch's gates (i, f, g, o) stacked in that order:
     i, f, o = sigmoid(...), g = tanh(...) of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh;
     c_t = f c_{t-1} + i g,  h_t = o tanh(c_t) (times W_hr^T with proj_size). hx is (h_0, c_0);
     returns (output, (h_n, c_n))."""
 
-    _gates = 4
-    _states = 2
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, rng=rng, dtype=dtype)
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:
@@ -2987,12 +3374,17 @@ class LSTM(_RNNBase):
         return [o.sigmoid() * cell.tanh(), cell]
 
 
-class GRU(_RNNBase):
+class GRU(RNNBase):
     """Cho et al.'s GRU, PyTorch's gates (r, z, n) stacked in that order:
     r, z = sigmoid(x_t W_i^T + b_i + h_{t-1} W_h^T + b_h) for their rows,
     n = tanh(x_t W_in^T + b_in + r (h_{t-1} W_hn^T + b_hn)),  h_t = (1 - z) n + z h_{t-1}."""
 
-    _gates = 3
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
+                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
+                 bidirectional: bool = False, proj_size: int = 0, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
+                         dropout, bidirectional, proj_size, rng=rng, dtype=dtype)
 
     def _cell(self, from_input: Tensor, from_hidden: Tensor, state: list[Tensor]
               ) -> list[Tensor]:
@@ -3004,19 +3396,19 @@ class GRU(_RNNBase):
         return [(1 - update) * candidate + update * state[0]]
 
 
-class _RNNCellBase(Module):
-    """RNNCell, LSTMCell and GRUCell: one step of RNN, LSTM or GRU (the same `_cell`), with
-    PyTorch's parameters weight_ih (gates * hidden_size, input_size), weight_hh, bias_ih and
-    bias_hh, initialised as theirs. forward(input, hx=None) takes input (N, input_size) or
-    unbatched (input_size,) and the state of that batchedness (zeros when not given): h, or
-    (h, c) for LSTMCell; it returns the next state likewise."""
+class RNNCellBase(Module):
+    """The base class of RNNCell, LSTMCell and GRUCell, PyTorch's: weights of `num_chunks`
+    blocks of hidden_size rows (the gates). The cells are one step of RNN, LSTM or GRU (the same
+    `_cell`), with PyTorch's parameters weight_ih (gates * hidden_size, input_size), weight_hh,
+    bias_ih and bias_hh, initialised as theirs. forward(input, hx=None) takes input (N,
+    input_size) or unbatched (input_size,) and the state of that batchedness (zeros when not
+    given): h, or (h, c) for LSTMCell; it returns the next state likewise."""
 
-    _gates: int
-    _states: int
-    _cell: Callable[..., list[Tensor]]
+    _states = 1  # LSTMCell: h and c
+    _cell = RNNBase._cell
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool,
-                 rng: np.random.Generator | None, dtype: Any) -> None:
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
         super().__init__()
         if hidden_size < 1:
             raise ValueError(f"{type(self).__name__}: hidden_size must be >= 1, got "
@@ -3024,10 +3416,10 @@ class _RNNCellBase(Module):
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         uniform = functools.partial(_uniform_init, fan_in=hidden_size, rng=_default_rng(rng),
                                     dtype=dtype)
-        self.weight_ih = uniform((self._gates * hidden_size, input_size))
-        self.weight_hh = uniform((self._gates * hidden_size, hidden_size))
-        self.bias_ih = uniform((self._gates * hidden_size,)) if bias else None
-        self.bias_hh = uniform((self._gates * hidden_size,)) if bias else None
+        self.weight_ih = uniform((num_chunks * hidden_size, input_size))
+        self.weight_hh = uniform((num_chunks * hidden_size, hidden_size))
+        self.bias_ih = uniform((num_chunks * hidden_size,)) if bias else None
+        self.bias_hh = uniform((num_chunks * hidden_size,)) if bias else None
 
     def extra_repr(self) -> str:
         settings = f"{self.input_size}, {self.hidden_size}"
@@ -3051,10 +3443,10 @@ class _RNNCellBase(Module):
         return new[0] if self._states == 1 else tuple(new)
 
 
-class RNNCell(_RNNCellBase):
+class RNNCell(RNNCellBase):
     """One step of nn.RNN: h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh) (or relu)."""
 
-    _gates, _states, _cell = 1, 1, RNN._cell
+    _cell = RNN._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", *, rng: np.random.Generator | None = None,
@@ -3062,25 +3454,306 @@ class RNNCell(_RNNCellBase):
         if nonlinearity not in ("tanh", "relu"):  # PyTorch's RuntimeError comes when run
             raise InvalidArgumentError(f"RNNCell: unknown nonlinearity {nonlinearity!r}; use "
                                        f"'tanh' or 'relu'")
-        super().__init__(input_size, hidden_size, bias, rng, dtype)
+        super().__init__(input_size, hidden_size, bias, 1, rng=rng, dtype=dtype)
         self.nonlinearity = nonlinearity
 
 
-class LSTMCell(_RNNCellBase):
+class LSTMCell(RNNCellBase):
     """One step of nn.LSTM: hx is (h, c); returns (h', c')."""
 
-    _gates, _states, _cell = 4, 2, LSTM._cell
+    _states, _cell = 2, LSTM._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
-        super().__init__(input_size, hidden_size, bias, rng, dtype)
+        super().__init__(input_size, hidden_size, bias, 4, rng=rng, dtype=dtype)
 
 
-class GRUCell(_RNNCellBase):
+class GRUCell(RNNCellBase):
     """One step of nn.GRU: returns h'."""
 
-    _gates, _states, _cell = 3, 1, GRU._cell
+    _cell = GRU._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
                  rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
-        super().__init__(input_size, hidden_size, bias, rng, dtype)
+        super().__init__(input_size, hidden_size, bias, 3, rng=rng, dtype=dtype)
+
+
+class _ASMoutput(NamedTuple):
+    """What AdaptiveLogSoftmaxWithLoss returns, as PyTorch's namedtuple: each target's log
+    probability, and the mean of their negatives."""
+
+    output: Tensor
+    loss: Tensor
+
+
+class AdaptiveLogSoftmaxWithLoss(Module):
+    """Grave et al.'s adaptive softmax (2016), PyTorch's layer: the `cutoffs` split the classes
+    by frequency (most frequent first) into a shortlist [0, cutoffs[0]) and clusters; `head`
+    scores the shortlist and one entry per cluster, each cluster i's `tail[i]` (two linear maps
+    without bias, through in_features // div_value ** (i + 1) features) its classes. A class's
+    log probability is the head's for it, or its cluster's entry in the head plus its own in
+    the cluster's log_softmax. forward(input, target) gives (output, loss): each row's target
+    log probability and the mean of their negatives, computing a cluster's tail only for the
+    rows whose target is in it; `log_prob(input)` gives all n_classes, `predict(input)` the
+    most probable class."""
+
+    def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
+                 div_value: float = 4.0, head_bias: bool = False, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        super().__init__()
+        cutoffs = list(cutoffs)
+        if not cutoffs:
+            raise ValueError("cutoffs should be a sequence of length larger than 0")
+        if (cutoffs != sorted(set(cutoffs)) or cutoffs[0] <= 0 or cutoffs[-1] > n_classes - 1
+                or any(int(c) != c for c in cutoffs)):
+            raise ValueError("cutoffs should be a sequence of unique, positive integers sorted "
+                             "in an increasing order, where each value is between 1 and "
+                             "n_classes-1")
+        self.in_features, self.n_classes, self.div_value = in_features, n_classes, div_value
+        self.head_bias, self.cutoffs = head_bias, cutoffs + [n_classes]
+        self.shortlist_size, self.n_clusters = cutoffs[0], len(cutoffs)
+        self.head_size = self.shortlist_size + self.n_clusters
+        rng = _default_rng(rng)
+        self.head = Linear(in_features, self.head_size, head_bias, rng=rng, dtype=dtype)
+        self.tail = ModuleList()
+        for i, (start, stop) in enumerate(zip(self.cutoffs, self.cutoffs[1:])):
+            hidden = int(in_features // div_value ** (i + 1))
+            self.tail.append(Sequential(Linear(in_features, hidden, False, rng=rng, dtype=dtype),
+                                        Linear(hidden, stop - start, False, rng=rng,
+                                               dtype=dtype)))
+
+    def forward(self, input_: Tensor, target_: Any) -> _ASMoutput:
+        """PyTorch's argument names (input_, target_), so they are given by name as there."""
+        input, target = input_, _as_array(target_)
+        if target.ndim > 1:
+            raise InvalidArgumentError("0D or 1D target tensor expected, multi-target not "
+                                       "supported")
+        if target.ndim == 1 and input.shape[:1] != target.shape:
+            raise InvalidArgumentError("Input and target should have the same size in the "
+                                       "batch dimension.")
+        if input.ndim != target.ndim + 1:
+            raise InvalidArgumentError(f"{target.ndim}D target tensor expects "
+                                       f"{target.ndim + 1}D input tensors, but found inputs "
+                                       f"with size {input.shape}")
+        if target.dtype.kind not in "iu":
+            raise InvalidTypeError(f"AdaptiveLogSoftmaxWithLoss: target must hold integers, "
+                                   f"got dtype {target.dtype}")
+        batched = target.ndim == 1
+        x, target = (input, target) if batched else (input.unsqueeze(0), target.reshape(1))
+        if target.size and (target.min() < 0 or target.max() >= self.n_classes):
+            raise InvalidArgumentError(f"Target values should be in [0, {self.n_classes - 1}], "
+                                       f"but values in range [{target.min()}, {target.max()}] "
+                                       f"were found.")
+        cluster = np.searchsorted(self.cutoffs, target, side="right")  # 0: the shortlist
+        head_column = np.where(cluster == 0, target, self.shortlist_size + cluster - 1)
+        output = F.log_softmax(self.head(x), 1).gather(1, head_column[:, None]).squeeze(1)
+        for i, tail in enumerate(self.tail, 1):
+            rows = np.flatnonzero(cluster == i)
+            if rows.size:
+                within = (target[rows] - self.cutoffs[i - 1])[:, None]
+                output = output.index_add(
+                    0, rows, F.log_softmax(tail(x[rows]), 1).gather(1, within).squeeze(1))
+        return _ASMoutput(output if batched else output.squeeze(0), (-output).mean())
+
+    def log_prob(self, input: Tensor) -> Tensor:
+        """The log probability of every class, (N, n_classes), of input (N, in_features)."""
+        head = F.log_softmax(self.head(input), 1)
+        clusters = [F.log_softmax(tail(input), 1) + head[:, self.shortlist_size + i:][:, :1]
+                    for i, tail in enumerate(self.tail)]
+        return cat([head[:, :self.shortlist_size], *clusters], 1)
+
+    def predict(self, input: Tensor) -> Tensor:
+        """The most probable class of each row of input (N, in_features), int64 (outside the
+        graph)."""
+        return Tensor(self.log_prob(input).data.argmax(1).astype(np.int64))
+
+
+class LazyLinear(_LazyModule, Linear):
+    """nn.Linear with in_features inferred from the first input (its last dim), as PyTorch's;
+    then a Linear."""
+
+    cls_to_become = Linear
+    _in_dim = -1
+
+    def __init__(self, out_features: int, bias: bool = True, *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        self._lazy_init(out_features, bias, rng=rng, dtype=dtype)
+
+
+class LazyConv1d(_LazyModule, Conv1d):
+    """nn.Conv1d with in_channels inferred from the first input (dim 1, or 0 unbatched), as
+    PyTorch's; then a Conv1d."""
+
+    cls_to_become = Conv1d
+    _unbatched_rank = 2
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                        padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyConv2d(_LazyModule, Conv2d):
+    """nn.Conv2d with in_channels inferred from the first input (dim 1, or 0 unbatched), as
+    PyTorch's; then a Conv2d."""
+
+    cls_to_become = Conv2d
+    _unbatched_rank = 3
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                        padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyConv3d(_LazyModule, Conv3d):
+    """nn.Conv3d with in_channels inferred from the first input (dim 1, or 0 unbatched), as
+    PyTorch's; then a Conv3d."""
+
+    cls_to_become = Conv3d
+    _unbatched_rank = 4
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
+                 dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
+                 dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                        padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyConvTranspose1d(_LazyModule, ConvTranspose1d):
+    """nn.ConvTranspose1d with in_channels inferred from the first input (dim 1, or 0
+    unbatched), as PyTorch's; then a ConvTranspose1d."""
+
+    cls_to_become = ConvTranspose1d
+    _unbatched_rank = 2
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
+                        bias, dilation, padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyConvTranspose2d(_LazyModule, ConvTranspose2d):
+    """nn.ConvTranspose2d with in_channels inferred from the first input (dim 1, or 0
+    unbatched), as PyTorch's; then a ConvTranspose2d."""
+
+    cls_to_become = ConvTranspose2d
+    _unbatched_rank = 3
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
+                        bias, dilation, padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyConvTranspose3d(_LazyModule, ConvTranspose3d):
+    """nn.ConvTranspose3d with in_channels inferred from the first input (dim 1, or 0
+    unbatched), as PyTorch's; then a ConvTranspose3d."""
+
+    cls_to_become = ConvTranspose3d
+    _unbatched_rank = 4
+
+    def __init__(self, out_channels: int, kernel_size: int | Sequence[int],
+                 stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
+                 output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+                 dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
+                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+        self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
+                        bias, dilation, padding_mode, rng=rng, dtype=dtype)
+
+
+class LazyBatchNorm1d(_LazyModule, BatchNorm1d):
+    """nn.BatchNorm1d with num_features inferred from the first input (dim 1), as PyTorch's;
+    then a BatchNorm1d."""
+
+    cls_to_become = BatchNorm1d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+class LazyBatchNorm2d(_LazyModule, BatchNorm2d):
+    """nn.BatchNorm2d with num_features inferred from the first input (dim 1), as PyTorch's;
+    then a BatchNorm2d."""
+
+    cls_to_become = BatchNorm2d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+class LazyBatchNorm3d(_LazyModule, BatchNorm3d):
+    """nn.BatchNorm3d with num_features inferred from the first input (dim 1), as PyTorch's;
+    then a BatchNorm3d."""
+
+    cls_to_become = BatchNorm3d
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+class LazyInstanceNorm1d(_LazyModule, InstanceNorm1d):
+    """nn.InstanceNorm1d with num_features inferred from the first input (dim 1, or 0
+    unbatched), then an InstanceNorm1d; PyTorch's defaults, which unlike InstanceNorm1d's
+    are affine=True and track_running_stats=True."""
+
+    cls_to_become = InstanceNorm1d
+    _unbatched_rank = 2
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+class LazyInstanceNorm2d(_LazyModule, InstanceNorm2d):
+    """nn.InstanceNorm2d with num_features inferred from the first input (dim 1, or 0
+    unbatched), then an InstanceNorm2d; PyTorch's defaults, which unlike InstanceNorm2d's
+    are affine=True and track_running_stats=True."""
+
+    cls_to_become = InstanceNorm2d
+    _unbatched_rank = 3
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+class LazyInstanceNorm3d(_LazyModule, InstanceNorm3d):
+    """nn.InstanceNorm3d with num_features inferred from the first input (dim 1, or 0
+    unbatched), then an InstanceNorm3d; PyTorch's defaults, which unlike InstanceNorm3d's
+    are affine=True and track_running_stats=True."""
+
+    cls_to_become = InstanceNorm3d
+    _unbatched_rank = 4
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 bias: bool = True) -> None:
+        self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
+
+
+# what `from minigrad.nn.modules import *` (and so minigrad.nn) offers: the layers defined here
+__all__ = [name for name, value in list(globals().items())
+           if isinstance(value, type) and value.__module__ == __name__ and not name.startswith("_")]
