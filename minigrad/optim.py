@@ -1,4 +1,5 @@
-"""Optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`), gradient clipping and the
+"""Optimizers (`SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad`, `Adamax`, `NAdam`, `RAdam`,
+`Adadelta`, `Rprop`, `ASGD`), gradient clipping and the
 warm-up + cosine learning-rate schedule (PyTorch's schedulers are in `optim.lr_scheduler`).
 
 Optimizers take parameters or parameter groups (dicts with a "params" list and any setting to
@@ -16,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from .dtypes import get_default_dtype
 from .engine import enable_grad
 from .errors import InvalidArgumentError
 from .tensor import Tensor
@@ -97,6 +99,12 @@ class Optimizer:
             self.state[key] = np.full_like(like, fill)
         return self.state[key]
 
+    def _scalar_buffer(self, name: str, index: int, fill: float) -> np.ndarray:
+        """State number `name` of parameter `index` as a 0-d array of the default float dtype,
+        made on first use holding `fill`: PyTorch keeps such numbers (NAdam's mu_product,
+        ASGD's eta and mu) in float32 tensors, so they round to float32 at every step."""
+        return self._buffer(name, index, np.zeros((), get_default_dtype()), fill)
+
     def _count_update(self, index: int) -> int:
         """How many updates parameter `index` has had, this one included (a parameter without a
         gradient at some step is not updated then, so counts can differ, as in PyTorch)."""
@@ -129,7 +137,7 @@ class Optimizer:
             if key == "step":
                 continue
             name, index = key.rsplit(".", 1)
-            expected = () if name == "updates" else shapes.get(int(index))
+            expected = () if name in self._scalar_buffers else shapes.get(int(index))
             if expected != value.shape:
                 raise ValueError(f"{type(self).__name__}.load_state_dict: {key} has shape "
                                  f"{value.shape}, expected {expected}")
@@ -142,6 +150,8 @@ class Optimizer:
     # PyTorch's names of state buffers minigrad names otherwise, and its group settings that
     # choose an implementation (minigrad has one)
     _torch_buffer_names = {"step": "updates"}
+    # state held as one number per parameter, not an array shaped as it
+    _scalar_buffers: tuple[str, ...] = ("updates",)
     _torch_implementation_settings = ("params", "foreach", "fused", "differentiable",
                                       "capturable")
 
@@ -193,7 +203,7 @@ class Optimizer:
             if p.grad is None:
                 continue
             g = -p.grad.data if group["maximize"] else p.grad.data
-            if group["weight_decay"] and not group.get("decoupled_weight_decay"):
+            if group.get("weight_decay") and not group.get("decoupled_weight_decay"):
                 g = g + group["weight_decay"] * p.data  # L2 decay: part of the gradient
             self._update(index, _with_number_lr(group), p, g)
             p._version += 1  # changed in place: backward refuses a graph that saved it
@@ -406,6 +416,225 @@ class Adagrad(Optimizer):
         total += g * g
         step_size = group["lr"] / (1 + (t - 1) * group["lr_decay"])
         p.data -= step_size * (g / (np.sqrt(total) + group["eps"]))
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm (Kingma & Ba, section 7.1), the update of torch.optim.Adamax:
+        g = grad (-grad with maximize) + weight_decay * p
+        m = b1 m + (1 - b1) g;   u = max(b2 u, |g| + eps)
+        p -= lr / (1 - b1^t) * m / u
+    where t counts this parameter's updates."""
+
+    def __init__(self, params: Iterable, lr: float = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False,
+                 capturable: bool = False) -> None:
+        _refuse_unsupported("Adamax", differentiable=differentiable, capturable=capturable)
+        _check_settings("Adamax", betas, lr=lr, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
+                                  "weight_decay": weight_decay, "maximize": maximize})
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)
+        b1, b2 = group["betas"]
+        m = self._buffer("exp_avg", i, p.data)
+        u = self._buffer("exp_inf", i, p.data)
+        m += (1 - b1) * (g - m)  # PyTorch's lerp
+        u *= b2
+        np.maximum(u, np.abs(g) + group["eps"], out=u)
+        p.data -= group["lr"] / (1 - b1 ** t) * (m / u)
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat), the update of torch.optim.NAdam:
+        g = grad (-grad with maximize) + weight_decay * p
+            (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        mu_t = b1 (1 - 0.96^(t momentum_decay) / 2);   P_t = mu_1 mu_2 ... mu_t (mu_product)
+        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2;   d = sqrt(v / (1 - b2^t)) + eps
+        p -= lr (1 - mu_t) / (1 - P_t) * g / d + lr mu_{t+1} / (1 - P_t mu_{t+1}) * m / d
+    where t counts this parameter's updates."""
+
+    def __init__(self, params: Iterable, lr: float = 2e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _refuse_unsupported("NAdam", capturable=capturable, differentiable=differentiable)
+        _check_settings("NAdam", betas, lr=lr, eps=eps, weight_decay=weight_decay,
+                        momentum_decay=momentum_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
+                                  "weight_decay": weight_decay, "momentum_decay": momentum_decay,
+                                  "decoupled_weight_decay": decoupled_weight_decay,
+                                  "maximize": maximize})
+
+    _scalar_buffers = (*Optimizer._scalar_buffers, "mu_product")
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)
+        lr, (b1, b2), decay = group["lr"], group["betas"], group["momentum_decay"]
+        if group["weight_decay"] and group["decoupled_weight_decay"]:
+            p.data *= 1 - lr * group["weight_decay"]
+        mu = b1 * (1 - 0.5 * 0.96 ** (t * decay))
+        mu_next = b1 * (1 - 0.5 * 0.96 ** ((t + 1) * decay))
+        mu_product = self._scalar_buffer("mu_product", i, 1.0)
+        mu_product *= mu
+        m = self._buffer("exp_avg", i, p.data)
+        v = self._buffer("exp_avg_sq", i, p.data)
+        m += (1 - b1) * (g - m)
+        v *= b2
+        v += (1 - b2) * g * g
+        denominator = np.sqrt(v / (1 - b2 ** t)) + group["eps"]
+        p.data -= lr * (1 - mu) / (1 - float(mu_product)) * (g / denominator)
+        p.data -= lr * mu_next / (1 - float(mu_product) * mu_next) * (m / denominator)
+
+
+class RAdam(Optimizer):
+    """Adam with a rectified adaptive lr (Liu et al.), the update of torch.optim.RAdam:
+        g = grad (-grad with maximize) + weight_decay * p
+            (or, with decoupled_weight_decay, p *= 1 - lr * weight_decay)
+        m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2;   m_hat = m / (1 - b1^t)
+        rho_inf = 2 / (1 - b2) - 1;   rho_t = rho_inf - 2 t b2^t / (1 - b2^t)
+        if rho_t > 5:  r = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t))
+                       p -= lr * m_hat * sqrt(1 - b2^t) / (sqrt(v) + eps) * r
+        else:          p -= lr * m_hat   (v too uncertain yet: plain momentum)
+    where t counts this parameter's updates."""
+
+    def __init__(self, params: Iterable, lr: float = 1e-3,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _refuse_unsupported("RAdam", capturable=capturable, differentiable=differentiable)
+        _check_settings("RAdam", betas, lr=lr, eps=eps, weight_decay=weight_decay)
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps,
+                                  "weight_decay": weight_decay,
+                                  "decoupled_weight_decay": decoupled_weight_decay,
+                                  "maximize": maximize})
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)
+        lr, (b1, b2) = group["lr"], group["betas"]
+        if group["weight_decay"] and group["decoupled_weight_decay"]:
+            p.data *= 1 - lr * group["weight_decay"]
+        m = self._buffer("exp_avg", i, p.data)
+        v = self._buffer("exp_avg_sq", i, p.data)
+        m += (1 - b1) * (g - m)
+        v *= b2
+        v += (1 - b2) * g * g
+        correction2 = 1 - b2 ** t
+        step = m / (1 - b1 ** t) * lr
+        rho_inf = 2 / (1 - b2) - 1
+        rho_t = rho_inf - 2 * t * b2 ** t / correction2
+        if rho_t > 5:
+            rectification = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf
+                                      / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+            step = step * (math.sqrt(correction2) / (np.sqrt(v) + group["eps"])) * rectification
+        p.data -= step
+
+
+class Adadelta(Optimizer):
+    """The update of torch.optim.Adadelta (Zeiler):
+        g = grad (-grad with maximize) + weight_decay * p
+        v = rho v + (1 - rho) g^2;   delta = sqrt(a + eps) / sqrt(v + eps) * g
+        a = rho a + (1 - rho) delta^2;   p -= lr * delta"""
+
+    def __init__(self, params: Iterable, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
+                 weight_decay: float = 0, foreach: bool | None = None, *,
+                 capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _refuse_unsupported("Adadelta", capturable=capturable, differentiable=differentiable)
+        _check_settings("Adadelta", lr=lr, eps=eps, weight_decay=weight_decay)
+        if not 0 <= rho <= 1:
+            raise ValueError(f"Adadelta: invalid rho {rho}, expected a value in [0, 1]")
+        super().__init__(params, {"lr": lr, "rho": rho, "eps": eps,
+                                  "weight_decay": weight_decay, "maximize": maximize})
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        self._count_update(i)
+        rho, eps = group["rho"], group["eps"]
+        v = self._buffer("square_avg", i, p.data)
+        accumulated = self._buffer("acc_delta", i, p.data)
+        v *= rho
+        v += (1 - rho) * g * g
+        delta = np.sqrt(accumulated + eps) / np.sqrt(v + eps) * g
+        accumulated *= rho
+        accumulated += (1 - rho) * delta * delta
+        p.data -= group["lr"] * delta
+
+
+class Rprop(Optimizer):
+    """Resilient backpropagation (Riedmiller & Braun), the update of torch.optim.Rprop, which
+    uses only the gradient's sign (it has no weight decay):
+        g = grad (-grad with maximize);   s = sign(g * g_prev)
+        step_size *= etaplus where s > 0, etaminus where s < 0; clamped to step_sizes
+        g = 0 where s < 0 (the sign flipped: no move now, and no comparison next time)
+        p -= sign(g) * step_size;   g_prev = g
+    with each step_size starting at lr."""
+
+    def __init__(self, params: Iterable, lr: float = 1e-2,
+                 etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50), *, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _refuse_unsupported("Rprop", capturable=capturable, differentiable=differentiable)
+        _check_settings("Rprop", lr=lr)
+        if not 0 < etas[0] < 1 < etas[1]:
+            raise ValueError(f"Rprop: invalid etas {etas[0]}, {etas[1]}, expected "
+                             f"0 < etaminus < 1 < etaplus")
+        super().__init__(params, {"lr": lr, "etas": etas, "step_sizes": step_sizes,
+                                  "maximize": maximize})
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        self._count_update(i)
+        (eta_minus, eta_plus), (smallest, largest) = group["etas"], group["step_sizes"]
+        previous = self._buffer("prev", i, p.data)
+        step_size = self._buffer("step_size", i, p.data, group["lr"])
+        agreement = np.sign(g * previous)
+        factor = np.ones_like(step_size)  # in the parameter's dtype, as PyTorch's
+        factor[agreement > 0] = eta_plus
+        factor[agreement < 0] = eta_minus
+        step_size *= factor
+        np.clip(step_size, smallest, largest, out=step_size)
+        g = np.where(agreement < 0, 0, g).astype(p.data.dtype, copy=False)
+        p.data -= np.sign(g) * step_size
+        previous[...] = g
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Polyak & Juditsky), the update of torch.optim.ASGD:
+        g = grad (-grad with maximize) + weight_decay * p
+        p *= 1 - lambd * eta;   p -= eta * g
+        ax = p while mu is 1, else ax += mu (p - ax)   (the average of the iterates, `ax`)
+        eta = lr / (1 + lambd lr t)^alpha;   mu = 1 / max(1, t - t0)
+    where t counts this parameter's updates, eta starts at lr and mu at 1."""
+
+    def __init__(self, params: Iterable, lr: float = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _refuse_unsupported("ASGD", differentiable=differentiable, capturable=capturable)
+        _check_settings("ASGD", lr=lr, weight_decay=weight_decay)
+        super().__init__(params, {"lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0,
+                                  "weight_decay": weight_decay, "maximize": maximize})
+
+    _scalar_buffers = (*Optimizer._scalar_buffers, "eta", "mu")
+
+    def _update(self, i: int, group: dict[str, Any], p: Tensor, g: np.ndarray) -> None:
+        t = self._count_update(i)
+        lr, lambd = group["lr"], group["lambd"]
+        eta = self._scalar_buffer("eta", i, lr)
+        mu = self._scalar_buffer("mu", i, 1.0)
+        average = self._buffer("ax", i, p.data)
+        p.data *= 1 - lambd * float(eta)
+        p.data -= float(eta) * g
+        if mu == 1:
+            average[...] = p.data
+        else:
+            average += (p.data - average) * mu
+        eta[...] = lr / (1 + lambd * lr * t) ** group["alpha"]
+        mu[...] = 1 / max(1, t - group["t0"])
 
 
 def _vector_norm(a: np.ndarray, p: float) -> float:

@@ -1081,6 +1081,9 @@ def test_parameter_groups_use_their_own_settings():
     lambda ps: AdamW(ps, lr=0.1, weight_decay=0.1),
     lambda ps: optim.RMSprop(ps, momentum=0.5, centered=True, weight_decay=0.1),
     lambda ps: optim.Adagrad(ps, weight_decay=0.1),
+    lambda ps: optim.NAdam(ps, weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: optim.Rprop(ps),
+    lambda ps: optim.ASGD(ps, weight_decay=0.1),
 ])
 def test_params_without_grad_are_skipped(make):
     a = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
@@ -1172,6 +1175,13 @@ def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
     ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)), ("AdamW", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, momentum_decay=0.01, decoupled_weight_decay=True,
+                   weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1)),
+    ("Adadelta", dict(rho=0.8)),
+    ("Rprop", dict(lr=0.05, etas=(0.4, 1.3))),
+    ("ASGD", dict(lr=0.05, lambd=0.01, t0=2)),
 ])
 def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings):
     """A torch optimizer's state dict, as it returns it, taken over after 4 steps: the next 4
@@ -1196,6 +1206,12 @@ def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings
         our_opt.step()
     for p, q in zip(theirs, ours):
         np.testing.assert_allclose(q.data, p.detach().numpy(), rtol=1e-12, atol=1e-14)
+    ours_state = our_opt.state_dict()  # every buffer went on as torch's (ASGD's average too)
+    for index, buffers in their_opt.state_dict()["state"].items():
+        for buffer, value in buffers.items():
+            key = f"{our_opt._torch_buffer_names.get(buffer, buffer)}.{index}"
+            np.testing.assert_allclose(ours_state[key], value.numpy(), rtol=1e-12, atol=1e-14,
+                                       err_msg=key)
     with pytest.raises(ValueError):  # groups of other sizes, as torch refuses
         getattr(optim, name)([ours[0], ours[1]], **settings).load_state_dict(
             their_opt.state_dict())
@@ -1237,6 +1253,19 @@ def test_add_param_group_matches_torch():
     lambda lib, p: lib.optim.SGD([p], lr=0.1).add_param_group({"params": [p]}),
     lambda lib, p: lib.optim.RMSprop([p], alpha=-0.5),
     lambda lib, p: lib.optim.Adagrad([p], lr_decay=-1.0),
+    lambda lib, p: lib.optim.Adamax([p], betas=(0.9, 1.0)),
+    lambda lib, p: lib.optim.Adamax([p], eps=-1e-8),
+    lambda lib, p: lib.optim.NAdam([p], momentum_decay=-0.1),
+    lambda lib, p: lib.optim.NAdam([p], betas=(-0.1, 0.9)),
+    lambda lib, p: lib.optim.RAdam([p], weight_decay=-0.1),
+    lambda lib, p: lib.optim.RAdam([p], lr=-1.0),
+    lambda lib, p: lib.optim.Adadelta([p], rho=1.5),
+    lambda lib, p: lib.optim.Adadelta([p], eps=-1.0),
+    lambda lib, p: lib.optim.Rprop([p], etas=(1.0, 1.2)),
+    lambda lib, p: lib.optim.Rprop([p], etas=(0.5, 1.0)),
+    lambda lib, p: lib.optim.Rprop([p], lr=-0.1),
+    lambda lib, p: lib.optim.ASGD([p], weight_decay=-0.1),
+    lambda lib, p: lib.optim.ASGD([p], lr=-0.1),
 ])
 def test_optimizers_refuse_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
@@ -1299,7 +1328,33 @@ TORCH_OPTIMIZERS = {
     "rmsprop_centered": ("RMSprop", dict(lr=0.01, alpha=0.8, eps=1e-4, centered=True)),
     "sgd_nesterov_maximize": ("SGD", dict(lr=0.05, momentum=0.5, nesterov=True, maximize=True,
                                           weight_decay=0.2)),
+    "adamax_defaults": ("Adamax", {}),
+    "adamax_all": ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-4, weight_decay=0.1,
+                                  maximize=True)),
+    "nadam_defaults": ("NAdam", {}),
+    "nadam_l2_decay": ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    "nadam_decoupled": ("NAdam", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-4, weight_decay=0.1,
+                                      decoupled_weight_decay=True, maximize=True)),
+    # b2 = 0.999: rho_t passes 5 at the 6th step, so both of RAdam's updates are taken
+    "radam_defaults": ("RAdam", {}),
+    "radam_l2_decay": ("RAdam", dict(lr=0.01, eps=1e-4, weight_decay=0.1)),
+    # rho_inf = 4 for b2 = 0.6: never rectified, the momentum update throughout
+    "radam_decoupled": ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1,
+                                      decoupled_weight_decay=True, maximize=True)),
+    "adadelta_defaults": ("Adadelta", {}),
+    "adadelta_all": ("Adadelta", dict(lr=0.5, rho=0.5, eps=1e-3, weight_decay=0.1,
+                                      maximize=True)),
+    "rprop_defaults": ("Rprop", {}),
+    # a narrow step_sizes range so that both clamps bite
+    "rprop_all": ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.1),
+                                maximize=True)),
+    "asgd_defaults": ("ASGD", {}),
+    # t0 = 5: averaging starts within the 20 steps
+    "asgd_all": ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1,
+                              maximize=True)),
 }
+NEW_OPTIMIZERS = [k for k in TORCH_OPTIMIZERS if k.split("_")[0] in
+                  ("adamax", "nadam", "radam", "adadelta", "rprop", "asgd")]
 
 
 @pytest.mark.parametrize("which", list(TORCH_OPTIMIZERS))
@@ -1315,8 +1370,32 @@ def test_matches_torch_optim(which):
             np.testing.assert_allclose(x, y, rtol=1e-11, atol=1e-13, err_msg=f"step {step + 1}")
 
 
+@pytest.mark.parametrize("which", NEW_OPTIMIZERS)
+def test_optimizers_keep_float32_and_match_torch_in_it(which):
+    """float32 parameters stay float32 and follow torch's float32 trajectory (to float32's
+    rounding: the two round in different places)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(8, steps=20)
+    name, kwargs = TORCH_OPTIMIZERS[which]
+    ours = [nn.Parameter(p.astype(np.float32)) for p in p0]
+    theirs = [torch.tensor(p, dtype=torch.float32, requires_grad=True) for p in p0]
+    our_opt = getattr(optim, name)(ours, **kwargs)
+    their_opt = getattr(torch.optim, name)(theirs, **kwargs)
+    for step, gs in enumerate(grads):
+        for p, q, g in zip(ours, theirs, gs):
+            p.grad = Tensor(g.astype(np.float32))
+            q.grad = torch.tensor(g, dtype=torch.float32)
+        our_opt.step()
+        their_opt.step()
+        for p, q in zip(ours, theirs):
+            assert p.data.dtype == np.float32
+            np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-6, atol=1e-6,
+                                       err_msg=f"step {step + 1}")
+
+
 @pytest.mark.parametrize("which", ["sgd", "adam_l2_decay", "adamw_amsgrad",
-                                   "rmsprop_centered_momentum", "adagrad_all"])
+                                   "rmsprop_centered_momentum", "adagrad_all",
+                                   *NEW_OPTIMIZERS])
 def test_optimizers_update_zero_dim_parameters_as_torch(which):
     """A 0-d parameter (a learnt scale or temperature) follows torch's trajectory too."""
     torch = pytest.importorskip("torch", reason=NO_TORCH)
