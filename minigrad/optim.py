@@ -775,6 +775,18 @@ class LBFGS(Optimizer):
         return {"d": (size,), "prev_flat_grad": (size,), "old_dirs": (*value.shape[:1], size),
                 "old_stps": (*value.shape[:1], size), "ro": value.shape[:1]}.get(name, ())
 
+    def _flattened(self, nested: dict[str, Any]) -> dict[str, np.ndarray]:
+        """PyTorch's LBFGS state: its history lists stacked as rows, without its scratch list
+        'al' (the two-loop recursion's coefficients, recomputed at every iteration)."""
+        state = {index: {name: value for name, value in buffers.items() if name != "al"}
+                 for index, buffers in nested["state"].items()}
+        flat = super()._flattened({**nested, "state": state})
+        size = sum(p.numel() for _, _, p in self._params())
+        for key in ("old_dirs.0", "old_stps.0"):
+            if key in flat:  # an empty history is an empty list
+                flat[key] = flat[key].reshape(-1, size)
+        return flat
+
     def _flat_grad(self) -> np.ndarray:
         """All gradients as one vector (zeros for a parameter without one)."""
         return np.concatenate([(np.zeros_like(p.data) if p.grad is None else p.grad.data).ravel()
@@ -859,6 +871,8 @@ class LBFGS(Optimizer):
                     or np.abs(d * t).max() <= tolerance_change
                     or abs(loss - previous_loss) < tolerance_change):
                 break
+        if d is None:  # max_iter 0: no iteration yet, no history
+            return first_loss
         state.update({"d.0": d, "t.0": np.array(t), "old_dirs.0": dirs, "old_stps.0": steps,
                       "ro.0": rho, "H_diag.0": np.array(h_diag), "prev_flat_grad.0": previous_g,
                       "prev_loss.0": np.array(previous_loss)})

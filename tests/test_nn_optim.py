@@ -1529,6 +1529,43 @@ def test_lbfgs_keeps_float32_and_goes_on_from_its_state_dict():
     np.testing.assert_array_equal(copy.data, x.data)
     with pytest.raises(ValueError, match="d.0"):
         optim.LBFGS([nn.Parameter(np.zeros(4))]).load_state_dict(first.state_dict())
+    idle = optim.LBFGS([x], max_iter=0)  # no iteration: x stays, as torch's, and no history
+    before = x.data.copy()
+    idle.step(closure_of(idle, x))
+    np.testing.assert_array_equal(x.data, before)
+    assert set(idle.state_dict()) >= {"step", "func_evals.0"}
+
+
+@pytest.mark.parametrize("settings", [dict(max_iter=3),
+                                      dict(max_iter=2, line_search_fn="strong_wolfe")])
+def test_lbfgs_loads_pytorchs_state_dict_and_goes_on_as_torch(settings):
+    """torch's LBFGS state after 2 steps (its history as lists of tensors) taken over: the
+    next 3 steps follow torch's."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    x0 = np.array([-1.2, 1.0, 0.5])
+    their_x = torch.nn.Parameter(torch.tensor(x0))
+    their_opt = torch.optim.LBFGS([their_x], **settings)
+    our_x = nn.Parameter(np.zeros(3))
+    our_opt = optim.LBFGS([our_x], **settings)
+
+    def closure_of(lib, opt, x):
+        def closure():
+            opt.zero_grad()
+            loss = _rosenbrock(lib, x)
+            loss.backward()
+            return loss
+        return closure
+
+    for _ in range(2):
+        their_opt.step(closure_of(torch, their_opt, their_x))
+    our_x.data[...] = their_x.detach().numpy()
+    our_opt.load_state_dict(their_opt.state_dict())
+    for step in range(3):
+        their_opt.step(closure_of(torch, their_opt, their_x))
+        our_opt.step(closure_of(minigrad, our_opt, our_x))
+        np.testing.assert_allclose(our_x.data, their_x.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12, err_msg=f"step {step + 1}")
 
 
 def _lbfgs_with_unknown_line_search(lib, p):
