@@ -1103,6 +1103,9 @@ def test_params_without_grad_are_skipped(make):
     lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
     lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2),
+    lambda ps: optim.NAdam(ps, lr=0.1),  # mu_product: one number per parameter
+    lambda ps: optim.ASGD(ps, lr=0.1, lambd=0.1, t0=1),  # eta, mu and the average ax
+    lambda ps: optim.Rprop(ps, lr=0.1),
 ])
 def test_optimizer_state_dict_round_trip(make):
     p0, grads = _problem(5, steps=5)
