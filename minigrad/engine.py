@@ -502,6 +502,16 @@ class HookHandle:
         self.hooks.pop(self.id, None)
 
 
+def _registered(hooks: dict[int, Any], entry: Any, prepend: bool) -> HookHandle:
+    """`entry` added to `hooks` (a module's or an optimizer's), last or (prepend) first; its handle."""
+    handle = HookHandle(hooks, entry)
+    if prepend:
+        ordered = {handle.id: hooks.pop(handle.id), **hooks}
+        hooks.clear()
+        hooks.update(ordered)
+    return handle
+
+
 def _run_tensor_hooks(tensor: Tensor, g: np.ndarray) -> np.ndarray:
     """`g` passed through the tensor's hooks in the order they were registered; each sees it as
     a tensor, as in PyTorch."""

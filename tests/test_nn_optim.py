@@ -1277,6 +1277,9 @@ def test_parameter_groups_use_their_own_settings():
     lambda ps: AdamW(ps, lr=0.1, weight_decay=0.1),
     lambda ps: optim.RMSprop(ps, momentum=0.5, centered=True, weight_decay=0.1),
     lambda ps: optim.Adagrad(ps, weight_decay=0.1),
+    lambda ps: optim.NAdam(ps, weight_decay=0.1, decoupled_weight_decay=True),
+    lambda ps: optim.Rprop(ps),
+    lambda ps: optim.ASGD(ps, weight_decay=0.1),
 ])
 def test_params_without_grad_are_skipped(make):
     a = nn.Parameter(np.array([1.0, 2.0]), dtype=np.float64)
@@ -1296,6 +1299,9 @@ def test_params_without_grad_are_skipped(make):
     lambda ps: AdamW(ps, lr=0.01, weight_decay=0.1),
     lambda ps: optim.RMSprop(ps, lr=0.01, momentum=0.5, centered=True),
     lambda ps: optim.Adagrad(ps, lr=0.1, lr_decay=0.1, initial_accumulator_value=0.2),
+    lambda ps: optim.NAdam(ps, lr=0.1),  # mu_product: one number per parameter
+    lambda ps: optim.ASGD(ps, lr=0.1, lambd=0.1, t0=1),  # eta, mu and the average ax
+    lambda ps: optim.Rprop(ps, lr=0.1),
 ])
 def test_optimizer_state_dict_round_trip(make):
     p0, grads = _problem(5, steps=5)
@@ -1368,6 +1374,13 @@ def test_optimizer_state_dict_round_trips_betas_given_as_a_list():
     ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)), ("AdamW", dict(lr=0.01)),
     ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
     ("Adagrad", dict(lr=0.1, lr_decay=0.01)),
+    ("Adamax", dict(lr=0.01, weight_decay=0.1)),
+    ("NAdam", dict(lr=0.01, momentum_decay=0.01, decoupled_weight_decay=True,
+                   weight_decay=0.1)),
+    ("RAdam", dict(lr=0.01, weight_decay=0.1)),
+    ("Adadelta", dict(rho=0.8)),
+    ("Rprop", dict(lr=0.05, etas=(0.4, 1.3))),
+    ("ASGD", dict(lr=0.05, lambd=0.01, t0=2)),
 ])
 def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings):
     """A torch optimizer's state dict, as it returns it, taken over after 4 steps: the next 4
@@ -1392,6 +1405,12 @@ def test_optimizer_loads_pytorchs_state_dict_and_goes_on_as_torch(name, settings
         our_opt.step()
     for p, q in zip(theirs, ours):
         np.testing.assert_allclose(q.data, p.detach().numpy(), rtol=1e-12, atol=1e-14)
+    ours_state = our_opt.state_dict()  # every buffer went on as torch's (ASGD's average too)
+    for index, buffers in their_opt.state_dict()["state"].items():
+        for buffer, value in buffers.items():
+            key = f"{our_opt._torch_buffer_names.get(buffer, buffer)}.{index}"
+            np.testing.assert_allclose(ours_state[key], value.numpy(), rtol=1e-12, atol=1e-14,
+                                       err_msg=key)
     with pytest.raises(ValueError):  # groups of other sizes, as torch refuses
         getattr(optim, name)([ours[0], ours[1]], **settings).load_state_dict(
             their_opt.state_dict())
@@ -1433,6 +1452,19 @@ def test_add_param_group_matches_torch():
     lambda lib, p: lib.optim.SGD([p], lr=0.1).add_param_group({"params": [p]}),
     lambda lib, p: lib.optim.RMSprop([p], alpha=-0.5),
     lambda lib, p: lib.optim.Adagrad([p], lr_decay=-1.0),
+    lambda lib, p: lib.optim.Adamax([p], betas=(0.9, 1.0)),
+    lambda lib, p: lib.optim.Adamax([p], eps=-1e-8),
+    lambda lib, p: lib.optim.NAdam([p], momentum_decay=-0.1),
+    lambda lib, p: lib.optim.NAdam([p], betas=(-0.1, 0.9)),
+    lambda lib, p: lib.optim.RAdam([p], weight_decay=-0.1),
+    lambda lib, p: lib.optim.RAdam([p], lr=-1.0),
+    lambda lib, p: lib.optim.Adadelta([p], rho=1.5),
+    lambda lib, p: lib.optim.Adadelta([p], eps=-1.0),
+    lambda lib, p: lib.optim.Rprop([p], etas=(1.0, 1.2)),
+    lambda lib, p: lib.optim.Rprop([p], etas=(0.5, 1.0)),
+    lambda lib, p: lib.optim.Rprop([p], lr=-0.1),
+    lambda lib, p: lib.optim.ASGD([p], weight_decay=-0.1),
+    lambda lib, p: lib.optim.ASGD([p], lr=-0.1),
 ])
 def test_optimizers_refuse_what_torch_refuses(misuse):
     torch = pytest.importorskip("torch", reason=NO_TORCH)
@@ -1495,7 +1527,33 @@ TORCH_OPTIMIZERS = {
     "rmsprop_centered": ("RMSprop", dict(lr=0.01, alpha=0.8, eps=1e-4, centered=True)),
     "sgd_nesterov_maximize": ("SGD", dict(lr=0.05, momentum=0.5, nesterov=True, maximize=True,
                                           weight_decay=0.2)),
+    "adamax_defaults": ("Adamax", {}),
+    "adamax_all": ("Adamax", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-4, weight_decay=0.1,
+                                  maximize=True)),
+    "nadam_defaults": ("NAdam", {}),
+    "nadam_l2_decay": ("NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    "nadam_decoupled": ("NAdam", dict(lr=0.01, betas=(0.8, 0.9), eps=1e-4, weight_decay=0.1,
+                                      decoupled_weight_decay=True, maximize=True)),
+    # b2 = 0.999: rho_t passes 5 at the 6th step, so both of RAdam's updates are taken
+    "radam_defaults": ("RAdam", {}),
+    "radam_l2_decay": ("RAdam", dict(lr=0.01, eps=1e-4, weight_decay=0.1)),
+    # rho_inf = 4 for b2 = 0.6: never rectified, the momentum update throughout
+    "radam_decoupled": ("RAdam", dict(lr=0.01, betas=(0.5, 0.6), weight_decay=0.1,
+                                      decoupled_weight_decay=True, maximize=True)),
+    "adadelta_defaults": ("Adadelta", {}),
+    "adadelta_all": ("Adadelta", dict(lr=0.5, rho=0.5, eps=1e-3, weight_decay=0.1,
+                                      maximize=True)),
+    "rprop_defaults": ("Rprop", {}),
+    # a narrow step_sizes range so that both clamps bite
+    "rprop_all": ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(0.01, 0.1),
+                                maximize=True)),
+    "asgd_defaults": ("ASGD", {}),
+    # t0 = 5: averaging starts within the 20 steps
+    "asgd_all": ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1,
+                              maximize=True)),
 }
+NEW_OPTIMIZERS = [k for k in TORCH_OPTIMIZERS if k.split("_")[0] in
+                  ("adamax", "nadam", "radam", "adadelta", "rprop", "asgd")]
 
 
 @pytest.mark.parametrize("which", list(TORCH_OPTIMIZERS))
@@ -1511,8 +1569,32 @@ def test_matches_torch_optim(which):
             np.testing.assert_allclose(x, y, rtol=1e-11, atol=1e-13, err_msg=f"step {step + 1}")
 
 
+@pytest.mark.parametrize("which", NEW_OPTIMIZERS)
+def test_optimizers_keep_float32_and_match_torch_in_it(which):
+    """float32 parameters stay float32 and follow torch's float32 trajectory (to float32's
+    rounding: the two round in different places)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(8, steps=20)
+    name, kwargs = TORCH_OPTIMIZERS[which]
+    ours = [nn.Parameter(p.astype(np.float32)) for p in p0]
+    theirs = [torch.tensor(p, dtype=torch.float32, requires_grad=True) for p in p0]
+    our_opt = getattr(optim, name)(ours, **kwargs)
+    their_opt = getattr(torch.optim, name)(theirs, **kwargs)
+    for step, gs in enumerate(grads):
+        for p, q, g in zip(ours, theirs, gs):
+            p.grad = Tensor(g.astype(np.float32))
+            q.grad = torch.tensor(g, dtype=torch.float32)
+        our_opt.step()
+        their_opt.step()
+        for p, q in zip(ours, theirs):
+            assert p.data.dtype == np.float32
+            np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-6, atol=1e-6,
+                                       err_msg=f"step {step + 1}")
+
+
 @pytest.mark.parametrize("which", ["sgd", "adam_l2_decay", "adamw_amsgrad",
-                                   "rmsprop_centered_momentum", "adagrad_all"])
+                                   "rmsprop_centered_momentum", "adagrad_all",
+                                   *NEW_OPTIMIZERS])
 def test_optimizers_update_zero_dim_parameters_as_torch(which):
     """A 0-d parameter (a learnt scale or temperature) follows torch's trajectory too."""
     torch = pytest.importorskip("torch", reason=NO_TORCH)
@@ -1555,6 +1637,236 @@ def test_optimizer_step_calls_a_closure_and_returns_its_loss_as_torch():
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
     assert optim.SGD([nn.Parameter(np.ones(1))], lr=0.1).step() is None
+
+
+def _quadratic(lib, x):
+    """A convex quadratic 0.5 x.A x - b.x with a non-diagonal A."""
+    a = lib.tensor(np.array([[3.0, 0.5, 0.1], [0.5, 2.0, 0.3], [0.1, 0.3, 1.0]]))
+    return 0.5 * (x @ (a @ x)) - (lib.tensor(np.array([1.0, -2.0, 0.5])) * x).sum()
+
+
+def _rosenbrock(lib, x):
+    return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
+
+
+def _lbfgs_steps(lib, loss_of, x0, steps, **settings):
+    """`steps` LBFGS steps of `lib` on loss_of(lib, x) from x0: (loss returned, x) after each."""
+    x = lib.nn.Parameter(lib.tensor(x0.copy()))
+    opt = lib.optim.LBFGS([x], **settings)
+
+    def closure():
+        opt.zero_grad()
+        loss = loss_of(lib, x)
+        loss.backward()
+        return loss
+
+    return [(float(opt.step(closure).detach()), x.detach().numpy().copy())
+            for _ in range(steps)], opt
+
+
+@pytest.mark.parametrize("loss_of, x0", [
+    (_quadratic, np.array([1.0, 2.0, -1.0])),
+    (_rosenbrock, np.array([-1.2, 1.0])),
+    (_rosenbrock, np.array([-1.2, 1.0, 0.5, -0.3])),
+])
+@pytest.mark.parametrize("settings", [
+    {}, dict(line_search_fn="strong_wolfe"),
+    # few iterations per step and a short history: the history is dropped from and carried
+    # over between steps, and the trajectory is still far from the minimum when compared
+    dict(lr=0.5, max_iter=3, history_size=2),
+    dict(max_iter=4, history_size=3, line_search_fn="strong_wolfe"),
+    dict(max_iter=6, max_eval=4, tolerance_change=1e-5),
+])
+def test_lbfgs_follows_torchs_trajectory(loss_of, x0, settings):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    ours, _ = _lbfgs_steps(minigrad, loss_of, x0, 5, **settings)
+    theirs, their_opt = _lbfgs_steps(torch, loss_of, x0, 5, **settings)
+    # to 1e-8, not float64's rounding: Rosenbrock's valley amplifies it (moving x0 by one ulp
+    # moves torch's own x by ~1e-10 after 3 steps of lr 1 without a line search), and torch
+    # rounds differently (fused multiply-adds in its add with alpha)
+    for step, ((our_loss, our_x), (their_loss, their_x)) in enumerate(zip(ours, theirs)):
+        assert our_loss == pytest.approx(their_loss, rel=1e-8, abs=1e-10), f"step {step + 1}"
+        np.testing.assert_allclose(our_x, their_x, rtol=1e-8, atol=1e-9,
+                                   err_msg=f"step {step + 1}")
+
+
+def test_lbfgs_keeps_float32_and_goes_on_from_its_state_dict():
+    """float32 parameters stay float32 near torch's; a fresh LBFGS given the state dict after
+    two steps goes on as the first does (the curvature history carried over)."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    x0 = np.array([-1.2, 1.0, 0.5], dtype=np.float32)
+    settings = dict(max_iter=3, line_search_fn="strong_wolfe")
+    ours, opt = _lbfgs_steps(minigrad, _rosenbrock, x0, 2, **settings)
+    theirs, _ = _lbfgs_steps(torch, _rosenbrock, x0, 2, **settings)
+    assert ours[-1][1].dtype == np.float32
+    np.testing.assert_allclose(ours[-1][1], theirs[-1][1], rtol=1e-4, atol=1e-5)
+
+    x = nn.Parameter(np.array([-1.2, 1.0, 0.5]))
+    first = optim.LBFGS([x], max_iter=3)
+    copy = nn.Parameter(np.zeros(3))
+    second = optim.LBFGS([copy], max_iter=3)
+
+    def closure_of(opt, p):
+        def closure():
+            opt.zero_grad()
+            loss = _rosenbrock(minigrad, p)
+            loss.backward()
+            return loss
+        return closure
+
+    for _ in range(2):
+        first.step(closure_of(first, x))
+    copy.data[...] = x.data
+    second.load_state_dict(first.state_dict())
+    assert int(second.state["n_iter.0"]) == int(first.state["n_iter.0"]) > 2
+    assert second.state["old_dirs.0"].shape[1] == 3
+    for _ in range(2):
+        first.step(closure_of(first, x))
+        second.step(closure_of(second, copy))
+    np.testing.assert_array_equal(copy.data, x.data)
+    with pytest.raises(ValueError, match="d.0"):
+        optim.LBFGS([nn.Parameter(np.zeros(4))]).load_state_dict(first.state_dict())
+    idle = optim.LBFGS([x], max_iter=0)  # no iteration: x stays, as torch's, and no history
+    before = x.data.copy()
+    idle.step(closure_of(idle, x))
+    np.testing.assert_array_equal(x.data, before)
+    assert set(idle.state_dict()) >= {"step", "func_evals.0"}
+
+
+@pytest.mark.parametrize("settings", [dict(max_iter=3),
+                                      dict(max_iter=2, line_search_fn="strong_wolfe")])
+def test_lbfgs_loads_pytorchs_state_dict_and_goes_on_as_torch(settings):
+    """torch's LBFGS state after 2 steps (its history as lists of tensors) taken over: the
+    next 3 steps follow torch's."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    x0 = np.array([-1.2, 1.0, 0.5])
+    their_x = torch.nn.Parameter(torch.tensor(x0))
+    their_opt = torch.optim.LBFGS([their_x], **settings)
+    our_x = nn.Parameter(np.zeros(3))
+    our_opt = optim.LBFGS([our_x], **settings)
+
+    def closure_of(lib, opt, x):
+        def closure():
+            opt.zero_grad()
+            loss = _rosenbrock(lib, x)
+            loss.backward()
+            return loss
+        return closure
+
+    for _ in range(2):
+        their_opt.step(closure_of(torch, their_opt, their_x))
+    our_x.data[...] = their_x.detach().numpy()
+    our_opt.load_state_dict(their_opt.state_dict())
+    for step in range(3):
+        their_opt.step(closure_of(torch, their_opt, their_x))
+        our_opt.step(closure_of(minigrad, our_opt, our_x))
+        np.testing.assert_allclose(our_x.data, their_x.detach().numpy(), rtol=1e-10,
+                                   atol=1e-12, err_msg=f"step {step + 1}")
+
+
+def _lbfgs_with_unknown_line_search(lib, p):
+    opt = lib.optim.LBFGS([p], line_search_fn="armijo")
+
+    def closure():
+        opt.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, p: lib.optim.LBFGS([p], lr=-1.0),
+    lambda lib, p: lib.optim.LBFGS([{"params": [p]}, {"params": [p * 1]}]),
+    lambda lib, p: lib.optim.LBFGS([p]).step(),
+    _lbfgs_with_unknown_line_search,
+])
+def test_lbfgs_refuses_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    with pytest.raises(Exception) as expected:
+        misuse(torch, torch.ones(2, requires_grad=True))
+    with pytest.raises(expected.type):
+        misuse(minigrad, nn.Parameter(np.ones(2)))
+
+
+def _hooked_optimizer_run(lib):
+    """An SGD step with a closure under step, state-dict and load-state-dict hooks of `lib`:
+    what the hooks saw and the parameter after. The pre-hook swaps the closure for one of a
+    doubled loss; its handle removed, the next step runs without it."""
+    p = lib.nn.Parameter(lib.tensor(np.array([1.0, -2.0])))
+    opt = lib.optim.SGD([p], lr=0.1)
+    seen = []
+
+    def closure(scale=1.0):
+        opt.zero_grad()
+        loss = scale * (p * p).sum()
+        loss.backward()
+        return loss
+
+    def pre(optimizer, args, kwargs):
+        seen.append(("pre", optimizer is opt, len(args), args[0] is opt, dict(kwargs)))
+        return (args[0], lambda: closure(2.0)), kwargs
+
+    def post(optimizer, args, kwargs):
+        seen.append(("post", optimizer is opt, len(args), float(args[1]().detach())))
+
+    handles = [opt.register_step_pre_hook(pre), opt.register_step_post_hook(post)]
+    first_loss = float(opt.step(closure).detach())
+    handles[0].remove()
+    second_loss = float(opt.step(closure).detach())
+    handles[1].remove()
+    opt.step(closure)
+    opt.register_state_dict_pre_hook(lambda optimizer: seen.append("state_dict pre"))
+    opt.register_state_dict_post_hook(lambda optimizer, state: seen.append("state_dict post"))
+    opt.register_state_dict_pre_hook(lambda optimizer: seen.append("first"), prepend=True)
+    state = opt.state_dict()
+    opt.param_groups[0]["lr"] = 0.5
+    opt.register_load_state_dict_pre_hook(lambda optimizer, given: seen.append("load pre"))
+    opt.register_load_state_dict_post_hook(
+        lambda optimizer: seen.append(("load post", optimizer.param_groups[0]["lr"])))
+    opt.load_state_dict(state)
+    return seen, first_loss, second_loss, p.detach().numpy().copy()
+
+
+def test_optimizer_hooks_see_and_change_what_torchs_do():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    ours, theirs = _hooked_optimizer_run(minigrad), _hooked_optimizer_run(torch)
+    assert ours[0] == theirs[0]
+    assert ours[1:3] == pytest.approx(theirs[1:3], rel=1e-12)
+    np.testing.assert_allclose(ours[3], theirs[3], rtol=1e-12)
+
+
+def test_optimizer_hooks_replace_the_state_dict_and_run_for_lbfgs():
+    p = nn.Parameter(np.array([1.0, -2.0]))
+    opt = optim.Adam([p], lr=0.1)
+    opt.register_state_dict_post_hook(lambda optimizer, state: {**state, "note": 1})
+    assert opt.state_dict()["note"] == 1
+    opt.register_load_state_dict_pre_hook(
+        lambda optimizer, state: {k: v for k, v in state.items() if k != "note"})
+    opt.load_state_dict({"step": np.array(3), "note": np.array(1)})  # the hook drops "note"
+    assert opt.step_count == 3
+    with pytest.raises(RuntimeError, match="pre-hook"):  # as PyTorch: not (args, kwargs)
+        handle = opt.register_step_pre_hook(lambda optimizer, args, kwargs: 1)
+        opt.step()
+    handle.remove()
+    lbfgs = optim.LBFGS([p], max_iter=2)  # a subclass's own step runs them too, once
+    calls = []
+    lbfgs.register_step_post_hook(lambda optimizer, args, kwargs: calls.append(len(args)))
+
+    def closure():
+        lbfgs.zero_grad()
+        loss = (p * p).sum()
+        loss.backward()
+        return loss
+
+    lbfgs.step(closure)
+    assert calls == [2]
 
 
 def test_load_state_dict_argument_has_torchs_name():
@@ -2677,3 +2989,119 @@ def test_a_parameter_listed_twice_in_a_group_warns_as_torch():
         torch.optim.SGD([t, t], lr=0.1)
     with pytest.warns(UserWarning, match="more than once"):
         optim.SGD([p, p], lr=0.1)
+
+
+# ----------------------------------------------------------------------------------------------
+# optim.swa_utils, against torch.optim.swa_utils
+# ----------------------------------------------------------------------------------------------
+def _small_net(lib, weights):
+    """Linear(3, 4), BatchNorm1d(4), Linear(4, 2) of `lib`, its parameters set to `weights`."""
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Linear(4, 2))
+    for p, w in zip(net.parameters(), weights):
+        p.data[...] = lib.tensor(w) if lib.__name__ == "torch" else w
+    return net
+
+
+def _as_numpy(t):
+    return t.detach().numpy() if hasattr(t, "detach") and not isinstance(t, Tensor) else t.data
+
+
+def _averaged_run(lib, how, use_buffers):
+    """An AveragedModel of `lib` over 4 versions of a small net (its weights moved and batch
+    statistics gathered between updates): its parameters, buffers and n_averaged."""
+    swa = lib.optim.swa_utils
+    rng = np.random.default_rng(11)
+    weights = [rng.standard_normal(s).astype(np.float32)
+               for s in [(4, 3), (4,), (4,), (4,), (2, 4), (2,)]]
+    net = _small_net(lib, weights)
+    make = {"swa": {}, "ema": dict(avg_fn=swa.get_ema_avg_fn(0.9)),
+            "ema_multi": dict(multi_avg_fn=swa.get_ema_multi_avg_fn(0.8)),
+            "swa_multi": dict(multi_avg_fn=swa.get_swa_multi_avg_fn())}[how]
+    averaged = swa.AveragedModel(net, use_buffers=use_buffers, **make)
+    for version in range(4):
+        with lib.no_grad():
+            for p in net.parameters():
+                p.mul_(0.5).add_(0.3 * version)
+        # train mode: the batch moves the running statistics
+        net(lib.tensor(rng.standard_normal((5, 3)).astype(np.float32)))
+        averaged.update_parameters(net)
+    return ([_as_numpy(p).copy() for p in averaged.parameters()],
+            [_as_numpy(b).copy() for b in averaged.buffers()], int(averaged.n_averaged.item()))
+
+
+@pytest.mark.parametrize("how", ["swa", "ema", "ema_multi", "swa_multi"])
+@pytest.mark.parametrize("use_buffers", [False, True])
+def test_averaged_model_averages_as_torch(how, use_buffers):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    ours = _averaged_run(minigrad, how, use_buffers)
+    if how == "swa_multi" and use_buffers:  # torch's addcdiv refuses the integer buffer
+        with pytest.raises(RuntimeError, match="Integer division"):
+            _averaged_run(torch, how, use_buffers)
+        how = "swa"  # the same running mean, one tensor at a time
+    theirs = _averaged_run(torch, how, use_buffers)
+    assert ours[2] == theirs[2] == 4
+    for a, b in zip(ours[0] + ours[1], theirs[0] + theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)  # float32 both
+
+
+def test_update_bn_recomputes_the_statistics_as_torch():
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    rng = np.random.default_rng(12)
+    weights = [rng.standard_normal(s).astype(np.float32)
+               for s in [(4, 3), (4,), (4,), (4,), (2, 4), (2,)]]
+    batches = [rng.standard_normal((6, 3)).astype(np.float32) for _ in range(3)]
+    results = []
+    for lib in (minigrad, torch):
+        net = _small_net(lib, weights)
+        net.eval()
+        net[1].momentum = 0.3
+        loader = [(lib.tensor(b), None) for b in batches]  # (input, target) pairs
+        lib.optim.swa_utils.update_bn(loader, net)
+        assert not net.training and net[1].momentum == 0.3  # both put back
+        results.append([_as_numpy(b).copy() for b in net.buffers()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("settings", [
+    dict(swa_lr=0.05), dict(swa_lr=0.5, anneal_epochs=3, anneal_strategy="linear"),
+    dict(swa_lr=[0.01, 0.2], anneal_epochs=0), dict(swa_lr=0.02, anneal_epochs=4),
+])
+def test_swalr_anneals_as_torch(settings):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    lrs = []
+    for lib in (minigrad, torch):
+        params = [lib.nn.Parameter(lib.tensor(np.ones(2))) for _ in range(2)]
+        opt = lib.optim.SGD([{"params": params[:1]}, {"params": params[1:], "lr": 0.3}], lr=1.0)
+        schedule = lib.optim.swa_utils.SWALR(opt, **settings)
+        seen = []
+        for step in range(8):
+            seen.append([group["lr"] for group in opt.param_groups])
+            if step == 5:
+                opt.param_groups[0]["lr"] = 0.7  # set by hand: carries on
+            opt.step()
+            schedule.step()
+        lrs.append(seen)
+    np.testing.assert_allclose(lrs[0], lrs[1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("misuse", [
+    lambda lib, p: lib.optim.swa_utils.SWALR(lib.optim.SGD([p]), 0.1, anneal_strategy="exp"),
+    lambda lib, p: lib.optim.swa_utils.SWALR(lib.optim.SGD([p]), 0.1, anneal_epochs=-1),
+    lambda lib, p: lib.optim.swa_utils.SWALR(lib.optim.SGD([p]), [0.1, 0.2]),
+    lambda lib, p: lib.optim.swa_utils.get_ema_avg_fn(1.5),
+    lambda lib, p: lib.optim.swa_utils.get_ema_multi_avg_fn(-0.1),
+    lambda lib, p: lib.optim.swa_utils.AveragedModel(
+        lib.nn.Linear(2, 2), avg_fn=lib.optim.swa_utils.get_ema_avg_fn(),
+        multi_avg_fn=lib.optim.swa_utils.get_ema_multi_avg_fn()),
+])
+def test_swa_utils_refuse_what_torch_refuses(misuse):
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    import minigrad
+    with pytest.raises(Exception) as expected:
+        misuse(torch, torch.ones(2, requires_grad=True))
+    with pytest.raises(expected.type):
+        misuse(minigrad, nn.Parameter(np.ones(2)))

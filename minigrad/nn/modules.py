@@ -21,7 +21,8 @@ from .. import devices
 from .. import functional as F
 from .. import init
 from ..dtypes import get_default_dtype
-from ..engine import Function, HookHandle, is_grad_enabled, no_grad, require_bool
+from ..engine import (Function, HookHandle, _registered, is_grad_enabled, no_grad,
+                      require_bool)
 from ..errors import InvalidArgumentError, InvalidKeyError, InvalidTypeError
 from ..tensor import Tensor, _as_array
 from ..tensor_functions import cat, stack
@@ -139,16 +140,6 @@ class _IncompatibleKeys(NamedTuple):
 
     missing_keys: list[str]
     unexpected_keys: list[str]
-
-
-def _registered(hooks: dict[int, Any], entry: Any, prepend: bool) -> HookHandle:
-    """`entry` added to a module's `hooks`, last or (prepend) first; its handle."""
-    handle = HookHandle(hooks, entry)
-    if prepend:
-        ordered = {handle.id: hooks.pop(handle.id), **hooks}
-        hooks.clear()
-        hooks.update(ordered)
-    return handle
 
 
 class _BackwardHookBoundary:
