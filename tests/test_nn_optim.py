@@ -1649,17 +1649,25 @@ def _rosenbrock(lib, x):
     return (100 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2).sum()
 
 
-def _lbfgs_steps(lib, loss_of, x0, steps, **settings):
-    """`steps` LBFGS steps of `lib` on loss_of(lib, x) from x0: (loss returned, x) after each."""
-    x = lib.nn.Parameter(lib.tensor(x0.copy()))
-    opt = lib.optim.LBFGS([x], **settings)
+def _squares(lib, x):
+    return (x * x).sum()
 
+
+def _closure(lib, opt, x, loss_of=_rosenbrock):
+    """LBFGS's closure: the loss at x, with its gradient in x.grad."""
     def closure():
         opt.zero_grad()
         loss = loss_of(lib, x)
         loss.backward()
         return loss
+    return closure
 
+
+def _lbfgs_steps(lib, loss_of, x0, steps, **settings):
+    """`steps` LBFGS steps of `lib` on loss_of(lib, x) from x0: (loss returned, x) after each."""
+    x = lib.nn.Parameter(lib.tensor(x0.copy()))
+    opt = lib.optim.LBFGS([x], **settings)
+    closure = _closure(lib, opt, x, loss_of)
     return [(float(opt.step(closure).detach()), x.detach().numpy().copy())
             for _ in range(steps)], opt
 
@@ -1708,29 +1716,21 @@ def test_lbfgs_keeps_float32_and_goes_on_from_its_state_dict():
     copy = nn.Parameter(np.zeros(3))
     second = optim.LBFGS([copy], max_iter=3)
 
-    def closure_of(opt, p):
-        def closure():
-            opt.zero_grad()
-            loss = _rosenbrock(minigrad, p)
-            loss.backward()
-            return loss
-        return closure
-
     for _ in range(2):
-        first.step(closure_of(first, x))
+        first.step(_closure(minigrad, first, x))
     copy.data[...] = x.data
     second.load_state_dict(first.state_dict())
     assert int(second.state["n_iter.0"]) == int(first.state["n_iter.0"]) > 2
     assert second.state["old_dirs.0"].shape[1] == 3
     for _ in range(2):
-        first.step(closure_of(first, x))
-        second.step(closure_of(second, copy))
+        first.step(_closure(minigrad, first, x))
+        second.step(_closure(minigrad, second, copy))
     np.testing.assert_array_equal(copy.data, x.data)
     with pytest.raises(ValueError, match="d.0"):
         optim.LBFGS([nn.Parameter(np.zeros(4))]).load_state_dict(first.state_dict())
     idle = optim.LBFGS([x], max_iter=0)  # no iteration: x stays, as torch's, and no history
     before = x.data.copy()
-    idle.step(closure_of(idle, x))
+    idle.step(_closure(minigrad, idle, x))
     np.testing.assert_array_equal(x.data, before)
     assert set(idle.state_dict()) >= {"step", "func_evals.0"}
 
@@ -1748,35 +1748,20 @@ def test_lbfgs_loads_pytorchs_state_dict_and_goes_on_as_torch(settings):
     our_x = nn.Parameter(np.zeros(3))
     our_opt = optim.LBFGS([our_x], **settings)
 
-    def closure_of(lib, opt, x):
-        def closure():
-            opt.zero_grad()
-            loss = _rosenbrock(lib, x)
-            loss.backward()
-            return loss
-        return closure
-
     for _ in range(2):
-        their_opt.step(closure_of(torch, their_opt, their_x))
+        their_opt.step(_closure(torch, their_opt, their_x))
     our_x.data[...] = their_x.detach().numpy()
     our_opt.load_state_dict(their_opt.state_dict())
     for step in range(3):
-        their_opt.step(closure_of(torch, their_opt, their_x))
-        our_opt.step(closure_of(minigrad, our_opt, our_x))
+        their_opt.step(_closure(torch, their_opt, their_x))
+        our_opt.step(_closure(minigrad, our_opt, our_x))
         np.testing.assert_allclose(our_x.data, their_x.detach().numpy(), rtol=1e-10,
                                    atol=1e-12, err_msg=f"step {step + 1}")
 
 
 def _lbfgs_with_unknown_line_search(lib, p):
     opt = lib.optim.LBFGS([p], line_search_fn="armijo")
-
-    def closure():
-        opt.zero_grad()
-        loss = (p * p).sum()
-        loss.backward()
-        return loss
-
-    opt.step(closure)
+    opt.step(_closure(lib, opt, p, _squares))
 
 
 @pytest.mark.parametrize("misuse", [
@@ -1858,14 +1843,7 @@ def test_optimizer_hooks_replace_the_state_dict_and_run_for_lbfgs():
     lbfgs = optim.LBFGS([p], max_iter=2)  # a subclass's own step runs them too, once
     calls = []
     lbfgs.register_step_post_hook(lambda optimizer, args, kwargs: calls.append(len(args)))
-
-    def closure():
-        lbfgs.zero_grad()
-        loss = (p * p).sum()
-        loss.backward()
-        return loss
-
-    lbfgs.step(closure)
+    lbfgs.step(_closure(minigrad, lbfgs, p, _squares))
     assert calls == [2]
 
 
