@@ -1088,7 +1088,7 @@ def test_embedding_from_pretrained_draws_no_table_of_its_own(monkeypatch):
     given, only to replace it: a transient of 12 bytes an entry for a pretrained vocabulary."""
     def no_drawing(rng):
         raise AssertionError("from_pretrained drew a random table")
-    monkeypatch.setattr(nn, "_default_rng", no_drawing)
+    monkeypatch.setattr(nn.modules, "_default_rng", no_drawing)
     table = Tensor(np.arange(6.0, dtype=np.float32).reshape(3, 2))
     layer = nn.Embedding.from_pretrained(table, padding_idx=-1)
     assert layer.weight.data is table.data and layer.padding_idx == 2
