@@ -2078,6 +2078,37 @@ def test_a_pytorch_style_function_returning_the_wrong_number_of_gradients_raises
         Wrong.apply(x, x).sum().backward()
 
 
+def test_a_pytorch_style_functions_marked_or_integer_output_needs_no_grad_as_torch():
+    """mark_non_differentiable and an integer result leave the output out of the graph, as
+    PyTorch's; before, it required grad (and the marked one backpropagated zeros)."""
+    torch = torch_or_skip()
+    for lib in (minigrad, torch):
+        class Marked(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                ctx.mark_non_differentiable(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class Rounded(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return (x * 2).long()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = lib.ones(3, requires_grad=True)
+        marked, rounded = Marked.apply(x), Rounded.apply(x)
+        assert (marked.requires_grad, marked.grad_fn) == (False, None), lib.__name__
+        assert (rounded.requires_grad, rounded.grad_fn) == (False, None), lib.__name__
+
+
 def test_autograd_functional_jacobian_and_vjp_match_torch():
     torch = torch_or_skip()
 

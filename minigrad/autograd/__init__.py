@@ -95,7 +95,10 @@ class Function:
     @classmethod
     def apply(cls, *args: Any) -> Tensor:
         tensors = [a for a in args if isinstance(a, Tensor)]
-        return _UserOp.apply(*tensors, function=cls, args=args)
+        out = _UserOp.apply(*tensors, function=cls, args=args)
+        if out.requires_grad and (out.grad_fn.non_differentiable or not out.is_floating_point()):
+            out.grad_fn, out._requires_grad = None, False  # as PyTorch: no gradient flows there
+        return out
 
 
 class _UserOp(_Op):
@@ -134,6 +137,5 @@ class _UserOp(_Op):
                     raise RuntimeError(f"{self.function.__name__}.backward returned a gradient "
                                        f"for an argument that is not a tensor: return None")
                 continue
-            tensor_grads.append(None if gradient is None or self.non_differentiable else
-                                gradient.data if isinstance(gradient, Tensor) else gradient)
+            tensor_grads.append(gradient.data if isinstance(gradient, Tensor) else gradient)
         return tuple(tensor_grads)
