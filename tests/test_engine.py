@@ -2132,6 +2132,20 @@ def test_autograd_functional_jacobian_and_vjp_match_torch():
         np.testing.assert_allclose(mine.data, expected.numpy(), rtol=1e-12)
 
 
+def test_jacobian_and_vjp_of_an_output_that_needs_no_grad_are_zeros_as_torch():
+    """An output computed without the inputs: PyTorch's are zeros; before, minigrad's backward
+    raised that the output does not require grad."""
+    torch = torch_or_skip()
+    results = []
+    for lib in (minigrad, torch):
+        constant = lambda a: lib.ones(2, dtype=lib.float64)  # noqa: E731
+        x = lib.ones(3, dtype=lib.float64)
+        jacobian = lib.autograd.functional.jacobian(constant, x)
+        out, vjp = lib.autograd.functional.vjp(constant, x, lib.ones(2, dtype=lib.float64))
+        results.append([t.numpy().tolist() for t in (jacobian, out, vjp)])
+    assert results[0] == results[1] == [[[0.0] * 3] * 2, [1.0, 1.0], [0.0] * 3]
+
+
 def test_autograd_backward_accumulates_every_tensors_gradient_as_torch():
     torch = torch_or_skip()
     grads = []
