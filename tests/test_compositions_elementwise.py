@@ -2508,6 +2508,13 @@ def test_iinfo_gives_torchs_limits(torch, name):
                                                            theirs.dtype)
 
 
+@pytest.mark.parametrize("query, name", [("finfo", "int32"), ("finfo", "bool"),
+                                         ("iinfo", "float32"), ("iinfo", "bool")])
+def test_finfo_and_iinfo_of_the_other_kind_of_dtype_raise_as_torch(query, name):
+    """PyTorch raises a TypeError; before, numpy's ValueError came through."""
+    assert_raises_like_torch(lambda lib, F: getattr(lib, query)(getattr(lib, name)))
+
+
 def test_rng_states_put_the_generators_back_where_they_were():
     state = minigrad.get_rng_state()
     assert state.dtype == np.uint8 and state.ndim == 1
