@@ -482,12 +482,14 @@ class Module:
         floating-point dtypes only; the device must be the CPU (minigrad/devices.py)."""
         if args and isinstance(args[0], Tensor):
             dtype, args = args[0].dtype, args[1:]
-        elif args and devices.is_device(args[0]):
-            device, args = args[0], args[1:]
-        if args and not isinstance(args[0], bool):
-            dtype, args = args[0], args[1:]
-        if len(args) > 1:
-            raise TypeError(f"Module.to: too many arguments: {args}")
+        else:
+            if args and devices.is_device(args[0]):
+                device, args = args[0], args[1:]
+            if args and not isinstance(args[0], bool):
+                dtype, args = args[0], args[1:]
+        if len(args) > 1 or not all(isinstance(flag, bool) for flag in args):
+            raise TypeError(f"Module.to: after the dtype, device or tensor comes non_blocking "
+                            f"(a bool), got {args}")
         devices.on_cpu("Module.to", device)
         if dtype is None:
             return self
