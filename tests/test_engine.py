@@ -2078,6 +2078,34 @@ def test_a_pytorch_style_function_returning_the_wrong_number_of_gradients_raises
         Wrong.apply(x, x).sum().backward()
 
 
+@pytest.mark.parametrize("changed", ["input recorded", "input", "output"])
+def test_a_pytorch_style_functions_saved_tensor_changed_in_place_is_caught_as_torch(changed):
+    """The saved input changed after forward (x.mul_(2), recorded or under no_grad), or the
+    saved output under no_grad: backward raises, as PyTorch's; before, minigrad's read the new
+    values and gave a wrong gradient. (A recorded change of the output leaves the saved array
+    as it was in minigrad: docs/api.md's in-place ops.)"""
+    torch = torch_or_skip()
+    for lib in (minigrad, torch):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * x
+                ctx.save_for_backward(x, out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                x, out = ctx.saved_tensors
+                return 2 * out / x * g
+
+        x = lib.ones(3, requires_grad=True) * 1
+        y = Square.apply(x)
+        with lib.set_grad_enabled(changed == "input recorded"):
+            (y if changed == "output" else x).mul_(2)
+        with pytest.raises(RuntimeError, match="in-?place"):
+            y.sum().backward()
+
+
 def test_a_pytorch_style_functions_marked_or_integer_output_needs_no_grad_as_torch():
     """mark_non_differentiable and an integer result leave the output out of the graph, as
     PyTorch's; before, it required grad (and the marked one backpropagated zeros)."""

@@ -58,12 +58,27 @@ class FunctionCtx:
 
     def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
         self.needs_input_grad = needs_input_grad
-        self.saved_tensors: tuple[Tensor | None, ...] = ()
+        self._saved: tuple[Tensor | None, ...] = ()
+        self._saved_versions: list[int | None] = []
         self.materialize_grads = True
         self.non_differentiable: list[Tensor] = []
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        self.saved_tensors = tensors
+        self._saved = tensors
+        self._saved_versions = [None if t is None else t._version for t in tensors]
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """What save_for_backward kept; as PyTorch, a tensor changed in place since raises
+        (backward would read other values than forward saw)."""
+        for position, (tensor, version) in enumerate(zip(self._saved, self._saved_versions)):
+            if tensor is not None and tensor._version != version:
+                raise RuntimeError(f"saved_tensors: saved tensor {position} (shape "
+                                   f"{tensor.shape}) was changed by an in-place operation "
+                                   f"after save_for_backward (its version is "
+                                   f"{tensor._version}, expected {version}); change a clone "
+                                   f"of it instead, or change it after backward")
+        return self._saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self.non_differentiable.extend(tensors)
@@ -121,6 +136,8 @@ class _UserOp(_Op):
             raise TypeError(f"{function.__name__}.forward must return one Tensor, got "
                             f"{type(out).__name__}")
         self.non_differentiable = any(out is t for t in ctx.non_differentiable)
+        # a saved output shares its array with the op's: the engine checks that one's version
+        self.saves_output = any(out is t for t in ctx._saved)
         return out.data
 
     def backward(self, g: Any) -> tuple[Any, ...]:
