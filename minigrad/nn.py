@@ -90,7 +90,7 @@ class _BackwardHookBoundary:
         self.grad_outputs = [None] * len(outputs)
         stand_in = () if self.positions else (
             _HookedInputs.apply(Tensor(np.zeros(0), requires_grad=True), boundary=self),)
-        hooked = [_HookedOutput.apply(t, *stand_in, boundary=self, index=i)
+        hooked = [_HookedOutput.apply(*stand_in, t, boundary=self, index=i)
                   if isinstance(t, Tensor) and t.requires_grad else t
                   for i, t in enumerate(outputs)]
         return tuple(hooked) if isinstance(output, tuple) else hooked[0]
@@ -138,18 +138,21 @@ class _HookedInputs(Function):
 class _HookedOutput(Function):
     """An output of a hooked module call, unchanged; backward notes its gradient for the hooks.
     `stand_in`: the zero-size tensor whose op runs the hooks when no input needs a gradient
-    (see _BackwardHookBoundary); it gets an empty gradient, to be reached.   dx = G"""
+    (see _BackwardHookBoundary); it gets an empty gradient, to be reached. It comes first, so
+    that backward reaches it right after the outputs, before the module's own ops, and the
+    hooks run as early as PyTorch's.   dx = G"""
 
     saves_inputs = False
 
-    def forward(self, x: np.ndarray, *stand_in: np.ndarray, boundary: _BackwardHookBoundary,
+    def forward(self, *stand_in_and_x: np.ndarray, boundary: _BackwardHookBoundary,
                 index: int) -> np.ndarray:
-        self.boundary, self.index, self.stand_in = boundary, index, bool(stand_in)
-        return x.copy()  # an op's own output, not a view of its input
+        self.boundary, self.index = boundary, index
+        self.stand_in = len(stand_in_and_x) == 2
+        return stand_in_and_x[-1].copy()  # an op's own output, not a view of its input
 
     def backward(self, g: np.ndarray) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         self.boundary.grad_outputs[self.index] = Tensor(g)
-        return (g, np.zeros(0)) if self.stand_in else g
+        return (np.zeros(0), g) if self.stand_in else g
 
 
 class Module:

@@ -415,6 +415,32 @@ def test_a_backward_hook_on_inputs_needing_no_grad_runs_though_an_output_gets_no
     assert seen[0] == seen[1] == ((None,), [(4, 3), None, None])
 
 
+def test_nested_modules_backward_hooks_run_in_torchs_order():
+    """Outer module first where no input requires grad (its hook runs once its outputs'
+    gradients are known, as PyTorch's), last where one does (after its inputs')."""
+    torch = torch_or_skip()
+    orders = []
+    for lib in (nn, torch.nn):
+        class Outer(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.first, self.second = lib.Linear(2, 2), lib.Linear(2, 2)
+
+            def forward(self, x):
+                return self.second(self.first(x).tanh())
+        model, order = Outer(), []
+        for name, module in [("outer", model), ("first", model.first),
+                             ("second", model.second)]:
+            module.register_full_backward_hook(
+                lambda m, gi, go, name=name: order.append((name, gi[0] is None)))
+        for needs_grad in (False, True):
+            data = np.ones((3, 2), dtype=np.float32)
+            x = Tensor(data) if lib is nn else torch.tensor(data)
+            model(x.requires_grad_(needs_grad)).sum().backward()
+        orders.append(order)
+    assert orders[0] == orders[1]
+
+
 def _shared(nn_module, ones):
     """A module holding one Linear under two names and in a Sequential(l, l), and the
     Parameter `ones` under two names, in minigrad or torch.nn."""
