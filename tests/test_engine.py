@@ -2174,6 +2174,23 @@ def test_jacobian_and_vjp_of_an_output_that_needs_no_grad_are_zeros_as_torch():
     assert results[0] == results[1] == [[[0.0] * 3] * 2, [1.0, 1.0], [0.0] * 3]
 
 
+def test_jacobian_of_a_tuple_of_outputs_is_one_per_output_as_torch():
+    """PyTorch's nesting: per output, then per input where inputs are a tuple; before,
+    minigrad raised AttributeError on the tuple."""
+    torch = torch_or_skip()
+    a, b = rng.standard_normal(3), rng.standard_normal(2)
+    results = []
+    for lib in (minigrad, torch):
+        jacobian = lib.autograd.functional.jacobian
+        pair = jacobian(lambda x, y: (x * x, (x[:2] * y).sum()), (lib.tensor(a), lib.tensor(b)))
+        one_input = jacobian(lambda x: (x.exp(), x.sum()), lib.tensor(a))
+        assert len(pair) == len(one_input) == 2 and all(len(row) == 2 for row in pair)
+        results.append([j.numpy() for j in (*pair[0], *pair[1], *one_input)])
+    for mine, expected in zip(*results):
+        assert mine.shape == expected.shape
+        np.testing.assert_allclose(mine, expected, rtol=1e-14)
+
+
 def test_autograd_backward_accumulates_every_tensors_gradient_as_torch():
     torch = torch_or_skip()
     grads = []

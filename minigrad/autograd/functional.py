@@ -34,13 +34,22 @@ def vjp(func: Callable[..., Tensor], inputs: Tensor | Sequence[Tensor],
     return output.detach(), grads[0] if single else grads
 
 
-def jacobian(func: Callable[..., Tensor], inputs: Tensor | Sequence[Tensor]) -> Any:
+def jacobian(func: Callable[..., Tensor | tuple[Tensor, ...]],
+             inputs: Tensor | Sequence[Tensor]) -> Any:
     """d func(*inputs) / d inputs as torch.autograd.functional.jacobian: for one input, a
     tensor of shape output.shape + input.shape; for a tuple of inputs, a tuple with one such
-    tensor per input. One backward per output entry (reverse mode); none where the output
-    needs no grad, whose Jacobian is zeros."""
+    tensor per input; for a tuple of outputs, a tuple of those, one per output. One backward
+    per output entry (reverse mode); none where an output needs no grad, whose Jacobian is
+    zeros."""
     leaves, single = _as_inputs(inputs)
-    output = func(*leaves)
+    outputs = func(*leaves)
+    if isinstance(outputs, Tensor):
+        return _jacobian_of(outputs, leaves, single)
+    return tuple(_jacobian_of(output, leaves, single) for output in outputs)
+
+
+def _jacobian_of(output: Tensor, leaves: tuple[Tensor, ...], single: bool) -> Any:
+    """One output's Jacobian with respect to each leaf (the leaf's alone if `single`)."""
     rows = [[] for _ in leaves]
     for index in range(output.numel() if output.requires_grad else 0):
         upstream = np.zeros(output.shape, dtype=output.dtype)
