@@ -30,7 +30,11 @@ class finfo:  # noqa: N801  (PyTorch's name)
     given): bits, eps, max, min, tiny (= smallest_normal), resolution, and dtype's name."""
 
     def __init__(self, type: Any = None) -> None:  # noqa: A002  (PyTorch's argument name)
-        info = np.finfo(np.dtype(get_default_dtype() if type is None else type))
+        dtype = np.dtype(get_default_dtype() if type is None else type)
+        if dtype.kind not in "fc":
+            raise TypeError(f"finfo: expected a floating-point dtype, got {dtype}; use "
+                            f"minigrad.iinfo for integers")
+        info = np.finfo(dtype)
         # Python floats (this module's `float` is PyTorch's name for float32)
         self.bits, self.eps, self.resolution = info.bits, info.eps.item(), 10.0 ** -info.precision
         self.max, self.min = info.max.item(), info.min.item()
@@ -47,7 +51,11 @@ class iinfo:  # noqa: N801  (PyTorch's name)
     """torch.iinfo: the limits of an integer dtype: bits, max, min, and dtype's name."""
 
     def __init__(self, type: Any) -> None:  # noqa: A002
-        info = np.iinfo(np.dtype(type))
+        dtype = np.dtype(type)
+        if dtype.kind not in "iu":
+            raise TypeError(f"iinfo: expected an integer dtype, got {dtype}; use minigrad.finfo "
+                            f"for floating-point ones")
+        info = np.iinfo(dtype)
         self.bits, self.max, self.min, self.dtype = info.bits, info.max, info.min, info.dtype.name
 
     def __repr__(self) -> str:

@@ -1486,7 +1486,10 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         return values.masked_fill(~inside[:, None], 0.0)
 
     if mode == "nearest":
-        return read([np.rint(source.data).astype(np.int64) for source in sources])
+        out = read([np.rint(source.data).astype(np.int64) for source in sources])
+        # the grid stays in the graph, with gradient 0 (PyTorch's is zeros, not none)
+        return ops.Where.apply(out, sources[0].unsqueeze(1), cond=np.True_) \
+            if sources[0].requires_grad else out
     if mode == "bicubic":  # Keys' cubic convolution of the 4 x 4 entries around each place,
         # each of them moved inside by the padding mode on its own, as PyTorch's
         lows = [np.floor(source.data) for source in sources]

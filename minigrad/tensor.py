@@ -3851,8 +3851,9 @@ class Tensor:
                 dtype = args.pop(0)
         elif args:
             dtype = args.pop(0)
-        if len(args) > 2:
-            raise TypeError(f"to: too many arguments ({len(args)} after the dtype or device)")
+        if len(args) > 2 or not all(isinstance(flag, bool) for flag in args):
+            raise TypeError(f"to: after the dtype, device or tensor come non_blocking and copy "
+                            f"(bools), got {tuple(args)}")
         if len(args) == 2:  # non_blocking (nothing to wait for here) and copy, by position
             copy = args[1]
         devices.on_cpu("to", device)

@@ -2788,6 +2788,19 @@ def test_devices_read_and_print_as_torchs(torch):
     assert_raises_like_torch(lambda lib, F: lib.device("gpu"))
 
 
+@pytest.mark.parametrize("misuse", [
+    lambda lib, F: lib.ones(2).to(lib.float32, lib.float64),
+    lambda lib, F: lib.ones(2).to(lib.ones(1), lib.float64),
+    lambda lib, F: lib.ones(2).to("cpu", lib.float64, 3),
+    lambda lib, F: lib.nn.Linear(2, 2).to(lib.float32, lib.float64),
+    lambda lib, F: lib.nn.Linear(2, 2).to(lib.ones(1, dtype=lib.float64), lib.float32),
+])
+def test_to_refuses_what_is_not_non_blocking_after_the_dtype_device_or_tensor_as_torch(misuse):
+    """PyTorch raises a TypeError; before, minigrad ignored the second dtype (or, in
+    Module.to, took it over the tensor's)."""
+    assert_raises_like_torch(misuse)
+
+
 @pytest.mark.parametrize("name", ["float16", "float32", "float64", None])
 def test_finfo_gives_torchs_limits(torch, name):
     ours = minigrad.finfo(None if name is None else getattr(minigrad, name))
@@ -2804,6 +2817,13 @@ def test_iinfo_gives_torchs_limits(torch, name):
     ours, theirs = minigrad.iinfo(getattr(minigrad, name)), torch.iinfo(getattr(torch, name))
     assert (ours.bits, ours.max, ours.min, ours.dtype) == (theirs.bits, theirs.max, theirs.min,
                                                            theirs.dtype)
+
+
+@pytest.mark.parametrize("query, name", [("finfo", "int32"), ("finfo", "bool"),
+                                         ("iinfo", "float32"), ("iinfo", "bool")])
+def test_finfo_and_iinfo_of_the_other_kind_of_dtype_raise_as_torch(query, name):
+    """PyTorch raises a TypeError; before, numpy's ValueError came through."""
+    assert_raises_like_torch(lambda lib, F: getattr(lib, query)(getattr(lib, name)))
 
 
 def test_rng_states_put_the_generators_back_where_they_were():

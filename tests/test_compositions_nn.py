@@ -3685,7 +3685,8 @@ def test_affine_grid_matches_torch(torch, size, align_corners):
 def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners, input_shape,
                                    grid_shape):
     """Places inside and outside [-1, 1], 2-D and 3-D (trilinear; bicubic is 2-D only, as in
-    PyTorch): the values and the gradients of the input and (but nearest's, 0) of the grid."""
+    PyTorch): the values and the gradients of the input and of the grid (nearest's zeros, as
+    PyTorch's, where minigrad's was None before)."""
     if mode == "bicubic" and len(input_shape) == 5:
         assert_raises_like_torch(lambda lib, F: F.grid_sample(
             lib.zeros(input_shape), lib.zeros(grid_shape), mode, padding_mode, align_corners))
@@ -3701,9 +3702,8 @@ def test_grid_sample_matches_torch(torch, mode, padding_mode, align_corners, inp
     expected.backward(torch.tensor(upstream))
     np.testing.assert_allclose(leaves[0].grad, their_leaves[0].grad.numpy(), rtol=1e-9,
                                atol=1e-12)
-    their_grid_grad = their_leaves[1].grad.numpy()
-    np.testing.assert_allclose(np.zeros_like(their_grid_grad) if leaves[1].grad is None
-                               else leaves[1].grad, their_grid_grad, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(leaves[1].grad, their_leaves[1].grad.numpy(), rtol=1e-9,
+                               atol=1e-12)
 
 
 @pytest.mark.parametrize("align_corners", [False, True])

@@ -57,6 +57,13 @@ def test_default_collate_batches_samples_as_torch(samples):
     assert type(ours) is type(theirs) or isinstance(ours, Tensor)
 
 
+def test_default_collate_refuses_numpy_arrays_of_strings_as_torch():
+    """PyTorch raises a TypeError for arrays it can't make a tensor of; before, minigrad made
+    a Tensor of dtype '<U1'."""
+    assert_raises_like_torch(lambda lib, F: (data if lib is minigrad else lib.utils.data)
+                             .default_collate([np.array(["a"]), np.array(["b"])]))
+
+
 def test_shuffling_visits_every_sample_once_per_pass_in_a_new_order_from_the_generator():
     dataset = data.TensorDataset(Tensor(np.arange(12)))
     loader = data.DataLoader(dataset, batch_size=5, shuffle=True,

@@ -2078,6 +2078,65 @@ def test_a_pytorch_style_function_returning_the_wrong_number_of_gradients_raises
         Wrong.apply(x, x).sum().backward()
 
 
+@pytest.mark.parametrize("changed", ["input recorded", "input", "output"])
+def test_a_pytorch_style_functions_saved_tensor_changed_in_place_is_caught_as_torch(changed):
+    """The saved input changed after forward (x.mul_(2), recorded or under no_grad), or the
+    saved output under no_grad: backward raises, as PyTorch's; before, minigrad's read the new
+    values and gave a wrong gradient. (A recorded change of the output leaves the saved array
+    as it was in minigrad: docs/api.md's in-place ops.)"""
+    torch = torch_or_skip()
+    for lib in (minigrad, torch):
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * x
+                ctx.save_for_backward(x, out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                x, out = ctx.saved_tensors
+                return 2 * out / x * g
+
+        x = lib.ones(3, requires_grad=True) * 1
+        y = Square.apply(x)
+        with lib.set_grad_enabled(changed == "input recorded"):
+            (y if changed == "output" else x).mul_(2)
+        with pytest.raises(RuntimeError, match="in-?place"):
+            y.sum().backward()
+
+
+def test_a_pytorch_style_functions_marked_or_integer_output_needs_no_grad_as_torch():
+    """mark_non_differentiable and an integer result leave the output out of the graph, as
+    PyTorch's; before, it required grad (and the marked one backpropagated zeros)."""
+    torch = torch_or_skip()
+    for lib in (minigrad, torch):
+        class Marked(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                out = x * 2
+                ctx.mark_non_differentiable(out)
+                return out
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        class Rounded(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return (x * 2).long()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        x = lib.ones(3, requires_grad=True)
+        marked, rounded = Marked.apply(x), Rounded.apply(x)
+        assert (marked.requires_grad, marked.grad_fn) == (False, None), lib.__name__
+        assert (rounded.requires_grad, rounded.grad_fn) == (False, None), lib.__name__
+
+
 def test_autograd_functional_jacobian_and_vjp_match_torch():
     torch = torch_or_skip()
 
@@ -2099,6 +2158,37 @@ def test_autograd_functional_jacobian_and_vjp_match_torch():
     np.testing.assert_allclose(out.data, t_out.numpy(), rtol=1e-14)
     for mine, expected in zip(grads, t_grads):
         np.testing.assert_allclose(mine.data, expected.numpy(), rtol=1e-12)
+
+
+def test_jacobian_and_vjp_of_an_output_that_needs_no_grad_are_zeros_as_torch():
+    """An output computed without the inputs: PyTorch's are zeros; before, minigrad's backward
+    raised that the output does not require grad."""
+    torch = torch_or_skip()
+    results = []
+    for lib in (minigrad, torch):
+        constant = lambda a: lib.ones(2, dtype=lib.float64)  # noqa: E731
+        x = lib.ones(3, dtype=lib.float64)
+        jacobian = lib.autograd.functional.jacobian(constant, x)
+        out, vjp = lib.autograd.functional.vjp(constant, x, lib.ones(2, dtype=lib.float64))
+        results.append([t.numpy().tolist() for t in (jacobian, out, vjp)])
+    assert results[0] == results[1] == [[[0.0] * 3] * 2, [1.0, 1.0], [0.0] * 3]
+
+
+def test_jacobian_of_a_tuple_of_outputs_is_one_per_output_as_torch():
+    """PyTorch's nesting: per output, then per input where inputs are a tuple; before,
+    minigrad raised AttributeError on the tuple."""
+    torch = torch_or_skip()
+    a, b = rng.standard_normal(3), rng.standard_normal(2)
+    results = []
+    for lib in (minigrad, torch):
+        jacobian = lib.autograd.functional.jacobian
+        pair = jacobian(lambda x, y: (x * x, (x[:2] * y).sum()), (lib.tensor(a), lib.tensor(b)))
+        one_input = jacobian(lambda x: (x.exp(), x.sum()), lib.tensor(a))
+        assert len(pair) == len(one_input) == 2 and all(len(row) == 2 for row in pair)
+        results.append([j.numpy() for j in (*pair[0], *pair[1], *one_input)])
+    for mine, expected in zip(*results):
+        assert mine.shape == expected.shape
+        np.testing.assert_allclose(mine, expected, rtol=1e-14)
 
 
 def test_autograd_backward_accumulates_every_tensors_gradient_as_torch():

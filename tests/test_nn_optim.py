@@ -392,6 +392,55 @@ def test_a_backward_hook_on_a_module_whose_inputs_need_no_grad_sees_the_output_g
     assert seen[0] == seen[1] == ((None,), [(4, 3)])
 
 
+def test_a_backward_hook_on_inputs_needing_no_grad_runs_though_an_output_gets_no_gradient():
+    """As PyTorch's: once, with None for the outputs no gradient reached (a string among the
+    outputs, a tensor output the loss does not use); before, the hook waited for those and
+    never ran."""
+    torch = torch_or_skip()
+    seen = []
+    for lib in (nn, torch.nn):
+        class Outputs(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = lib.Linear(2, 3)
+
+            def forward(self, x):
+                y = self.layer(x)
+                return y, "unused", y * 2
+        module = Outputs()
+        module.register_full_backward_hook(lambda m, gi, go: seen.append(
+            (gi, [None if g is None else tuple(g.shape) for g in go])))
+        data = np.ones((4, 2), dtype=np.float32)
+        module(Tensor(data) if lib is nn else torch.tensor(data))[0].sum().backward()
+    assert seen[0] == seen[1] == ((None,), [(4, 3), None, None])
+
+
+def test_nested_modules_backward_hooks_run_in_torchs_order():
+    """Outer module first where no input requires grad (its hook runs once its outputs'
+    gradients are known, as PyTorch's), last where one does (after its inputs')."""
+    torch = torch_or_skip()
+    orders = []
+    for lib in (nn, torch.nn):
+        class Outer(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.first, self.second = lib.Linear(2, 2), lib.Linear(2, 2)
+
+            def forward(self, x):
+                return self.second(self.first(x).tanh())
+        model, order = Outer(), []
+        for name, module in [("outer", model), ("first", model.first),
+                             ("second", model.second)]:
+            module.register_full_backward_hook(
+                lambda m, gi, go, name=name: order.append((name, gi[0] is None)))
+        for needs_grad in (False, True):
+            data = np.ones((3, 2), dtype=np.float32)
+            x = Tensor(data) if lib is nn else torch.tensor(data)
+            model(x.requires_grad_(needs_grad)).sum().backward()
+        orders.append(order)
+    assert orders[0] == orders[1]
+
+
 def _shared(nn_module, ones):
     """A module holding one Linear under two names and in a Sequential(l, l), and the
     Parameter `ones` under two names, in minigrad or torch.nn."""

@@ -58,12 +58,27 @@ class FunctionCtx:
 
     def __init__(self, needs_input_grad: tuple[bool, ...]) -> None:
         self.needs_input_grad = needs_input_grad
-        self.saved_tensors: tuple[Tensor | None, ...] = ()
+        self._saved: tuple[Tensor | None, ...] = ()
+        self._saved_versions: list[int | None] = []
         self.materialize_grads = True
         self.non_differentiable: list[Tensor] = []
 
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        self.saved_tensors = tensors
+        self._saved = tensors
+        self._saved_versions = [None if t is None else t._version for t in tensors]
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """What save_for_backward kept; as PyTorch, a tensor changed in place since raises
+        (backward would read other values than forward saw)."""
+        for position, (tensor, version) in enumerate(zip(self._saved, self._saved_versions)):
+            if tensor is not None and tensor._version != version:
+                raise RuntimeError(f"saved_tensors: saved tensor {position} (shape "
+                                   f"{tensor.shape}) was changed by an in-place operation "
+                                   f"after save_for_backward (its version is "
+                                   f"{tensor._version}, expected {version}); change a clone "
+                                   f"of it instead, or change it after backward")
+        return self._saved
 
     def mark_non_differentiable(self, *tensors: Tensor) -> None:
         self.non_differentiable.extend(tensors)
@@ -95,7 +110,10 @@ class Function:
     @classmethod
     def apply(cls, *args: Any) -> Tensor:
         tensors = [a for a in args if isinstance(a, Tensor)]
-        return _UserOp.apply(*tensors, function=cls, args=args)
+        out = _UserOp.apply(*tensors, function=cls, args=args)
+        if out.requires_grad and (out.grad_fn.non_differentiable or not out.is_floating_point()):
+            out.grad_fn, out._requires_grad = None, False  # as PyTorch: no gradient flows there
+        return out
 
 
 class _UserOp(_Op):
@@ -118,6 +136,8 @@ class _UserOp(_Op):
             raise TypeError(f"{function.__name__}.forward must return one Tensor, got "
                             f"{type(out).__name__}")
         self.non_differentiable = any(out is t for t in ctx.non_differentiable)
+        # a saved output shares its array with the op's: the engine checks that one's version
+        self.saves_output = any(out is t for t in ctx._saved)
         return out.data
 
     def backward(self, g: Any) -> tuple[Any, ...]:
@@ -134,6 +154,5 @@ class _UserOp(_Op):
                     raise RuntimeError(f"{self.function.__name__}.backward returned a gradient "
                                        f"for an argument that is not a tensor: return None")
                 continue
-            tensor_grads.append(None if gradient is None or self.non_differentiable else
-                                gradient.data if isinstance(gradient, Tensor) else gradient)
+            tensor_grads.append(gradient.data if isinstance(gradient, Tensor) else gradient)
         return tuple(tensor_grads)

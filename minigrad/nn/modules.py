@@ -146,14 +146,15 @@ class _BackwardHookBoundary:
     """One call of a module that has full backward hooks. Its positional inputs that require
     grad pass through one op (`_HookedInputs`: they are packed into one array, which the
     module reads back as views), so that their gradients arrive together, as PyTorch's hook
-    sees them; its outputs pass through identities (`_HookedOutput`) that note theirs first."""
+    sees them; its outputs pass through identities (`_HookedOutput`) that note theirs first.
+    With no input requiring grad, the outputs' identities all lead to a zero-size stand-in
+    packed alone, so that the hooks still run once, after every output gradient that comes."""
 
     def __init__(self, module: Module) -> None:
         self.module = module
         self.positions: list[int] = []
         self.arguments = 0
         self.grad_outputs: list[Tensor | None] = []
-        self.awaited = 0  # output gradients still to come, when no input needs one
 
     def inputs(self, args: tuple) -> tuple:
         self.arguments = len(args)
@@ -172,10 +173,11 @@ class _BackwardHookBoundary:
     def outputs(self, output: Any) -> Any:
         outputs = output if isinstance(output, tuple) else (output,)
         self.grad_outputs = [None] * len(outputs)
-        hooked = [_HookedOutput.apply(t, boundary=self, index=i)
+        stand_in = () if self.positions else (
+            _HookedInputs.apply(Tensor(np.zeros(0), requires_grad=True), boundary=self),)
+        hooked = [_HookedOutput.apply(*stand_in, t, boundary=self, index=i)
                   if isinstance(t, Tensor) and t.requires_grad else t
                   for i, t in enumerate(outputs)]
-        self.awaited = 0 if self.positions else len(hooked) - hooked.count(None)
         return tuple(hooked) if isinstance(output, tuple) else hooked[0]
 
     def fire(self, grad_input: tuple) -> tuple:
@@ -212,29 +214,30 @@ class _HookedInputs(Function):
                                                        self.shapes, self.dtypes):
             grad_input[position] = Tensor(g[start:stop].reshape(shape).astype(dtype))
         grad_input = boundary.fire(tuple(grad_input))
+        if not boundary.positions:
+            return None  # the stand-in's
         return tuple(None if grad_input[i] is None else _as_array(grad_input[i])
                      for i in boundary.positions)
 
 
 class _HookedOutput(Function):
-    """An output of a hooked module call, unchanged; backward notes its gradient for the hooks
-    (and runs them, when no input needs a gradient).   dx = G"""
+    """An output of a hooked module call, unchanged; backward notes its gradient for the hooks.
+    `stand_in`: the zero-size tensor whose op runs the hooks when no input needs a gradient
+    (see _BackwardHookBoundary); it gets an empty gradient, to be reached. It comes first, so
+    that backward reaches it right after the outputs, before the module's own ops, and the
+    hooks run as early as PyTorch's.   dx = G"""
 
     saves_inputs = False
 
-    def forward(self, x: np.ndarray, boundary: _BackwardHookBoundary, index: int
-                ) -> np.ndarray:
+    def forward(self, *stand_in_and_x: np.ndarray, boundary: _BackwardHookBoundary,
+                index: int) -> np.ndarray:
         self.boundary, self.index = boundary, index
-        return x.copy()  # an op's own output, not a view of its input
+        self.stand_in = len(stand_in_and_x) == 2
+        return stand_in_and_x[-1].copy()  # an op's own output, not a view of its input
 
-    def backward(self, g: np.ndarray) -> np.ndarray:
-        boundary = self.boundary
-        boundary.grad_outputs[self.index] = Tensor(g)
-        if boundary.awaited:
-            boundary.awaited -= 1
-            if not boundary.awaited:
-                boundary.fire((None,) * boundary.arguments)
-        return g
+    def backward(self, g: np.ndarray) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        self.boundary.grad_outputs[self.index] = Tensor(g)
+        return (np.zeros(0), g) if self.stand_in else g
 
 
 class Module:
@@ -573,12 +576,14 @@ class Module:
         floating-point dtypes only; the device must be the CPU (minigrad/devices.py)."""
         if args and isinstance(args[0], Tensor):
             dtype, args = args[0].dtype, args[1:]
-        elif args and devices.is_device(args[0]):
-            device, args = args[0], args[1:]
-        if args and not isinstance(args[0], bool):
-            dtype, args = args[0], args[1:]
-        if len(args) > 1:
-            raise TypeError(f"Module.to: too many arguments: {args}")
+        else:
+            if args and devices.is_device(args[0]):
+                device, args = args[0], args[1:]
+            if args and not isinstance(args[0], bool):
+                dtype, args = args[0], args[1:]
+        if len(args) > 1 or not all(isinstance(flag, bool) for flag in args):
+            raise TypeError(f"Module.to: after the dtype, device or tensor comes non_blocking "
+                            f"(a bool), got {args}")
         devices.on_cpu("Module.to", device)
         if dtype is None:
             return self

@@ -207,14 +207,14 @@ class BatchSampler(Sampler):
 # Collating samples into batches, and the DataLoader
 # --------------------------------------------------------------------------------------------
 def default_collate(batch: Sequence[Any]) -> Any:
-    """Samples stacked into one batch, as PyTorch's: tensors and numpy arrays stacked along a
-    new first dim, Python ints to an int64 tensor, floats to float64, bools to bool; strings
-    kept in a list; tuples, lists and dicts collated field by field (a namedtuple stays one,
-    other sequences become lists)."""
+    """Samples stacked into one batch, as PyTorch's: tensors and numpy arrays of numbers stacked
+    along a new first dim (arrays of strings or objects raise TypeError), Python ints to an
+    int64 tensor, floats to float64, bools to bool; strings kept in a list; tuples, lists and
+    dicts collated field by field (a namedtuple stays one, other sequences become lists)."""
     first = batch[0]
     if isinstance(first, Tensor):
         return stack(list(batch))
-    if isinstance(first, (np.ndarray, np.generic)):
+    if isinstance(first, (np.ndarray, np.generic)) and first.dtype.kind in "biuf":
         return Tensor(np.stack(batch))
     if isinstance(first, (bool, int, float)):
         dtype = bool if isinstance(first, bool) else np.int64 if isinstance(first, int) \
