@@ -8,8 +8,6 @@ or from the default generator that `minigrad.manual_seed` seeds.
 """
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -163,22 +161,6 @@ def _tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
     return Tensor(data, dtype=data.dtype, requires_grad=requires_grad)
 
 
-def _takes_device(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """`make` with PyTorch's `device=` keyword, which may only name the CPU, where minigrad
-    computes (minigrad/devices.py)."""
-    @functools.wraps(make)
-    def made_on_cpu(*args: Any, device: Any = None, **kwargs: Any) -> Tensor:
-        devices.on_cpu(make.__name__, device)
-        return make(*args, **kwargs)
-
-    signature = inspect.signature(make)
-    keyword = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None,
-                                annotation=Any)
-    made_on_cpu.__signature__ = signature.replace(
-        parameters=[*signature.parameters.values(), keyword])
-    return made_on_cpu
-
-
 def _is_integer(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -186,7 +168,7 @@ def _is_integer(value: Any) -> bool:
 # --------------------------------------------------------------------------------------------
 # From data, and filled tensors
 # --------------------------------------------------------------------------------------------
-@_takes_device
+@devices.takes_device
 def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of `data`, with torch.tensor's dtypes: Python ints give int64,
     floats float32, bools bool; numpy arrays and scalars keep theirs. (`Tensor(data)` instead
@@ -205,21 +187,21 @@ def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tens
     return _tensor(array, requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def zeros(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
           requires_grad: bool = False) -> Tensor:
     dtype = _dtype("zeros", dtype, get_default_dtype())
     return _tensor(np.zeros(_shape("zeros", sizes, size), dtype), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def ones(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
          requires_grad: bool = False) -> Tensor:
     dtype = _dtype("ones", dtype, get_default_dtype())
     return _tensor(np.ones(_shape("ones", sizes, size), dtype), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def empty(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtype: Any = None,
           requires_grad: bool = False) -> Tensor:
     """Uninitialised entries: whatever the memory held."""
@@ -227,7 +209,7 @@ def empty(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtyp
     return _tensor(np.empty(_shape("empty", sizes, size), dtype), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def full(size: int | tuple[int, ...], fill_value: Number | bool, *, dtype: Any = None,
          requires_grad: bool = False) -> Tensor:
     """Every entry `fill_value`; the dtype follows it unless given (bool, int64, or float32)."""
@@ -241,14 +223,14 @@ def full(size: int | tuple[int, ...], fill_value: Number | bool, *, dtype: Any =
                    requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def eye(n: int, m: int | None = None, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """An n x m (n x n) matrix with ones on the diagonal."""
     shape = _shape("eye", (n, n if m is None else m))
     return _tensor(np.eye(*shape, dtype=_dtype("eye", dtype, get_default_dtype())), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
     """The (row, column) indices of the lower triangle of a row x col matrix (on and below the
     `offset`-th diagonal), as a 2 x N tensor in row-major order, as torch.tril_indices."""
@@ -257,7 +239,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> T
         _dtype("tril_indices", dtype, np.int64)))
 
 
-@_takes_device
+@devices.takes_device
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> Tensor:
     """The (row, column) indices of the upper triangle (on and above the `offset`-th diagonal),
     as tril_indices."""
@@ -269,7 +251,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> T
 # --------------------------------------------------------------------------------------------
 # Ranges
 # --------------------------------------------------------------------------------------------
-@_takes_device
+@devices.takes_device
 def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but excluding end (`arange(n)` is 0 .. n-1). int64 when
@@ -293,7 +275,7 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
     return _tensor(values.astype(target, copy=False), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (float32 unless given)."""
@@ -308,7 +290,7 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
     return _tensor(np.linspace(start, end, steps).astype(target), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
     """base ** linspace(start, end, steps): `steps` values evenly spaced in the exponent
@@ -321,7 +303,7 @@ def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtyp
 # --------------------------------------------------------------------------------------------
 # Random tensors
 # --------------------------------------------------------------------------------------------
-@_takes_device
+@devices.takes_device
 def rand(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
          generator: Generator | np.random.Generator | None = None,
          dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -331,7 +313,7 @@ def rand(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
                    requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def randn(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
           generator: Generator | np.random.Generator | None = None,
           dtype: Any = None, requires_grad: bool = False) -> Tensor:
@@ -341,7 +323,7 @@ def randn(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
     return _tensor(_rng("randn", generator).standard_normal(shape, dtype=target), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def randint(low: int, high: int | tuple[int, ...] | None = None,
             size: tuple[int, ...] | None = None, *,
             generator: Generator | np.random.Generator | None = None, dtype: Any = None,
@@ -366,7 +348,7 @@ def randint(low: int, high: int | tuple[int, ...] | None = None,
     return _tensor(values.astype(target, copy=False), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def randperm(n: int, *, generator: Generator | np.random.Generator | None = None,
              dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A random permutation of 0, ..., n - 1, int64 unless given."""
@@ -375,7 +357,7 @@ def randperm(n: int, *, generator: Generator | np.random.Generator | None = None
     return _tensor(values.astype(_dtype("randperm", dtype, np.int64), copy=False), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] | None = None,
            *, generator: Generator | np.random.Generator | None = None, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
@@ -503,7 +485,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, requires_
     return _tensor(values.astype(target), requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                 requires_grad: bool = False) -> Tensor:
     """0.5 - 0.5 cos(2 pi t)."""
@@ -511,7 +493,7 @@ def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                    lambda t: 0.5 - 0.5 * np.cos(2 * np.pi * t))
 
 
-@_takes_device
+@devices.takes_device
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54,
                    beta: float = 0.46, *, dtype: Any = None,
                    requires_grad: bool = False) -> Tensor:
@@ -520,7 +502,7 @@ def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.5
                    lambda t: alpha - beta * np.cos(2 * np.pi * t))
 
 
-@_takes_device
+@devices.takes_device
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     requires_grad: bool = False) -> Tensor:
     """0.42 - 0.5 cos(2 pi t) + 0.08 cos(4 pi t)."""
@@ -528,7 +510,7 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                    lambda t: 0.42 - 0.5 * np.cos(2 * np.pi * t) + 0.08 * np.cos(4 * np.pi * t))
 
 
-@_takes_device
+@devices.takes_device
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None,
                     requires_grad: bool = False) -> Tensor:
     """The triangle 1 - |2 t - 1|."""
@@ -536,7 +518,7 @@ def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = N
                    lambda t: 1 - np.abs(2 * t - 1))
 
 
-@_takes_device
+@devices.takes_device
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *,
                   dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """I0(beta sqrt(1 - (2 t - 1) ** 2)) / I0(beta), I0 the modified Bessel function."""
@@ -547,39 +529,39 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
 # --------------------------------------------------------------------------------------------
 # The *_like forms: the shape of `input`, and its dtype unless given
 # --------------------------------------------------------------------------------------------
-@_takes_device
+@devices.takes_device
 def zeros_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return zeros(input.shape, dtype=input.dtype if dtype is None else dtype,
                  requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def ones_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return ones(input.shape, dtype=input.dtype if dtype is None else dtype,
                 requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def empty_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return empty(input.shape, dtype=input.dtype if dtype is None else dtype,
                  requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def full_like(input: Tensor, fill_value: Number | bool, *, dtype: Any = None,
               requires_grad: bool = False) -> Tensor:
     return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,
                 requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def rand_like(input: Tensor, *, generator: Generator | np.random.Generator | None = None,
               dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return rand(input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,
                 requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def randint_like(input: Tensor, low: int, high: int | None = None, *,
                  generator: Generator | np.random.Generator | None = None, dtype: Any = None,
                  requires_grad: bool = False) -> Tensor:
@@ -590,7 +572,7 @@ def randint_like(input: Tensor, low: int, high: int | None = None, *,
                    dtype=input.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
 
-@_takes_device
+@devices.takes_device
 def randn_like(input: Tensor, *, generator: Generator | np.random.Generator | None = None,
                dtype: Any = None, requires_grad: bool = False) -> Tensor:
     return randn(input.shape, generator=generator, dtype=input.dtype if dtype is None else dtype,

@@ -5,7 +5,9 @@ changes nothing, and any other device raises `DeviceError` when a tensor is to g
 `device = "cuda" if torch.cuda.is_available() else "cpu"` picks the CPU."""
 from __future__ import annotations
 
-from typing import Any
+import functools
+import inspect
+from typing import Any, Callable
 
 from .errors import DeviceError, InvalidArgumentError
 
@@ -62,3 +64,19 @@ def is_device(value: Any) -> bool:
     """Whether `value` names a device (a device, or a string such as 'cpu' or 'cuda:0')."""
     return isinstance(value, device) or isinstance(value, str) and \
         value.partition(":")[0] in _TYPES
+
+
+def takes_device(function: Callable[..., Any]) -> Callable[..., Any]:
+    """`function` (a factory, or a layer's __init__) with PyTorch's `device=` keyword, which
+    may only name the CPU."""
+    @functools.wraps(function)
+    def on_the_cpu(*args: Any, device: Any = None, **kwargs: Any) -> Any:
+        on_cpu(function.__qualname__, device)
+        return function(*args, **kwargs)
+
+    signature = inspect.signature(function)
+    keyword = inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                annotation=Any)
+    on_the_cpu.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=[*signature.parameters.values(), keyword])
+    return on_the_cpu

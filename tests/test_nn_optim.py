@@ -3122,3 +3122,23 @@ def test_swa_utils_refuse_what_torch_refuses(misuse):
         misuse(torch, torch.ones(2, requires_grad=True))
     with pytest.raises(expected.type):
         misuse(minigrad, nn.Parameter(np.ones(2)))
+
+
+def test_layers_take_torchs_device_keyword_the_cpu_only():
+    """Every layer whose PyTorch constructor names `device` takes it: "cpu" builds the layer
+    as without it, another device raises as PyTorch built without CUDA does."""
+    torch = torch_or_skip()
+    for name in dir(torch.nn):
+        theirs = getattr(torch.nn, name)
+        if isinstance(theirs, type) and issubclass(theirs, torch.nn.Module) and \
+                hasattr(nn, name) and "device" in inspect.signature(theirs.__init__).parameters:
+            assert "device" in inspect.signature(getattr(nn, name).__init__).parameters, name
+    for make in (lambda lib, device: lib.nn.Linear(2, 3, device=device),
+                 lambda lib, device: lib.nn.Conv2d(1, 2, 3, device=device),
+                 lambda lib, device: lib.nn.Embedding(5, 2, device=device),
+                 lambda lib, device: lib.nn.BatchNorm1d(3, device=device),
+                 lambda lib, device: lib.nn.MultiheadAttention(4, 2, device=device)):
+        ours, theirs = make(minigrad, "cpu"), make(torch, "cpu")
+        assert [(n, p.shape) for n, p in ours.named_parameters()] == \
+            [(n, tuple(p.shape)) for n, p in theirs.named_parameters()]
+        assert_raises_like_torch(lambda lib, F: make(lib, "cuda"))

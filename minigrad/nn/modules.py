@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import math
 from collections import OrderedDict
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence
@@ -255,6 +256,17 @@ class Module:
         object.__setattr__(self, "_forward_pre_hooks", {})
         object.__setattr__(self, "_forward_hooks", {})
         object.__setattr__(self, "_backward_hooks", {})
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """minigrad's own layers that take a dtype take PyTorch's `device=` too (the CPU only,
+        minigrad/devices.py), as PyTorch's layers that make parameters or buffers do; a user's
+        Module subclass is left as written."""
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if cls.__module__.startswith("minigrad.") and init is not None:
+            parameters = inspect.signature(init).parameters
+            if "dtype" in parameters and "device" not in parameters:
+                cls.__init__ = devices.takes_device(init)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
