@@ -2148,6 +2148,22 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
     assert result.returncode == 0, result.stderr
 
 
+def test_optim_submodule_import_paths_are_torchs():
+    """`from minigrad.optim.swa_utils import AveragedModel` and the lr_scheduler import work in
+    a fresh interpreter, as `from torch.optim.swa_utils import AveragedModel` does."""
+    import subprocess
+    import sys
+    code = ("from minigrad.optim.swa_utils import SWALR, AveragedModel\n"
+            "from minigrad.optim.lr_scheduler import StepLR\n"
+            "import minigrad.optim.lr_scheduler as S\n"
+            "import minigrad\n"
+            "assert AveragedModel is minigrad.optim.swa_utils.AveragedModel and SWALR is "
+            "minigrad.swa_utils.SWALR\n"
+            "assert S is minigrad.lr_scheduler and StepLR is minigrad.lr_scheduler.StepLR\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_nn_utils_offers_what_torch_nn_utils_names():
     torch = torch_or_skip()
     for name in nn.utils.__all__:
