@@ -885,7 +885,7 @@ def _two_loop_direction(g: np.ndarray, dirs: np.ndarray, steps: np.ndarray, rho:
     """-H g by L-BFGS's two-loop recursion (Nocedal & Wright, algorithm 7.4) over the pairs
     (steps[i], dirs[i]) = (s_i, y_i), oldest first, with rho_i = 1 / y_i.s_i and H_0 = h_diag I."""
     q = -g
-    alphas = np.empty(len(rho))
+    alphas = np.empty(len(rho), g.dtype)  # float64 numbers would make float32's direction float64
     for i in reversed(range(len(rho))):
         alphas[i] = float(steps[i] @ q) * rho[i]
         q = q - alphas[i] * dirs[i]
