@@ -362,8 +362,8 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] 
            *, generator: Generator | np.random.Generator | None = None, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """Normal samples of the given means and standard deviations, as torch.normal: tensors (of
-    a float dtype) broadcast together and give the shape; two numbers need `size` (and take
-    `dtype`, default float32). As in PyTorch, the samples join the graph of tensor arguments
+    a float dtype) broadcast together and give the shape, and mean's dtype (std's where mean is
+    a number); two numbers need `size` (and take `dtype`, default float32). As in PyTorch, the samples join the graph of tensor arguments
     with gradient 0 (they are not mean + std * noise to backward)."""
     tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
     if tensors and (size is not None or dtype is not None or requires_grad):
@@ -387,9 +387,10 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] 
     except ValueError:
         raise InvalidArgumentError(f"normal: the shapes of mean, {np.shape(mean_data)}, and "
                                    f"std, {np.shape(std_data)}, do not broadcast") from None
-    target = np.result_type(*(x.dtype for x in tensors))
+    target = tensors[0].dtype  # mean's, or std's where mean is a number: PyTorch's, unpromoted
     samples = (mean_data + std_data * rng.standard_normal(shape)).astype(target)
-    return tensors[0]._step_function(samples, *tensors[1:])
+    # std joins the graph cast to mean's dtype, so that joining it does not promote the samples
+    return tensors[0]._step_function(samples, *(x.to(target) for x in tensors[1:]))
 
 
 def bernoulli(input: Tensor, p: float | None = None, *,

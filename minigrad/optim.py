@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 import warnings
 from typing import Any, Callable, Iterable
 
@@ -884,7 +885,7 @@ def _two_loop_direction(g: np.ndarray, dirs: np.ndarray, steps: np.ndarray, rho:
     """-H g by L-BFGS's two-loop recursion (Nocedal & Wright, algorithm 7.4) over the pairs
     (steps[i], dirs[i]) = (s_i, y_i), oldest first, with rho_i = 1 / y_i.s_i and H_0 = h_diag I."""
     q = -g
-    alphas = np.empty(len(rho))
+    alphas = np.empty(len(rho), g.dtype)  # float64 numbers would make float32's direction float64
     for i in reversed(range(len(rho))):
         alphas[i] = float(steps[i] @ q) * rho[i]
         q = q - alphas[i] * dirs[i]
@@ -1040,3 +1041,8 @@ def cosine_lr(step: int, lr: float, min_lr: float, warmup: int, total: int) -> f
 
 from . import lr_scheduler  # noqa: E402,F401  (optim.lr_scheduler, as torch.optim.lr_scheduler)
 from . import swa_utils  # noqa: E402,F401  (optim.swa_utils, as torch.optim.swa_utils)
+
+# as nn.functional (see nn/__init__.py): `from minigrad.optim.swa_utils import SWALR` finds the
+# one module, as `from torch.optim.swa_utils import SWALR` does
+sys.modules[f"{__name__}.lr_scheduler"] = lr_scheduler
+sys.modules[f"{__name__}.swa_utils"] = swa_utils

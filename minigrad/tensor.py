@@ -2308,13 +2308,13 @@ class Tensor:
         """minigrad.multinomial: category indices drawn with the weights in self's last dim."""
         return creation.multinomial(self, num_samples, replacement, generator=generator)
 
-    def histogram(self, bins: int | Tensor, *, range: tuple[float, float] | None = None,
+    def histogram(self, bins: int | Tensor = 100, *, range: tuple[float, float] | None = None,
                   weight: Tensor | None = None, density: bool = False) -> Histogram:
-        """(hist, bin_edges), as torch.histogram and numpy.histogram: `bins` equal bins over
-        `range` (default the entries' min and max, widened by 0.5 either way if equal) or the
-        edges in a 1-D tensor; the last bin holds its right edge. Counts, or sums of `weight`;
-        with `density`, divided by the total and the bin widths. Floats only, in this tensor's
-        dtype, without grad."""
+        """(hist, bin_edges), as torch.histogram and numpy.histogram: `bins` equal bins (by
+        default 100) over `range` (default the entries' min and max, widened by 0.5 either way
+        if equal) or the edges in a 1-D tensor; the last bin holds its right edge. Counts, or
+        sums of `weight`; with `density`, divided by the total and the bin widths. Floats only,
+        in this tensor's dtype, without grad."""
         self._require_floating("histogram")
         if not isinstance(bins, Tensor) and bins <= 0:
             raise InvalidArgumentError(f"histogram: bins must be > 0, got {bins}")

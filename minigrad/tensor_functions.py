@@ -1031,11 +1031,11 @@ def adaptive_max_pool1d(input: Tensor, output_size: Size) -> tuple[Tensor, Tenso
 
 def embedding(weight: Tensor, indices: ArrayLike, padding_idx: int = -1,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    """F.embedding with the table first, as ATen's; padding_idx -1 means none (PyTorch's
-    top-level function takes no negative index from the end)."""
+    """F.embedding with the table first, as ATen's; a negative padding_idx means none
+    (PyTorch's top-level function counts no index from the end: -1 is its default)."""
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
-    return functional.embedding(indices, weight, None if padding_idx == -1 else padding_idx)
+    return functional.embedding(indices, weight, None if padding_idx < 0 else padding_idx)
 
 
 def layer_norm(input: Tensor, normalized_shape: Size, weight: Tensor | None = None,

@@ -2221,6 +2221,11 @@ RANDOM_DRAWS = {  # lib -> a draw, as minigrad and torch both spell it
     "normal_tensors": lambda lib: lib.normal(lib.zeros(2, 1), lib.ones(3)),
     "normal_tensor_mean": lambda lib: lib.normal(lib.zeros(4, dtype=lib.float64), 2.0),
     "normal_tensor_std": lambda lib: lib.normal(1.0, lib.ones(2, 3)),
+    # two tensors: the result has mean's dtype, not the two promoted
+    "normal_float32_mean_float64_std": lambda lib: lib.normal(lib.zeros(3),
+                                                              lib.ones(3, dtype=lib.float64)),
+    "normal_float64_mean_float32_std": lambda lib: lib.normal(lib.zeros(3, dtype=lib.float64),
+                                                              lib.ones(3)),
     "normal_numbers": lambda lib: lib.normal(1.0, 2.0, (2, 3)),
     "normal_numbers_float64": lambda lib: lib.normal(1.0, 2.0, (2,), dtype=lib.float64),
     "bernoulli": lambda lib: lib.bernoulli(lib.full((3, 2), 0.5)),

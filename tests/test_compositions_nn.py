@@ -5025,6 +5025,9 @@ TOP_LEVEL = {  # name: (call on lib and its float64 inputs, makers of the inputs
                   [_normal(4, 3)]),
     "embedding_padding_idx": (lambda lib, w: lib.embedding(w, lib.tensor([1, 0, 1]), 1),
                               [_normal(4, 3)]),
+    # negative padding indices other than -1 count no row from the end: no row is padding
+    "embedding_negative_padding_idx": (
+        lambda lib, w: lib.embedding(w, lib.tensor([1, 2, 3]), -2), [_normal(4, 3)]),
     "layer_norm": (lambda lib, x, w, b: lib.layer_norm(x, (3, 4), w, b, 1e-3),
                    [_normal(2, 3, 4), _normal(3, 4), _normal(3, 4)]),
     "group_norm": (lambda lib, x, w, b: lib.group_norm(x, 2, w, b),

@@ -1155,6 +1155,9 @@ def test_histogram_counts_weights_and_densities_as_torch():
                 np.testing.assert_allclose(part.data, want.numpy(), rtol=1e-5, atol=1e-6)
     hist, bin_edges = Tensor(np.array([0.5, 2.0])).histogram(2)  # the method, a named pair
     assert hist.tolist() == [1.0, 1.0] and bin_edges.tolist() == [0.5, 1.25, 2.0]
+    data = rng.standard_normal(50)  # bins by default 100, as PyTorch's
+    for got, want in zip(minigrad.histogram(Tensor(data)), torch.histogram(torch.from_numpy(data))):
+        np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
 
 
 def test_searchsorted_and_bucketize_match_torch():

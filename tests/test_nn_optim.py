@@ -1754,6 +1754,10 @@ def test_lbfgs_keeps_float32_and_goes_on_from_its_state_dict():
     theirs, _ = _lbfgs_steps(torch, _rosenbrock, x0, 2, **settings)
     assert ours[-1][1].dtype == np.float32
     np.testing.assert_allclose(ours[-1][1], theirs[-1][1], rtol=1e-4, atol=1e-5)
+    # the history and the direction stay float32 too, as torch's (its state dict holds them)
+    assert {name: np.asarray(value).dtype for name, value in opt.state.items()
+            if np.asarray(value).ndim} == dict.fromkeys(
+        ["d.0", "old_dirs.0", "old_stps.0", "ro.0", "prev_flat_grad.0"], np.float32)
 
     x = nn.Parameter(np.array([-1.2, 1.0, 0.5]))
     first = optim.LBFGS([x], max_iter=3)
@@ -2144,6 +2148,22 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
             "minigrad.nn.UninitializedBuffer\n"
             "assert UninitializedParameter is minigrad.nn.UninitializedParameter\n"
             "assert Linear is minigrad.nn.Linear\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_optim_submodule_import_paths_are_torchs():
+    """`from minigrad.optim.swa_utils import AveragedModel` and the lr_scheduler import work in
+    a fresh interpreter, as `from torch.optim.swa_utils import AveragedModel` does."""
+    import subprocess
+    import sys
+    code = ("from minigrad.optim.swa_utils import SWALR, AveragedModel\n"
+            "from minigrad.optim.lr_scheduler import StepLR\n"
+            "import minigrad.optim.lr_scheduler as S\n"
+            "import minigrad\n"
+            "assert AveragedModel is minigrad.optim.swa_utils.AveragedModel and SWALR is "
+            "minigrad.swa_utils.SWALR\n"
+            "assert S is minigrad.lr_scheduler and StepLR is minigrad.lr_scheduler.StepLR\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
