@@ -2126,11 +2126,17 @@ def test_clip_grad_norm_float32_keeps_dtype():
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
 
 
+def _runs_in_a_fresh_interpreter(code):
+    """`code` run by a new Python (so no import made by the tests helps it), without error."""
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
 def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
     """`import minigrad.nn.functional as F` and the other torch.nn paths work in a fresh
     interpreter, each naming minigrad's own module or object, not a copy."""
-    import subprocess
-    import sys
     code = ("import minigrad.nn.functional as F\n"
             "import minigrad.nn.init as I\n"
             "from minigrad.nn import functional, init, utils\n"
@@ -2148,15 +2154,12 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
             "minigrad.nn.UninitializedBuffer\n"
             "assert UninitializedParameter is minigrad.nn.UninitializedParameter\n"
             "assert Linear is minigrad.nn.Linear\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    _runs_in_a_fresh_interpreter(code)
 
 
 def test_optim_submodule_import_paths_are_torchs():
     """`from minigrad.optim.swa_utils import AveragedModel` and the lr_scheduler import work in
     a fresh interpreter, as `from torch.optim.swa_utils import AveragedModel` does."""
-    import subprocess
-    import sys
     code = ("from minigrad.optim.swa_utils import SWALR, AveragedModel\n"
             "from minigrad.optim.lr_scheduler import StepLR\n"
             "import minigrad.optim.lr_scheduler as S\n"
@@ -2164,8 +2167,7 @@ def test_optim_submodule_import_paths_are_torchs():
             "assert AveragedModel is minigrad.optim.swa_utils.AveragedModel and SWALR is "
             "minigrad.swa_utils.SWALR\n"
             "assert S is minigrad.lr_scheduler and StepLR is minigrad.lr_scheduler.StepLR\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    _runs_in_a_fresh_interpreter(code)
 
 
 def test_nn_utils_offers_what_torch_nn_utils_names():
