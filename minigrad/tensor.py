@@ -1017,23 +1017,81 @@ class Tensor:
 
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn uniformly from [a, b)."""
-        self._check_random_fill("uniform_")
+        rng = self._random_fill("uniform_", generator)
         if not a <= b:
             raise InvalidArgumentError(f"uniform_: expects a <= b, got a={a}, b={b}")
-        values = creation._rng("uniform_", generator).uniform(a, b, self.shape)
-        return self._modified("uniform_", Tensor._make(values.astype(self.dtype)))
+        return self._filled("uniform_", rng.uniform(a, b, self.shape))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn from the normal distribution N(mean, std**2)."""
-        self._check_random_fill("normal_")
+        rng = self._random_fill("normal_", generator)
         if not std >= 0:
             raise InvalidArgumentError(f"normal_: expects std >= 0, got {std}")
-        values = creation._rng("normal_", generator).normal(mean, std, self.shape)
-        return self._modified("normal_", Tensor._make(values.astype(self.dtype)))
+        return self._filled("normal_", rng.normal(mean, std, self.shape))
 
-    def _check_random_fill(self, name: str) -> None:
-        if not self.is_floating_point():  # PyTorch has no such kernel for integers
-            raise InvalidTypeError(f"{name}: fills floating-point tensors only, got {self.dtype}")
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator: Any = None
+                    ) -> Tensor:
+        """Fill with exp of numbers drawn from N(mean, std**2)."""
+        rng = self._random_fill("log_normal_", generator)
+        if not std > 0:
+            raise InvalidArgumentError(f"log_normal_: expects std > 0.0, got {std}")
+        return self._filled("log_normal_", rng.lognormal(mean, std, self.shape))
+
+    def exponential_(self, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+        """Fill with numbers drawn from the exponential distribution of rate `lambd`."""
+        rng = self._random_fill("exponential_", generator)
+        if not lambd > 0:
+            raise InvalidArgumentError(f"exponential_: expects lambda > 0.0, got {lambd}")
+        return self._filled("exponential_", rng.exponential(1 / lambd, self.shape))
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None
+                ) -> Tensor:
+        """Fill with numbers drawn from the Cauchy distribution around `median`."""
+        rng = self._random_fill("cauchy_", generator)
+        return self._filled("cauchy_", median + sigma * rng.standard_cauchy(self.shape))
+
+    def geometric_(self, p: float, *, generator: Any = None) -> Tensor:
+        """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+        rng = self._random_fill("geometric_", generator, kinds="fiu")
+        if not 0 < p < 1:
+            raise InvalidArgumentError(f"geometric_: expects p to be in (0, 1), got p={p}")
+        return self._filled("geometric_", rng.geometric(p, self.shape))
+
+    def bernoulli_(self, p: float | Tensor = 0.5, *, generator: Any = None) -> Tensor:
+        """Fill with 1 where a Bernoulli(p) draw succeeds, else 0 (`p` a number, or a tensor
+        of probabilities that broadcasts to this one's shape)."""
+        rng = self._random_fill("bernoulli_", generator, kinds="fiub")
+        probabilities = p.data if isinstance(p, Tensor) else np.asarray(p)
+        if not ((probabilities >= 0) & (probabilities <= 1)).all():
+            raise InvalidArgumentError(f"bernoulli_: expects p to be in [0, 1], got p={p}")
+        return self._filled("bernoulli_", rng.random(self.shape) < probabilities)
+
+    def random_(self, start: int | None = None, end: int | None = None, *,
+                generator: Any = None) -> Tensor:
+        """Fill with integers drawn uniformly from [start, end): random_(end) from [0, end);
+        random_() from [0, 2**mantissa] for floats (every integer the dtype holds exactly),
+        [0, max] for integers, as PyTorch's `from` and `to`."""
+        rng = self._random_fill("random_", generator, kinds="fiu")
+        if end is None:
+            start, end = (0, start) if start is not None else (0, None)
+        if end is None:
+            end = 2 ** (np.finfo(self.dtype).nmant + 1) + 1 if self.dtype.kind == "f" else \
+                int(np.iinfo(self.dtype).max) + 1
+        if not start < end:
+            raise InvalidArgumentError(f"random_ expects 'from' to be less than 'to', but got "
+                                       f"from={start} >= to={end}")
+        return self._filled("random_", rng.integers(start, end, self.shape))
+
+    def _random_fill(self, name: str, generator: Any, kinds: str = "f") -> np.random.Generator:
+        """The generator a random fill draws from, once this tensor's dtype is one of `kinds`
+        (PyTorch has no kernel for the others: floats only for the continuous ones)."""
+        if self.dtype.kind not in kinds:
+            raise InvalidTypeError(f"{name}: can't fill a tensor of dtype {self.dtype}")
+        return creation._rng(name, generator)
+
+    def _filled(self, name: str, values: np.ndarray) -> Tensor:
+        """This tensor holding `values`, drawn for it, in its own dtype."""
+        return self._modified(name, Tensor._make(values.astype(self.dtype)), casting="unsafe")
 
     def __setitem__(self, index: Any, value: Any) -> None:
         """x[index] = value, in place, as PyTorch's: value broadcast to the entries indexed and

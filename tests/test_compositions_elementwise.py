@@ -2848,3 +2848,56 @@ def test_rng_states_put_the_generators_back_where_they_were():
     assert minigrad.initial_seed() == 5
     with pytest.raises(TypeError):
         minigrad.set_rng_state(Tensor(np.zeros(3)))
+
+
+RANDOM_FILLS = {  # in-place random fill, its arguments, and the mean and variance it draws with
+    "bernoulli_": ((0.3,), 0.3, 0.21),
+    "random_": ((2, 8), 4.5, 35 / 12),
+    "exponential_": ((2.0,), 0.5, 0.25),
+    "geometric_": ((0.25,), 4.0, 12.0),
+    "log_normal_": ((0.0, 0.5), math.exp(0.125), (math.exp(0.25) - 1) * math.exp(0.25)),
+}
+
+
+@pytest.mark.parametrize("name", RANDOM_FILLS)
+def test_random_fills_draw_their_distribution_in_place_as_torch(torch, name):
+    args, mean, variance = RANDOM_FILLS[name]
+    x = Tensor(np.zeros(200_000, dtype=np.float32))
+    assert getattr(x, name)(*args, generator=minigrad.Generator().manual_seed(0)) is x
+    assert x.dtype == np.float32
+    assert abs(x.data.mean() - mean) < 5 * math.sqrt(variance / x.numel())
+    assert abs(x.data.var() / variance - 1) < 0.05
+    again = Tensor(np.zeros(200_000, dtype=np.float32))
+    getattr(again, name)(*args, generator=minigrad.Generator().manual_seed(0))
+    np.testing.assert_array_equal(again.data, x.data)
+    for dtype in ("int64", "bool"):  # filled where PyTorch fills them, refused elsewhere
+        if _fills(torch, name, dtype, args):
+            filled = getattr(Tensor(np.zeros(3, dtype=dtype)), name)(*args)
+            assert filled.dtype == dtype
+        else:
+            assert_raises_like_torch(lambda lib, F: getattr(
+                lib.zeros(3, dtype=getattr(lib, dtype)), name)(*args))
+
+
+def _fills(torch, name, dtype, args):
+    """Whether PyTorch's random fill `name` takes a tensor of `dtype`."""
+    try:
+        getattr(torch.zeros(3, dtype=getattr(torch, dtype)), name)(*args)
+    except (RuntimeError, NotImplementedError):
+        return False
+    return True
+
+
+def test_random_fills_of_a_tensor_in_a_graph_keep_it_there_as_torch(torch):
+    """As fill_: the tensor still requires grad, and the entries it had get gradient 0."""
+    for lib in (minigrad, torch):
+        leaf = lib.ones(3, requires_grad=True)
+        x = leaf * 2
+        x.exponential_()
+        assert x.requires_grad
+        (x * leaf).sum().backward()
+        assert leaf.grad.numpy().tolist() == x.detach().numpy().tolist()
+    assert_raises_like_torch(lambda lib, F: lib.zeros(3).geometric_(0))
+    assert_raises_like_torch(lambda lib, F: lib.zeros(3).bernoulli_(1.5))
+    assert_raises_like_torch(lambda lib, F: lib.zeros(3).random_(5, 2))
+    assert_raises_like_torch(lambda lib, F: lib.zeros(3).exponential_(-1))
