@@ -130,6 +130,27 @@ def _index_array(op: str, index: ArrayLike) -> np.ndarray:
     return index
 
 
+def _to_arguments(name: str, args: tuple, dtype: Any, device: Any, flags: int
+                  ) -> tuple[Any, tuple]:
+    """PyTorch's positional forms of `to` (Tensor's and Module's): (tensor, ...), (device,
+    [dtype], ...) or (dtype, ...), then up to `flags` bools (non_blocking, copy). Returns the
+    dtype (a given tensor's) and those bools, once the device is found to be the CPU."""
+    args = list(args)
+    if args and isinstance(args[0], Tensor):
+        dtype = args.pop(0).dtype
+    elif args and devices.is_device(args[0]):
+        device = args.pop(0)
+        if args and not isinstance(args[0], bool):
+            dtype = args.pop(0)
+    elif args:
+        dtype = args.pop(0)
+    if len(args) > flags or not all(isinstance(flag, bool) for flag in args):
+        raise TypeError(f"{name}: after the dtype, device or tensor come at most {flags} bools "
+                        f"(non_blocking{', copy' if flags == 2 else ''}), got {tuple(args)}")
+    devices.on_cpu(name, device)
+    return dtype, tuple(args)
+
+
 def _sign(data: np.ndarray) -> np.ndarray:
     """np.sign, but 0 for NaN, as PyTorch's sign: (x > 0) - (x < 0)."""
     if data.dtype.kind != "f":
@@ -3900,21 +3921,9 @@ class Tensor:
         tensor); itself when that changes nothing, unless copy=True. Float to float is
         differentiable; to integers or bool it is not (as in PyTorch). The device must be the
         CPU, where every tensor is (minigrad/devices.py)."""
-        args = list(args)
-        if args and isinstance(args[0], Tensor):
-            dtype = args.pop(0).dtype
-        elif args and devices.is_device(args[0]):
-            device = args.pop(0)
-            if args and not isinstance(args[0], bool):
-                dtype = args.pop(0)
-        elif args:
-            dtype = args.pop(0)
-        if len(args) > 2 or not all(isinstance(flag, bool) for flag in args):
-            raise TypeError(f"to: after the dtype, device or tensor come non_blocking and copy "
-                            f"(bools), got {tuple(args)}")
-        if len(args) == 2:  # non_blocking (nothing to wait for here) and copy, by position
-            copy = args[1]
-        devices.on_cpu("to", device)
+        dtype, flags = _to_arguments("to", args, dtype, device, 2)
+        if len(flags) == 2:  # non_blocking (nothing to wait for here) and copy, by position
+            copy = flags[1]
         if dtype is None:
             return self.clone() if copy else self
         try:

@@ -25,7 +25,7 @@ from ..dtypes import get_default_dtype
 from ..engine import (Function, HookHandle, _registered, is_grad_enabled, no_grad,
                       require_bool)
 from ..errors import InvalidArgumentError, InvalidKeyError, InvalidTypeError
-from ..tensor import Tensor, _as_array
+from ..tensor import Tensor, _as_array, _to_arguments
 from ..tensor_functions import cat, stack
 
 
@@ -586,17 +586,7 @@ class Module:
            non_blocking: bool = False) -> Module:
         """PyTorch's `module.to(dtype)`, `to(device, dtype)` and `to(tensor)`: `astype`, for
         floating-point dtypes only; the device must be the CPU (minigrad/devices.py)."""
-        if args and isinstance(args[0], Tensor):
-            dtype, args = args[0].dtype, args[1:]
-        else:
-            if args and devices.is_device(args[0]):
-                device, args = args[0], args[1:]
-            if args and not isinstance(args[0], bool):
-                dtype, args = args[0], args[1:]
-        if len(args) > 1 or not all(isinstance(flag, bool) for flag in args):
-            raise TypeError(f"Module.to: after the dtype, device or tensor comes non_blocking "
-                            f"(a bool), got {args}")
-        devices.on_cpu("Module.to", device)
+        dtype, _ = _to_arguments("Module.to", args, dtype, device, 1)
         if dtype is None:
             return self
         if np.dtype(dtype).kind != "f":
