@@ -1,4 +1,5 @@
 """The benchmarks' helpers: what they report about the machine, and the load they create."""
+import importlib.util
 import json
 import os
 import subprocess
@@ -103,11 +104,29 @@ def test_compare_commits_times_two_commits_data_parallel_under_load(tmp_path):
     assert set(result["ms_per_step"]) == {"base", "head"}
 
 
+def test_layers_times_every_layer_and_product_and_pytorch_beside_them_when_installed(tmp_path):
+    from benchmarks.layers import LAYERS, PRODUCTS
+
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, str(root / "benchmarks" / "layers.py"), "--repeat", "1",
+                          "--json", str(tmp_path / "layers.json")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((tmp_path / "layers.json").read_text())
+    assert list(result["layers_us"]) == list(LAYERS)
+    assert len(result["products_gflops"]) == len(PRODUCTS)
+    columns = {"minigrad", "pytorch"} if importlib.util.find_spec("torch") else {"minigrad"}
+    for times in result["layers_us"].values():
+        assert set(times) == columns and all(t > 0 for t in times.values())
+    assert result["machine"]["cpu"] in out.stdout
+
+
 @pytest.mark.parametrize("script, flags, says", [
     ("generate.py", ["--tokens", "0"], "--tokens: must be at least 1, got 0"),
     ("generate.py", ["--repeat", "x"], "--repeat: expected a whole number"),
     ("ops.py", ["--json", "{tmp}"], "is a directory"),
     ("ops.py", ["--json", ""], "--json: the path is empty"),
+    ("layers.py", ["--repeat", "0"], "--repeat: must be at least 1, got 0"),
     ("train_step.py", ["--load", "-1"], "--load: must be at least 0, got -1"),
     ("train_step.py", ["--json", "{tmp}/missing/r.json"], "does not exist"),
     ("compare_commits.py", ["no-such-commit"], "cannot check out 'no-such-commit'"),
