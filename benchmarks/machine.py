@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_info
 
+from train.parallel import usable_cores  # the affinity mask, which containers and taskset narrow
+
 
 def _cpuinfo() -> dict[str, str]:
     """The first processor's entries of /proc/cpuinfo (Linux); empty elsewhere."""
@@ -27,14 +29,6 @@ def _cpuinfo() -> dict[str, str]:
         key, _, value = line.partition(":")
         info[key.strip()] = value.strip()
     return info
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity mask, which containers and taskset
-    narrow), not the machine's total."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
 
 
 def machine_info() -> dict[str, Any]:
