@@ -6,6 +6,8 @@ definitions (minigrad/tensor.py).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .engine import ArrayLike
 from .tensor import Frexp, Tensor
 
@@ -27,8 +29,15 @@ __all__ = [
 ]
 
 
-def _tensor(input: ArrayLike) -> Tensor:
-    return input if isinstance(input, Tensor) else Tensor(input)
+def _tensor(input: ArrayLike, beside: ArrayLike = None) -> Tensor:
+    """`input` as a tensor. A number before a tensor operand (`minigrad.add(2, x)`) takes the
+    dtype PyTorch gives it next to that tensor, as in `2 + x`: an int next to an int8 tensor is
+    int8, not the float32 of `Tensor(2)`."""
+    if isinstance(input, Tensor):
+        return input
+    if isinstance(beside, Tensor) and isinstance(input, (int, float, np.number, np.bool_)):
+        return beside._lift(input)
+    return Tensor(input)
 
 
 # one argument
@@ -226,43 +235,43 @@ def bitwise_not(input: Tensor) -> Tensor:
 
 # two or more arguments
 def add(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
-    return _tensor(input).add(other, alpha=alpha)
+    return _tensor(input, other).add(other, alpha=alpha)
 
 
 def sub(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
-    return _tensor(input).sub(other, alpha=alpha)
+    return _tensor(input, other).sub(other, alpha=alpha)
 
 
 def mul(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) * other
+    return _tensor(input, other) * other
 
 
 def div(input: Tensor, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
-    return _tensor(input).div(other, rounding_mode=rounding_mode)
+    return _tensor(input, other).div(other, rounding_mode=rounding_mode)
 
 
 def pow(input: Tensor, exponent: ArrayLike) -> Tensor:
-    return _tensor(input) ** exponent
+    return _tensor(input, exponent) ** exponent
 
 
 def remainder(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) % other
+    return _tensor(input, other) % other
 
 
 def fmod(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).fmod(other)
+    return _tensor(input, other).fmod(other)
 
 
 def floor_divide(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).floor_divide(other)
+    return _tensor(input, other).floor_divide(other)
 
 
 def maximum(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).maximum(other)
+    return _tensor(input, other).maximum(other)
 
 
 def minimum(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).minimum(other)
+    return _tensor(input, other).minimum(other)
 
 
 def clamp(input: Tensor, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Tensor:
@@ -278,79 +287,79 @@ def lerp(input: Tensor, end: ArrayLike, weight: ArrayLike) -> Tensor:
 
 
 def eq(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) == other
+    return _tensor(input, other) == other
 
 
 def ne(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) != other
+    return _tensor(input, other) != other
 
 
 def lt(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) < other
+    return _tensor(input, other) < other
 
 
 def le(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) <= other
+    return _tensor(input, other) <= other
 
 
 def gt(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) > other
+    return _tensor(input, other) > other
 
 
 def ge(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) >= other
+    return _tensor(input, other) >= other
 
 
 def logical_and(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).logical_and(other)
+    return _tensor(input, other).logical_and(other)
 
 
 def logical_or(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).logical_or(other)
+    return _tensor(input, other).logical_or(other)
 
 
 def logical_xor(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).logical_xor(other)
+    return _tensor(input, other).logical_xor(other)
 
 
 def atan2(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).atan2(other)
+    return _tensor(input, other).atan2(other)
 
 
 def copysign(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).copysign(other)
+    return _tensor(input, other).copysign(other)
 
 
 def nextafter(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).nextafter(other)
+    return _tensor(input, other).nextafter(other)
 
 
 def logaddexp(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).logaddexp(other)
+    return _tensor(input, other).logaddexp(other)
 
 
 def logaddexp2(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).logaddexp2(other)
+    return _tensor(input, other).logaddexp2(other)
 
 
 def hypot(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).hypot(other)
+    return _tensor(input, other).hypot(other)
 
 
 def gcd(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).gcd(other)
+    return _tensor(input, other).gcd(other)
 
 
 def lcm(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).lcm(other)
+    return _tensor(input, other).lcm(other)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
-    return _tensor(input).heaviside(values)
+    return _tensor(input, values).heaviside(values)
 
 
 def xlogy(input: Tensor | float, other: ArrayLike) -> Tensor:
-    return _tensor(input).xlogy(other)
+    return _tensor(input, other).xlogy(other)
 
 
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
@@ -372,31 +381,31 @@ def rad2deg(input: Tensor) -> Tensor:
 
 def isclose(input: Tensor, other: ArrayLike, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
-    return _tensor(input).isclose(other, rtol, atol, equal_nan)
+    return _tensor(input, other).isclose(other, rtol, atol, equal_nan)
 
 
 def bitwise_and(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).bitwise_and(other)
+    return _tensor(input, other).bitwise_and(other)
 
 
 def bitwise_or(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).bitwise_or(other)
+    return _tensor(input, other).bitwise_or(other)
 
 
 def bitwise_xor(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).bitwise_xor(other)
+    return _tensor(input, other).bitwise_xor(other)
 
 
 def bitwise_left_shift(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).bitwise_left_shift(other)
+    return _tensor(input, other).bitwise_left_shift(other)
 
 
 def bitwise_right_shift(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).bitwise_right_shift(other)
+    return _tensor(input, other).bitwise_right_shift(other)
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
-    return _tensor(input).ldexp(other)
+    return _tensor(input, other).ldexp(other)
 
 
 def rsub(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
@@ -425,39 +434,39 @@ def sgn(input: Tensor) -> Tensor:
 
 
 def multiply(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) * other
+    return _tensor(input, other) * other
 
 
 def subtract(input: Tensor, other: ArrayLike, *, alpha: float = 1) -> Tensor:
-    return _tensor(input).sub(other, alpha=alpha)
+    return _tensor(input, other).sub(other, alpha=alpha)
 
 
 def divide(input: Tensor, other: ArrayLike, *, rounding_mode: str | None = None) -> Tensor:
-    return _tensor(input).div(other, rounding_mode=rounding_mode)
+    return _tensor(input, other).div(other, rounding_mode=rounding_mode)
 
 
 def true_divide(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) / other
+    return _tensor(input, other) / other
 
 
 def greater(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) > other
+    return _tensor(input, other) > other
 
 
 def greater_equal(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) >= other
+    return _tensor(input, other) >= other
 
 
 def less(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) < other
+    return _tensor(input, other) < other
 
 
 def less_equal(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) <= other
+    return _tensor(input, other) <= other
 
 
 def not_equal(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input) != other
+    return _tensor(input, other) != other
 
 
 def arcsin(input: Tensor) -> Tensor:
@@ -473,7 +482,7 @@ def arctan(input: Tensor) -> Tensor:
 
 
 def arctan2(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).atan2(other)
+    return _tensor(input, other).atan2(other)
 
 
 def arcsinh(input: Tensor) -> Tensor:
@@ -489,11 +498,11 @@ def arctanh(input: Tensor) -> Tensor:
 
 
 def fmax(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).fmax(other)
+    return _tensor(input, other).fmax(other)
 
 
 def fmin(input: Tensor, other: ArrayLike) -> Tensor:
-    return _tensor(input).fmin(other)
+    return _tensor(input, other).fmin(other)
 
 
 def sinc(input: Tensor) -> Tensor:

@@ -734,6 +734,8 @@ class Tensor:
             dtype = self.data.dtype if self.data.dtype.kind == "f" else _result_dtype(self, other)
             # astype wraps an int out of the dtype's range (uint8 - 3), as PyTorch's cast does
             return Tensor._make(np.asarray(other).astype(dtype))
+        if isinstance(other, np.ndarray) and other.dtype.kind in "biuf":
+            return Tensor._make(other)  # its own dtype: Tensor() would make float16 float32
         return Tensor(other)
 
     def _operands(self, other: ArrayLike) -> tuple[Tensor, Tensor]:
@@ -1718,7 +1720,9 @@ class Tensor:
         if not isinstance(other, Tensor):
             raise TypeError(f"ldexp(): argument 'other' must be Tensor, not "
                             f"{type(other).__name__}")
-        return self * other.exp2()
+        dtype = _result_dtype(self, other)  # float16 * 2**int8 stays float16, as in PyTorch
+        dtype = dtype if dtype.kind == "f" else np.dtype(get_default_dtype())
+        return self.to(dtype) * other.to(dtype).exp2()
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""

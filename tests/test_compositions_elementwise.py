@@ -793,6 +793,47 @@ def test_mixed_dtypes_match_torch(name, fn, reference, a, b, dtype, torch):
     np.testing.assert_allclose(out.data, expected.numpy(), rtol=1e-6)
 
 
+NUMBER_FIRST = ["add", "sub", "mul", "div", "true_divide", "pow", "floor_divide", "remainder",
+                "fmod", "bitwise_and", "bitwise_or", "bitwise_xor", "xlogy"]
+TENSOR_DTYPES = [np.uint8, np.int8, np.int32, np.int64, np.float16, np.float32, np.float64]
+
+
+@pytest.mark.parametrize("number", [3, 1.5, True], ids=["int", "float", "bool"])
+@pytest.mark.parametrize("dtype", TENSOR_DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", NUMBER_FIRST)
+def test_a_number_before_a_tensor_takes_the_dtype_torch_gives_it(name, dtype, number, torch):
+    """Regression: minigrad.add(3, int8 tensor) gave float32 (the number became Tensor(3))
+    where PyTorch gives int8, as for 3 + tensor."""
+    values = np.array([1, 2, 3]).astype(dtype)
+    try:
+        expected = getattr(torch, name)(number, torch.from_numpy(values))
+    except (RuntimeError, TypeError):  # a combination PyTorch refuses (bool - tensor, ...)
+        return
+    out = getattr(minigrad, name)(number, Tensor(values) if dtype != np.float16
+                                  else minigrad.tensor(values))
+    assert str(expected.dtype) == f"torch.{out.dtype}"
+    np.testing.assert_allclose(out.data.astype(np.float64), expected.double().numpy(),
+                               rtol=1e-3)
+
+
+@pytest.mark.parametrize("other", [np.int8, np.bool_, np.float16], ids=["int8", "bool", "f16"])
+@pytest.mark.parametrize("name", ["fmod", "copysign", "hypot", "nextafter", "logaddexp",
+                                  "ldexp"])
+def test_float16_tensors_stay_float16_as_in_torch(name, other, torch):
+    """Regression: these composed ops wrapped their numpy intermediates with Tensor(), which
+    makes float16 float32, so float16 inputs gave float32 (ldexp: 2 ** int exponent did)."""
+    a = np.array([1.5, -2.5, 3.0], np.float16)
+    b = np.array([1, 0, 2]).astype(other)
+    try:
+        expected = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b))
+    except (RuntimeError, NotImplementedError):  # ldexp of a bool exponent
+        return
+    out = getattr(minigrad, name)(minigrad.tensor(a), minigrad.tensor(b))
+    assert out.dtype == np.float16 and str(expected.dtype) == "torch.float16"
+    np.testing.assert_allclose(out.data.astype(np.float64), expected.double().numpy(),
+                               rtol=1e-3)
+
+
 def test_where_promotes_its_two_values_as_in_pytorch(torch):
     cond = np.array([True, False, True])
     assert minigrad.where(cond, 4, 2).dtype == np.int64  # Python ints: int64
