@@ -1720,9 +1720,8 @@ class Tensor:
         if not isinstance(other, Tensor):
             raise TypeError(f"ldexp(): argument 'other' must be Tensor, not "
                             f"{type(other).__name__}")
-        dtype = _result_dtype(self, other)  # float16 * 2**int8 stays float16, as in PyTorch
-        dtype = dtype if dtype.kind == "f" else np.dtype(get_default_dtype())
-        return self.to(dtype) * other.to(dtype).exp2()
+        a, b = self._float_operands(other)  # float16 * 2**int8 stays float16, as in PyTorch
+        return a * b.exp2()
 
     def round(self, decimals: int = 0) -> Tensor:
         """Round to `decimals` decimal places, halves to even (as PyTorch). Gradient 0."""
