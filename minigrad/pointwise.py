@@ -12,8 +12,8 @@ from .engine import ArrayLike
 from .tensor import Frexp, Tensor
 
 __all__ = [
-    "abs", "absolute", "acos", "acosh", "add", "arccos", "arccosh", "arcsin", "arcsinh", "arctan",
-    "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "abs", "absolute", "acos", "acosh", "add", "angle", "arccos", "arccosh", "arcsin", "arcsinh",
+    "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "digamma", "div", "divide",
     "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "floor", "floor_divide", "fmax",
@@ -25,7 +25,7 @@ __all__ = [
     "negative", "nextafter", "not_equal", "polygamma", "positive", "pow", "rad2deg", "reciprocal",
     "relu", "remainder", "round", "rsqrt", "rsub", "sgn", "sigmoid", "sign", "signbit", "sin",
     "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan", "tanh", "true_divide", "trunc",
-    "xlogy",
+    "xlogy"
 ]
 
 
@@ -427,6 +427,10 @@ def absolute(input: Tensor) -> Tensor:
 
 def negative(input: Tensor) -> Tensor:
     return -_tensor(input)
+
+
+def angle(input: Tensor) -> Tensor:
+    return _tensor(input).angle()
 
 
 def sgn(input: Tensor) -> Tensor:

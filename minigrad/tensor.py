@@ -1739,6 +1739,13 @@ class Tensor:
         """sign, which it is for real tensors (PyTorch's sgn differs for complex ones only)."""
         return self.sign()
 
+    def angle(self) -> Tensor:
+        """Each entry's argument as a complex number, as torch.angle: pi where it is negative,
+        0 elsewhere (-0.0 included), NaN for NaN; integers give the default float. Gradient 0."""
+        x = self._floating()
+        values = np.where(x.data < 0, np.pi, np.where(np.isnan(x.data), np.nan, 0))
+        return x._step_function(values.astype(x.dtype))
+
     def maximum(self, other: ArrayLike) -> Tensor:
         """The larger of self and other, entry by entry, in their promoted dtype (PyTorch's);
         NaN where either is NaN. At a tie each side gets half the gradient, as in PyTorch (at a

@@ -676,6 +676,21 @@ def test_sign_of_nan_is_0_and_so_is_abss_gradient_there_as_torch(torch, dtype):
     np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.bool_])
+def test_angle_is_torchs_with_gradient_0(torch, dtype):
+    values = np.array([np.nan, -np.inf, -2.0, -0.0, 0.0, 3.0, np.inf])
+    values = values.astype(dtype) if dtype in (np.float32, np.float64) else \
+        np.array([-2, 0, 3]).astype(dtype)
+    expected = torch.angle(torch.from_numpy(values))
+    out = minigrad.angle(minigrad.tensor(values))
+    assert str(expected.dtype) == f"torch.{out.dtype}"
+    np.testing.assert_array_equal(out.data, expected.numpy())
+    if dtype in (np.float32, np.float64):
+        x = Tensor(values, requires_grad=True)
+        x.angle().sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros_like(values))
+
+
 def test_step_functions_pass_back_zeros():
     """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
     so backward through them works."""
