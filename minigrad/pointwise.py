@@ -18,14 +18,14 @@ __all__ = [
     "ceil", "clamp", "clip", "copysign", "cos", "cosh", "deg2rad", "digamma", "div", "divide",
     "eq", "erf", "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "floor", "floor_divide", "fmax",
     "fmin", "fmod", "frexp", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside", "hypot",
-    "i0", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal", "lcm",
-    "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "log", "log10", "log1p", "log2",
-    "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
-    "lt", "maximum", "minimum", "mul", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
-    "negative", "nextafter", "not_equal", "polygamma", "positive", "pow", "rad2deg", "reciprocal",
-    "relu", "remainder", "round", "rsqrt", "rsub", "sgn", "sigmoid", "sign", "signbit", "sin",
-    "sinc", "sinh", "sqrt", "square", "sub", "subtract", "tan", "tanh", "true_divide", "trunc",
-    "xlogy"
+    "i0", "igamma", "igammac", "isclose", "isfinite", "isinf", "isnan", "isneginf", "isposinf",
+    "isreal", "lcm", "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "log", "log10",
+    "log1p", "log2", "logaddexp", "logaddexp2", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "lt", "maximum", "minimum", "mul", "multiply", "mvlgamma",
+    "nan_to_num", "ne", "neg", "negative", "nextafter", "not_equal", "polygamma", "positive",
+    "pow", "rad2deg", "reciprocal", "relu", "remainder", "round", "rsqrt", "rsub", "sgn",
+    "sigmoid", "sign", "signbit", "sin", "sinc", "sinh", "sqrt", "square", "sub", "subtract",
+    "tan", "tanh", "true_divide", "trunc", "xlogy",
 ]
 
 
@@ -427,6 +427,14 @@ def absolute(input: Tensor) -> Tensor:
 
 def negative(input: Tensor) -> Tensor:
     return -_tensor(input)
+
+
+def igamma(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input, other).igamma(other)
+
+
+def igammac(input: Tensor, other: ArrayLike) -> Tensor:
+    return _tensor(input, other).igammac(other)
 
 
 def angle(input: Tensor) -> Tensor:

@@ -13,21 +13,21 @@ import numpy as np
 
 from . import functional, ops
 from .engine import ArrayLike
-from .pointwise import (_tensor, digamma, erf, erfc, erfinv, exp2, expm1, i0, lgamma, log1p,
-                        logit, mvlgamma, polygamma, round, sinc, xlogy)
+from .pointwise import (_tensor, digamma, erf, erfc, erfinv, exp2, expm1, i0, igamma, igammac,
+                        lgamma, log1p, logit, mvlgamma, polygamma, round, sinc, xlogy)
 from .tensor import Tensor
 
 __all__ = [
-    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
-    "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax", "xlog1py",
-    "xlogy", "zeta",
+    "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
+    "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit",
+    "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
+    "xlog1py", "xlogy", "zeta",
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
 
-# torch.special's other names for lgamma, digamma and mvlgamma
-gammaln, psi, multigammaln = lgamma, digamma, mvlgamma
+# torch.special's other names for lgamma, digamma, mvlgamma, igamma and igammac
+gammaln, psi, multigammaln, gammainc, gammaincc = lgamma, digamma, mvlgamma, igamma, igammac
 
 
 def expit(input: Tensor) -> Tensor:

@@ -1739,6 +1739,26 @@ class Tensor:
         """sign, which it is for real tensors (PyTorch's sgn differs for complex ones only)."""
         return self.sign()
 
+    def igamma(self, other: ArrayLike) -> Tensor:
+        """P(self, other) = gamma(self, other) / Gamma(self), the regularized lower incomplete
+        gamma function (torch.igamma, special.gammainc). Integer and bool operands raise
+        NotImplementedError, as PyTorch's; `other` may require grad, self may not."""
+        return self._incomplete_gamma(other, upper=False)
+
+    def igammac(self, other: ArrayLike) -> Tensor:
+        """Q(self, other) = 1 - P(self, other), the regularized upper incomplete gamma function
+        (torch.igammac, special.gammaincc), computed directly: its small values keep their
+        digits."""
+        return self._incomplete_gamma(other, upper=True)
+
+    def _incomplete_gamma(self, other: ArrayLike, upper: bool) -> Tensor:
+        a, x = self._operands(other)
+        if a.dtype.kind != "f":
+            raise NotImplementedError(f"{'igammac' if upper else 'igamma'}: not implemented for "
+                                      f"{a.dtype} operands, as in PyTorch; convert them to a "
+                                      f"float dtype")
+        return ops.Igamma.apply(a, x, upper=upper)
+
     def angle(self) -> Tensor:
         """Each entry's argument as a complex number, as torch.angle: pi where it is negative,
         0 elsewhere (-0.0 included), NaN for NaN; integers give the default float. Gradient 0."""
@@ -4145,7 +4165,8 @@ _IN_PLACE_OF = (
     "bitwise_xor", "ceil", "clamp_max", "clamp_min", "copysign", "cos", "cosh", "cumprod",
     "cumsum", "deg2rad", "digamma", "divide", "eq", "erf", "erfc", "erfinv", "exp2", "exp",
     "expm1", "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge", "greater",
-    "greater_equal", "gt", "heaviside", "hypot", "i0", "index_reduce", "lcm", "le", "lerp", "less",
+    "greater_equal", "gt", "heaviside", "hypot", "i0", "igamma", "igammac", "index_reduce", "lcm",
+    "le", "lerp", "less",
     "less_equal", "lgamma", "log10", "log1p", "log2", "log", "logical_and", "logical_not",
     "logical_or", "logical_xor", "logit", "lt", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
     "negative", "nextafter", "not_equal", "polygamma", "pow", "put", "rad2deg", "reciprocal",

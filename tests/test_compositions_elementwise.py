@@ -397,6 +397,8 @@ SPECIAL_CALLS = {
     "xlog1py": lambda lib, x: lib.xlog1py(x, x - 0.5),
     "round": lambda lib, x: lib.round(x, decimals=1),
     "zeta": lambda lib, x: lib.zeta(3.0, x),  # differentiable in q only
+    "gammainc": lambda lib, x: lib.gammainc(x.detach() + 0.5, x),  # in x only
+    "gammaincc": lambda lib, x: lib.gammaincc(x.detach() * 3, x),
 }
 
 

@@ -12,7 +12,7 @@ import sys
 
 from ..engine import Function
 from .elementwise import (Add, Atan2, Cast, Cos, Div, Erf, Erfc, Erfcx, Erfinv, Exp, Expm1, I0,
-                          I0e, I1e, Lgamma, Log, Log1p, Mul, Ndtri, Neg, Polygamma, Pow,
+                          I0e, I1e, Igamma, Lgamma, Log, Log1p, Mul, Ndtri, Neg, Polygamma, Pow,
                           Remainder, Sigmoid, Sin, Sqrt, Sub, Tanh, Where, Zeta)
 from .linalg import LU, QR, Cholesky, Eigh, Solve, Svd
 from .matmul import MatMul
@@ -22,10 +22,10 @@ from .unfold import Unfold
 
 __all__ = [
     "Add", "Atan2", "BroadcastTo", "Cast", "Cholesky", "Concat", "Cos", "Div", "Eigh", "Erf",
-    "Erfc", "Erfcx", "Erfinv", "Exp", "Expm1", "GetItem", "I0", "I0e", "I1e", "IndexPut", "LU",
-    "Lgamma", "Log", "Log1p", "MatMul", "Max", "Min", "Mul", "Ndtri", "Neg", "Polygamma", "Pow",
-    "QR", "Remainder", "Reshape", "ScatterAdd", "Sigmoid", "Sin", "Solve", "Sqrt", "Sub", "Sum",
-    "Svd", "Tanh", "Transpose", "Unfold", "Where", "Zeta",
+    "Erfc", "Erfcx", "Erfinv", "Exp", "Expm1", "GetItem", "I0", "I0e", "I1e", "Igamma",
+    "IndexPut", "LU", "Lgamma", "Log", "Log1p", "MatMul", "Max", "Min", "Mul", "Ndtri", "Neg",
+    "Polygamma", "Pow", "QR", "Remainder", "Reshape", "ScatterAdd", "Sigmoid", "Sin", "Solve",
+    "Sqrt", "Sub", "Sum", "Svd", "Tanh", "Transpose", "Unfold", "Where", "Zeta",
 ]
 
 

@@ -456,6 +456,28 @@ class Zeta(Function):
         return None, g * _in_dtype(-x * special_math.zeta(x + 1, self.q), g.dtype)
 
 
+class Igamma(Function):
+    """out = P(a, x), the regularized lower incomplete gamma function gamma(a, x) / Gamma(a);
+    with upper, Q(a, x) = 1 - P(a, x).
+    dx = G * x**(a - 1) * exp(-x) / Gamma(a)  (negated for Q);  da: none, NotImplementedError
+    as PyTorch's"""
+
+    @_broadcasting
+    def forward(self, a: np.ndarray, x: np.ndarray, upper: bool = False) -> np.ndarray:
+        self.a, self.x, self.upper = a, x, upper
+        function = special_math.gammaincc if upper else special_math.gammainc
+        return _in_dtype(function(a, x), a.dtype)
+
+    @_quiet  # inf at x = 0 for a < 1, and G * inf
+    def backward(self, g: np.ndarray) -> tuple[None, np.ndarray | None]:
+        if self.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative of {'igammac' if self.upper else 'igamma'}"
+                                      f"(a, x) with respect to a is not implemented (as in "
+                                      f"PyTorch); only x can require grad")
+        slope = _in_dtype(special_math.gammainc_density(self.a, self.x), g.dtype)
+        return None, -g * slope if self.upper else g * slope
+
+
 class I0(Function):
     """out = i0(a), the modified Bessel function of the first kind of order 0 (inf from |a| =
     709.8 on).   da = G * i1(a)
