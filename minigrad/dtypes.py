@@ -50,7 +50,7 @@ def set_default_dtype(d: Any) -> None:
 
 
 class finfo:  # noqa: N801  (PyTorch's name)
-    """torch.finfo: the limits of a floating-point dtype (the default float32 when none is
+    """torch.finfo: the limits of a floating-point dtype (the default float dtype when none is
     given): bits, eps, max, min, tiny (= smallest_normal), resolution, and dtype's name."""
 
     def __init__(self, type: Any = None) -> None:  # noqa: A002  (PyTorch's argument name)
