@@ -2134,12 +2134,15 @@ def test_the_default_dtype_is_float32_at_import_and_read_at_each_call():
         "assert F.softmax(minigrad.tensor([1.0, 2.0]), 0).dtype == np.float64\n")
 
 
-def test_set_default_dtype_takes_the_float_dtypes_by_any_name():
-    for d in (minigrad.double, np.float64, np.dtype("float64"), "float64", minigrad.half,
-              minigrad.float):
-        with default_dtype("float32"):
-            minigrad.set_default_dtype(d)
-            assert minigrad.get_default_dtype() is np.dtype(d).type
+@pytest.mark.parametrize("d, expected", [
+    (minigrad.double, np.float64), (np.float64, np.float64), (np.dtype("float64"), np.float64),
+    ("float64", np.float64), (minigrad.half, np.float16), ("float16", np.float16),
+    (minigrad.float, np.float32)])
+def test_set_default_dtype_takes_the_float_dtypes_by_any_name(d, expected):
+    with default_dtype("float16" if expected is np.float32 else "float32"):
+        minigrad.set_default_dtype(d)
+        assert minigrad.get_default_dtype() is expected
+        assert minigrad.zeros(1).dtype == expected
     assert minigrad.get_default_dtype() is np.float32
 
 
