@@ -2,7 +2,9 @@
 `minigrad.randn`, ...), and `Generator`, the seedable source of their random numbers.
 
 Sizes are given as PyTorch takes them: `zeros(2, 3)` or `zeros((2, 3))`. Floating-point results
-are float32 unless `dtype=` says otherwise; integer ones (arange of ints, randint) are int64.
+are of the default float dtype (`minigrad.get_default_dtype()`, float32 unless
+`minigrad.set_default_dtype` changed it, read at every call) unless `dtype=` says otherwise;
+integer ones (arange of ints, randint) are int64.
 Random functions draw from `generator=` (a `minigrad.Generator` or a numpy np.random.Generator),
 or from the default generator that `minigrad.manual_seed` seeds.
 """
@@ -150,11 +152,20 @@ def _dtype(name: str, dtype: Any, default: Any) -> np.dtype:
 
 
 def _float_dtype(name: str, dtype: Any, default: Any) -> np.dtype:
-    """Random floats come straight from numpy's generators, which make float32 and float64."""
+    """The dtype of random floats: float32 and float64 come straight from numpy's generators,
+    float16 (a possible default dtype) is drawn in float32 and rounded."""
     result = _dtype(name, dtype, default)
-    if result not in (np.float32, np.float64):
-        raise InvalidTypeError(f"{name}: dtype must be float32 or float64, got {result}")
+    if result not in (np.float16, np.float32, np.float64):
+        raise InvalidTypeError(f"{name}: dtype must be float16, float32 or float64, got "
+                               f"{result}")
     return result
+
+
+def _standard_normal(rng: np.random.Generator, shape: tuple[int, ...],
+                     dtype: np.dtype) -> np.ndarray:
+    """Standard normal samples of `dtype` (float16 drawn in float32: numpy makes no float16)."""
+    return rng.standard_normal(shape, dtype=np.promote_types(dtype, np.float32)).astype(
+        dtype, copy=False)
 
 
 def _tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
@@ -171,8 +182,9 @@ def _is_integer(value: Any) -> bool:
 @devices.takes_device
 def tensor(data: Any, *, dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of `data`, with torch.tensor's dtypes: Python ints give int64,
-    floats float32, bools bool; numpy arrays and scalars keep theirs. (`Tensor(data)` instead
-    wraps a numpy array without copying and makes Python numbers float32.)"""
+    floats the default float dtype, bools bool; numpy arrays and scalars keep theirs.
+    (`Tensor(data)` instead wraps a numpy array without copying and makes Python numbers the
+    default float dtype.)"""
     if isinstance(data, Tensor):
         data = data.data
     array = np.array(data, dtype=None if dtype is None else _dtype("tensor", dtype, None))
@@ -212,7 +224,8 @@ def empty(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None, dtyp
 @devices.takes_device
 def full(size: int | tuple[int, ...], fill_value: Number | bool, *, dtype: Any = None,
          requires_grad: bool = False) -> Tensor:
-    """Every entry `fill_value`; the dtype follows it unless given (bool, int64, or float32)."""
+    """Every entry `fill_value`; the dtype follows it unless given (bool, int64, or the default
+    float dtype)."""
     if isinstance(fill_value, (bool, np.bool_)):
         default = np.bool_
     elif _is_integer(fill_value):
@@ -255,8 +268,9 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None) -> T
 def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: Any = None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... up to but excluding end (`arange(n)` is 0 .. n-1). int64 when
-    all three are integers, else float32; values are computed in float64 and then cast. A
-    one-entry tensor counts as its number, as in PyTorch (arange(n) for an int64 n is int64)."""
+    all three are integers, else the default float dtype; values are computed in float64 and
+    then cast. A one-entry tensor counts as its number, as in PyTorch (arange(n) for an int64 n
+    is int64)."""
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if end is None:
         start, end = 0, start
@@ -278,7 +292,8 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
 @devices.takes_device
 def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
-    """`steps` evenly spaced values from start to end, both included (float32 unless given)."""
+    """`steps` evenly spaced values from start to end, both included (the default float dtype
+    unless given)."""
     if not _is_integer(steps):
         raise TypeError(f"linspace: steps must be a non-negative integer, got {steps!r}")
     if steps < 0:
@@ -294,7 +309,7 @@ def linspace(start: Number, end: Number, steps: int, *, dtype: Any = None,
 def logspace(start: Number, end: Number, steps: int, base: float = 10.0, *, dtype: Any = None,
              requires_grad: bool = False) -> Tensor:
     """base ** linspace(start, end, steps): `steps` values evenly spaced in the exponent
-    (float32 unless given)."""
+    (the default float dtype unless given)."""
     exponents = linspace(start, end, steps, dtype=np.float64)
     target = _dtype("logspace", dtype, get_default_dtype())
     return _tensor((base ** exponents.data).astype(target), requires_grad)
@@ -309,8 +324,13 @@ def rand(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
          dtype: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
     target = _float_dtype("rand", dtype, get_default_dtype())
-    return _tensor(_rng("rand", generator).random(_shape("rand", sizes, size), dtype=target),
-                   requires_grad)
+    rng, shape = _rng("rand", generator), _shape("rand", sizes, size)
+    if target == np.float16:
+        # float16 holds every k / 2048 below 1 exactly; a float32 draw rounded could give 1.0
+        values = (np.floor(rng.random(shape, dtype=np.float32) * 2048) / 2048).astype(target)
+    else:
+        values = rng.random(shape, dtype=target)
+    return _tensor(values, requires_grad)
 
 
 @devices.takes_device
@@ -320,7 +340,7 @@ def randn(*sizes: int | tuple[int, ...], size: Sequence[int] | None = None,
     """Standard normal: mean 0, variance 1."""
     target = _float_dtype("randn", dtype, get_default_dtype())
     shape = _shape("randn", sizes, size)
-    return _tensor(_rng("randn", generator).standard_normal(shape, dtype=target), requires_grad)
+    return _tensor(_standard_normal(_rng("randn", generator), shape, target), requires_grad)
 
 
 @devices.takes_device
@@ -363,8 +383,9 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] 
            requires_grad: bool = False) -> Tensor:
     """Normal samples of the given means and standard deviations, as torch.normal: tensors (of
     a float dtype) broadcast together and give the shape, and mean's dtype (std's where mean is
-    a number); two numbers need `size` (and take `dtype`, default float32). As in PyTorch, the samples join the graph of tensor arguments
-    with gradient 0 (they are not mean + std * noise to backward)."""
+    a number); two numbers need `size` (and take `dtype`, by default the default float dtype).
+    As in PyTorch, the samples join the graph of tensor arguments with gradient 0 (they are not
+    mean + std * noise to backward)."""
     tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
     if tensors and (size is not None or dtype is not None or requires_grad):
         raise TypeError("normal: size, dtype and requires_grad go with a number mean and std; "
@@ -379,7 +400,7 @@ def normal(mean: Tensor | float, std: Tensor | float = 1.0, size: Sequence[int] 
         if size is None:
             raise TypeError("normal: with a number for both mean and std, give the size")
         target = _float_dtype("normal", dtype, get_default_dtype())
-        noise = rng.standard_normal(_shape("normal", (size,)), dtype=target)
+        noise = _standard_normal(rng, _shape("normal", (size,)), target)
         return _tensor((mean + std * noise).astype(target, copy=False), requires_grad)
     mean_data, std_data = _as_array(mean), _as_array(std)
     try:

@@ -1,13 +1,14 @@
 """PyTorch's dtype names as numpy dtypes: `minigrad.zeros(3, dtype=minigrad.float64)` reads as in
 PyTorch, and numpy dtypes work everywhere these do (`t.dtype == minigrad.float32` is True for a
-float32 tensor). Floats default to float32 (`get_default_dtype`), integers to int64."""
+float32 tensor). Floats default to float32 (`get_default_dtype`; `set_default_dtype` changes that
+for the whole process, as PyTorch's), integers to int64."""
 from typing import Any
 
 import numpy as np
 
 __all__ = ["bool", "double", "finfo", "float", "float16", "float32", "float64",
            "get_default_dtype", "half", "iinfo", "int", "int16", "int32", "int64", "int8", "long",
-           "short", "uint8"]
+           "set_default_dtype", "short", "uint8"]
 
 float16 = half = np.float16
 float32 = float = np.float32
@@ -20,13 +21,36 @@ int64 = long = np.int64
 bool = np.bool_
 
 
+# process-wide, as PyTorch's: read at every call that needs it, never copied at import
+_default_dtype: type = np.float32
+
+
 def get_default_dtype() -> type:
-    """The dtype of floating-point tensors made from Python numbers: float32."""
-    return np.float32
+    """The dtype of floating-point tensors made from Python numbers, of the factories (zeros,
+    rand, ...) and layers given no dtype, and of integer values promoted to floats: float32
+    unless `set_default_dtype` changed it."""
+    return _default_dtype
+
+
+def set_default_dtype(d: Any) -> None:
+    """torch.set_default_dtype: make `d` (float16, float32 or float64, by any name numpy reads:
+    minigrad.double, np.float64, "float64") the default floating-point dtype, for the whole
+    process. Any other dtype raises TypeError, as in PyTorch; so does bfloat16, which PyTorch
+    takes but numpy has not got."""
+    global _default_dtype
+    try:
+        dtype = None if d is None else np.dtype(d)  # np.dtype(None) would be float64
+    except TypeError:
+        dtype = None
+    if dtype not in (np.float16, np.float32, np.float64):
+        raise TypeError(f"set_default_dtype: only floating-point types are supported as the "
+                        f"default type (float16, float32 or float64; numpy has no bfloat16), "
+                        f"got {d!r}")
+    _default_dtype = dtype.type
 
 
 class finfo:  # noqa: N801  (PyTorch's name)
-    """torch.finfo: the limits of a floating-point dtype (the default float32 when none is
+    """torch.finfo: the limits of a floating-point dtype (the default float dtype when none is
     given): bits, eps, max, min, tiny (= smallest_normal), resolution, and dtype's name."""
 
     def __init__(self, type: Any = None) -> None:  # noqa: A002  (PyTorch's argument name)

@@ -158,10 +158,11 @@ class Optimizer:
         return self.state[key]
 
     def _scalar_buffer(self, name: str, index: int, fill: float) -> np.ndarray:
-        """State number `name` of parameter `index` as a 0-d array of the default float dtype,
-        made on first use holding `fill`: PyTorch keeps such numbers (NAdam's mu_product,
-        ASGD's eta and mu) in float32 tensors, so they round to float32 at every step."""
-        return self._buffer(name, index, np.zeros((), get_default_dtype()), fill)
+        """State number `name` of parameter `index` as a 0-d array made on first use holding
+        `fill`: PyTorch keeps such numbers (NAdam's mu_product, ASGD's eta and mu) in float32
+        tensors, float64 under a float64 default dtype, so they round to that at every step."""
+        dtype = np.float64 if get_default_dtype() is np.float64 else np.float32
+        return self._buffer(name, index, np.zeros((), dtype), fill)
 
     def _count_update(self, index: int) -> int:
         """How many updates parameter `index` has had, this one included (a parameter without a
@@ -734,8 +735,10 @@ class ASGD(Optimizer):
             average[...] = p.data
         else:
             average += (p.data - average) * mu
-        eta[...] = lr / (1 + lambd * lr * t) ** group["alpha"]
-        mu[...] = 1 / max(1, t - group["t0"])
+        # PyTorch makes both tensors of the default dtype before copying them in, so under a
+        # float16 default they round to float16 first
+        eta[...] = np.asarray(lr / (1 + lambd * lr * t) ** group["alpha"], get_default_dtype())
+        mu[...] = np.asarray(1 / max(1, t - group["t0"]), get_default_dtype())
 
 
 class LBFGS(Optimizer):

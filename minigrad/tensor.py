@@ -284,8 +284,9 @@ def _operand(x: Any) -> Any:
 def _result_dtype(*operands: Any) -> np.dtype:
     """torch.result_type of tensors and Python numbers (None entries are skipped). Tensors with
     dims decide first, then 0-d tensors, then numbers; a later group changes the dtype only when
-    it brings a higher category (bool < integer < float). So int32 * 2.5 is float32, int32 * 2
-    stays int32, and a float32 tensor meeting a float64 0-d tensor stays float32."""
+    it brings a higher category (bool < integer < float). So int32 * 2.5 is the default float
+    dtype, int32 * 2 stays int32, and a float32 tensor meeting a float64 0-d tensor stays
+    float32."""
     groups: list[np.dtype | None] = [None, None, None]  # with dims, 0-d, numbers
     for x in operands:
         if x is None:
@@ -424,7 +425,8 @@ def _as_arrays(value: Any) -> Any:
 class Tensor:
     """An n-dimensional array that remembers how it was computed, so gradients can flow back.
 
-    Python scalars and lists become float32; numpy float arrays keep float32 or float64; integer
+    Python scalars and lists become the default float dtype (float32 unless
+    `minigrad.set_default_dtype` changed it); numpy float arrays keep float32 or float64; integer
     and bool arrays stay as they are (indices, targets, masks) and cannot require grad. Numpy
     arrays are wrapped without a copy.
     """
@@ -462,7 +464,7 @@ class Tensor:
         else:
             array = np.asarray(data)
             if array.dtype.kind in "iuf":
-                array = array.astype(np.float32)
+                array = array.astype(get_default_dtype())
             elif array.dtype.kind != "b":
                 raise TypeError(f"Tensor: cannot make a tensor from {type(data).__name__} "
                                 f"(numpy dtype {array.dtype}); give numbers or a numpy array")
@@ -709,10 +711,11 @@ class Tensor:
 
     def __repr__(self) -> str:
         """As PyTorch prints a tensor: its values, then the size of an empty one with more than
-        one dim, a dtype other than float32, int64 and bool, and where its gradient goes."""
+        one dim, a dtype other than the default float dtype, int64 and bool, and where its
+        gradient goes."""
         values = np.array2string(self.data, separator=", ", prefix="tensor(")
         extra = [f"size={self.shape}"] if self.data.size == 0 and self.ndim > 1 else []
-        if self.dtype not in (np.float32, np.int64, np.bool_):
+        if self.dtype not in (get_default_dtype(), np.int64, np.bool_):
             extra.append(f"dtype={self.dtype}")
         if self.grad_fn is not None:
             extra.append(f"grad_fn={self.grad_fn!r}")
@@ -751,14 +754,15 @@ class Tensor:
     def _promoted_arrays(self, other: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """The arrays of `_operands`, for ops outside the graph (comparisons, bitwise ops): a
         float32 tensor meets a 0-d float64 one in float32, an int8 one a 0-d int64 in int8.
-        Lists keep numpy's dtype (Tensor would make Python floats float32)."""
+        Lists keep numpy's dtype (Tensor would make Python floats the default float dtype)."""
         other = self._lift(np.asarray(other) if isinstance(other, (list, tuple)) else other)
         dtype = _result_dtype(self, other)
         return self.data.astype(dtype, copy=False), other.data.astype(dtype, copy=False)
 
     def _floating(self) -> Tensor:
         """This tensor, or an integer or bool one in the default float dtype: functions with
-        float values (exp, sqrt, /, ...) give float32 for integers, as in PyTorch."""
+        float values (exp, sqrt, /, ...) give the default float dtype for integers, as in
+        PyTorch."""
         return self if self.data.dtype.kind == "f" else self.to(get_default_dtype())
 
     def __add__(self, other: ArrayLike) -> Tensor:
@@ -2072,11 +2076,13 @@ class Tensor:
                 .masked_fill(data == -math.inf, neginf))
 
     def deg2rad(self) -> Tensor:
-        """Degrees to radians, x * pi / 180 (integers give float32, as in PyTorch)."""
+        """Degrees to radians, x * pi / 180 (integers give the default float dtype, as in
+        PyTorch)."""
         return self._floating() * (math.pi / 180)
 
     def rad2deg(self) -> Tensor:
-        """Radians to degrees, x * 180 / pi (integers give float32, as in PyTorch)."""
+        """Radians to degrees, x * 180 / pi (integers give the default float dtype, as in
+        PyTorch)."""
         return self._floating() * (180 / math.pi)
 
     def fmax(self, other: ArrayLike) -> Tensor:
@@ -2531,7 +2537,7 @@ class Tensor:
         it); where it is infinite it is 0 instead, so all -inf gives -inf and +inf gives +inf,
         not NaN."""
         dims = _reduced_dims("logsumexp", dim, None, self.ndim)
-        x = self._floating()  # integers and bools give float32, as in PyTorch
+        x = self._floating()  # integers and bools give the default float dtype, as in PyTorch
         shift = x.data.max(axis=dims, keepdims=True, initial=-np.inf)
         shift = np.where(np.isfinite(shift), shift, 0).astype(x.dtype)
         out = (x - shift).exp().sum(dims, keepdim=True).log() + shift

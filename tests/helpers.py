@@ -1,5 +1,6 @@
 """Test helpers: float64 leaves for gradcheck, the ops in the graph behind a tensor, and the
 cross-check of exception classes against PyTorch."""
+import contextlib
 import signal
 import subprocess
 import sys
@@ -73,6 +74,22 @@ def assert_keeps_float32(fn, inputs: list[Tensor]) -> None:
     assert all(t.grad is None or t.grad.dtype == np.float32 for t in inputs)
 
 
+@contextlib.contextmanager
+def default_dtype(name: str, torch=None):
+    """minigrad's default dtype (and torch's, when given) set to the dtype `name` inside the
+    block and put back after it, whatever happens there: the default is process-wide, and a
+    float64 one leaked into the tests that follow would change their dtypes silently."""
+    libraries = [lib for lib in (minigrad, torch) if lib is not None]
+    before = [lib.get_default_dtype() for lib in libraries]
+    try:
+        for lib in libraries:
+            lib.set_default_dtype(getattr(lib, name))
+        yield
+    finally:
+        for lib, dtype in zip(libraries, before):
+            lib.set_default_dtype(dtype)
+
+
 def assert_raises_like_torch(misuse) -> None:
     """`misuse(lib, F)` misuses an op, with `lib` minigrad or torch and `F` its functional
     module; minigrad must raise an instance of the class PyTorch raises. PyTorch's
@@ -87,6 +104,12 @@ def assert_raises_like_torch(misuse) -> None:
         cls = RuntimeError
     with pytest.raises(cls):
         misuse(minigrad, minigrad.functional)
+
+
+def runs_in_a_fresh_interpreter(code: str) -> None:
+    """`code` run by a new Python (so no import made by the tests helps it), without error."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
 
 
 def assert_stops_quietly_when_its_reader_is_gone(*args: str) -> None:

@@ -18,7 +18,8 @@ import minigrad
 import minigrad.functional as F
 from minigrad import Tensor, gradcheck, kernels, ops, special
 
-from tests.helpers import assert_keeps_float32, assert_raises_like_torch, op_types
+from tests.helpers import (assert_keeps_float32, assert_raises_like_torch, default_dtype,
+                           op_types, runs_in_a_fresh_interpreter)
 
 rng = np.random.default_rng(10)
 
@@ -2110,6 +2111,123 @@ def test_tensor_copies_data_with_pytorchs_dtypes(torch):
         minigrad.tensor(["a", "b"])
     with pytest.raises(TypeError, match="only floating-point"):
         minigrad.tensor([1, 2], requires_grad=True)
+
+
+# What PyTorch makes in its default dtype, read at the call: each entry makes a tensor with
+# `lib`, minigrad or torch (torch.Tensor is minigrad.Tensor's counterpart for Python numbers)
+FOLLOW_THE_DEFAULT_DTYPE = {
+    "tensor of Python floats": lambda lib: lib.tensor([1.2, 3]),
+    "tensor of a Python float": lambda lib: lib.tensor(1.5),
+    "Tensor of Python numbers": lambda lib: lib.Tensor([1, 2]),
+    "zeros": lambda lib: lib.zeros(2, 3),
+    "ones": lambda lib: lib.ones(2),
+    "empty": lambda lib: lib.empty(2),
+    "full, float fill": lambda lib: lib.full((2,), 1.5),
+    "full, int fill": lambda lib: lib.full((2,), 1),
+    "eye": lambda lib: lib.eye(2),
+    "rand": lambda lib: lib.rand(3),
+    "randn": lambda lib: lib.randn(3),
+    "normal of numbers": lambda lib: lib.normal(0.0, 1.0, (3,)),
+    "arange of floats": lambda lib: lib.arange(0.0, 3),
+    "arange of ints": lambda lib: lib.arange(3),
+    "linspace": lambda lib: lib.linspace(0, 1, 3),
+    "logspace": lambda lib: lib.logspace(0, 1, 3),
+    "scalar_tensor": lambda lib: lib.scalar_tensor(1),
+    "hann_window": lambda lib: lib.hann_window(4),
+    "zeros_like keeps float32": lambda lib: lib.zeros_like(lib.ones(2, dtype=lib.float32)),
+    "randn_like keeps float32": lambda lib: lib.randn_like(lib.ones(2, dtype=lib.float32)),
+    "int64 * float": lambda lib: lib.tensor([1, 2]) * 1.5,
+    "int32 + float": lambda lib: lib.tensor([1, 2], dtype=lib.int32) + 0.5,
+    "bool * float": lambda lib: lib.tensor([True, False]) * 1.5,
+    "int / int": lambda lib: lib.tensor([1, 2]) / 2,
+    "int.exp()": lambda lib: lib.tensor([1, 2]).exp(),
+    "deg2rad of ints": lambda lib: lib.deg2rad(lib.tensor([1, 2])),
+    "float32 * float keeps float32": lambda lib: lib.ones(2, dtype=lib.float32) * 1.5,
+    "float32 * 0-d default": lambda lib: lib.ones(2, dtype=lib.float32) * lib.tensor(1.5),
+    "int.float() is float32": lambda lib: lib.tensor([1, 2]).float(),
+}
+
+
+@pytest.mark.parametrize("name", ["float64", "float16"])
+def test_what_follows_the_default_dtype_has_torchs_dtype_after_set_default_dtype(torch, name):
+    """Before, minigrad had no set_default_dtype; each case is read at the call, not captured
+    when minigrad was imported, and switching back gives float32 again."""
+    def dtypes():
+        return {case: np.dtype(make(minigrad).dtype) for case, make in cases}, \
+            {case: make(torch).numpy().dtype for case, make in cases}
+
+    cases = FOLLOW_THE_DEFAULT_DTYPE.items()
+    with default_dtype(name, torch):
+        assert minigrad.get_default_dtype() is getattr(minigrad, name)
+        ours, theirs = dtypes()
+        assert ours == theirs
+        assert ours["zeros"] == name and minigrad.finfo().dtype == torch.finfo().dtype == name
+    ours, theirs = dtypes()
+    assert ours == theirs and ours["zeros"] == np.float32 and minigrad.finfo().dtype == "float32"
+
+
+def test_the_mean_of_integers_and_repr_follow_the_default_dtype(torch):
+    """PyTorch refuses the mean of integers (minigrad makes it, docs/api.md), and prints the
+    dtype of a float tensor unless it is the default."""
+    with default_dtype("float64", torch):
+        assert minigrad.tensor([1, 2]).mean().dtype == np.float64
+        for dtype in ("float32", "float64"):
+            ours = repr(minigrad.tensor([1.5], dtype=getattr(minigrad, dtype)))
+            theirs = repr(torch.tensor([1.5], dtype=getattr(torch, dtype)))
+            assert ("dtype=" in ours) == ("dtype=" in theirs) == (dtype == "float32")
+    assert "dtype=" not in repr(minigrad.tensor([1.5]))
+
+
+def test_the_default_dtype_is_float32_at_import_and_read_at_each_call():
+    """In a new Python, so that no test's setting can hide it: nothing imported after the
+    change keeps float32."""
+    runs_in_a_fresh_interpreter(
+        "import numpy as np\n"
+        "import minigrad\n"
+        "assert minigrad.get_default_dtype() is np.float32\n"
+        "minigrad.set_default_dtype(minigrad.float64)\n"
+        "from minigrad import nn, optim\n"
+        "import minigrad.functional as F\n"
+        "assert nn.Linear(2, 2).weight.dtype == minigrad.zeros(1).dtype == np.float64\n"
+        "assert F.softmax(minigrad.tensor([1.0, 2.0]), 0).dtype == np.float64\n")
+
+
+@pytest.mark.parametrize("d, expected", [
+    (minigrad.double, np.float64), (np.float64, np.float64), (np.dtype("float64"), np.float64),
+    ("float64", np.float64), (minigrad.half, np.float16), ("float16", np.float16),
+    (minigrad.float, np.float32)])
+def test_set_default_dtype_takes_the_float_dtypes_by_any_name(d, expected):
+    with default_dtype("float16" if expected is np.float32 else "float32"):
+        minigrad.set_default_dtype(d)
+        assert minigrad.get_default_dtype() is expected
+        assert minigrad.zeros(1).dtype == expected
+    assert minigrad.get_default_dtype() is np.float32
+
+
+@pytest.mark.parametrize("name", ["int64", "int32", "uint8", "bool"])
+def test_set_default_dtype_refuses_other_dtypes_as_torch(name):
+    """PyTorch raises a TypeError, and the default stays as it was."""
+    assert_raises_like_torch(lambda lib, F: lib.set_default_dtype(getattr(lib, name)))
+    assert minigrad.get_default_dtype() is np.float32
+
+
+@pytest.mark.parametrize("d", ["bfloat16", None, 3, np.complex64, "f8,f8"])
+def test_set_default_dtype_refuses_what_numpy_has_no_float_dtype_for(d):
+    """bfloat16, which PyTorch takes, numpy has not got; None would be numpy's float64."""
+    with pytest.raises(TypeError, match="only floating-point"):
+        minigrad.set_default_dtype(d)
+    assert minigrad.get_default_dtype() is np.float32
+
+
+def test_float16_random_draws_stay_in_their_ranges():
+    """Before, rand and randn refused float16, which can now be the default; a float32 draw
+    just below 1 rounded to float16 would be 1.0."""
+    g = minigrad.Generator().manual_seed(0)
+    u = minigrad.rand(200_000, generator=g, dtype=minigrad.float16)
+    assert u.dtype == np.float16 and u.data.min() >= 0 and u.data.max() < 1
+    assert len(np.unique(u.data)) == 2048  # every k / 2048 drawn
+    n = minigrad.randn(20_000, generator=g, dtype=minigrad.float16)
+    assert n.dtype == np.float16 and abs(n.data.astype(np.float64).std() - 1) < 0.03
 
 
 def test_abs_builtin():

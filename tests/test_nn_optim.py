@@ -14,7 +14,8 @@ import minigrad
 from minigrad import Tensor, nn, optim
 from minigrad.optim import SGD, AdamW, clip_grad_norm_, cosine_lr
 from models.gpt import GPT, GPTConfig
-from tests.helpers import assert_raises_like_torch, torch_or_skip
+from tests.helpers import (assert_raises_like_torch, default_dtype,
+                           runs_in_a_fresh_interpreter, torch_or_skip)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1636,6 +1637,35 @@ def test_optimizers_keep_float32_and_match_torch_in_it(which):
                                        err_msg=f"step {step + 1}")
 
 
+@pytest.mark.parametrize("name", ["float64", "float16"])
+@pytest.mark.parametrize("which", ["nadam_defaults", "asgd_all"])
+def test_optimizers_keep_their_numbers_in_torchs_dtype_for_the_default_dtype(which, name):
+    """NAdam's mu_product and ASGD's eta and mu are float32 tensors in PyTorch, float64 ones
+    under a float64 default dtype (float32 under a float16 one); float32 parameters still
+    follow torch's trajectory."""
+    torch = pytest.importorskip("torch", reason=NO_TORCH)
+    p0, grads = _problem(4, steps=10)
+    optimizer, kwargs = TORCH_OPTIMIZERS[which]
+    with default_dtype(name, torch):
+        ours = [nn.Parameter(p.astype(np.float32)) for p in p0]
+        theirs = [torch.tensor(p, dtype=torch.float32, requires_grad=True) for p in p0]
+        our_opt = getattr(optim, optimizer)(ours, **kwargs)
+        their_opt = getattr(torch.optim, optimizer)(theirs, **kwargs)
+        for gs in grads:
+            for p, q, g in zip(ours, theirs, gs):
+                p.grad = Tensor(g.astype(np.float32))
+                q.grad = torch.tensor(g, dtype=torch.float32)
+            our_opt.step()
+            their_opt.step()
+        numbers = {"nadam": ["mu_product"], "asgd": ["eta", "mu"]}[which.split("_")[0]]
+        for i, (p, q) in enumerate(zip(ours, theirs)):
+            for number in numbers:
+                assert our_opt.state[f"{number}.{i}"].dtype == \
+                    their_opt.state[q][number].numpy().dtype, number
+            assert p.dtype == np.float32
+            np.testing.assert_allclose(p.data, q.detach().numpy(), rtol=1e-6, atol=1e-6)
+
+
 @pytest.mark.parametrize("which", ["sgd", "adam_l2_decay", "adamw_amsgrad",
                                    "rmsprop_centered_momentum", "adagrad_all",
                                    *NEW_OPTIMIZERS])
@@ -2126,14 +2156,6 @@ def test_clip_grad_norm_float32_keeps_dtype():
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
 
 
-def _runs_in_a_fresh_interpreter(code):
-    """`code` run by a new Python (so no import made by the tests helps it), without error."""
-    import subprocess
-    import sys
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-
-
 def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
     """`import minigrad.nn.functional as F` and the other torch.nn paths work in a fresh
     interpreter, each naming minigrad's own module or object, not a copy."""
@@ -2154,7 +2176,7 @@ def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():
             "minigrad.nn.UninitializedBuffer\n"
             "assert UninitializedParameter is minigrad.nn.UninitializedParameter\n"
             "assert Linear is minigrad.nn.Linear\n")
-    _runs_in_a_fresh_interpreter(code)
+    runs_in_a_fresh_interpreter(code)
 
 
 def test_optim_submodule_import_paths_are_torchs():
@@ -2167,7 +2189,7 @@ def test_optim_submodule_import_paths_are_torchs():
             "assert AveragedModel is minigrad.optim.swa_utils.AveragedModel and SWALR is "
             "minigrad.swa_utils.SWALR\n"
             "assert S is minigrad.lr_scheduler and StepLR is minigrad.lr_scheduler.StepLR\n")
-    _runs_in_a_fresh_interpreter(code)
+    runs_in_a_fresh_interpreter(code)
 
 
 def test_nn_utils_offers_what_torch_nn_utils_names():
@@ -3144,6 +3166,38 @@ def test_swa_utils_refuse_what_torch_refuses(misuse):
         misuse(torch, torch.ones(2, requires_grad=True))
     with pytest.raises(expected.type):
         misuse(minigrad, nn.Parameter(np.ones(2)))
+
+
+def test_layers_dtype_none_is_the_default_dtype_at_the_call_as_torch():
+    """Every layer that takes a dtype defaults it to None, read as the default dtype when the
+    layer is made (before, float32 was fixed in each signature); its parameters and buffers,
+    and the empty Parameter and Buffer, then have torch's dtypes."""
+    torch = torch_or_skip()
+    for name in dir(nn):
+        cls = getattr(nn, name)
+        if isinstance(cls, type) and issubclass(cls, nn.Module):
+            dtype = inspect.signature(cls.__init__).parameters.get("dtype")
+            assert dtype is None or dtype.default is None, name
+    makes = (lambda lib: lib.nn.Linear(2, 3), lambda lib: lib.nn.Linear(2, 3, dtype=None),
+             lambda lib: lib.nn.BatchNorm1d(3), lambda lib: lib.nn.LSTM(2, 3),
+             lambda lib: lib.nn.MultiheadAttention(4, 2), lambda lib: lib.nn.Embedding(5, 2))
+
+    def dtypes(lib, make):
+        module = make(lib)
+        return [(n, np.dtype(str(t.dtype).removeprefix("torch."))) for n, t in
+                [*module.named_parameters(), *module.named_buffers()]]
+
+    for name in ("float64", "float16", "float32"):
+        with default_dtype(name, torch):
+            for make in makes:
+                ours = dtypes(minigrad, make)
+                assert ours == dtypes(torch, make)
+                assert ours[0][1] == name
+            for make in (lambda lib: lib.nn.Parameter(), lambda lib: lib.nn.Buffer(),
+                         lambda lib: lib.nn.UninitializedParameter(),
+                         lambda lib: lib.nn.Transformer.generate_square_subsequent_mask(2)):
+                assert np.dtype(make(minigrad).dtype) == name
+                assert make(torch).dtype == getattr(torch, name)
 
 
 def test_layers_take_torchs_device_keyword_the_cpu_only():

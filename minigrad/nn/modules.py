@@ -29,29 +29,51 @@ from ..tensor import Tensor, _as_array, _to_arguments
 from ..tensor_functions import cat, stack
 
 
+def _in_default_dtype(init: Callable[..., None]) -> Callable[..., None]:
+    """A layer's `__init__` that reads `dtype=None` (given or left out) as
+    `get_default_dtype()` at the time of the call, as PyTorch's layers do: one place for every
+    layer, so none can capture the default at import or pass None on to numpy (which reads it
+    as float64)."""
+    signature = inspect.signature(init)
+
+    @functools.wraps(init)
+    def in_default_dtype(*args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(*args, **kwargs)
+        if bound.arguments.get("dtype") is None:
+            bound.arguments["dtype"] = get_default_dtype()
+        init(*bound.args, **bound.kwargs)
+
+    return in_default_dtype
+
+
 class Parameter(Tensor):
     """A leaf tensor that a Module owns and an optimizer updates: PyTorch's
-    `Parameter(data=None, requires_grad=True)` (no data: an empty float32 tensor)."""
+    `Parameter(data=None, requires_grad=True)` (no data: an empty tensor of the default float
+    dtype)."""
 
     __slots__ = ()
 
     def __init__(self, data: Any = None, requires_grad: bool = True, *,
                  dtype: Any = None) -> None:
-        super().__init__(np.empty(0, np.float32) if data is None else data,
-                         requires_grad=requires_grad, dtype=dtype)
+        if data is None:  # the dtype given, not an array's: Tensor makes float16 arrays float32
+            data, dtype = np.empty(0), get_default_dtype() if dtype is None else dtype
+        super().__init__(data, requires_grad=requires_grad, dtype=dtype)
 
 
 class Buffer(Tensor):
     """A tensor that registers itself as a buffer when assigned to a Module attribute (as
     `register_buffer(name, buffer, buffer.persistent)`): PyTorch's
     `Buffer(data=None, *, persistent=True)`, sharing `data`'s array and keeping its
-    requires_grad (no data: an empty float32 tensor)."""
+    requires_grad (no data: an empty tensor of the default float dtype)."""
 
     __slots__ = ("persistent",)
 
     def __init__(self, data: Any = None, *, persistent: bool = True) -> None:
-        super().__init__(np.empty(0, np.float32) if data is None else data,
-                         requires_grad=isinstance(data, Tensor) and data.requires_grad)
+        if data is None:
+            data = Tensor(np.empty(0), dtype=get_default_dtype())
+        # a tensor's dtype given, not read from its array: Tensor makes float16 arrays float32
+        super().__init__(data, requires_grad=isinstance(data, Tensor) and data.requires_grad,
+                         dtype=data.dtype if isinstance(data, Tensor) else None)
         self.persistent = persistent
 
 
@@ -102,15 +124,14 @@ class _Uninitialized:
 
 class UninitializedParameter(_Uninitialized, Parameter):
     """A Parameter whose shape a lazy module sets at its first call (`materialize`), as
-    PyTorch's `UninitializedParameter(requires_grad=True, *, dtype=None)` (float32 unless
-    given)."""
+    PyTorch's `UninitializedParameter(requires_grad=True, *, dtype=None)` (the default float
+    dtype unless given)."""
 
     __slots__ = ()
     cls_to_become = Parameter
 
     def __init__(self, requires_grad: bool = True, *, dtype: Any = None) -> None:
-        super().__init__(np.empty(0, get_default_dtype() if dtype is None else dtype),
-                         requires_grad)
+        super().__init__(None, requires_grad, dtype=dtype)
 
     def __deepcopy__(self, memo: dict) -> UninitializedParameter:
         # a new one: the default copy would read the values it has not got
@@ -127,8 +148,9 @@ class UninitializedBuffer(_Uninitialized, Buffer):
 
     def __init__(self, requires_grad: bool = False, *, dtype: Any = None,
                  persistent: bool = True) -> None:
-        super().__init__(Tensor(np.empty(0, get_default_dtype() if dtype is None else dtype),
-                                requires_grad), persistent=persistent)
+        super().__init__(Tensor(np.empty(0), requires_grad,
+                                get_default_dtype() if dtype is None else dtype),
+                         persistent=persistent)
 
     def __deepcopy__(self, memo: dict) -> UninitializedBuffer:
         return UninitializedBuffer(self.requires_grad, dtype=self.dtype,
@@ -258,15 +280,17 @@ class Module:
         object.__setattr__(self, "_backward_hooks", {})
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        """minigrad's own layers that take a dtype take PyTorch's `device=` too (the CPU only,
-        minigrad/devices.py), as PyTorch's layers that make parameters or buffers do; a user's
-        Module subclass is left as written."""
+        """minigrad's own layers that take a dtype read `dtype=None` as the default dtype at
+        the time of the call (`_in_default_dtype`), and take PyTorch's `device=` too (the CPU
+        only, minigrad/devices.py), as PyTorch's layers that make parameters or buffers do; a
+        user's Module subclass is left as written."""
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         if cls.__module__.startswith("minigrad.") and init is not None:
             parameters = inspect.signature(init).parameters
-            if "dtype" in parameters and "device" not in parameters:
-                cls.__init__ = devices.takes_device(init)
+            if "dtype" in parameters:
+                init = _in_default_dtype(init)
+                cls.__init__ = init if "device" in parameters else devices.takes_device(init)
 
     def __setattr__(self, name: str, value: Any) -> None:
         if "_parameters" not in self.__dict__:
@@ -772,7 +796,7 @@ class Linear(Module):
     Initialised like PyTorch: uniform in +-1/sqrt(in_features)."""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         rng = _default_rng(rng)
@@ -814,7 +838,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
                  max_norm: float | None = None, norm_type: float = 2.0, *,
                  _weight: Parameter | None = None, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__()
         padding_idx = _padding_index("Embedding", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -861,7 +885,7 @@ class EmbeddingBag(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None,
                  norm_type: float = 2.0, *, mode: str = "mean", include_last_offset: bool = False,
                  padding_idx: int | None = None, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32, _weight: Parameter | None = None) -> None:
+                 dtype: Any = None, _weight: Parameter | None = None) -> None:
         super().__init__()
         padding_idx = _padding_index("EmbeddingBag", padding_idx, num_embeddings)
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -910,7 +934,7 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float = 1e-5,
                  elementwise_affine: bool = True, bias: bool = True, *,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__()
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
             tuple(normalized_shape)
@@ -938,15 +962,15 @@ class _BatchNorm(Module):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = True, track_running_stats: bool = True, *,
-                 dtype: Any = np.float32, bias: bool = True) -> None:
+                 dtype: Any = None, bias: bool = True) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = Parameter(np.ones(num_features), dtype=dtype) if affine else None
         self.bias = Parameter(np.zeros(num_features), dtype=dtype) if affine and bias else None
         if track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
-            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features), dtype=dtype))
+            self.register_buffer("running_var", Tensor(np.ones(num_features), dtype=dtype))
             self.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64)))
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
@@ -1002,7 +1026,7 @@ class _InstanceNorm(_BatchNorm):
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
                  affine: bool = False, track_running_stats: bool = False, *,
-                 dtype: Any = np.float32, bias: bool = True) -> None:
+                 dtype: Any = None, bias: bool = True) -> None:
         super().__init__(num_features, eps, momentum, affine, track_running_stats, dtype=dtype,
                          bias=bias)
 
@@ -1107,7 +1131,7 @@ class GroupNorm(Module):
     weight (ones) and bias (zeros, unless bias=False) when affine."""
 
     def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5,
-                 affine: bool = True, *, dtype: Any = np.float32, bias: bool = True) -> None:
+                 affine: bool = True, *, dtype: Any = None, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
@@ -1328,7 +1352,7 @@ class Conv1d(_ConvNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, rng, dtype)
 
@@ -1342,7 +1366,7 @@ class Conv2d(_ConvNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, rng, dtype)
 
@@ -1356,7 +1380,7 @@ class Conv3d(_ConvNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, rng, dtype)
 
@@ -1373,7 +1397,7 @@ class _ConvTransposeNd(_ConvNd):
                  padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0,
                  groups: int = 1, bias: bool = True, dilation: int | Sequence[int] = 1,
                  padding_mode: str = "zeros", rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__(spatial_dims, in_channels, out_channels, kernel_size, stride, padding,
                          dilation, groups, bias, padding_mode, rng, dtype, output_padding)
 
@@ -1414,7 +1438,7 @@ class ConvTranspose1d(_ConvTransposeNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
@@ -1428,7 +1452,7 @@ class ConvTranspose2d(_ConvTransposeNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
@@ -1442,7 +1466,7 @@ class ConvTranspose3d(_ConvTransposeNd):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(3, in_channels, out_channels, kernel_size, stride, padding,
                          output_padding, groups, bias, dilation, padding_mode, rng, dtype)
 
@@ -1812,7 +1836,7 @@ class PReLU(Module):
     (num_parameters = the channels, dim 1), each starting at `init`."""
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, *,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__()
         self.num_parameters = num_parameters
         self.weight = Parameter(np.full(num_parameters, init), dtype=dtype)
@@ -1829,7 +1853,7 @@ class RMSNorm(Module):
     learned scale `weight` (ones) unless elementwise_affine=False, as PyTorch's RMSNorm."""
 
     def __init__(self, normalized_shape: int | Sequence[int], eps: float | None = None,
-                 elementwise_affine: bool = True, *, dtype: Any = np.float32) -> None:
+                 elementwise_affine: bool = True, *, dtype: Any = None) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
             tuple(normalized_shape)
@@ -1947,7 +1971,7 @@ class Bilinear(Module):
 
     def __init__(self, in1_features: int, in2_features: int, out_features: int,
                  bias: bool = True, *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         super().__init__()
         self.in1_features, self.in2_features = in1_features, in2_features
         self.out_features = out_features
@@ -2814,7 +2838,7 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False,
                  kdim: int | None = None, vdim: int | None = None, batch_first: bool = False,
-                 *, rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 *, rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         if embed_dim % num_heads:
             raise InvalidArgumentError(f"MultiheadAttention: embed_dim {embed_dim} must be "
@@ -2829,7 +2853,9 @@ class MultiheadAttention(Module):
         self.rng = _default_rng(rng)
 
         def glorot(*shape: int) -> Parameter:
-            return init.xavier_uniform_(Parameter(np.empty(shape, dtype)), generator=self.rng)
+            # dtype given again: Tensor makes a float16 array float32
+            weight = Parameter(np.empty(shape, dtype), dtype=dtype)
+            return init.xavier_uniform_(weight, generator=self.rng)
 
         if self._qkv_same_embed_dim:
             self.in_proj_weight = glorot(3 * embed_dim, embed_dim)
@@ -2845,7 +2871,7 @@ class MultiheadAttention(Module):
         self.bias_k = self.bias_v = None
         if add_bias_kv:
             self.bias_k, self.bias_v = (
-                init.xavier_normal_(Parameter(np.empty((1, 1, embed_dim), dtype)),
+                init.xavier_normal_(Parameter(np.empty((1, 1, embed_dim), dtype), dtype=dtype),
                                     generator=self.rng) for _ in range(2))
         self.add_zero_attn = add_zero_attn
 
@@ -3023,7 +3049,7 @@ class TransformerEncoderLayer(_TransformerLayer):
                  dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                          batch_first, norm_first, bias, False, rng, dtype)
 
@@ -3051,7 +3077,7 @@ class TransformerDecoderLayer(_TransformerLayer):
                  dropout: float = 0.1, activation: str | Callable[[Tensor], Tensor] = F.relu,
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
                          batch_first, norm_first, bias, True, rng, dtype)
 
@@ -3136,7 +3162,7 @@ class Transformer(Module):
                  custom_encoder: Module | None = None, custom_decoder: Module | None = None,
                  layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         rng = _default_rng(rng)
         layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
@@ -3173,9 +3199,10 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz: int, *, dtype: Any = None) -> Tensor:
         """The causal mask (sz, sz), as PyTorch's: -inf above the diagonal (a position may not
-        attend to later ones), 0 elsewhere; float32 unless `dtype` says otherwise."""
+        attend to later ones), 0 elsewhere; the default float dtype unless `dtype` says
+        otherwise."""
         dtype = get_default_dtype() if dtype is None else dtype
-        return Tensor(np.triu(np.full((sz, sz), -np.inf), 1).astype(dtype))
+        return Tensor(np.triu(np.full((sz, sz), -np.inf), 1), dtype=dtype)
 
 
 # --------------------------------------------------------------------------------------------
@@ -3205,7 +3232,7 @@ class RNNBase(Module):
     def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
                  bidirectional: bool = False, proj_size: int = 0, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         if mode not in _RNN_MODES:
             raise ValueError(f"Unrecognized RNN mode: {mode}")
@@ -3339,7 +3366,7 @@ class RNN(RNNBase):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
                  dropout: float = 0.0, bidirectional: bool = False, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):
             raise ValueError(f"RNN: unknown nonlinearity {nonlinearity!r}; use 'tanh' or 'relu'")
         super().__init__(f"RNN_{nonlinearity.upper()}", input_size, hidden_size, num_layers,
@@ -3361,7 +3388,7 @@ class LSTM(RNNBase):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
                  bidirectional: bool = False, proj_size: int = 0, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, rng=rng, dtype=dtype)
 
@@ -3380,7 +3407,7 @@ class GRU(RNNBase):
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
                  bidirectional: bool = False, proj_size: int = 0, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first,
                          dropout, bidirectional, proj_size, rng=rng, dtype=dtype)
 
@@ -3406,7 +3433,7 @@ class RNNCellBase(Module):
     _cell = RNNBase._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         if hidden_size < 1:
             raise ValueError(f"{type(self).__name__}: hidden_size must be >= 1, got "
@@ -3448,7 +3475,7 @@ class RNNCell(RNNCellBase):
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
                  nonlinearity: str = "tanh", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         if nonlinearity not in ("tanh", "relu"):  # PyTorch's RuntimeError comes when run
             raise InvalidArgumentError(f"RNNCell: unknown nonlinearity {nonlinearity!r}; use "
                                        f"'tanh' or 'relu'")
@@ -3462,7 +3489,7 @@ class LSTMCell(RNNCellBase):
     _states, _cell = 2, LSTM._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(input_size, hidden_size, bias, 4, rng=rng, dtype=dtype)
 
 
@@ -3472,7 +3499,7 @@ class GRUCell(RNNCellBase):
     _cell = GRU._cell
 
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__(input_size, hidden_size, bias, 3, rng=rng, dtype=dtype)
 
 
@@ -3497,7 +3524,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
 
     def __init__(self, in_features: int, n_classes: int, cutoffs: Sequence[int],
                  div_value: float = 4.0, head_bias: bool = False, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         super().__init__()
         cutoffs = list(cutoffs)
         if not cutoffs:
@@ -3574,7 +3601,7 @@ class LazyLinear(_LazyModule, Linear):
     _in_dim = -1
 
     def __init__(self, out_features: int, bias: bool = True, *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         self._lazy_init(out_features, bias, rng=rng, dtype=dtype)
 
 
@@ -3589,7 +3616,7 @@ class LazyConv1d(_LazyModule, Conv1d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
                         padding_mode, rng=rng, dtype=dtype)
 
@@ -3605,7 +3632,7 @@ class LazyConv2d(_LazyModule, Conv2d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
                         padding_mode, rng=rng, dtype=dtype)
 
@@ -3621,7 +3648,7 @@ class LazyConv3d(_LazyModule, Conv3d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] | str = 0,
                  dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", *, rng: np.random.Generator | None = None,
-                 dtype: Any = np.float32) -> None:
+                 dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, dilation, groups, bias,
                         padding_mode, rng=rng, dtype=dtype)
 
@@ -3637,7 +3664,7 @@ class LazyConvTranspose1d(_LazyModule, ConvTranspose1d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
                         bias, dilation, padding_mode, rng=rng, dtype=dtype)
 
@@ -3653,7 +3680,7 @@ class LazyConvTranspose2d(_LazyModule, ConvTranspose2d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
                         bias, dilation, padding_mode, rng=rng, dtype=dtype)
 
@@ -3669,7 +3696,7 @@ class LazyConvTranspose3d(_LazyModule, ConvTranspose3d):
                  stride: int | Sequence[int] = 1, padding: int | Sequence[int] = 0,
                  output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
                  dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", *,
-                 rng: np.random.Generator | None = None, dtype: Any = np.float32) -> None:
+                 rng: np.random.Generator | None = None, dtype: Any = None) -> None:
         self._lazy_init(out_channels, kernel_size, stride, padding, output_padding, groups,
                         bias, dilation, padding_mode, rng=rng, dtype=dtype)
 
@@ -3681,7 +3708,7 @@ class LazyBatchNorm1d(_LazyModule, BatchNorm1d):
     cls_to_become = BatchNorm1d
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
@@ -3693,7 +3720,7 @@ class LazyBatchNorm2d(_LazyModule, BatchNorm2d):
     cls_to_become = BatchNorm2d
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
@@ -3705,7 +3732,7 @@ class LazyBatchNorm3d(_LazyModule, BatchNorm3d):
     cls_to_become = BatchNorm3d
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
@@ -3719,7 +3746,7 @@ class LazyInstanceNorm1d(_LazyModule, InstanceNorm1d):
     _unbatched_rank = 2
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
@@ -3733,7 +3760,7 @@ class LazyInstanceNorm2d(_LazyModule, InstanceNorm2d):
     _unbatched_rank = 3
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
@@ -3747,7 +3774,7 @@ class LazyInstanceNorm3d(_LazyModule, InstanceNorm3d):
     _unbatched_rank = 4
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, dtype: Any = np.float32,
+                 track_running_stats: bool = True, *, dtype: Any = None,
                  bias: bool = True) -> None:
         self._lazy_init(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
