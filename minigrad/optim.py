@@ -186,14 +186,20 @@ class Optimizer:
         """Restore what `state_dict` returned: the step count, the state buffers (checked
         against the parameters' shapes) and, where given, the groups' settings. PyTorch's
         nested layout ({"state": ..., "param_groups": ...}, as a torch optimizer of the same
-        kind and parameters returns it) is read too."""
-        state_dict = self._through_hooks(self._optimizer_load_state_dict_pre_hooks, state_dict)
+        kind and parameters returns it) is read too. Any other entry (one a state-dict
+        post-hook added) is ignored, as PyTorch reads only "state" and "param_groups"; the
+        pre-hooks get a copy of the dict, so one that takes such an entry out leaves the
+        caller's as it was."""
+        state_dict = self._through_hooks(self._optimizer_load_state_dict_pre_hooks,
+                                         dict(state_dict))
         if "state" in state_dict and "param_groups" in state_dict:
             state_dict = self._flattened(state_dict)
-        state = dict(state_dict)
-        if "step" not in state:
+        if "step" not in state_dict:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
-        settings = {key: state.pop(key) for key in list(state) if key.startswith("param_groups.")}
+        settings = {key: value for key, value in state_dict.items()
+                    if isinstance(key, str) and key.startswith("param_groups.")}
+        state = {key: value for key, value in state_dict.items()
+                 if key == "step" or (_is_state_key(key) and key not in settings)}
         for key, value in state.items():
             if key == "step":
                 continue
@@ -283,6 +289,14 @@ class Optimizer:
         """Update parameter `p` (number `index` over all groups) from its gradient `g`, already
         negated for maximize and with L2 weight decay added: the subclass's formulas."""
         raise NotImplementedError
+
+
+def _is_state_key(key: Any) -> bool:
+    """Whether `key` names a state buffer of the flat layout: '<buffer>.<parameter index>'."""
+    if not isinstance(key, str):
+        return False
+    buffer, _, index = key.rpartition(".")
+    return bool(buffer) and index.isascii() and index.isdigit()
 
 
 def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:

@@ -1890,6 +1890,43 @@ def test_optimizer_hooks_replace_the_state_dict_and_run_for_lbfgs():
     assert calls == [2]
 
 
+def _extra_key_round_trip(lib):
+    """An Adam state dict that a post-hook gave an extra top-level entry, loaded by a fresh
+    optimizer twice: plainly, then with a pre-hook that takes the entry out."""
+    def param(values):
+        return (nn.Parameter(np.array(values)) if lib is minigrad
+                else lib.nn.Parameter(lib.tensor(values, dtype=lib.float64)))
+    p = param([1.0, -2.0])
+    opt = lib.optim.Adam([p], lr=0.1)
+    p.grad = (Tensor if lib is minigrad else lib.tensor)(np.array([0.5, 1.0]))
+    opt.step()
+    opt.register_state_dict_post_hook(lambda optimizer, state: state.update(epoch=7))
+    saved = opt.state_dict()
+    fresh = lib.optim.Adam([param([1.0, -2.0])], lr=0.1)
+    fresh.load_state_dict(saved)
+    reloaded = fresh.state_dict()
+    taken = []
+    fresh.register_load_state_dict_pre_hook(lambda optimizer, state: taken.append(state.pop("epoch")))
+    fresh.load_state_dict(saved)
+    return "epoch" in saved, "epoch" in reloaded, taken, "epoch" in saved
+
+
+def test_optimizer_load_state_dict_ignores_an_extra_top_level_entry_as_torch():
+    """PyTorch's load_state_dict reads only the state and the groups: an entry a state-dict
+    post-hook added is ignored (not loaded, not in the next state dict) unless a load pre-hook
+    takes it, and that hook works on a copy, not on the caller's dict."""
+    ours = _extra_key_round_trip(minigrad)
+    assert ours == (True, False, [7], True)
+    assert ours == _extra_key_round_trip(torch_or_skip())
+    p = nn.Parameter(np.ones(3))
+    opt = AdamW([p])
+    p.grad = Tensor(np.ones(3))
+    opt.step()
+    fresh = AdamW([nn.Parameter(np.ones(3))])
+    fresh.load_state_dict({**opt.state_dict(), "notes": "run 3", "scheduler": {"last_epoch": 1}})
+    assert set(fresh.state) == set(opt.state)
+
+
 def test_load_state_dict_argument_has_torchs_name():
     params = [nn.Parameter(np.ones(2))]
     opt = optim.SGD(params, lr=0.1, momentum=0.9)
