@@ -441,6 +441,67 @@ def test_nested_modules_backward_hooks_run_in_torchs_order():
     assert orders[0] == orders[1]
 
 
+def _hooks_under_grad(lib, tensor, grad, weights):
+    """What the backward hooks of a two-layer model and its layers see under grad() with
+    respect to first.weight, then second.bias, the input requiring no grad: (name, grad_input
+    shapes, grad_output arrays) per call, "next" between the two."""
+    class Outer(lib.Module):
+        def __init__(self):
+            super().__init__()
+            self.first, self.second = lib.Linear(2, 3), lib.Linear(3, 2)
+
+        def forward(self, x):
+            return self.second(self.first(x).tanh())
+    model, seen = Outer(), []
+    model.load_state_dict(weights)
+    for name, module in [("outer", model), ("first", model.first), ("second", model.second)]:
+        module.register_full_backward_hook(lambda m, gi, go, name=name: seen.append(
+            (name, [None if g is None else tuple(g.shape) for g in gi],
+             [g.detach().numpy() for g in go])))
+    x = tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2))
+    for wanted in (model.first.weight, model.second.bias):
+        grad((model(x) ** 2).sum(), [wanted])
+        seen.append("next")
+    return seen
+
+
+def test_backward_hooks_under_grad_with_respect_to_parameters_as_torch():
+    """grad() with respect to a parameter, the input requiring none: a module none of whose
+    inputs requires grad runs its hook once its outputs' gradients are known (grad_input all
+    None), if they lie on the way to the parameter; one whose input requires grad runs it only
+    where that input's gradient is computed, as PyTorch's."""
+    torch = torch_or_skip()
+    weights = {name: np.asarray(value) for name, value in nn.Sequential(
+        nn.Linear(2, 3, rng=np.random.default_rng(0)),
+        nn.Linear(3, 2, rng=np.random.default_rng(1))).state_dict().items()}
+    weights = {name.replace("0.", "first.").replace("1.", "second."): value
+               for name, value in weights.items()}
+    ours = _hooks_under_grad(nn, Tensor, minigrad.grad, weights)
+    theirs = _hooks_under_grad(torch.nn, torch.tensor, torch.autograd.grad,
+                               {name: torch.tensor(value) for name, value in weights.items()})
+    calls = [call if call == "next" else call[:2] for call in ours]
+    assert calls == [call if call == "next" else call[:2] for call in theirs]
+    assert calls == [("outer", [None]), ("second", [(4, 3)]), ("first", [None]), "next",
+                     ("outer", [None]), "next"]
+    for our, their in zip(ours, theirs):
+        for ours_g, theirs_g in zip(our[2], their[2]) if our != "next" else ():
+            np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-6)
+
+
+def test_backward_hook_replacing_what_no_input_has_raises_as_torch():
+    """With no input requiring grad there is no grad_input to replace: a hook returning
+    gradients anyway raises (RuntimeError), None for each input is accepted."""
+    def misuse(lib, F):
+        layer = lib.nn.Linear(3, 2)
+        layer.register_full_backward_hook(lambda m, gi, go: (go[0][:, :1] * 0 + 1,))
+        layer(lib.ones(4, 3)).sum().backward()
+    assert_raises_like_torch(misuse)
+    layer = nn.Linear(3, 2)
+    layer.register_full_backward_hook(lambda m, gi, go: (None,))
+    layer(minigrad.ones(4, 3)).sum().backward()
+    assert layer.weight.grad is not None
+
+
 def _shared(nn_module, ones):
     """A module holding one Linear under two names and in a Sequential(l, l), and the
     Parameter `ones` under two names, in minigrad or torch.nn."""

@@ -187,6 +187,10 @@ class _BackwardHookBoundary:
             replaced = hook(self.module, grad_input, tuple(self.grad_outputs))
             if replaced is not None:
                 replaced = tuple(replaced)
+                if not self.positions and any(g is not None for g in replaced):
+                    raise RuntimeError("backward hook: no input of the module requires grad, "
+                                       "so there is no gradient to replace; return None (or "
+                                       "None for every input)")
                 if len(replaced) != len(grad_input):
                     raise RuntimeError(f"backward hook: returned {len(replaced)} gradients "
                                        f"for {len(grad_input)} inputs")
@@ -203,6 +207,9 @@ class _HookedInputs(Function):
 
     def forward(self, *inputs: np.ndarray, boundary: _BackwardHookBoundary) -> np.ndarray:
         self.boundary, self.shapes = boundary, [a.shape for a in inputs]
+        # the stand-in's op leads to no input, but under grad() with respect to parameters the
+        # hooks must still run, as PyTorch's do once the outputs' gradients are known
+        self.runs_when_reached = not boundary.positions
         self.dtypes = [a.dtype for a in inputs]
         dtype = np.result_type(*inputs)
         return np.concatenate([a.ravel().astype(dtype, copy=False) for a in inputs])
