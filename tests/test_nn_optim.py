@@ -2224,6 +2224,86 @@ def test_clip_grad_norm_float32_keeps_dtype():
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
 
 
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, 0.0, -1.0, math.inf, "inf", -math.inf])
+def test_get_total_norm_matches_torch(norm_type):
+    """The norm of the tensors' norms, as a 0-d tensor of their dtype outside the graph (float32
+    stays float32, float32 with float64 promotes); one tensor alone; no tensors: 0.0 float32."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((3, 4)), rng.standard_normal(5), np.zeros(2)]
+    for dtypes in ((np.float64,) * 3, (np.float32,) * 3, (np.float32, np.float64, np.float32)):
+        ours = [Tensor(a.astype(d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+        theirs = [torch.tensor(a.astype(d)) for a, d in zip(arrays, dtypes)]
+        total = nn.utils.get_total_norm(ours, norm_type)
+        expected = torch.nn.utils.get_total_norm(theirs, norm_type)
+        assert isinstance(total, Tensor) and total.shape == () and total.grad_fn is None
+        assert total.dtype == np.dtype(str(expected.dtype).removeprefix("torch."))
+        np.testing.assert_allclose(total.data, expected.numpy(), rtol=1e-6)
+    one = nn.utils.get_total_norm(ours[0], norm_type)
+    np.testing.assert_allclose(
+        one.data, torch.nn.utils.get_total_norm(theirs[0], norm_type).numpy(), rtol=1e-6)
+    empty = nn.utils.get_total_norm([], norm_type)
+    assert empty.item() == 0.0 and empty.dtype == np.float32
+
+
+def test_get_total_norm_of_nonfinite_tensors_raises_only_if_asked_as_torch():
+    torch = torch_or_skip()
+    values = np.array([1.0, math.inf])
+    assert math.isinf(nn.utils.get_total_norm([Tensor(values)]).item())
+    assert_raises_like_torch(lambda lib, F: lib.nn.utils.get_total_norm(
+        [lib.tensor(values)], error_if_nonfinite=True))
+    with pytest.raises(RuntimeError, match="get_total_norm: the total norm of order 2.0"):
+        nn.utils.get_total_norm([Tensor(values)], error_if_nonfinite=True, foreach=True)
+    assert torch.nn.utils.get_total_norm([torch.tensor(values)], foreach=True).isinf()
+
+
+@pytest.mark.parametrize("total_norm", [0.5, 20.0, math.inf, math.nan])
+def test_clip_grads_with_norm_matches_torch(total_norm):
+    """Gradients scaled by min(1, max_norm / (total_norm + 1e-6)), whatever their own norm:
+    left alone below, scaled above, zeroed by an inf norm, NaN from a NaN one; a parameter
+    without a gradient skipped, one tensor alone taken."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    grads = [rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal(4)]
+    ours = [nn.Parameter(np.zeros_like(g), dtype=g.dtype) for g in grads]
+    for p, g in zip(ours, grads):
+        p.grad = Tensor(g.copy())
+    ours.append(nn.Parameter(np.ones(2)))
+    theirs = [torch.zeros(g.shape, dtype=torch.float64 if g.dtype == np.float64 else
+                          torch.float32, requires_grad=True) for g in grads]
+    for t, g in zip(theirs, grads):
+        t.grad = torch.tensor(g)
+    nn.utils.clip_grads_with_norm_(ours, 2.0, Tensor(np.float32(total_norm)))
+    torch.nn.utils.clip_grads_with_norm_(theirs, 2.0, torch.tensor(total_norm))
+    for p, t in zip(ours, theirs):
+        assert p.grad.dtype == t.grad.numpy().dtype
+        np.testing.assert_allclose(p.grad.data, t.grad.numpy(), rtol=1e-6)
+    assert ours[2].grad is None
+    nn.utils.clip_grads_with_norm_(ours[0], 1.0, Tensor(4.0), foreach=False)
+    torch.nn.utils.clip_grads_with_norm_(theirs[0], 1.0, torch.tensor(4.0), foreach=False)
+    np.testing.assert_allclose(ours[0].grad.data, theirs[0].grad.numpy(), rtol=1e-6)
+
+    def number_for_total_norm(lib, F):  # PyTorch's clamp takes no Python number: TypeError
+        p = lib.ones(2, requires_grad=True)
+        p.grad = lib.ones(2)
+        lib.nn.utils.clip_grads_with_norm_([p], 1.0, 4.0)
+    assert_raises_like_torch(number_for_total_norm)
+
+
+def test_clip_grad_norm_is_get_total_norm_then_clip_grads_with_norm_():
+    """PyTorch's clip_grad_norm_ is its two halves; minigrad's gives the same gradients and
+    norm (as a float), and takes `foreach` as PyTorch's does."""
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal((3, 3)) * 4, rng.standard_normal(7)]
+    whole, halves = _params_with_grads(grads), _params_with_grads(grads)
+    norm = clip_grad_norm_(whole, 1.0, norm_type=3.0, foreach=None)
+    total = nn.utils.get_total_norm([p.grad for p in halves], 3.0)
+    nn.utils.clip_grads_with_norm_(halves, 1.0, total)
+    assert norm == pytest.approx(total.item(), rel=1e-12) and norm > 1.0
+    for p, q in zip(whole, halves):
+        np.testing.assert_allclose(p.grad.data, q.grad.data, rtol=1e-12)
+
+
 def _runs_in_a_fresh_interpreter(code):
     """`code` run by a new Python (so no import made by the tests helps it), without error."""
     import subprocess
