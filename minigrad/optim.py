@@ -1014,8 +1014,8 @@ def _vector_norm(a: np.ndarray, p: float, name: str) -> float:
 
 def _total_norm(arrays: list[np.ndarray], norm_type: float, error_if_nonfinite: bool,
                 name: str) -> float:
-    """The `norm_type`-norm of the arrays' norms (of all their entries as one vector), in
-    float64; non-finite raises with error_if_nonfinite; `name` is the caller's, for errors."""
+    """The `norm_type`-norm of the arrays' norms (of all their entries as one vector), combined
+    in float64; non-finite raises with error_if_nonfinite; `name` is the caller's, for errors."""
     if norm_type == 2:  # the training step's case: one vdot per gradient, no temporaries
         total = math.sqrt(sum(float(np.vdot(a, a)) for a in arrays))
     else:
@@ -1066,7 +1066,7 @@ def clip_grad_norm_(params: Tensor | Iterable[Tensor], max_norm: float,
                     foreach: bool | None = None) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
     or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
-    clipping, a float computed in float64. As in PyTorch, the global norm is the norm of the
+    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global norm is the norm of the
     per-gradient norms (`get_total_norm`), a NaN norm makes every gradient NaN
     (error_if_nonfinite=True raises instead), and `params` may be one tensor; `foreach` changes
     nothing."""
