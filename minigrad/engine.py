@@ -227,9 +227,6 @@ class Function:
     the other inputs' gradients (a * b: da = G * b) sets `reads_inputs_for_the_others = True`,
     and an input is checked only while another one needs a gradient. One whose backward reads
     its own output (exp: da = G * out) sets `saves_output = True`, and the output is checked.
-    One whose backward has an effect besides its gradients (a module's backward hooks) sets
-    `runs_when_reached = True`: `grad()` and `backward(inputs=...)` then run it whenever a
-    gradient reaches it, not only on a path to a wanted tensor.
     """
 
     inputs: list[Tensor] | None
@@ -237,7 +234,6 @@ class Function:
     saves_inputs = True
     reads_inputs_for_the_others = False
     saves_output = False
-    runs_when_reached = False
 
     def forward(self, *inputs: np.ndarray, **settings: Any) -> np.ndarray:
         raise NotImplementedError(f"{type(self).__name__} must implement forward")
@@ -409,18 +405,15 @@ def _leading_to(order: list[Tensor], wanted_ids: set[int]) -> tuple[list[Tensor]
     """The tensors of `order` (inputs first) whose gradient reaches a wanted tensor, and the ids
     of those among them whose op must run (an input of it reaches one): as in PyTorch, grad()
     runs no other op's backward (a wanted non-leaf's own op stays unrun, its graph unfreed), and
-    no other tensor's hooks or retained grad; except an op that `runs_when_reached`, which is
-    kept and run (if a gradient reaches it) without leading anywhere."""
+    no other tensor's hooks or retained grad."""
     reaching = set(wanted_ids)
     kept, running = [], set()
     for tensor in order:
         fn = tensor.grad_fn
-        leads = fn is not None and any(id(parent) in reaching for parent in _parents(fn))
-        if leads:
-            reaching.add(id(tensor))
-        if leads or fn is not None and fn.runs_when_reached:
+        if fn is not None and any(id(parent) in reaching for parent in _parents(fn)):
             running.add(id(tensor))
-        if id(tensor) in reaching or id(tensor) in running:
+            reaching.add(id(tensor))
+        if id(tensor) in reaching:
             kept.append(tensor)
     return kept, running
 

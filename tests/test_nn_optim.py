@@ -488,6 +488,33 @@ def test_backward_hooks_under_grad_with_respect_to_parameters_as_torch():
             np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-6)
 
 
+def test_backward_hook_under_grad_sees_the_gradient_of_every_output_as_torch():
+    """PyTorch's hook node takes all of a call's outputs: once one of them leads to the
+    parameter grad() wants, the node runs with the gradient of each output that has one, also
+    of an output that leads elsewhere (None for one the loss does not use)."""
+    torch = torch_or_skip()
+    seen = {}
+    for lib, tensor, grad in ((nn, Tensor, minigrad.grad),
+                              (torch.nn, torch.tensor, torch.autograd.grad)):
+        class TwoHeads(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = lib.Linear(2, 3), lib.Linear(2, 4)
+
+            def forward(self, x):
+                return self.a(x), self.b(x).double()
+        model, calls = TwoHeads(), []
+        model.register_full_backward_hook(lambda m, gi, go: calls.append(
+            (gi, [None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1])
+                  for g in go])))
+        x = tensor(np.ones((5, 2), dtype=np.float32))
+        for loss in (lambda a, b: a.sum() + b.sum(), lambda a, b: a.sum()):
+            grad(loss(*model(x)), [model.a.weight])
+        seen[lib] = calls
+    assert seen[nn] == seen[torch.nn] == [
+        ((None,), [((5, 3), "float32"), ((5, 4), "float64")]),
+        ((None,), [((5, 3), "float32"), None])]
+
 def test_backward_hook_replacing_what_no_input_has_raises_as_torch():
     """With no input requiring grad there is no grad_input to replace: a hook returning
     gradients anyway raises (RuntimeError), None for each input is accepted."""
