@@ -1469,6 +1469,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear",
         raise NotImplementedError(f"{name}: mode 'bicubic' takes 4-D inputs only, got "
                                   f"{input.shape}")  # PyTorch's class here
     input._require_floating(name)
+    if grid.dtype != input.dtype:  # as PyTorch's kernel, which reads both in one dtype
+        raise InvalidTypeError(f"{name}: expected a grid of the input's dtype {input.dtype}, "
+                               f"got {grid.dtype}")
     n, c, *sizes = input.shape
     # the place along each input dim; the grid's first coordinate (x) runs along the last dim
     coordinates = [grid[..., spatial - 1 - dim] for dim in range(spatial)]

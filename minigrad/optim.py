@@ -187,14 +187,20 @@ class Optimizer:
         """Restore what `state_dict` returned: the step count, the state buffers (checked
         against the parameters' shapes) and, where given, the groups' settings. PyTorch's
         nested layout ({"state": ..., "param_groups": ...}, as a torch optimizer of the same
-        kind and parameters returns it) is read too."""
-        state_dict = self._through_hooks(self._optimizer_load_state_dict_pre_hooks, state_dict)
+        kind and parameters returns it) is read too. Any other entry (one a state-dict
+        post-hook added) is ignored, as PyTorch reads only "state" and "param_groups"; the
+        pre-hooks get a copy of the dict, so one that takes such an entry out leaves the
+        caller's as it was."""
+        state_dict = self._through_hooks(self._optimizer_load_state_dict_pre_hooks,
+                                         dict(state_dict))
         if "state" in state_dict and "param_groups" in state_dict:
             state_dict = self._flattened(state_dict)
-        state = dict(state_dict)
-        if "step" not in state:
+        if "step" not in state_dict:
             raise KeyError(f"{type(self).__name__}.load_state_dict: no 'step' entry")
-        settings = {key: state.pop(key) for key in list(state) if key.startswith("param_groups.")}
+        settings = {key: value for key, value in state_dict.items()
+                    if isinstance(key, str) and key.startswith("param_groups.")}
+        state = {key: value for key, value in state_dict.items()
+                 if key == "step" or (_is_state_key(key) and key not in settings)}
         for key, value in state.items():
             if key == "step":
                 continue
@@ -284,6 +290,14 @@ class Optimizer:
         """Update parameter `p` (number `index` over all groups) from its gradient `g`, already
         negated for maximize and with L2 weight decay added: the subclass's formulas."""
         raise NotImplementedError
+
+
+def _is_state_key(key: Any) -> bool:
+    """Whether `key` names a state buffer of the flat layout: '<buffer>.<parameter index>'."""
+    if not isinstance(key, str):
+        return False
+    buffer, _, index = key.rpartition(".")
+    return bool(buffer) and index.isascii() and index.isdigit()
 
 
 def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
@@ -987,47 +1001,84 @@ def _strong_wolfe(at_step: Callable[[float], tuple[float, np.ndarray]], t: float
     return new_loss, new_g, t, evaluations
 
 
-def _vector_norm(a: np.ndarray, p: float) -> float:
+def _vector_norm(a: np.ndarray, p: float, name: str) -> float:
     """torch.linalg.vector_norm of `a` flattened, in float64: p = 0 counts the non-zero
-    entries, +-inf is the largest or smallest magnitude."""
+    entries, +-inf is the largest or smallest magnitude; `name` is the caller's, for errors."""
     if p == 0:
         return float(np.count_nonzero(a))
     if math.isinf(p):
         if not a.size:
-            raise InvalidArgumentError(f"clip_grad_norm_: the {p} norm of an empty gradient is "
-                                       f"undefined (max and min have no identity)")
+            raise InvalidArgumentError(f"{name}: the {p} norm of an empty tensor is undefined "
+                                       f"(max and min have no identity)")
         return float(np.abs(a).max() if p > 0 else np.abs(a).min())
     with np.errstate(divide="ignore"):  # a zero entry to a negative power is inf, as in torch
         return float((np.abs(a, dtype=np.float64) ** p).sum() ** (1 / p))
 
 
+def _total_norm(arrays: list[np.ndarray], norm_type: float, error_if_nonfinite: bool,
+                name: str) -> float:
+    """The `norm_type`-norm of the arrays' norms (of all their entries as one vector), combined
+    in float64; non-finite raises with error_if_nonfinite; `name` is the caller's, for errors."""
+    if norm_type == 2:  # the training step's case: one vdot per gradient, no temporaries
+        total = math.sqrt(sum(float(np.vdot(a, a)) for a in arrays))
+    else:
+        total = _vector_norm(np.array([_vector_norm(a, norm_type, name) for a in arrays]),
+                             norm_type, name)
+    if error_if_nonfinite and not math.isfinite(total):
+        raise InvalidArgumentError(
+            f"{name}: the total norm of order {norm_type} of the gradients is non-finite, so it "
+            f"cannot be clipped (error_if_nonfinite=False scales anyway)")
+    return total
+
+
+def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 2.0,
+                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+    """The `norm_type`-norm of all the tensors' entries as one vector (the norm of their norms),
+    as PyTorch's: a 0-d tensor of their dtype, outside the graph (0.0 for no tensors).
+    error_if_nonfinite=True raises where it is NaN or infinite; `foreach` changes nothing."""
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if not tensors:
+        return Tensor(0.0)
+    arrays = [t.data for t in tensors]
+    total = _total_norm(arrays, float(norm_type), error_if_nonfinite, "get_total_norm")
+    return Tensor(np.array(total, dtype=np.result_type(*arrays)))
+
+
+def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
+                          total_norm: Tensor, foreach: bool | None = None) -> None:
+    """Scale every gradient in place by min(1, max_norm / (total_norm + 1e-6)), as PyTorch's:
+    clip_grad_norm_ with the norm given as a tensor (from `get_total_norm`, say). A NaN
+    total_norm makes every gradient NaN; `foreach` changes nothing."""
+    if not isinstance(total_norm, Tensor):
+        raise TypeError(f"clip_grads_with_norm_: total_norm must be a Tensor (as "
+                        f"get_total_norm returns it), not {type(total_norm).__name__}")
+    if isinstance(parameters, Tensor):  # not its rows, which have no gradients of their own
+        parameters = [parameters]
+    # min(1, scale) written so that a NaN scale propagates, as through PyTorch's clamp
+    scale = float(max_norm) / (float(total_norm.item()) + 1e-6)
+    if scale >= 1:
+        return
+    with np.errstate(invalid="ignore"):  # an inf entry times 0 is NaN, as in torch
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.data *= p.grad.dtype.type(scale)
+
+
 def clip_grad_norm_(params: Tensor | Iterable[Tensor], max_norm: float,
-                    norm_type: float | str = 2.0, error_if_nonfinite: bool = False) -> float:
+                    norm_type: float | str = 2.0, error_if_nonfinite: bool = False,
+                    foreach: bool | None = None) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
     or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
-    clipping. As in PyTorch, the global norm is the norm of the per-gradient norms, and a NaN
-    norm makes every gradient NaN (error_if_nonfinite=True raises instead); `params` may be
-    one tensor."""
-    norm_type = float(norm_type)
-    if isinstance(params, Tensor):  # not its rows, which have no gradients of their own
-        params = [params]
+    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global norm is the norm of the
+    per-gradient norms (`get_total_norm`), a NaN norm makes every gradient NaN
+    (error_if_nonfinite=True raises instead), and `params` may be one tensor; `foreach` changes
+    nothing."""
+    params = [params] if isinstance(params, Tensor) else list(params)
     grads = [p.grad.data for p in params if p.grad is not None]
     if not grads:
         return 0.0
-    if norm_type == 2:  # the training step's case: one vdot per gradient, no temporaries
-        total = math.sqrt(sum(float(np.vdot(g, g)) for g in grads))
-    else:
-        total = _vector_norm(np.array([_vector_norm(g, norm_type) for g in grads]), norm_type)
-    if error_if_nonfinite and not math.isfinite(total):
-        raise InvalidArgumentError(
-            f"clip_grad_norm_: the total norm of order {norm_type} of the gradients is "
-            f"non-finite, so it cannot be clipped (error_if_nonfinite=False scales anyway)")
-    # PyTorch multiplies by min(1, max_norm / (total + 1e-6)); NaN propagates through the min
-    scale = max_norm / (total + 1e-6)
-    if not scale >= 1:
-        with np.errstate(invalid="ignore"):  # an inf entry times 0 is NaN, as in torch
-            for g in grads:
-                g *= g.dtype.type(scale)
+    total = _total_norm(grads, float(norm_type), error_if_nonfinite, "clip_grad_norm_")
+    clip_grads_with_norm_(params, max_norm, Tensor(np.array(total)))  # float64, not rounded
     return total
 
 

@@ -694,6 +694,34 @@ def test_angle_is_torchs_with_gradient_0(torch, dtype):
         np.testing.assert_array_equal(x.grad.numpy(), np.zeros_like(values))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_copysign_takes_a_nan_others_sign_bit_value_and_gradient_as_torch(torch, dtype):
+    """A NaN other gives self its sign bit (NaN or -NaN, a tensor or a number): the value is
+    +-|self| and self's gradient +-G, 0 at a zero self, other's 0, as PyTorch's. Where self is
+    NaN or infinite the gradient stays +-G (PyTorch's is NaN: docs/api.md)."""
+    values = np.array([2.0, -3.0, 0.0, -0.0, 2.0, -3.0, 0.0, -0.0], dtype=dtype)
+    others = np.array([np.nan] * 4 + [-np.nan] * 4, dtype=dtype)
+    upstream = np.arange(1, 9, dtype=dtype)
+    for other in (others, np.nan, -np.nan):
+        ours, theirs = Tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+        our_other = Tensor(other, requires_grad=True) if isinstance(other, np.ndarray) else other
+        their_other = (torch.tensor(other, requires_grad=True) if isinstance(other, np.ndarray)
+                       else other)
+        out, expected = ours.copysign(our_other), theirs.copysign(their_other)
+        assert out.dtype == dtype
+        np.testing.assert_array_equal(np.signbit(out.data), np.signbit(expected.detach().numpy()))
+        np.testing.assert_array_equal(out.data, expected.detach().numpy())
+        out.backward(Tensor(upstream))
+        expected.backward(torch.tensor(upstream))
+        np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+        if isinstance(other, np.ndarray):
+            np.testing.assert_array_equal(our_other.grad.numpy(), their_other.grad.numpy())
+    ours = Tensor(np.array([np.nan, np.inf, -np.inf], dtype=dtype), requires_grad=True)
+    ours.copysign(Tensor(np.array([-1.0, -1.0, np.nan], dtype=dtype))).backward(
+        Tensor(np.ones(3, dtype=dtype)))
+    np.testing.assert_array_equal(ours.grad.numpy(), [-1.0, -1.0, -1.0])
+
+
 def test_step_functions_pass_back_zeros():
     """floor, ceil, trunc, round, sign and // are in the graph with gradient 0 (as PyTorch's),
     so backward through them works."""

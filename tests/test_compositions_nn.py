@@ -4089,6 +4089,10 @@ def test_max_unpool2d_module_inverts_max_pool2d_as_torch(torch):
                                 2),
     lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2), padding_mode="wrap"),
     lambda m, F: F.grid_sample(m.ones(2, 1, 3, 3), m.zeros(1, 2, 2, 2), align_corners=False),
+    lambda m, F: F.grid_sample(m.ones(1, 1, 3, 3), m.zeros(1, 2, 2, 2, dtype=m.float64),
+                               align_corners=False),  # no promotion: one dtype for both
+    lambda m, F: F.grid_sample(m.ones(1, 1, 2, 2, 2, dtype=m.float64),
+                               m.zeros(1, 1, 1, 1, 3), mode="nearest", align_corners=False),
     lambda m, F: F.affine_grid(m.zeros(1, 2, 3), (1, 1, 4, 4, 4), align_corners=False),
     lambda m, F: m.nn.LPPool2d(2, 3)(m.ones(1, 2, 2, 2)),
     lambda m, F: m.nn.Bilinear(2, 3, 4)(m.ones(5, 3), m.ones(5, 3)),

@@ -442,6 +442,94 @@ def test_nested_modules_backward_hooks_run_in_torchs_order():
     assert orders[0] == orders[1]
 
 
+def _hooks_under_grad(lib, tensor, grad, weights):
+    """What the backward hooks of a two-layer model and its layers see under grad() with
+    respect to first.weight, then second.bias, the input requiring no grad: (name, grad_input
+    shapes, grad_output arrays) per call, "next" between the two."""
+    class Outer(lib.Module):
+        def __init__(self):
+            super().__init__()
+            self.first, self.second = lib.Linear(2, 3), lib.Linear(3, 2)
+
+        def forward(self, x):
+            return self.second(self.first(x).tanh())
+    model, seen = Outer(), []
+    model.load_state_dict(weights)
+    for name, module in [("outer", model), ("first", model.first), ("second", model.second)]:
+        module.register_full_backward_hook(lambda m, gi, go, name=name: seen.append(
+            (name, [None if g is None else tuple(g.shape) for g in gi],
+             [g.detach().numpy() for g in go])))
+    x = tensor(np.linspace(-1, 1, 8, dtype=np.float32).reshape(4, 2))
+    for wanted in (model.first.weight, model.second.bias):
+        grad((model(x) ** 2).sum(), [wanted])
+        seen.append("next")
+    return seen
+
+
+def test_backward_hooks_under_grad_with_respect_to_parameters_as_torch():
+    """grad() with respect to a parameter, the input requiring none: a module none of whose
+    inputs requires grad runs its hook once its outputs' gradients are known (grad_input all
+    None), if they lie on the way to the parameter; one whose input requires grad runs it only
+    where that input's gradient is computed, as PyTorch's."""
+    torch = torch_or_skip()
+    weights = {name: np.asarray(value) for name, value in nn.Sequential(
+        nn.Linear(2, 3, rng=np.random.default_rng(0)),
+        nn.Linear(3, 2, rng=np.random.default_rng(1))).state_dict().items()}
+    weights = {name.replace("0.", "first.").replace("1.", "second."): value
+               for name, value in weights.items()}
+    ours = _hooks_under_grad(nn, Tensor, minigrad.grad, weights)
+    theirs = _hooks_under_grad(torch.nn, torch.tensor, torch.autograd.grad,
+                               {name: torch.tensor(value) for name, value in weights.items()})
+    calls = [call if call == "next" else call[:2] for call in ours]
+    assert calls == [call if call == "next" else call[:2] for call in theirs]
+    assert calls == [("outer", [None]), ("second", [(4, 3)]), ("first", [None]), "next",
+                     ("outer", [None]), "next"]
+    for our, their in zip(ours, theirs):
+        for ours_g, theirs_g in zip(our[2], their[2]) if our != "next" else ():
+            np.testing.assert_allclose(ours_g, theirs_g, rtol=1e-6)
+
+
+def test_backward_hook_under_grad_sees_the_gradient_of_every_output_as_torch():
+    """PyTorch's hook node takes all of a call's outputs: once one of them leads to the
+    parameter grad() wants, the node runs with the gradient of each output that has one, also
+    of an output that leads elsewhere (None for one the loss does not use)."""
+    torch = torch_or_skip()
+    seen = {}
+    for lib, tensor, grad in ((nn, Tensor, minigrad.grad),
+                              (torch.nn, torch.tensor, torch.autograd.grad)):
+        class TwoHeads(lib.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = lib.Linear(2, 3), lib.Linear(2, 4)
+
+            def forward(self, x):
+                return self.a(x), self.b(x).double()
+        model, calls = TwoHeads(), []
+        model.register_full_backward_hook(lambda m, gi, go: calls.append(
+            (gi, [None if g is None else (tuple(g.shape), str(g.dtype).split(".")[-1])
+                  for g in go])))
+        x = tensor(np.ones((5, 2), dtype=np.float32))
+        for loss in (lambda a, b: a.sum() + b.sum(), lambda a, b: a.sum()):
+            grad(loss(*model(x)), [model.a.weight])
+        seen[lib] = calls
+    assert seen[nn] == seen[torch.nn] == [
+        ((None,), [((5, 3), "float32"), ((5, 4), "float64")]),
+        ((None,), [((5, 3), "float32"), None])]
+
+def test_backward_hook_replacing_what_no_input_has_raises_as_torch():
+    """With no input requiring grad there is no grad_input to replace: a hook returning
+    gradients anyway raises (RuntimeError), None for each input is accepted."""
+    def misuse(lib, F):
+        layer = lib.nn.Linear(3, 2)
+        layer.register_full_backward_hook(lambda m, gi, go: (go[0][:, :1] * 0 + 1,))
+        layer(lib.ones(4, 3)).sum().backward()
+    assert_raises_like_torch(misuse)
+    layer = nn.Linear(3, 2)
+    layer.register_full_backward_hook(lambda m, gi, go: (None,))
+    layer(minigrad.ones(4, 3)).sum().backward()
+    assert layer.weight.grad is not None
+
+
 def _shared(nn_module, ones):
     """A module holding one Linear under two names and in a Sequential(l, l), and the
     Parameter `ones` under two names, in minigrad or torch.nn."""
@@ -1920,6 +2008,44 @@ def test_optimizer_hooks_replace_the_state_dict_and_run_for_lbfgs():
     assert calls == [2]
 
 
+def _extra_key_round_trip(lib):
+    """An Adam state dict that a post-hook gave an extra top-level entry, loaded by a fresh
+    optimizer twice: plainly, then with a pre-hook that takes the entry out."""
+    def param(values):
+        return (nn.Parameter(np.array(values)) if lib is minigrad
+                else lib.nn.Parameter(lib.tensor(values, dtype=lib.float64)))
+    p = param([1.0, -2.0])
+    opt = lib.optim.Adam([p], lr=0.1)
+    p.grad = (Tensor if lib is minigrad else lib.tensor)(np.array([0.5, 1.0]))
+    opt.step()
+    opt.register_state_dict_post_hook(lambda optimizer, state: state.update(epoch=7))
+    saved = opt.state_dict()
+    fresh = lib.optim.Adam([param([1.0, -2.0])], lr=0.1)
+    fresh.load_state_dict(saved)
+    reloaded = fresh.state_dict()
+    taken = []
+    fresh.register_load_state_dict_pre_hook(
+        lambda optimizer, state: taken.append(state.pop("epoch")))
+    fresh.load_state_dict(saved)
+    return saved.get("epoch"), "epoch" in reloaded, taken, "epoch" in saved
+
+
+def test_optimizer_load_state_dict_ignores_an_extra_top_level_entry_as_torch():
+    """PyTorch's load_state_dict reads only the state and the groups: an entry a state-dict
+    post-hook added is ignored (not loaded, not in the next state dict) unless a load pre-hook
+    takes it, and that hook works on a copy, not on the caller's dict."""
+    ours = _extra_key_round_trip(minigrad)
+    assert ours == (7, False, [7], True)
+    assert ours == _extra_key_round_trip(torch_or_skip())
+    p = nn.Parameter(np.ones(3))
+    opt = AdamW([p])
+    p.grad = Tensor(np.ones(3))
+    opt.step()
+    fresh = AdamW([nn.Parameter(np.ones(3))])
+    fresh.load_state_dict({**opt.state_dict(), "notes": "run 3", "scheduler": {"last_epoch": 1}})
+    assert set(fresh.state) == set(opt.state)
+
+
 def test_load_state_dict_argument_has_torchs_name():
     params = [nn.Parameter(np.ones(2))]
     opt = optim.SGD(params, lr=0.1, momentum=0.9)
@@ -2154,6 +2280,86 @@ def test_clip_grad_norm_float32_keeps_dtype():
     assert clip_grad_norm_([p], 5.0) == pytest.approx(20.0, rel=1e-6)
     assert p.grad.dtype == np.float32
     np.testing.assert_allclose(p.grad, np.full(4, 2.5), rtol=1e-5)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, 0.0, -1.0, math.inf, "inf", -math.inf])
+def test_get_total_norm_matches_torch(norm_type):
+    """The norm of the tensors' norms, as a 0-d tensor of their dtype outside the graph (float32
+    stays float32, float32 with float64 promotes); one tensor alone; no tensors: 0.0 float32."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((3, 4)), rng.standard_normal(5), np.zeros(2)]
+    for dtypes in ((np.float64,) * 3, (np.float32,) * 3, (np.float32, np.float64, np.float32)):
+        ours = [Tensor(a.astype(d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+        theirs = [torch.tensor(a.astype(d)) for a, d in zip(arrays, dtypes)]
+        total = nn.utils.get_total_norm(ours, norm_type)
+        expected = torch.nn.utils.get_total_norm(theirs, norm_type)
+        assert isinstance(total, Tensor) and total.shape == () and total.grad_fn is None
+        assert total.dtype == np.dtype(str(expected.dtype).removeprefix("torch."))
+        np.testing.assert_allclose(total.data, expected.numpy(), rtol=1e-6)
+    one = nn.utils.get_total_norm(ours[0], norm_type)
+    np.testing.assert_allclose(
+        one.data, torch.nn.utils.get_total_norm(theirs[0], norm_type).numpy(), rtol=1e-6)
+    empty = nn.utils.get_total_norm([], norm_type)
+    assert empty.item() == 0.0 and empty.dtype == np.float32
+
+
+def test_get_total_norm_of_nonfinite_tensors_raises_only_if_asked_as_torch():
+    torch = torch_or_skip()
+    values = np.array([1.0, math.inf])
+    assert math.isinf(nn.utils.get_total_norm([Tensor(values)]).item())
+    assert_raises_like_torch(lambda lib, F: lib.nn.utils.get_total_norm(
+        [lib.tensor(values)], error_if_nonfinite=True))
+    with pytest.raises(RuntimeError, match="get_total_norm: the total norm of order 2.0"):
+        nn.utils.get_total_norm([Tensor(values)], error_if_nonfinite=True, foreach=True)
+    assert torch.nn.utils.get_total_norm([torch.tensor(values)], foreach=True).isinf()
+
+
+@pytest.mark.parametrize("total_norm", [0.5, 20.0, math.inf, math.nan])
+def test_clip_grads_with_norm_matches_torch(total_norm):
+    """Gradients scaled by min(1, max_norm / (total_norm + 1e-6)), whatever their own norm:
+    left alone below, scaled above, zeroed by an inf norm, NaN from a NaN one; a parameter
+    without a gradient skipped, one tensor alone taken."""
+    torch = torch_or_skip()
+    rng = np.random.default_rng(4)
+    grads = [rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal(4)]
+    ours = [nn.Parameter(np.zeros_like(g), dtype=g.dtype) for g in grads]
+    for p, g in zip(ours, grads):
+        p.grad = Tensor(g.copy())
+    ours.append(nn.Parameter(np.ones(2)))
+    theirs = [torch.zeros(g.shape, dtype=torch.float64 if g.dtype == np.float64 else
+                          torch.float32, requires_grad=True) for g in grads]
+    for t, g in zip(theirs, grads):
+        t.grad = torch.tensor(g)
+    nn.utils.clip_grads_with_norm_(ours, 2.0, Tensor(np.float32(total_norm)))
+    torch.nn.utils.clip_grads_with_norm_(theirs, 2.0, torch.tensor(total_norm))
+    for p, t in zip(ours, theirs):
+        assert p.grad.dtype == t.grad.numpy().dtype
+        np.testing.assert_allclose(p.grad.data, t.grad.numpy(), rtol=1e-6)
+    assert ours[2].grad is None
+    nn.utils.clip_grads_with_norm_(ours[0], 1.0, Tensor(4.0), foreach=False)
+    torch.nn.utils.clip_grads_with_norm_(theirs[0], 1.0, torch.tensor(4.0), foreach=False)
+    np.testing.assert_allclose(ours[0].grad.data, theirs[0].grad.numpy(), rtol=1e-6)
+
+    def number_for_total_norm(lib, F):  # PyTorch's clamp takes no Python number: TypeError
+        p = lib.ones(2, requires_grad=True)
+        p.grad = lib.ones(2)
+        lib.nn.utils.clip_grads_with_norm_([p], 1.0, 4.0)
+    assert_raises_like_torch(number_for_total_norm)
+
+
+def test_clip_grad_norm_is_get_total_norm_then_clip_grads_with_norm_():
+    """PyTorch's clip_grad_norm_ is its two halves; minigrad's gives the same gradients and
+    norm (as a float), and takes `foreach` as PyTorch's does."""
+    rng = np.random.default_rng(5)
+    grads = [rng.standard_normal((3, 3)) * 4, rng.standard_normal(7)]
+    whole, halves = _params_with_grads(grads), _params_with_grads(grads)
+    norm = clip_grad_norm_(whole, 1.0, norm_type=3.0, foreach=None)
+    total = nn.utils.get_total_norm([p.grad for p in halves], 3.0)
+    nn.utils.clip_grads_with_norm_(halves, 1.0, total)
+    assert norm == pytest.approx(total.item(), rel=1e-12) and norm > 1.0
+    for p, q in zip(whole, halves):
+        np.testing.assert_allclose(p.grad.data, q.grad.data, rtol=1e-12)
 
 
 def test_nn_import_paths_are_torchs_and_lead_to_the_same_objects():

@@ -169,9 +169,10 @@ class _BackwardHookBoundary:
     """One call of a module that has full backward hooks. Its positional inputs that require
     grad pass through one op (`_HookedInputs`: they are packed into one array, which the
     module reads back as views), so that their gradients arrive together, as PyTorch's hook
-    sees them; its outputs pass through identities (`_HookedOutput`) that note theirs first.
-    With no input requiring grad, the outputs' identities all lead to a zero-size stand-in
-    packed alone, so that the hooks still run once, after every output gradient that comes."""
+    sees them; its outputs likewise through one op (`_HookedOutputs`), read back through ops
+    (`_HookedOutput`) that note each output's gradient. As PyTorch's one node for the outputs,
+    that op runs once every output's gradient is known, and wherever one of them leads to a
+    tensor backward or grad() wants; with no input requiring grad it runs the hooks."""
 
     def __init__(self, module: Module) -> None:
         self.module = module
@@ -194,14 +195,20 @@ class _BackwardHookBoundary:
         return tuple(args)
 
     def outputs(self, output: Any) -> Any:
-        outputs = output if isinstance(output, tuple) else (output,)
+        outputs = list(output) if isinstance(output, tuple) else [output]
         self.grad_outputs = [None] * len(outputs)
-        stand_in = () if self.positions else (
-            _HookedInputs.apply(Tensor(np.zeros(0), requires_grad=True), boundary=self),)
-        hooked = [_HookedOutput.apply(*stand_in, t, boundary=self, index=i)
-                  if isinstance(t, Tensor) and t.requires_grad else t
-                  for i, t in enumerate(outputs)]
-        return tuple(hooked) if isinstance(output, tuple) else hooked[0]
+        hooked = [i for i, t in enumerate(outputs) if isinstance(t, Tensor) and t.requires_grad]
+        if not hooked:
+            return output
+        packed = _HookedOutputs.apply(*(outputs[i] for i in hooked), boundary=self,
+                                      indices=hooked)
+        start = 0
+        for i in hooked:
+            shape, dtype = outputs[i].shape, outputs[i].dtype
+            outputs[i] = _HookedOutput.apply(packed, boundary=self, index=i, start=start,
+                                             shape=shape, dtype=dtype)
+            start += outputs[i].numel()
+        return tuple(outputs) if isinstance(output, tuple) else outputs[0]
 
     def fire(self, grad_input: tuple) -> tuple:
         """The module's hooks on (grad_input, grad_output); the grad_input they leave."""
@@ -209,6 +216,10 @@ class _BackwardHookBoundary:
             replaced = hook(self.module, grad_input, tuple(self.grad_outputs))
             if replaced is not None:
                 replaced = tuple(replaced)
+                if not self.positions and any(g is not None for g in replaced):
+                    raise RuntimeError("backward hook: no input of the module requires grad, "
+                                       "so there is no gradient to replace; return None (or "
+                                       "None for every input)")
                 if len(replaced) != len(grad_input):
                     raise RuntimeError(f"backward hook: returned {len(replaced)} gradients "
                                        f"for {len(grad_input)} inputs")
@@ -216,8 +227,22 @@ class _BackwardHookBoundary:
         return grad_input
 
 
+def _packed(arrays: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The arrays flattened into one, of the dtype they promote to."""
+    dtype = np.result_type(*arrays)
+    return np.concatenate([a.ravel().astype(dtype, copy=False) for a in arrays])
+
+
+def _unpacked(g: np.ndarray, shapes: list[tuple[int, ...]], dtypes: list[np.dtype]
+              ) -> list[np.ndarray]:
+    """`g`, the gradient of a `_packed` array, cut into the arrays' shapes and dtypes."""
+    bounds = np.cumsum([0] + [math.prod(shape) for shape in shapes])
+    return [g[start:stop].reshape(shape).astype(dtype)
+            for start, stop, shape, dtype in zip(bounds, bounds[1:], shapes, dtypes)]
+
+
 class _HookedInputs(Function):
-    """The inputs of a hooked module call packed into one flat array (see
+    """The inputs of a hooked module call that require grad, packed into one flat array (see
     _BackwardHookBoundary); backward unpacks their gradients and runs the module's hooks.
     dx_i = the hooks' grad_input[i] (G's part for x_i, unless a hook replaced it)"""
 
@@ -226,41 +251,59 @@ class _HookedInputs(Function):
     def forward(self, *inputs: np.ndarray, boundary: _BackwardHookBoundary) -> np.ndarray:
         self.boundary, self.shapes = boundary, [a.shape for a in inputs]
         self.dtypes = [a.dtype for a in inputs]
-        dtype = np.result_type(*inputs)
-        return np.concatenate([a.ravel().astype(dtype, copy=False) for a in inputs])
+        return _packed(inputs)
 
     def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, ...]:
         boundary = self.boundary
-        bounds = np.cumsum([0] + [math.prod(shape) for shape in self.shapes])
         grad_input: list[Tensor | None] = [None] * boundary.arguments
-        for position, start, stop, shape, dtype in zip(boundary.positions, bounds, bounds[1:],
-                                                       self.shapes, self.dtypes):
-            grad_input[position] = Tensor(g[start:stop].reshape(shape).astype(dtype))
+        for position, part in zip(boundary.positions, _unpacked(g, self.shapes, self.dtypes)):
+            grad_input[position] = Tensor(part)
         grad_input = boundary.fire(tuple(grad_input))
-        if not boundary.positions:
-            return None  # the stand-in's
         return tuple(None if grad_input[i] is None else _as_array(grad_input[i])
                      for i in boundary.positions)
 
 
-class _HookedOutput(Function):
-    """An output of a hooked module call, unchanged; backward notes its gradient for the hooks.
-    `stand_in`: the zero-size tensor whose op runs the hooks when no input needs a gradient
-    (see _BackwardHookBoundary); it gets an empty gradient, to be reached. It comes first, so
-    that backward reaches it right after the outputs, before the module's own ops, and the
-    hooks run as early as PyTorch's.   dx = G"""
+class _HookedOutputs(Function):
+    """The outputs of a hooked module call that require grad, packed into one flat array (see
+    _BackwardHookBoundary), which `_HookedOutput` reads back; backward, which runs once they
+    have all noted their gradients, runs the module's hooks when no input requires grad.
+    dy_i = G's part for y_i (none for an output no gradient reached)"""
 
     saves_inputs = False
 
-    def forward(self, *stand_in_and_x: np.ndarray, boundary: _BackwardHookBoundary,
-                index: int) -> np.ndarray:
-        self.boundary, self.index = boundary, index
-        self.stand_in = len(stand_in_and_x) == 2
-        return stand_in_and_x[-1].copy()  # an op's own output, not a view of its input
+    def forward(self, *outputs: np.ndarray, boundary: _BackwardHookBoundary,
+                indices: list[int]) -> np.ndarray:
+        self.boundary, self.indices = boundary, indices
+        self.shapes, self.dtypes = [a.shape for a in outputs], [a.dtype for a in outputs]
+        return _packed(outputs)
 
-    def backward(self, g: np.ndarray) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    def backward(self, g: np.ndarray) -> tuple[np.ndarray | None, ...]:
+        boundary = self.boundary
+        if not boundary.positions:
+            boundary.fire((None,) * boundary.arguments)
+        return tuple(None if boundary.grad_outputs[i] is None else part
+                     for i, part in zip(self.indices, _unpacked(g, self.shapes, self.dtypes)))
+
+
+class _HookedOutput(Function):
+    """Output `index` of a hooked module call, read back from the `_HookedOutputs` array at
+    `start`; backward notes its gradient for the hooks.   dpacked = G at its place, 0 elsewhere"""
+
+    saves_inputs = False
+
+    def forward(self, packed: np.ndarray, boundary: _BackwardHookBoundary, index: int,
+                start: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+        self.boundary, self.index, self.start, self.size = boundary, index, start, packed.size
+        # a copy (astype's default): an op's own output, not a view of its input
+        return packed[start:start + math.prod(shape)].reshape(shape).astype(dtype)
+
+    def backward(self, g: np.ndarray) -> np.ndarray:
         self.boundary.grad_outputs[self.index] = Tensor(g)
-        return (np.zeros(0), g) if self.stand_in else g
+        if g.size == self.size:  # the call's only output
+            return g.reshape(-1)
+        spread = np.zeros(self.size, dtype=g.dtype)
+        spread[self.start:self.start + g.size] = g.ravel()
+        return spread
 
 
 class Module:

@@ -1,5 +1,6 @@
 """torch.nn.utils's gradient clipping and parameter flattening: `clip_grad_norm_` (the one of
-`minigrad.optim`), `clip_grad_value_`, `parameters_to_vector` and `vector_to_parameters`; and
+`minigrad.optim`) and its two halves `get_total_norm` and `clip_grads_with_norm_`,
+`clip_grad_value_`, `parameters_to_vector` and `vector_to_parameters`; and
 `nn.utils.rnn.pad_sequence`."""
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from typing import Iterable
 import numpy as np
 
 from ...engine import no_grad
-from ...optim import clip_grad_norm_
+from ...optim import clip_grad_norm_, clip_grads_with_norm_, get_total_norm
 from ...tensor import Tensor
 from ...tensor_functions import cat
 from . import rnn
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "rnn",
-           "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
+           "parameters_to_vector", "rnn", "vector_to_parameters"]
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
