@@ -22,6 +22,7 @@ from .dtypes import *  # noqa: F401,F403  (minigrad.float32, minigrad.int64, ...
 from .dtypes import __all__ as _dtypes
 from .gradcheck import GradcheckError, gradcheck
 from .linalg import lu_unpack  # torch.lu_unpack, outside torch.linalg
+from .functional import celu_, rrelu_, selu_, threshold_  # torch.celu_ and the like
 from .graph import draw_graph, to_dot, trace_backward
 from .memory import keep_freed_memory
 from .devices import device
@@ -31,10 +32,11 @@ from .serialization import load, save
 from . import autograd  # noqa: E402  (torch.autograd's namespace)
 
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
-    "Function", "GradcheckError", "Tensor", "autograd", "backward_hook", "cuda", "device", "draw_graph", "enable_grad",
+    "Function", "GradcheckError", "Tensor", "autograd", "backward_hook", "celu_", "cuda",
+    "device", "draw_graph", "enable_grad",
     "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
     "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "lu_unpack", "nn",
-    "no_grad", "ops", "optim", "save", "set_grad_enabled", "special", "to_dot", "trace_backward",
-    "unbroadcast", "utils",
+    "no_grad", "ops", "optim", "rrelu_", "save", "selu_", "set_grad_enabled", "special",
+    "threshold_", "to_dot", "trace_backward", "unbroadcast", "utils",
 ]
 __version__ = "0.1.0"

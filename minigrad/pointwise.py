@@ -6,6 +6,9 @@ definitions (minigrad/tensor.py).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from .engine import ArrayLike
@@ -531,3 +534,29 @@ def isposinf(input: Tensor) -> Tensor:
 
 def isneginf(input: Tensor) -> Tensor:
     return _tensor(input).isneginf()
+
+
+# torch.exp_(x), torch.relu_(x), torch.zero_(x), ...: PyTorch's top-level spellings of the
+# in-place methods, each calling its method (torch has these names, not one per method)
+_IN_PLACE_FUNCTIONS = (
+    "abs", "acos", "acosh", "addmv", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh",
+    "asin", "asinh", "atan", "atanh", "ceil", "clamp", "clamp_max", "clamp_min", "clip", "cos",
+    "cosh", "deg2rad", "detach", "erf", "erfc", "exp", "exp2", "expm1", "fill", "fix", "floor",
+    "frac", "gcd", "i0", "index_put", "lcm", "ldexp", "log", "log10", "log1p", "log2", "logit",
+    "nan_to_num", "neg", "negative", "rad2deg", "reciprocal", "relu", "round", "rsqrt", "sigmoid",
+    "sin", "sinc", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "xlogy", "zero",
+)
+
+
+def _in_place_function(name: str) -> Callable[..., Tensor]:
+    def in_place(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return getattr(input, name)(*args, **kwargs)
+
+    in_place.__name__ = in_place.__qualname__ = name
+    in_place.__doc__ = f"input.{name}(...), as torch.{name}: changes input and returns it."
+    return in_place
+
+
+for _name in _IN_PLACE_FUNCTIONS:
+    globals()[_name + "_"] = _in_place_function(_name + "_")
+__all__ += [name + "_" for name in _IN_PLACE_FUNCTIONS]

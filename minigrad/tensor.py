@@ -4165,19 +4165,19 @@ class Tensor:
 # tensor the result's shape (Tensor._reshaped)
 # --------------------------------------------------------------------------------------------
 _IN_PLACE_OF = (
-    "abs", "absolute", "acos", "acosh", "addcdiv", "addcmul", "addmm", "arccos", "arccosh",
-    "arcsin", "arcsinh", "arctan2", "arctan", "arctanh", "asin", "asinh", "atan2", "atan", "atanh",
-    "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift",
-    "bitwise_xor", "ceil", "clamp_max", "clamp_min", "copysign", "cos", "cosh", "cumprod",
-    "cumsum", "deg2rad", "digamma", "divide", "eq", "erf", "erfc", "erfinv", "exp2", "exp",
-    "expm1", "float_power", "floor", "floor_divide", "fmod", "frac", "gcd", "ge", "greater",
-    "greater_equal", "gt", "heaviside", "hypot", "i0", "igamma", "igammac", "index_reduce", "lcm",
-    "le", "lerp", "less",
-    "less_equal", "lgamma", "log10", "log1p", "log2", "log", "logical_and", "logical_not",
-    "logical_or", "logical_xor", "logit", "lt", "multiply", "mvlgamma", "nan_to_num", "ne", "neg",
-    "negative", "nextafter", "not_equal", "polygamma", "pow", "put", "rad2deg", "reciprocal",
-    "remainder", "renorm", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt",
-    "square", "subtract", "tan", "tril", "triu", "true_divide", "trunc", "xlogy",
+    "abs", "absolute", "acos", "acosh", "addbmm", "addcdiv", "addcmul", "addmm", "addmv", "addr",
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh",
+    "atan", "atan2", "atanh", "baddbmm", "bitwise_and", "bitwise_left_shift", "bitwise_not",
+    "bitwise_or", "bitwise_right_shift", "bitwise_xor", "ceil", "clamp_max", "clamp_min",
+    "copysign", "cos", "cosh", "cumprod", "cumsum", "deg2rad", "digamma", "divide", "eq", "erf",
+    "erfc", "erfinv", "exp", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide",
+    "fmod", "frac", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside", "hypot", "i0",
+    "igamma", "igammac", "index_reduce", "lcm", "ldexp", "le", "lerp", "less", "less_equal",
+    "lgamma", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logit", "lt", "multiply", "mvlgamma", "nan_to_num", "ne", "neg", "negative",
+    "nextafter", "not_equal", "polygamma", "pow", "put", "rad2deg", "reciprocal", "remainder",
+    "renorm", "round", "rsqrt", "sgn", "sign", "sin", "sinc", "sinh", "sqrt", "square", "subtract",
+    "tan", "tril", "triu", "true_divide", "trunc", "xlogy",
 )
 _SHAPE_IN_PLACE_OF = ("squeeze", "unsqueeze", "t", "transpose", "swapaxes", "swapdims")
 

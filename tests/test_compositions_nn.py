@@ -3168,6 +3168,14 @@ IN_PLACE_VARIANTS = [
     ("pow", (_Y,), {}, "uniform"), ("pow", (2,), {}, "normal"),
     ("renorm", (2, 0, 1.0), {}, "normal"), ("xlogy", (_POSITIVE,), {}, "uniform"),
     ("igamma", (_POSITIVE,), {}, "uniform"), ("igammac", (_POSITIVE,), {}, "uniform"),
+    ("addbmm", (rng.standard_normal((2, 3, 5)), rng.standard_normal((2, 5, 4))),
+     {"beta": 0.5, "alpha": 2.0}, "normal"),
+    ("baddbmm", (rng.standard_normal((3, 3, 5)), rng.standard_normal((3, 5, 4))),
+     {"alpha": -1.5}, rng.standard_normal((3, 3, 4))),
+    ("addmv", (rng.standard_normal((3, 4)), rng.standard_normal(4)), {"beta": 2.0},
+     rng.standard_normal(3)),
+    ("addr", (rng.standard_normal(3), rng.standard_normal(4)), {"alpha": 0.5}, "normal"),
+    ("fix", (), {}, "normal"), ("ldexp", (_INTEGERS % 4,), {}, "normal"),
     *[(name, (_INTEGERS,), {}, "integers") for name in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "gcd", "lcm")],
     ("bitwise_left_shift", (_INTEGERS % 5,), {}, "integers"),
@@ -3229,7 +3237,7 @@ def test_in_place_variants_write_into_the_tensor_as_torch(torch, name, args, kwa
                 hidden.sum().backward()
         return
     # recorded in a graph: PyTorch's values and gradients; float32 stays float32
-    weights = rng.standard_normal(_SHAPE)
+    weights = rng.standard_normal(data.shape)
     grads = []
     for lib in (minigrad, torch):
         leaf = lib.tensor(data, requires_grad=True)
@@ -3237,7 +3245,7 @@ def test_in_place_variants_write_into_the_tensor_as_torch(torch, name, args, kwa
         if lib is torch and name in _TORCH_OUT_OF_PLACE_GRADIENT:
             hidden = getattr(hidden, name)(*args)
         elif lib is torch and name in _ZERO_GRADIENT:
-            grads.append(np.zeros(_SHAPE))
+            grads.append(np.zeros(data.shape))
             continue
         else:
             assert _call_in_place(lib, hidden, name, args, kwargs) is hidden
@@ -3261,6 +3269,35 @@ def test_in_place_variants_write_into_the_tensor_as_torch(torch, name, args, kwa
     else:
         assert_raises_like_torch(lambda m, F: _call_in_place(
             m, m.tensor(data, requires_grad=True), name, args, kwargs))
+
+
+# torch.exp_(x) and the like: the top-level spellings of in-place methods (minigrad/pointwise.py)
+TOP_LEVEL_IN_PLACE = {  # name -> (x's entries, the arguments after x)
+    "addmv": (rng.standard_normal(3), (rng.standard_normal((3, 4)), rng.standard_normal(4))),
+    "clamp": ("normal", (-0.5, 0.5)), "clamp_max": ("normal", (0.5,)),
+    "clamp_min": ("normal", (-0.5,)), "clip": ("normal", (None, 0.3)), "fill": ("normal", (2.5,)),
+    "gcd": ("integers", (_INTEGERS,)), "lcm": ("integers", (_INTEGERS,)),
+    "index_put": ("normal", ((np.array([0, 2]),), np.array([7.0]))),
+    "ldexp": ("normal", (_INTEGERS % 4,)), "xlogy": ("uniform", (_POSITIVE,)),
+    "nan_to_num": (_NONFINITE, ()), "acosh": ("above1", ()), "arccosh": ("above1", ()),
+    "celu": ("normal", (0.7,)), "threshold": ("normal", (0.1, -3.0)),
+}
+
+
+@pytest.mark.parametrize("name", [*minigrad.pointwise._IN_PLACE_FUNCTIONS, "celu", "selu",
+                                  "threshold"])
+def test_top_level_in_place_functions_change_their_input_as_torch(torch, name):
+    kind, args = TOP_LEVEL_IN_PLACE.get(name, ("uniform", ()))
+    data = _entries(kind)
+    written = []
+    for lib in (minigrad, torch):
+        x = lib.tensor(data.copy())
+        converted = [tuple(lib.tensor(v) for v in a) if isinstance(a, tuple)
+                     else lib.tensor(a) if isinstance(a, np.ndarray) else a for a in args]
+        assert getattr(lib, name + "_")(x, *converted) is x
+        written.append(x.numpy())
+    assert written[0].dtype == written[1].dtype
+    np.testing.assert_allclose(*written, rtol=1e-12, atol=1e-14)
 
 
 def test_every_in_place_variant_is_tested_and_names_its_method():
