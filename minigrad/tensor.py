@@ -1042,6 +1042,21 @@ class Tensor:
     def zero_(self) -> Tensor:
         return self.fill_(0)
 
+    def fill_diagonal_(self, fill_value: float, wrap: bool = False) -> Tensor:
+        """Set the main diagonal (entries whose indices are all equal) to `fill_value`, as
+        torch.Tensor.fill_diagonal_: 2 or more dims, all of one length beyond 2; with `wrap`, a
+        tall matrix's diagonal starts again below each square block (numpy's fill_diagonal's
+        positions). Its other entries keep their gradient."""
+        if self.ndim < 2:
+            raise InvalidArgumentError("fill_diagonal_: dimensions must larger than 1 (a "
+                                       "matrix or more)")
+        if self.ndim > 2 and len(set(self.shape)) > 1:
+            raise InvalidArgumentError(f"fill_diagonal_: all dimensions of input must be of "
+                                       f"equal length, got shape {self.shape}")
+        diagonal = np.zeros(self.shape, dtype=bool)
+        np.fill_diagonal(diagonal, True, wrap=wrap)
+        return self.masked_fill_(diagonal, fill_value)
+
     def uniform_(self, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
         """Fill with numbers drawn uniformly from [a, b)."""
         rng = self._random_fill("uniform_", generator)
@@ -2543,6 +2558,23 @@ class Tensor:
         out = (x - shift).exp().sum(dims, keepdim=True).log() + shift
         return out if keepdim else out.squeeze(dims)
 
+    def prelu(self, weight: Tensor) -> Tensor:
+        """F.prelu."""
+        return functional.prelu(self, weight)
+
+    def hardshrink(self, lambd: float = 0.5) -> Tensor:
+        """F.hardshrink."""
+        return functional.hardshrink(self, lambd)
+
+    def cov(self, *, correction: int = 1, fweights: ArrayLike | None = None,
+            aweights: ArrayLike | None = None) -> Tensor:
+        """minigrad.cov of this tensor's rows (variables) and columns (observations)."""
+        return cov(self, correction=correction, fweights=fweights, aweights=aweights)
+
+    def corrcoef(self) -> Tensor:
+        """minigrad.corrcoef of this tensor's rows (variables) and columns (observations)."""
+        return corrcoef(self)
+
     def softmax(self, dim: int, dtype: Any = None) -> Tensor:
         """F.softmax along `dim`."""
         return functional.softmax(self, dim, dtype=dtype)
@@ -3204,6 +3236,8 @@ class Tensor:
         starts = np.cumsum([0] + sections[:-1])
         return tuple(self.narrow(d, int(start), size) for start, size in zip(starts, sections))
 
+    unsafe_split = split
+
     def narrow_copy(self, dim: int, start: int | Tensor, length: int) -> Tensor:
         """narrow, as a copy of its own."""
         return self.narrow(dim, start, length).clone()
@@ -3214,6 +3248,8 @@ class Tensor:
             raise TypeError(f"split_with_sizes: split_sizes must be a sequence of ints, got "
                             f"{type(split_sizes).__name__}")
         return self.split(split_sizes, dim)
+
+    unsafe_split_with_sizes = split_with_sizes
 
     def tensor_split(self, indices_or_sections: int | Sequence[int], dim: int = 0
                      ) -> tuple[Tensor, ...]:
@@ -3279,6 +3315,9 @@ class Tensor:
             raise InvalidArgumentError(f"chunk: chunks must be positive, got {chunks}")
         n = self.shape[_existing_dim("chunk", dim, self.ndim)]
         return self.split(max(-(-n // chunks), 1), dim)
+
+    # PyTorch's unsafe_ forms skip a check on in-place writes that minigrad never needs
+    unsafe_chunk = chunk
 
     def gather(self, dim: int, index: ArrayLike) -> Tensor:
         """Entries picked along `dim` by `index`: out[i][j] = self[index[i][j]][j] for dim 0,
@@ -4332,5 +4371,5 @@ def _drop_ints(parts: tuple) -> Iterator[Any]:
 
 from . import functional, ops  # noqa: E402  (they import this module's Tensor)
 from . import creation  # noqa: E402
-from .tensor_functions import cat, tensordot, where  # noqa: E402
+from .tensor_functions import cat, corrcoef, cov, tensordot, where  # noqa: E402
 from . import linalg  # noqa: E402

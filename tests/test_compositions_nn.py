@@ -3300,6 +3300,39 @@ def test_top_level_in_place_functions_change_their_input_as_torch(torch, name):
     np.testing.assert_allclose(*written, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("shape, wrap", [((3, 3), False), ((7, 3), False), ((7, 3), True),
+                                         ((3, 7), True), ((3, 3, 3), False), ((0, 0), False)])
+def test_fill_diagonal_is_torchs_in_place_and_in_the_graph(torch, shape, wrap):
+    data = rng.standard_normal(shape)
+    results = []
+    for lib in (minigrad, torch):
+        leaf = lib.tensor(data, requires_grad=True)
+        hidden = leaf * 2.0
+        assert hidden.fill_diagonal_(-5.0, wrap=wrap) is hidden
+        (hidden * lib.tensor(data)).sum().backward()
+        results.append((hidden.detach().numpy(), leaf.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3, 3)])
+def test_fill_diagonal_refuses_what_torch_refuses(shape):
+    assert_raises_like_torch(lambda lib, F: lib.zeros(*shape).fill_diagonal_(1.0))
+
+
+def test_tensor_methods_cov_corrcoef_prelu_hardshrink_and_unsafe_splits_are_torchs(torch):
+    data = rng.standard_normal((3, 6))
+    weights = np.array([0.25])
+    calls = [lambda x, lib: x.cov(correction=0), lambda x, lib: x.corrcoef(),
+             lambda x, lib: x.prelu(lib.tensor(weights)), lambda x, lib: x.hardshrink(0.7),
+             lambda x, lib: x.unsafe_chunk(2, 1)[1], lambda x, lib: x.unsafe_split(2)[1],
+             lambda x, lib: x.unsafe_split_with_sizes([1, 5], 1)[1]]
+    for call in calls:
+        ours = call(minigrad.tensor(data), minigrad)
+        theirs = call(torch.tensor(data), torch)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+
+
 def test_every_in_place_variant_is_tested_and_names_its_method():
     from minigrad.tensor import _IN_PLACE_OF, _SHAPE_IN_PLACE_OF
     assert {case[0] for case in IN_PLACE_VARIANTS} == set(_IN_PLACE_OF)
