@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any, Union
 
@@ -27,7 +28,7 @@ __all__ = [
     "empty", "empty_like", "eye", "full", "full_like", "get_rng_state", "hamming_window",
     "hann_window", "initial_seed", "kaiser_window", "linspace", "logspace", "manual_seed",
     "multinomial", "normal", "ones", "ones_like", "poisson", "rand", "rand_like", "randint",
-    "randint_like", "randn", "randn_like", "randperm", "seed", "set_rng_state", "tensor",
+    "randint_like", "randn", "randn_like", "randperm", "range", "seed", "set_rng_state", "tensor",
     "tril_indices", "triu_indices", "zeros", "zeros_like",
 ]
 
@@ -287,6 +288,25 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
     target = _dtype("arange", dtype, np.int64 if integers else get_default_dtype())
     values = np.arange(start, end, step, dtype=np.int64 if integers else np.float64)
     return _tensor(values.astype(target, copy=False), requires_grad)
+
+
+# torch.range's name: this module calls no builtin range (it would find this one)
+@devices.takes_device
+def range(start: Number, end: Number, step: Number = 1, *, dtype: Any = None,  # noqa: A001
+          requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... up to and including end, as torch.range, deprecated as it is
+    (it warns: use arange, which excludes end, as Python's range): the default float dtype
+    unless given, whatever the arguments' types."""
+    warnings.warn("minigrad.range is deprecated, as torch.range: its end is included, unlike "
+                  "Python's range; use minigrad.arange, which excludes it", UserWarning,
+                  stacklevel=2)
+    if step == 0 or (end - start) * step < 0:
+        raise InvalidArgumentError(f"range: end {end} cannot be reached from start {start} with "
+                                   f"step {step}")
+    # PyTorch counts the entries in float64 and rounds down: range(0, 1, 0.1) has 11
+    count = int(math.floor((end - start) / step)) + 1
+    values = start + step * np.arange(count, dtype=np.float64)
+    return _tensor(values.astype(_dtype("range", dtype, get_default_dtype())), requires_grad)
 
 
 @devices.takes_device

@@ -526,11 +526,19 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
                           inplace: bool = False, *,
                           rng: np.random.Generator | None = None) -> Tensor:
     """alpha_dropout of whole channels: one draw per (sample, channel) of (N, C, *)."""
+    return _feature_dropout("feature_alpha_dropout", input, p, training, inplace, rng,
+                            alpha=True)
+
+
+def _feature_dropout(name: str, input: Tensor, p: float, training: bool, inplace: bool,
+                     rng: np.random.Generator | None, alpha: bool = False) -> Tensor:
+    """Dropout of whole channels, one draw per (sample, channel) of (N, C, *): torch's
+    feature_dropout, and with `alpha` feature_alpha_dropout."""
     if input.ndim < 2:
-        raise InvalidArgumentError(f"feature_alpha_dropout: expected an input (N, C, *), got "
-                                   f"shape {input.shape}")
-    return _dropout("feature_alpha_dropout", input, p, training, inplace, rng,
-                    input.shape[:2] + (1,) * (input.ndim - 2), alpha=True)
+        raise InvalidArgumentError(f"{name}: feature dropout requires at least 2 dimensions in "
+                                   f"the input (N, C, *), got shape {input.shape}")
+    return _dropout(name, input, p, training, inplace, rng,
+                    input.shape[:2] + (1,) * (input.ndim - 2), alpha=alpha)
 
 
 def _alpha_dropped(input: Tensor, keep: np.ndarray, p: float) -> Tensor:

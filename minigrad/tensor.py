@@ -1042,6 +1042,49 @@ class Tensor:
     def zero_(self) -> Tensor:
         return self.fill_(0)
 
+    def apply_(self, callable: Callable[[Any], Any]) -> Tensor:  # noqa: A002  (torch's name)
+        """Replace each entry x by callable(x), a Python function of one number, as
+        torch.Tensor.apply_: a Python call per entry, so slow (as PyTorch's). A tensor that
+        requires grad is refused, as PyTorch: apply it to `x.detach()`."""
+        self._refuse_python_function("apply_")
+        values = [callable(x) for x in self.data.reshape(-1).tolist()]
+        return self._overwrite("apply_", np.array(values).reshape(self.shape), "unsafe")
+
+    def map_(self, tensor: ArrayLike, callable: Callable[[Any, Any], Any]) -> Tensor:  # noqa: A002
+        """Replace each entry x by callable(x, y), y the entry of `tensor` (broadcast to this
+        tensor's shape) at its place, as torch.Tensor.map_; refused for a tensor that requires
+        grad, as apply_."""
+        self._refuse_python_function("map_")
+        others = np.broadcast_to(self._lift(tensor).data, self.shape).reshape(-1).tolist()
+        values = [callable(x, y) for x, y in zip(self.data.reshape(-1).tolist(), others)]
+        return self._overwrite("map_", np.array(values).reshape(self.shape), "unsafe")
+
+    def _refuse_python_function(self, name: str) -> None:
+        if self.requires_grad:
+            raise InvalidArgumentError(f"{name}: cannot be called on a tensor that requires "
+                                       f"grad (its gradient would be unknown); use "
+                                       f"x.detach().{name}(...)")
+
+    def resize_(self, *sizes: int | Sequence[int]) -> Tensor:
+        """Give this tensor the shape `sizes`, as torch.Tensor.resize_: its entries in row-major
+        order fill the new shape, and entries beyond them are 0 (PyTorch leaves them
+        uninitialised). Refused for a tensor that requires grad, as PyTorch."""
+        shape = _ints(sizes)
+        if any(n < 0 for n in shape):
+            raise InvalidArgumentError(f"resize_: sizes must be non-negative, got {shape}")
+        if self.requires_grad:
+            raise InvalidArgumentError("resize_: cannot resize tensors that require grad")
+        flat = np.zeros(math.prod(shape), dtype=self.dtype)
+        kept = min(flat.size, self.data.size)
+        flat[:kept] = self.data.reshape(-1)[:kept]
+        self.data = flat.reshape(shape)
+        self._version += 1
+        return self
+
+    def resize_as_(self, other: Tensor) -> Tensor:
+        """resize_ to `other`'s shape."""
+        return self.resize_(other.shape)
+
     def fill_diagonal_(self, fill_value: float, wrap: bool = False) -> Tensor:
         """Set the main diagonal (entries whose indices are all equal) to `fill_value`, as
         torch.Tensor.fill_diagonal_: 2 or more dims, all of one length beyond 2; with `wrap`, a

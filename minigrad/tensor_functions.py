@@ -931,6 +931,29 @@ def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
     return functional.feature_alpha_dropout(input, p, train)
 
 
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Dropout of whole channels of (N, C, *), as torch.feature_dropout (dropout2d's draws for
+    any number of trailing dims)."""
+    return functional._feature_dropout("feature_dropout", input, p, train, False, None)
+
+
+# torch.dropout_(x, p, train) and the like: the same, written into x
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    return functional._feature_dropout("feature_dropout_", input, p, train, True, None)
+
+
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     return functional.pdist(input, p)
 
@@ -1123,15 +1146,16 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight)
 
 
-__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "avg_pool1d",
-            "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
+__all__ += ["adaptive_avg_pool1d", "adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_",
+            "avg_pool1d", "batch_norm", "bilinear", "binary_cross_entropy_with_logits", "celu",
             "channel_shuffle", "constant_pad_nd", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
-            "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "dropout",
-            "embedding", "feature_alpha_dropout", "group_norm", "hardshrink",
-            "hinge_embedding_loss", "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss",
-            "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "pdist",
-            "pixel_shuffle", "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu",
-            "selu", "threshold", "triplet_margin_loss"]
+            "conv_transpose2d", "conv_transpose3d", "cosine_embedding_loss", "dropout", "dropout_",
+            "embedding", "feature_alpha_dropout", "feature_alpha_dropout_", "feature_dropout",
+            "feature_dropout_", "group_norm", "hardshrink", "hinge_embedding_loss",
+            "instance_norm", "kl_div", "layer_norm", "margin_ranking_loss", "max_pool1d",
+            "max_pool1d_with_indices", "max_pool2d", "max_pool3d", "pdist", "pixel_shuffle",
+            "pixel_unshuffle", "poisson_nll_loss", "prelu", "rms_norm", "rrelu", "selu",
+            "threshold", "triplet_margin_loss"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -3333,6 +3333,60 @@ def test_tensor_methods_cov_corrcoef_prelu_hardshrink_and_unsafe_splits_are_torc
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
 
 
+def test_apply_and_map_call_a_python_function_per_entry_as_torch(torch):
+    data = np.array([[1.5, -2.0], [0.25, 4.0]])
+    results = []
+    for lib in (minigrad, torch):
+        x = lib.tensor(data.copy())
+        assert x.apply_(lambda v: v * v - 1) is x
+        assert x.map_(lib.tensor(np.array([10.0, 20.0])), lambda a, b: a + b) is x
+        integers = lib.tensor([1, 2, 5]).apply_(lambda v: v / 2)  # cast back to int64
+        results.append((x.numpy(), integers.numpy()))
+    for ours, theirs in zip(*results):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)
+    for make in (lambda lib: lib.ones(2, requires_grad=True),
+                 lambda lib: lib.ones(2, requires_grad=True) * 1):
+        assert_raises_like_torch(lambda lib, F: make(lib).apply_(float))
+
+
+@pytest.mark.parametrize("sizes", [(2, 2), ((3, 2),), (6,), (0,)])
+def test_resize_keeps_the_row_major_entries_as_torch(torch, sizes):
+    data = np.arange(6.0).reshape(2, 3)
+    ours, theirs = minigrad.tensor(data).resize_(*sizes), torch.tensor(data).resize_(*sizes)
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert minigrad.tensor(data).resize_as_(minigrad.zeros(3, 2)).shape == (3, 2)
+    assert_raises_like_torch(lambda lib, F: lib.ones(2, requires_grad=True).resize_(3))
+
+
+def test_range_includes_its_end_and_warns_as_torch(torch):
+    for args, kwargs in [((1, 4), {}), ((0, 1, 0.3), {}), ((5, 1, -2), {}), ((0, 1, 0.1), {}),
+                         ((1.5, 3), {}), ((1, 4), {"dtype": "int64"})]:
+        with pytest.warns(UserWarning, match="deprecated"):
+            ours = minigrad.range(*args, **{k: getattr(minigrad, v) for k, v in kwargs.items()})
+        with pytest.warns(UserWarning):
+            theirs = torch.range(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
+        assert str(theirs.dtype) == f"torch.{ours.dtype}"
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    with pytest.warns(UserWarning):
+        assert_raises_like_torch(lambda lib, F: lib.range(1, 0))
+
+
+def test_top_level_dropouts_and_feature_dropout_as_torch(torch):
+    """torch.dropout_(x, p, train) writes into x; torch.feature_dropout drops whole channels
+    of (N, C, *), and refuses fewer than 2 dims."""
+    x = minigrad.ones(2, 3)
+    assert minigrad.dropout_(x, 1.0, True) is x and not x.numpy().any()
+    kept = minigrad.feature_dropout(minigrad.ones(40, 3, 4), 0.5, True).numpy()
+    assert set(np.unique(kept)) <= {0.0, 2.0} and (kept == kept[..., :1]).all()
+    assert 0 < (kept == 0).mean() < 1
+    for name in ("dropout_", "alpha_dropout_", "feature_alpha_dropout_", "feature_dropout_"):
+        y = minigrad.ones(2, 3)
+        assert getattr(minigrad, name)(y, 0.0, True) is y
+    assert_raises_like_torch(lambda lib, F: lib.feature_dropout(lib.ones(3), 0.5, True))
+
+
 def test_every_in_place_variant_is_tested_and_names_its_method():
     from minigrad.tensor import _IN_PLACE_OF, _SHAPE_IN_PLACE_OF
     assert {case[0] for case in IN_PLACE_VARIANTS} == set(_IN_PLACE_OF)
