@@ -2348,6 +2348,62 @@ def test_clip_grads_with_norm_matches_torch(total_norm):
     assert_raises_like_torch(number_for_total_norm)
 
 
+def _batch_norm_pair(torch, features, dims):
+    """The same evaluation-mode BatchNorm in minigrad and torch, with statistics and affine
+    parameters far from their defaults."""
+    theirs = {1: torch.nn.BatchNorm1d, 2: torch.nn.BatchNorm2d}[dims](features).double().eval()
+    rng = np.random.default_rng(features * 10 + dims)
+    values = {"running_mean": rng.uniform(-1, 1, features),
+              "running_var": rng.uniform(0.5, 2, features),
+              "weight": rng.uniform(0.5, 1.5, features), "bias": rng.uniform(-1, 1, features)}
+    theirs.load_state_dict({**theirs.state_dict(), **{k: torch.tensor(v)
+                                                      for k, v in values.items()}})
+    ours = {1: nn.BatchNorm1d, 2: nn.BatchNorm2d}[dims](features).to(np.float64).eval()
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+@pytest.mark.parametrize("kind", ["conv", "conv_transpose", "linear", "linear_one_feature"])
+def test_fuse_bn_eval_is_the_two_layers_in_one_as_torch(kind):
+    torch = torch_or_skip()
+    features = 1 if kind == "linear_one_feature" else 4
+    theirs_layer = {"conv": lambda: torch.nn.Conv2d(3, 4, 3),
+                    "conv_transpose": lambda: torch.nn.ConvTranspose2d(3, 4, 3),
+                    "linear": lambda: torch.nn.Linear(5, 4),
+                    "linear_one_feature": lambda: torch.nn.Linear(5, 4)}[kind]().double().eval()
+    ours_layer = {"conv": lambda: nn.Conv2d(3, 4, 3),
+                  "conv_transpose": lambda: nn.ConvTranspose2d(3, 4, 3),
+                  "linear": lambda: nn.Linear(5, 4),
+                  "linear_one_feature": lambda: nn.Linear(5, 4)}[kind]().to(np.float64).eval()
+    ours_layer.load_state_dict({k: v.detach().numpy()
+                                for k, v in theirs_layer.state_dict().items()})
+    rng = np.random.default_rng(3)
+    ours_bn, theirs_bn = _batch_norm_pair(torch, features, 1 if "linear" in kind else 2)
+    if "linear" in kind:
+        ours = nn.utils.fuse_linear_bn_eval(ours_layer, ours_bn)
+        theirs = torch.nn.utils.fuse_linear_bn_eval(theirs_layer, theirs_bn)
+        x = rng.standard_normal((6, 5))
+    else:
+        transpose = kind == "conv_transpose"
+        ours = nn.utils.fuse_conv_bn_eval(ours_layer, ours_bn, transpose=transpose)
+        theirs = torch.nn.utils.fuse_conv_bn_eval(theirs_layer, theirs_bn, transpose=transpose)
+        x = rng.standard_normal((2, 3, 6, 6))
+    assert ours is not ours_layer and isinstance(ours.weight, nn.Parameter)
+    np.testing.assert_allclose(ours.weight.data, theirs.weight.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.bias.data, theirs.bias.detach().numpy(), rtol=1e-12,
+                               atol=1e-15)
+    if kind != "linear_one_feature":  # BatchNorm1d(1) takes no 4 features: only the fused can
+        np.testing.assert_allclose(ours(Tensor(x)).data, ours_bn(ours_layer(Tensor(x))).data,
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_fusion_refuses_modules_in_training_mode():
+    with pytest.raises(AssertionError, match="eval"):
+        nn.utils.fuse_conv_bn_eval(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2).eval())
+    with pytest.raises(AssertionError, match="eval"):
+        nn.utils.fuse_linear_bn_eval(nn.Linear(2, 3).eval(), nn.BatchNorm1d(3))
+
+
 def test_clip_grad_norm_is_get_total_norm_then_clip_grads_with_norm_():
     """PyTorch's clip_grad_norm_ is its two halves; minigrad's gives the same gradients and
     norm (as a float), and takes `foreach` as PyTorch's does."""

@@ -12,10 +12,14 @@ from ...engine import no_grad
 from ...optim import clip_grad_norm_, clip_grads_with_norm_, get_total_norm
 from ...tensor import Tensor
 from ...tensor_functions import cat
-from . import rnn
+from . import fusion, rnn
+from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
+                     fuse_linear_bn_weights)
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "rnn", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+           "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
+           "fuse_linear_bn_weights", "fusion", "get_total_norm", "parameters_to_vector", "rnn",
+           "vector_to_parameters"]
 
 
 def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float,
