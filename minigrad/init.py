@@ -11,7 +11,10 @@ weight (out, in, *kernel), fan_in = in * prod(kernel) and fan_out = out * prod(k
 """
 from __future__ import annotations
 
+import functools
 import math
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -208,3 +211,25 @@ def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in",
     """He et al. (2015): N(0, std**2), std = gain / sqrt(fan)."""
     std = _kaiming_std("kaiming_normal_", tensor, a, mode, nonlinearity)
     return normal_(tensor, 0.0, std, generator=generator)
+
+
+# nn.init.normal, nn.init.xavier_uniform, ...: the old names without the underscore, which
+# PyTorch still takes and deprecates (a FutureWarning naming the new one)
+def _deprecated(function: Callable[..., Tensor], module: str = "nn.init"
+                ) -> Callable[..., Tensor]:
+    old = function.__name__.rstrip("_")
+
+    @functools.wraps(function)
+    def deprecated(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"`{module}.{old}` is now deprecated in favor of `{module}."
+                      f"{function.__name__}`.", FutureWarning, stacklevel=2)
+        return function(*args, **kwargs)
+
+    deprecated.__name__ = deprecated.__qualname__ = old
+    return deprecated
+
+
+constant, dirac, eye, kaiming_normal, kaiming_uniform, normal, orthogonal, sparse, uniform, \
+    xavier_normal, xavier_uniform = map(_deprecated, (
+        constant_, dirac_, eye_, kaiming_normal_, kaiming_uniform_, normal_, orthogonal_,
+        sparse_, uniform_, xavier_normal_, xavier_uniform_))

@@ -2397,6 +2397,22 @@ def test_fuse_bn_eval_is_the_two_layers_in_one_as_torch(kind):
                                    rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("name", ["constant", "dirac", "eye", "kaiming_normal",
+                                  "kaiming_uniform", "normal", "orthogonal", "sparse", "uniform",
+                                  "xavier_normal", "xavier_uniform"])
+def test_init_old_names_work_and_warn_as_torch(name):
+    torch = torch_or_skip()
+    shape = (3, 4, 1, 1) if name == "dirac" else (4, 4)
+    args = {"constant": (0.5,), "sparse": (0.5,)}.get(name, ())
+    for init, tensor in ((nn.init, minigrad.zeros(*shape)), (torch.nn.init, torch.zeros(shape))):
+        with pytest.warns(FutureWarning, match=f"{name}_"):
+            assert getattr(init, name)(tensor, *args) is tensor
+    with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+        p = nn.Parameter(np.zeros(2))
+        p.grad = Tensor(np.array([3.0, 4.0]))
+        assert nn.utils.clip_grad_norm([p], 1.0) == pytest.approx(5.0)
+
+
 def test_fusion_refuses_modules_in_training_mode():
     with pytest.raises(AssertionError, match="eval"):
         nn.utils.fuse_conv_bn_eval(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2).eval())
