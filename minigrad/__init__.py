@@ -30,11 +30,12 @@ from . import cuda  # noqa: E402  (torch.cuda's questions: no GPU here)
 from . import utils  # noqa: E402  (torch.utils.data: datasets and the DataLoader)
 from .serialization import load, save
 from . import autograd  # noqa: E402  (torch.autograd's namespace)
+from . import func  # noqa: E402  (torch.func's functional_call)
 
 __all__ = _tensor_functions + _pointwise + _creation + _dtypes + [
     "Function", "GradcheckError", "Tensor", "autograd", "backward_hook", "celu_", "cuda",
     "device", "draw_graph", "enable_grad",
-    "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
+    "func", "functional", "fused", "grad", "gradcheck", "inference_mode", "is_fused_enabled",
     "is_grad_enabled", "keep_freed_memory", "kernels", "linalg", "load", "lu_unpack", "nn",
     "no_grad", "ops", "optim", "rrelu_", "save", "selu_", "set_grad_enabled", "special",
     "threshold_", "to_dot", "trace_backward", "unbroadcast", "utils",

@@ -2413,6 +2413,48 @@ def test_init_old_names_work_and_warn_as_torch(name):
         assert nn.utils.clip_grad_norm([p], 1.0) == pytest.approx(5.0)
 
 
+def _tied_net(lib, dtype):
+    """Linear, BatchNorm1d, Tanh, Linear, the two Linear layers sharing one weight parameter
+    (0.weight and 3.weight: a tied weight)."""
+    first, last = lib.nn.Linear(4, 4), lib.nn.Linear(4, 4)
+    last.weight = first.weight
+    return lib.nn.Sequential(first, lib.nn.BatchNorm1d(4), lib.nn.Tanh(), last).to(dtype)
+
+
+def test_functional_call_uses_the_given_tensors_and_leaves_the_module_as_torch():
+    torch = torch_or_skip()
+    ours, theirs = _tied_net(minigrad, np.float64), _tied_net(torch, torch.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    before = {k: np.array(v, copy=True) for k, v in ours.state_dict().items()}
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((5, 4))
+    weight, mean = rng.standard_normal((4, 4)), rng.standard_normal(4)
+    results = []
+    for lib, net, tensor in ((minigrad, ours, minigrad.tensor), (torch, theirs, torch.tensor)):
+        w = tensor(weight, requires_grad=True)
+        given = ({"0.weight": w}, {"1.running_mean": tensor(mean)})  # 3.weight is tied to it
+        net.eval()
+        out = lib.func.functional_call(net, given, (tensor(x),))
+        out.sum().backward()
+        results.append((out.detach().numpy(), w.grad.numpy(), net[0].weight.grad))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-12)
+    assert results[0][2] is None and results[1][2] is None  # the module's own: untouched
+    for name, value in ours.state_dict().items():
+        np.testing.assert_array_equal(np.asarray(value), before[name])
+    assert isinstance(ours[0].weight, nn.Parameter) and ours[3].weight is ours[0].weight
+    for lib, net, tensor in ((minigrad, ours, minigrad.tensor), (torch, theirs, torch.tensor)):
+        with pytest.raises(RuntimeError, match="Unexpected key.*'nope'"):
+            lib.func.functional_call(net, {"nope": tensor(mean)}, (tensor(x),), strict=True)
+        with pytest.raises(ValueError):  # two values for one tied parameter
+            lib.func.functional_call(net, {"0.weight": tensor(weight), "3.weight":
+                                           tensor(weight)}, (tensor(x),))
+    with pytest.warns(FutureWarning, match="deprecated"):
+        out = nn.utils.stateless.functional_call(ours, {"0.bias": minigrad.zeros(4)},
+                                                 minigrad.tensor(x))
+    assert out.shape == (5, 4)
+
+
 def test_fusion_refuses_modules_in_training_mode():
     with pytest.raises(AssertionError, match="eval"):
         nn.utils.fuse_conv_bn_eval(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2).eval())
