@@ -400,7 +400,14 @@ SPECIAL_CALLS = {
     "zeta": lambda lib, x: lib.zeta(3.0, x),  # differentiable in q only
     "gammainc": lambda lib, x: lib.gammainc(x.detach() + 0.5, x),  # in x only
     "gammaincc": lambda lib, x: lib.gammaincc(x.detach() * 3, x),
+    # the orthogonal polynomials, of degree 7: past the switch to the trigonometric form for the
+    # shifted kinds and T, before it for U, V and W
+    **{name: lambda lib, x, name=name: getattr(lib, name)(x, 7) for name in special.__all__
+       if "_polynomial_" in name},
 }
+# which give a result without gradient, as PyTorch's
+NO_GRADIENT = {name for name in special.__all__ if "_polynomial_" in name} | {
+    "spherical_bessel_j0"}
 
 
 @pytest.mark.parametrize("name", special.__all__)
@@ -415,6 +422,9 @@ def test_special_namespace_matches_torch_special(name, torch):
     torch_leaf = torch.tensor(x, requires_grad=True)
     expected = call(torch.special, torch_leaf)
     np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-12, atol=1e-15)
+    if name in NO_GRADIENT:
+        assert not out.requires_grad and out.grad_fn is None and expected.grad_fn is None
+        return
     upstream = rng.standard_normal(out.shape)
     (grad,) = minigrad.grad(out, [leaf], upstream)
     (expected_grad,) = torch.autograd.grad(expected, torch_leaf, torch.tensor(upstream))
@@ -497,6 +507,62 @@ SPECIAL_EXTREMES = [1e300, -1e300, np.inf, -np.inf, np.nan, 0.0, 5e-324, -5e-324
 # inputs whose result (or, for the backward, gradient) is NaN where the true one is infinite,
 # as PyTorch's: numpy's warning there is about a wrong result, and the sweep leaves them out
 NAN_AT = {"i1": [np.inf, -np.inf]}
+POLYNOMIALS = [name for name in special.__all__ if "_polynomial_" in name]
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS)
+def test_orthogonal_polynomials_match_torch_for_every_degree(name, torch):
+    """Each of n = -3 ... 40, 100, 1000, non-integer n (truncated), NaN, infinite and huge n
+    (0, as PyTorch's cast makes them negative), at x inside [-1, 1] (and [0, 1]), outside it,
+    at its ends and at NaN and the infinities, with n a tensor broadcast against x: PyTorch's
+    values to 1e-10 relative (the recurrences and the trigonometric forms past PyTorch's
+    switch agree with its to rounding; near a root only an absolute 1e-15)."""
+    x = np.concatenate([rng.uniform(-1, 1, 200), rng.uniform(0, 1, 100), rng.uniform(-3, 3, 60),
+                        rng.uniform(-30, 30, 20), [1.0, -1.0, 0.0, -0.0, 0.5, 1 - 2 ** -53,
+                                                   2 ** -54, -1e-300, np.nan, np.inf, -np.inf]])
+    n = np.array([*range(-3, 41), 100, 1000, 2.7, 7.5, -0.5, np.nan, np.inf, -np.inf, 1e20])
+    ours = getattr(special, name)(Tensor(x[:, None]), Tensor(n)).data
+    theirs = getattr(torch.special, name)(torch.tensor(x[:, None]), torch.tensor(n)).numpy()
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", POLYNOMIALS + ["spherical_bessel_j0"])
+def test_orthogonal_polynomials_and_spherical_bessel_j0_dtypes_and_no_gradient_as_torch(name,
+                                                                                        torch):
+    """Integers and bools give the default float dtype, float32 stays float32 (beside a 0-d
+    float64 n too), a float64 n tensor promotes; a Python number may be either argument. The
+    result never requires grad, as PyTorch's, also for an input that does."""
+    if name == "spherical_bessel_j0":
+        arguments = [(np.array([0, 3]),), (np.array([True]),), (np.float32([0.25, 40.0]),)]
+    else:
+        arguments = [(np.array([0, 3]), 4), (np.float32([0.25, 0.5]), np.array(3.0)),
+                     (np.float32([0.25, 0.5]), np.array([3.0, 12.0])), (2.5, np.array([2, 9])),
+                     (np.array([True, False]), np.array([True])),
+                     (np.array([0.3]), np.int32([1, 2, 3]).reshape(3, 1))]
+    for values in arguments:
+        ours = getattr(special, name)(*(Tensor(v) if isinstance(v, np.ndarray) else v
+                                        for v in values))
+        theirs = getattr(torch.special, name)(*(torch.tensor(v) if isinstance(v, np.ndarray)
+                                                else v for v in values))
+        assert str(theirs.dtype) == f"torch.{ours.dtype}" and ours.shape == tuple(theirs.shape)
+        np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=1e-6)
+    leaf = Tensor(np.array([0.3, 2.0]), requires_grad=True)
+    out = getattr(special, name)(leaf) if name == "spherical_bessel_j0" else getattr(
+        special, name)(leaf, 3)
+    assert not out.requires_grad and out.grad_fn is None
+
+
+def test_spherical_bessel_j0_matches_torch_near_0_and_far_out(torch):
+    """sin(x) / x: 1 at 0, its series below 0.5 where the quotient would lose digits, 0 at the
+    infinities, NaN at NaN; PyTorch's values to 1e-15 relative."""
+    x = np.concatenate([np.linspace(-3, 3, 2001), np.geomspace(1e-10, 1e10, 500),
+                        [0.0, -0.0, 0.49999999, 0.5, np.inf, -np.inf, np.nan]])
+    ours = special.spherical_bessel_j0(Tensor(x)).data
+    expected = torch.special.spherical_bessel_j0(torch.tensor(x)).numpy()
+    np.testing.assert_allclose(ours, expected, rtol=1e-15, atol=0)
+
+
 NAN_GRADIENT_AT = {"i1": [1e300, -1e300, np.inf, -np.inf, 1.5e154, -1.5e154, 800.0, -800.0],
                    "log_ndtr": [-np.inf]}
 

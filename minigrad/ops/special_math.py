@@ -1,6 +1,8 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta): float64 in, float64 out,
-entry by entry, NaN in gives NaN out. Each names the published method it follows."""
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta), and of those that
+minigrad.special gives without gradient, as PyTorch (the orthogonal polynomials,
+spherical_bessel_j0): float64 in, float64 out, entry by entry, NaN in gives NaN out.
+Each names the published method it follows."""
 from __future__ import annotations
 
 import functools
@@ -545,3 +547,179 @@ def gammaincc(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 def gammainc_density(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a)."""
     return np.exp(_log_gamma_density_times_x(a, x)) / x
+
+
+# --------------------------------------------------------------------------------------------
+# Orthogonal polynomials P_n(x) (A&S 22.7: the three-term recurrences; 22.3.15-16 and Mason &
+# Handscomb, "Chebyshev Polynomials" 1.2: the trigonometric forms of the Chebyshev kinds), by
+# PyTorch's rules: n truncated to an integer (a NaN, infinite or out-of-range n counts as
+# negative), 0 for n < 0, PyTorch's exact values at the ends of [-1, 1] (of [0, 1] for the
+# shifted kinds), and for |x| < 1 past n = 6 (the first kind) or 8 (the others) the
+# trigonometric form, as PyTorch switches to it.
+# --------------------------------------------------------------------------------------------
+def _degrees(n: np.ndarray) -> np.ndarray:
+    """n as PyTorch's cast to int64 leaves it, as floats: truncated; -1 where the cast is
+    undefined (NaN, infinite, out of range), which x86 makes the most negative int64."""
+    return np.where(np.isfinite(n) & (np.abs(n) < 2.0 ** 63), np.trunc(n), -1.0)
+
+
+def _by_recurrence(n: np.ndarray, first: np.ndarray, second: np.ndarray,
+                   step: Callable[[int, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """Term n (>= 0) of the sequence P_0 = first, P_1 = second, P_(k+1) = step(k, P_(k-1),
+    P_k), each entry's own n; the loop runs to the largest n of the entries."""
+    out = np.where(n == 0, first, second)
+    previous, current = np.broadcast_arrays(first, second)
+    for k in range(1, int(n.max(initial=0))):
+        previous, current = current, step(k, previous, current)
+        out = np.where(n == k + 1, current, out)
+    return out
+
+
+def _polynomial(x: np.ndarray, n: np.ndarray, cases: list[tuple[np.ndarray, np.ndarray]],
+                first: np.ndarray, second: np.ndarray,
+                step: Callable[[int, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """0 where n < 0, then the first of `cases` (where, value) that holds, else the
+    recurrence; the recurrence runs only as far as the entries left for it need."""
+    taken = n < 0
+    for where, _ in cases:
+        taken = taken | where
+    recurrence = _by_recurrence(np.where(taken, 0.0, n), first, second, step)
+    conditions = [n < 0] + [where for where, _ in cases]
+    return np.select(conditions, [0.0] + [value for _, value in cases], recurrence)
+
+
+def _odd_sign(n: np.ndarray) -> np.ndarray:
+    """(-1) ** n."""
+    return np.where(n % 2 == 0, 1.0, -1.0)
+
+
+def _chebyshev_t(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """T_n(x) = cos(n acos x): T_(k+1) = 2x T_k - T_(k-1)."""
+    n = _degrees(n)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n))),
+                              (inside, np.cos(n * np.arccos(x)))],
+                       np.ones_like(x), x, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_u(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """U_n(x) = sin((n + 1) t) / sin t, x = cos t: U_(k+1) = 2x U_k - U_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    trigonometric = np.where(np.sin(t) != 0, np.sin((n + 1) * t) / np.sin(t),
+                             (n + 1) * np.cos((n + 1) * t))
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n)) * (n + 1)),
+                              (inside, trigonometric)],
+                       np.ones_like(x), x + x, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_v(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """V_n(x) = cos((n + 1/2) t) / cos(t / 2), x = cos t: V_(k+1) = 2x V_k - V_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    at_minus_1 = _odd_sign(n) * (n + n + 1)
+    trigonometric = np.where(np.sin(t / 2) != 1, np.cos((n + 0.5) * t) / np.cos(t / 2),
+                             at_minus_1)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, at_minus_1)),
+                              (inside, trigonometric)],
+                       np.ones_like(x), x + x - 1, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_w(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """W_n(x) = sin((n + 1/2) t) / sin(t / 2), x = cos t: W_(k+1) = 2x W_k - W_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    at_ends = np.where(x > 0, n + n + 1, _odd_sign(n))
+    trigonometric = np.where(np.cos(t / 2) != 1, np.sin((n + 0.5) * t) / np.sin(t / 2),
+                             at_ends)
+    return _polynomial(x, n, [(np.abs(x) == 1, at_ends), (inside, trigonometric)],
+                       np.ones_like(x), x + x + 1, lambda k, p, q: (x + x) * q - p)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_t(x, n, 6)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_u(x, n, 8)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_v(x, n, 8)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_w(x, n, 8)
+
+
+# the shifted kinds, P*_n(x) = P_n(2x - 1) on [0, 1]: PyTorch takes their trigonometric forms
+# past n = 6, and their values at x = 0 and 1 exactly, as at 2x - 1 = -1 and 1
+@_entrywise_pair
+def shifted_chebyshev_polynomial_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_t(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_u(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_v(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_w(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def hermite_polynomial_h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The physicists' Hermite polynomial: H_(k+1) = 2x H_k - 2k H_(k-1)."""
+    return _polynomial(x, _degrees(n), [], np.ones_like(x), x + x,
+                       lambda k, p, q: (x + x) * q - (k + k) * p)
+
+
+@_entrywise_pair
+def hermite_polynomial_he(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The probabilists' Hermite polynomial: He_(k+1) = x He_k - k He_(k-1)."""
+    return _polynomial(x, _degrees(n), [], np.ones_like(x), x,
+                       lambda k, p, q: x * q - k * p)
+
+
+@_entrywise_pair
+def laguerre_polynomial_l(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """L_(k+1) = ((2k + 1 - x) L_k - k L_(k-1)) / (k + 1); 1 at x = 0."""
+    return _polynomial(x, _degrees(n), [(x == 0, 1.0)], np.ones_like(x), 1 - x,
+                       lambda k, p, q: ((k + k + 1 - x) * q - k * p) / (k + 1))
+
+
+@_entrywise_pair
+def legendre_polynomial_p(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """P_(k+1) = ((2k + 1) x P_k - k P_(k-1)) / (k + 1); +-1 at x = +-1."""
+    n = _degrees(n)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n)))],
+                       np.ones_like(x), x, lambda k, p, q: ((k + k + 1) * x * q - k * p) / (k + 1))
+
+
+_SINC_SERIES_BELOW = 0.5  # below it sin(x) / x loses digits to the cancellation in sin's
+
+
+@_entrywise
+def spherical_bessel_j0(x: np.ndarray) -> np.ndarray:
+    """j_0(x) = sin(x) / x (A&S 10.1.11): 1 at 0, 0 at +-inf; near 0 its Taylor series, the
+    sum over k of (-x^2)^k / (2k + 1)!, to k = 8 (the next term is below 1e-17 there)."""
+    square = x * x
+    series = np.zeros_like(x)
+    for k in range(8, -1, -1):  # Horner's scheme in x^2
+        series = series * square + (-1) ** k / math.factorial(2 * k + 1)
+    return np.where(np.abs(x) < _SINC_SERIES_BELOW, series,
+                    np.where(np.isinf(x), 0.0, np.sin(x) / x))
