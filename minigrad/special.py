@@ -4,7 +4,8 @@ its names (`special.expit`, `special.gammaln`, `special.ndtr`, ...).
 Most are the Tensor methods or the functions of minigrad.functional under another name; the
 rest are compositions written here (xlog1py, entr, ndtr, log_ndtr, i1, ...) of the primitives
 of minigrad/ops/elementwise.py (Erfc, Erfcx, Ndtri, I0e, I1e, Zeta, ...). The orthogonal
-polynomials and spherical_bessel_j0 have no gradient in PyTorch, and none here: their values
+polynomials and the Bessel functions named as torch.special's (bessel_j0, modified_bessel_k0,
+spherical_bessel_j0, ...) have no gradient in PyTorch, and none here: their values
 come from minigrad/ops/special_math.py outside the graph.
 """
 from __future__ import annotations
@@ -24,15 +25,17 @@ from .tensor import Tensor
 from .tensor_functions import broadcast_shapes
 
 __all__ = [
-    "chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
-    "expit", "expm1", "gammainc", "gammaincc", "gammaln", "hermite_polynomial_h",
-    "hermite_polynomial_he", "i0", "i0e", "i1", "i1e", "laguerre_polynomial_l",
-    "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp",
-    "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "shifted_chebyshev_polynomial_t",
+    "bessel_j0", "bessel_j1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma", "entr", "erf", "erfc",
+    "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+    "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
+    "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
     "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
-    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy",
-    "zeta",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
+    "xlogy", "zeta",
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -207,7 +210,54 @@ def legendre_polynomial_p(input: ArrayLike, n: ArrayLike) -> Tensor:
     return _polynomial(special_math.legendre_polynomial_p, input, n)
 
 
+def _unary(values: Callable[[np.ndarray], np.ndarray], input: ArrayLike) -> Tensor:
+    """values(x) in float64, rounded to x's float dtype (the default float dtype for integers
+    and bools), outside the graph."""
+    x = _tensor(input)._floating()
+    with np.errstate(over="ignore"):  # inf beyond float32's range, as PyTorch's
+        return Tensor._make(values(x.data).astype(x.dtype))
+
+
 def spherical_bessel_j0(input: ArrayLike) -> Tensor:
     """The spherical Bessel function of the first kind of order 0, sin(x) / x: 1 at 0."""
-    x = _tensor(input)._floating()
-    return Tensor._make(special_math.spherical_bessel_j0(x.data).astype(x.dtype))
+    return _unary(special_math.spherical_bessel_j0, input)
+
+
+def bessel_j0(input: ArrayLike) -> Tensor:
+    """The Bessel function of the first kind of order 0, J_0 (NaN at +-inf, as PyTorch's)."""
+    return _unary(special_math.bessel_j0, input)
+
+
+def bessel_j1(input: ArrayLike) -> Tensor:
+    """The Bessel function of the first kind of order 1, J_1 (NaN at +-inf, as PyTorch's)."""
+    return _unary(special_math.bessel_j1, input)
+
+
+def modified_bessel_i0(input: ArrayLike) -> Tensor:
+    """I_0, as i0, but without gradient, as PyTorch's."""
+    return _unary(special_math.i0, input)
+
+
+def modified_bessel_i1(input: ArrayLike) -> Tensor:
+    """I_1, as i1, but without gradient, as PyTorch's."""
+    return _unary(special_math.i1, input)
+
+
+def modified_bessel_k0(input: ArrayLike) -> Tensor:
+    """The modified Bessel function of the second kind of order 0, K_0: inf at 0, NaN below."""
+    return _unary(special_math.modified_bessel_k0, input)
+
+
+def modified_bessel_k1(input: ArrayLike) -> Tensor:
+    """The modified Bessel function of the second kind of order 1, K_1: inf at 0, NaN below."""
+    return _unary(special_math.modified_bessel_k1, input)
+
+
+def scaled_modified_bessel_k0(input: ArrayLike) -> Tensor:
+    """exp(x) K_0(x), finite where K_0 underflows."""
+    return _unary(special_math.scaled_modified_bessel_k0, input)
+
+
+def scaled_modified_bessel_k1(input: ArrayLike) -> Tensor:
+    """exp(x) K_1(x), finite where K_1 underflows."""
+    return _unary(special_math.scaled_modified_bessel_k1, input)

@@ -1,7 +1,7 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
 Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta), and of those that
-minigrad.special gives without gradient, as PyTorch (the orthogonal polynomials,
-spherical_bessel_j0): float64 in, float64 out, entry by entry, NaN in gives NaN out.
+minigrad.special gives without gradient, as PyTorch (the orthogonal polynomials, J_0, J_1,
+K_0, K_1, spherical_bessel_j0): float64 in, float64 out, entry by entry, NaN in gives NaN out.
 Each names the published method it follows."""
 from __future__ import annotations
 
@@ -723,3 +723,138 @@ def spherical_bessel_j0(x: np.ndarray) -> np.ndarray:
         series = series * square + (-1) ** k / math.factorial(2 * k + 1)
     return np.where(np.abs(x) < _SINC_SERIES_BELOW, series,
                     np.where(np.isinf(x), 0.0, np.sin(x) / x))
+
+
+# --------------------------------------------------------------------------------------------
+# Bessel functions of the first kind J_0, J_1 and the modified ones of the second kind K_0,
+# K_1, each from the representation that is accurate where it is used: the power series
+# (A&S 9.1.10, 9.6.13) near 0; the trapezoidal rule on Bessel's integral, exact up to terms of
+# order N (J: A&S 9.1.21, its integrand periodic) or to the rounding (K: A&S 9.6.24, its
+# integrand analytic and falling double-exponentially) in between; Hankel's asymptotic
+# expansion (A&S 9.2.5, 9.2.9-10) for J far out, whose smallest term (near k = x) is below
+# e^-2x.
+# --------------------------------------------------------------------------------------------
+_J_SERIES_BELOW = 2.0  # below it the series' terms are below 1 and barely cancel
+_J_ASYMPTOTIC_FROM = 25.0  # e^-50: the expansion is exact to float64 rounding from here
+_J_NODES = 64  # the rule's error, of order J_64(25), is below 1e-19
+_K_SERIES_UP_TO = 1.0
+_K_NODES = 48
+_K_EXPONENT_CUT = 45.0  # the integrand is cut where it is below e^-45
+_EULER_GAMMA = 0.57721566490153286061
+
+
+def _bessel_j_series(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) = the sum over k of (-1)^k (x/2)^(2k + order) / (k! (k + order)!)."""
+    term = (x / 2) ** order
+    total, minus_quarter_square = term.copy(), -x * x / 4
+    for k in range(1, 18):  # at |x| < 2 the 18th term is below 1e-30 of the first
+        term = term * minus_quarter_square / (k * (k + order))
+        total = total + term
+    return total
+
+
+def _bessel_j_integral(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) = (1 / 2pi) times the integral over a period of cos(order t - x sin t), by
+    the trapezoidal rule on _J_NODES points."""
+    t = np.arange(_J_NODES) * (2 * np.pi / _J_NODES)
+    return np.cos(order * t - x[..., None] * np.sin(t)).mean(axis=-1)
+
+
+def _bessel_j_asymptotic(order: int, x: np.ndarray) -> np.ndarray:
+    """sqrt(2 / (pi x)) (P cos chi - Q sin chi), chi = x - (order / 2 + 1/4) pi, P and Q the
+    even and odd terms of the sum over k of a_k / x^k with alternating signs in pairs,
+    a_k = (4 order^2 - 1^2)(4 order^2 - 3^2)...(4 order^2 - (2k - 1)^2) / (k! 8^k)."""
+    mu = 4 * order * order
+    P, Q, term = np.ones_like(x), np.zeros_like(x), np.ones_like(x)
+    for k in range(1, 60):
+        term = term * (mu - (2 * k - 1) ** 2) / (k * 8 * x)
+        if k % 2:
+            Q = Q + (-1) ** (k // 2) * term
+        else:
+            P = P + (-1) ** (k // 2) * term
+    chi = x - (order / 2 + 0.25) * np.pi
+    return np.sqrt(2 / (np.pi * x)) * (P * np.cos(chi) - Q * np.sin(chi))
+
+
+def _bessel_j(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) for order 0 (even) or 1 (odd); NaN at +-inf, as PyTorch's."""
+    t = np.abs(x)
+    out = np.full_like(t, np.nan)
+    small, large = t < _J_SERIES_BELOW, t >= _J_ASYMPTOTIC_FROM
+    middle = ~small & ~large & ~np.isnan(t)
+    out[small] = _bessel_j_series(order, t[small])
+    out[middle] = _bessel_j_integral(order, t[middle])
+    out[large] = _bessel_j_asymptotic(order, t[large])  # cos(inf) is NaN
+    return np.where(np.signbit(x), -out, out) if order == 1 else out  # J_1(-0) = -0
+
+
+@_entrywise
+def bessel_j0(x: np.ndarray) -> np.ndarray:
+    return _bessel_j(0, x)
+
+
+@_entrywise
+def bessel_j1(x: np.ndarray) -> np.ndarray:
+    return _bessel_j(1, x)
+
+
+def _bessel_k_series(order: int, x: np.ndarray) -> np.ndarray:
+    """K_0(x) = -(ln(x/2) + gamma) I_0(x) + the sum over k >= 1 of H_k (x^2/4)^k / k!^2;
+    K_1(x) = 1/x + ln(x/2) I_1(x) - x/4 times the sum over k >= 0 of
+    (psi(k + 1) + psi(k + 2)) (x^2/4)^k / (k! (k + 1)!), psi(k + 1) = H_k - gamma."""
+    quarter_square = x * x / 4
+    term = np.ones_like(x)
+    harmonic, total = 0.0, np.zeros_like(x)
+    for k in range(0, 14):  # at x <= 1 the 14th term is below 1e-25
+        if k:
+            term = term * quarter_square / (k * (k + order))
+        if order == 0:
+            harmonic += 1 / k if k else 0.0
+            total = total + harmonic * term
+        else:
+            total = total + (2 * harmonic + 1 / (k + 1) - 2 * _EULER_GAMMA) * term
+            harmonic += 1 / (k + 1)
+    if order == 0:
+        return -(np.log(x / 2) + _EULER_GAMMA) * i0(x) + total
+    return 1 / x + np.log(x / 2) * i1(x) - x / 4 * total
+
+
+def _bessel_k_scaled_integral(order: int, x: np.ndarray) -> np.ndarray:
+    """e^x K_order(x) = the integral over t >= 0 of exp(-2x sinh(t/2)^2) cosh(order t) (as
+    cosh t - 1 = 2 sinh(t/2)^2, without the cancellation), by the trapezoidal rule up to
+    where the exponent reaches _K_EXPONENT_CUT."""
+    end = 2 * np.arcsinh(np.sqrt(_K_EXPONENT_CUT / (2 * x)))
+    step = end / _K_NODES
+    t = step[..., None] * np.arange(_K_NODES + 1)
+    values = np.exp(-2 * x[..., None] * np.sinh(t / 2) ** 2) * np.cosh(order * t)
+    return step * (values.sum(axis=-1) - values[..., 0] / 2)
+
+
+def _bessel_k_scaled(order: int, x: np.ndarray) -> np.ndarray:
+    """e^x K_order(x): inf at 0, NaN below 0 (and at NaN), 0 at inf."""
+    out = np.where(x == 0, np.inf, np.where(x == np.inf, 0.0, np.nan))
+    small = (x > 0) & (x <= _K_SERIES_UP_TO)
+    rest = (x > _K_SERIES_UP_TO) & (x < np.inf)
+    out[small] = _bessel_k_series(order, x[small]) * np.exp(x[small])
+    out[rest] = _bessel_k_scaled_integral(order, x[rest])
+    return out
+
+
+@_entrywise
+def modified_bessel_k0(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(0, x) * np.exp(-x)
+
+
+@_entrywise
+def modified_bessel_k1(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(1, x) * np.exp(-x)
+
+
+@_entrywise
+def scaled_modified_bessel_k0(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(0, x)
+
+
+@_entrywise
+def scaled_modified_bessel_k1(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(1, x)
