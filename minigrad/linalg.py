@@ -425,19 +425,21 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,
     return CholeskyExResult(_nan_where(failed, L, 2), Tensor._make(info))
 
 
-def _getrf_infos(op: str, A: Tensor) -> np.ndarray:
-    """The LU infos of square A, outside the graph."""
+def _getrf_infos(op: str, A: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The LU infos of square A, outside the graph, and which matrices get a NaN result: the
+    singular ones, and those holding a NaN, whose info is 0 but whose inverse is all NaN in
+    LAPACK (numpy's solve may call them singular instead)."""
     _square(op, A)
-    return _lu_infos(_lu(op, A.detach(), True)[0].data)
+    info = _lu_infos(_lu(op, A.detach(), True)[0].data)
+    return info, (info != 0) | np.isnan(A.data).any(axis=(-2, -1))
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
     """(inverse, info): inv of each matrix, and the info of its LU (int32): 0, or the 1-based
     place of the first zero on U's diagonal, where the matrix is singular and its inverse NaN.
     check_errors=True raises LinAlgError for a singular matrix."""
-    info = _getrf_infos("linalg.inv_ex", A)
-    failed = info != 0
-    if check_errors and failed.any():
+    info, failed = _getrf_infos("linalg.inv_ex", A)
+    if check_errors and info.any():
         raise _first_failure("linalg.inv_ex", info, "The diagonal element {} is zero, the "
                              "inversion could not be completed because the input matrix is "
                              "singular.")
@@ -450,9 +452,8 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
     """(result, info): solve(A, B, left=left), and the info of A's LU (int32, one per matrix of
     A): 0, or the 1-based place of the first zero on U's diagonal, where A is singular and the
     result NaN. check_errors=True raises LinAlgError for a singular A."""
-    info = _getrf_infos("linalg.solve_ex", A)
-    failed = info != 0
-    if check_errors and failed.any():
+    info, failed = _getrf_infos("linalg.solve_ex", A)
+    if check_errors and info.any():
         raise _first_failure("torch.linalg.solve_ex", info, "The solver failed because the "
                              "input matrix is singular.")
     X = solve(_replaced_by_eye(failed, A), B, left=left)

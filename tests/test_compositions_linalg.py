@@ -720,15 +720,18 @@ NOT_POSITIVE_DEFINITE = np.array([
 # invertible, singular at U[2,2], zero, singular at U[1,1] after no swap: getrf's infos 0, 2, 1, 1
 SINGULAR_BATCH = np.array([[[2.0, 1.0], [1.0, 3.0]], SINGULAR, np.zeros((2, 2)),
                            [[0.0, 1.0], [0.0, 1.0]]])
+# and with a NaN: info 0, an all-NaN inverse or solution (numpy's solve calls the first singular)
+WITH_NAN = np.concatenate([SINGULAR_BATCH, [[[math.nan, 1.0], [1.0, 1.0]],
+                                            [[1.0, math.nan], [1.0, 1.0]]]])
 EX_CALLS = {
     "cholesky_ex": (lambda lib, a, **kw: lib.linalg.cholesky_ex(a, **kw), NOT_POSITIVE_DEFINITE),
     "cholesky_ex_upper": (lambda lib, a, **kw: lib.linalg.cholesky_ex(a.mT, upper=True, **kw),
                           NOT_POSITIVE_DEFINITE),
-    "inv_ex": (lambda lib, a, **kw: lib.linalg.inv_ex(a, **kw), SINGULAR_BATCH),
+    "inv_ex": (lambda lib, a, **kw: lib.linalg.inv_ex(a, **kw), WITH_NAN),
     "solve_ex": (lambda lib, a, **kw: lib.linalg.solve_ex(a, lib.ones(3, 1, 2, 1, dtype=a.dtype),
-                                                          **kw), SINGULAR_BATCH),
+                                                          **kw), WITH_NAN),
     "solve_ex_vector": (lambda lib, a, **kw: lib.linalg.solve_ex(a, lib.ones(2, dtype=a.dtype),
-                                                                 **kw), SINGULAR_BATCH),
+                                                                 **kw), WITH_NAN),
     "lu_factor_ex": (lambda lib, a, **kw: lib.linalg.lu_factor_ex(a, **kw), SINGULAR_BATCH),
 }
 

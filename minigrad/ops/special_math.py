@@ -803,17 +803,13 @@ def _bessel_k_series(order: int, x: np.ndarray) -> np.ndarray:
     K_1(x) = 1/x + ln(x/2) I_1(x) - x/4 times the sum over k >= 0 of
     (psi(k + 1) + psi(k + 2)) (x^2/4)^k / (k! (k + 1)!), psi(k + 1) = H_k - gamma."""
     quarter_square = x * x / 4
-    term = np.ones_like(x)
-    harmonic, total = 0.0, np.zeros_like(x)
-    for k in range(0, 14):  # at x <= 1 the 14th term is below 1e-25
+    term, total, harmonic = np.ones_like(x), np.zeros_like(x), 0.0  # harmonic: H_k
+    for k in range(14):  # at x <= 1 the 14th term is below 1e-25
         if k:
             term = term * quarter_square / (k * (k + order))
-        if order == 0:
-            harmonic += 1 / k if k else 0.0
-            total = total + harmonic * term
-        else:
-            total = total + (2 * harmonic + 1 / (k + 1) - 2 * _EULER_GAMMA) * term
-            harmonic += 1 / (k + 1)
+            harmonic += 1 / k
+        weight = harmonic if order == 0 else 2 * harmonic + 1 / (k + 1) - 2 * _EULER_GAMMA
+        total = total + weight * term
     if order == 0:
         return -(np.log(x / 2) + _EULER_GAMMA) * i0(x) + total
     return 1 / x + np.log(x / 2) * i1(x) - x / 4 * total
