@@ -415,7 +415,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False,
     or the order of the first leading minor that is not positive-definite, where L is NaN.
     check_errors=True raises LinAlgError for such a matrix, as cholesky does."""
     _square("linalg.cholesky_ex", A)
-    info = _cholesky_infos(A.mT.data if upper else A.data)
+    info = _cholesky_infos(np.swapaxes(A.data, -1, -2) if upper else A.data)
     failed = info != 0
     if check_errors and failed.any():
         raise _first_failure("linalg.cholesky_ex", info, "The factorization could not be "

@@ -756,8 +756,10 @@ def _bessel_j_series(order: int, x: np.ndarray) -> np.ndarray:
 def _bessel_j_integral(order: int, x: np.ndarray) -> np.ndarray:
     """J_order(x) = (1 / 2pi) times the integral over a period of cos(order t - x sin t), by
     the trapezoidal rule on _J_NODES points."""
-    t = np.arange(_J_NODES) * (2 * np.pi / _J_NODES)
-    return np.cos(order * t - x[..., None] * np.sin(t)).mean(axis=-1)
+    total = np.zeros_like(x)
+    for t in np.arange(_J_NODES) * (2 * np.pi / _J_NODES):  # node by node: memory as x's
+        total += np.cos(order * t - x * np.sin(t))
+    return total / _J_NODES
 
 
 def _bessel_j_asymptotic(order: int, x: np.ndarray) -> np.ndarray:
@@ -819,11 +821,12 @@ def _bessel_k_scaled_integral(order: int, x: np.ndarray) -> np.ndarray:
     """e^x K_order(x) = the integral over t >= 0 of exp(-2x sinh(t/2)^2) cosh(order t) (as
     cosh t - 1 = 2 sinh(t/2)^2, without the cancellation), by the trapezoidal rule up to
     where the exponent reaches _K_EXPONENT_CUT."""
-    end = 2 * np.arcsinh(np.sqrt(_K_EXPONENT_CUT / (2 * x)))
-    step = end / _K_NODES
-    t = step[..., None] * np.arange(_K_NODES + 1)
-    values = np.exp(-2 * x[..., None] * np.sinh(t / 2) ** 2) * np.cosh(order * t)
-    return step * (values.sum(axis=-1) - values[..., 0] / 2)
+    step = 2 * np.arcsinh(np.sqrt(_K_EXPONENT_CUT / (2 * x))) / _K_NODES
+    total = np.full_like(x, 0.5)  # the node at t = 0, weighed 1/2
+    for node in range(1, _K_NODES + 1):  # node by node: memory as x's
+        t = node * step
+        total += np.exp(-2 * x * np.sinh(t / 2) ** 2) * np.cosh(order * t)
+    return step * total
 
 
 def _bessel_k_scaled(order: int, x: np.ndarray) -> np.ndarray:
