@@ -22,10 +22,11 @@ from .errors import InvalidArgumentError, InvalidTypeError, LinAlgError
 from .tensor import Tensor, _dim_list
 from .tensor_functions import cat, where
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "lstsq", "lu", "lu_factor", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
-           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
-           "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]
 
 
 class SlogdetResult(NamedTuple):
@@ -33,6 +34,27 @@ class SlogdetResult(NamedTuple):
 
     sign: Tensor
     logabsdet: Tensor
+
+
+class CholeskyExResult(NamedTuple):
+    L: Tensor
+    info: Tensor
+
+
+class InvExResult(NamedTuple):
+    inverse: Tensor
+    info: Tensor
+
+
+class SolveExResult(NamedTuple):
+    result: Tensor
+    info: Tensor
+
+
+class LUFactorExResult(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
 
 
 class QRResult(NamedTuple):
@@ -338,6 +360,122 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     return solve_triangular(LU, Y, upper=True)
 
 
+# --------------------------------------------------------------------------------------------
+# The _ex variants: a result and LAPACK's info per matrix instead of an error
+# --------------------------------------------------------------------------------------------
+def _lu_infos(LU: np.ndarray) -> np.ndarray:
+    """LAPACK getrf's info of each packed LU, int32: 0, or the 1-based place of the first zero
+    on U's diagonal."""
+    zero = np.diagonal(LU, axis1=-2, axis2=-1) == 0
+    return np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+
+
+def _cholesky_infos(a: np.ndarray) -> np.ndarray:
+    """LAPACK potrf's info of each matrix, reading its lower triangle, int32: 0, or the order of
+    the first leading minor that is not positive-definite, where the column-by-column
+    factorization meets a pivot that is not > 0 (NaN included, as LAPACK's test)."""
+    n = a.shape[-1]
+    L = np.zeros_like(a)
+    info = np.zeros(a.shape[:-2], dtype=np.int32)
+    with np.errstate(all="ignore"):
+        for j in range(n):
+            pivot = a[..., j, j] - (L[..., j, :j] ** 2).sum(-1)
+            positive = pivot > 0
+            info[~positive & (info == 0)] = j + 1
+            # a failed matrix goes on with pivot 1, its info already set
+            root = np.sqrt(np.where(positive, pivot, 1.0))
+            below = a[..., j + 1:, j] - np.einsum("...ik,...k->...i", L[..., j + 1:, :j],
+                                                  L[..., j, :j])
+            L[..., j, j] = root
+            L[..., j + 1:, j] = below / root[..., None]
+    return info
+
+
+def _first_failure(op: str, info: np.ndarray, failure: str) -> LinAlgError:
+    """PyTorch's error for check_errors=True: the first failed matrix of a batch named."""
+    infos = info.reshape(-1)
+    first = int(np.argmax(infos != 0))
+    batch = f"(Batch element {first}): " if info.ndim else ""
+    return LinAlgError(f"{op}: {batch}{failure.format(infos[first])}")
+
+
+def _nan_where(failed: np.ndarray, result: Tensor, trailing: int) -> Tensor:
+    """result with NaN in the matrices (`trailing` dims each) that failed."""
+    return where(failed.reshape(failed.shape + (1,) * trailing), math.nan, result)
+
+
+def _replaced_by_eye(failed: np.ndarray, A: Tensor) -> Tensor:
+    """A with its failed matrices replaced by I, so that the routine takes the batch."""
+    return where(failed[..., None, None], _eye(A.shape[-1], A), A)
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False,
+                check_errors: bool = False) -> CholeskyExResult:
+    """(L, info): cholesky's factor of each matrix, and LAPACK's info per matrix (int32): 0,
+    or the order of the first leading minor that is not positive-definite, where L is NaN.
+    check_errors=True raises LinAlgError for such a matrix, as cholesky does."""
+    _square("linalg.cholesky_ex", A)
+    info = _cholesky_infos(np.swapaxes(A.data, -1, -2) if upper else A.data)
+    failed = info != 0
+    if check_errors and failed.any():
+        raise _first_failure("linalg.cholesky_ex", info, "The factorization could not be "
+                             "completed because the input is not positive-definite (the "
+                             "leading minor of order {} is not positive-definite).")
+    L = cholesky(_replaced_by_eye(failed, A), upper=upper)
+    return CholeskyExResult(_nan_where(failed, L, 2), Tensor._make(info))
+
+
+def _getrf_infos(op: str, A: Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """The LU infos of square A, outside the graph, and which matrices get a NaN result: the
+    singular ones, and those holding a NaN, whose info is 0 but whose inverse is all NaN in
+    LAPACK (numpy's solve may call them singular instead)."""
+    _square(op, A)
+    info = _lu_infos(_lu(op, A.detach(), True)[0].data)
+    return info, (info != 0) | np.isnan(A.data).any(axis=(-2, -1))
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> InvExResult:
+    """(inverse, info): inv of each matrix, and the info of its LU (int32): 0, or the 1-based
+    place of the first zero on U's diagonal, where the matrix is singular and its inverse NaN.
+    check_errors=True raises LinAlgError for a singular matrix."""
+    info, failed = _getrf_infos("linalg.inv_ex", A)
+    if check_errors and info.any():
+        raise _first_failure("linalg.inv_ex", info, "The diagonal element {} is zero, the "
+                             "inversion could not be completed because the input matrix is "
+                             "singular.")
+    return InvExResult(_nan_where(failed, inv(_replaced_by_eye(failed, A)), 2),
+                       Tensor._make(info))
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
+             check_errors: bool = False) -> SolveExResult:
+    """(result, info): solve(A, B, left=left), and the info of A's LU (int32, one per matrix of
+    A): 0, or the 1-based place of the first zero on U's diagonal, where A is singular and the
+    result NaN. check_errors=True raises LinAlgError for a singular A."""
+    info, failed = _getrf_infos("linalg.solve_ex", A)
+    if check_errors and info.any():
+        raise _first_failure("torch.linalg.solve_ex", info, "The solver failed because the "
+                             "input matrix is singular.")
+    X = solve(_replaced_by_eye(failed, A), B, left=left)
+    return SolveExResult(_nan_where(failed, X, 1 if _is_vector(A, B) else 2),
+                         Tensor._make(info))
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True,
+                 check_errors: bool = False) -> LUFactorExResult:
+    """(LU, pivots, info): lu_factor's, singular matrices factored too, with the info of each
+    (int32): 0, or the 1-based place of the first zero on U's diagonal. check_errors=True
+    raises LinAlgError for such a matrix, as lu_factor does."""
+    LU, pivots = _lu("linalg.lu_factor_ex", A, pivot)
+    info = _lu_infos(LU.data)
+    if check_errors and info.any():
+        raise _first_failure("torch.linalg.lu_factor_ex", info, "U[{0},{0}] is zero and using "
+                             "it on lu_solve would result in a division by zero. If you still "
+                             "want to perform the factorization, consider calling "
+                             "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return LUFactorExResult(LU, pivots, Tensor._make(info))
+
+
 def eigh(A: Tensor, UPLO: str = "L") -> EighResult:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix, read from
     its lower (UPLO='L') or upper ('U') triangle. Each eigenvector is defined up to its sign,
@@ -563,6 +701,56 @@ def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
                                        f"multiplied")
         result = result @ t
     return result
+
+
+def vander(x: Tensor, N: int | None = None) -> Tensor:
+    """The Vandermonde matrices of the vectors in x's last dim, in increasing powers:
+    out[..., i, j] = x[..., i] ** j for j < N (N = x.shape[-1] by default), computed as running
+    products, so that the gradient is exact at 0. Integers widen to int64, as cumprod's."""
+    if x.dtype == np.bool_:
+        raise InvalidTypeError("linalg.vander supports floating point, complex, and integer "
+                               "tensors, but got Bool")
+    if x.ndim == 0:
+        raise InvalidArgumentError("linalg.vander: x must have at least one dimension")
+    N = x.shape[-1] if N is None else N
+    if N <= 1:
+        raise InvalidArgumentError("N must be greater than 1.")
+    powers = cat([x.new_ones(*x.shape, 1), x.unsqueeze(-1).expand(*x.shape, N - 1)], dim=-1)
+    return powers.cumprod(-1)
+
+
+def _as_square(op: str, A: Tensor, rows: int) -> tuple[Tensor, tuple[int, ...]]:
+    """A's first `rows` dims flattened into the rows of a matrix, the rest into its columns,
+    which must be as many; and the shape of the columns' dims."""
+    if math.prod(A.shape[:rows]) != math.prod(A.shape[rows:]):
+        raise InvalidArgumentError(f"{op}: Expected self to satisfy the requirement "
+                                   f"prod(self.shape[{rows}:]) == prod(self.shape[:{rows}]), "
+                                   f"but got {math.prod(A.shape[rows:])} != "
+                                   f"{math.prod(A.shape[:rows])}")
+    size = math.prod(A.shape[rows:])
+    return A.reshape(size, size), A.shape[rows:]
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of A read as a linear map from its dims from `ind` on to its first `ind`
+    dims (the products of their sizes equal): tensordot(tensorinv(A), A, ind) is the identity
+    on those; shape A.shape[ind:] + A.shape[:ind]."""
+    if not isinstance(ind, (int, np.integer)) or ind <= 0:
+        raise InvalidArgumentError(f"linalg.tensorinv: Expected a strictly positive integer for "
+                                   f"'ind', but got {ind}")
+    matrix, columns = _as_square("linalg.tensorinv", A, ind)
+    return inv(matrix).reshape(*columns, *A.shape[:ind])
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """X with tensordot(A, X, X.ndim) = B: A's first B.ndim dims flattened are the rows of a
+    square system, its other dims (X's shape) the columns; `dims` of A are moved to the end
+    first, in that order."""
+    if dims is not None:
+        moved = _dim_list("linalg.tensorsolve", dims, A.ndim)
+        A = A.movedim(moved, list(range(A.ndim - len(moved), A.ndim)))
+    matrix, columns = _as_square("linalg.tensorsolve", A, B.ndim)
+    return solve(matrix, B.reshape(-1)).reshape(columns)
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:

@@ -3989,9 +3989,7 @@ class Tensor:
         LU, pivots = linalg._lu("lu", self, pivot)
         if not get_infos:
             return linalg.LUFactorResult(LU, pivots)
-        zero = np.diagonal(LU.data, axis1=-2, axis2=-1) == 0
-        infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
-        return LU, pivots, Tensor._make(infos)
+        return LU, pivots, Tensor._make(linalg._lu_infos(LU.data))
 
     # ---- autograd ----
     def backward(self, gradient: ArrayLike | None = None, retain_graph: bool | None = None,

@@ -362,6 +362,43 @@ CASES = {
     "matrix_rank": case(lambda lib, a, b: lib.linalg.matrix_rank(a @ b),
                         lambda a, b: np.linalg.matrix_rank(a @ b), [(2, 4, 2), (2, 2, 4)],
                         differentiable=False),
+    "vander": case(lambda lib, x: lib.linalg.vander(x), lambda x: x[..., None] ** np.arange(3),
+                   [(2, 3)]),
+    "vander_N": case(lambda lib, x: lib.linalg.vander(x, N=5),
+                     lambda x: x[..., None] ** np.arange(5), [(3,)]),
+    "tensorinv": case(lambda lib, a: lib.linalg.tensorinv(invertible(lib, a).reshape(2, 3, 2, 3),
+                                                          ind=2),
+                      lambda a: np.linalg.tensorinv(_invertible(a).reshape(2, 3, 2, 3), ind=2),
+                      [(6, 6)]),
+    "tensorinv_ind_1": case(lambda lib, a: lib.linalg.tensorinv(
+        invertible(lib, a).reshape(6, 2, 3), ind=1),
+        lambda a: np.linalg.tensorinv(_invertible(a).reshape(6, 2, 3), ind=1), [(6, 6)]),
+    "tensorsolve": case(lambda lib, a, b: lib.linalg.tensorsolve(
+        invertible(lib, a).reshape(2, 3, 6), b),
+        lambda a, b: np.linalg.tensorsolve(_invertible(a).reshape(2, 3, 6), b), [(6, 6), (2, 3)]),
+    "tensorsolve_dims": case(lambda lib, a, b: lib.linalg.tensorsolve(
+        invertible(lib, a).reshape(3, 2, 2, 3), b, dims=(0, 2)),
+        lambda a, b: np.linalg.tensorsolve(_invertible(a).reshape(3, 2, 2, 3), b, axes=(0, 2)),
+        [(6, 6), (2, 3)]),
+    "cholesky_ex": case(lambda lib, a: tuple(lib.linalg.cholesky_ex(positive_definite(lib, a))),
+                        lambda a: (np.linalg.cholesky(_positive_definite(a)),
+                                   np.zeros(2, np.int32)), [(2, 3, 3)]),
+    "cholesky_ex_upper": case(
+        lambda lib, a: tuple(lib.linalg.cholesky_ex(positive_definite(lib, a), upper=True)),
+        lambda a: (_mT(np.linalg.cholesky(_positive_definite(a))), np.zeros((), np.int32)),
+        [(3, 3)]),
+    "inv_ex": case(lambda lib, a: tuple(lib.linalg.inv_ex(invertible(lib, a))),
+                   lambda a: (np.linalg.inv(_invertible(a)), np.zeros(2, np.int32)),
+                   [(2, 3, 3)]),
+    "solve_ex": case(lambda lib, a, b: tuple(lib.linalg.solve_ex(invertible(lib, a), b)),
+                     lambda a, b: (np.linalg.solve(_invertible(a), b), np.zeros(2, np.int32)),
+                     [(2, 3, 3), (3, 2)]),
+    "solve_ex_vector_left_false": case(
+        lambda lib, a, b: tuple(lib.linalg.solve_ex(invertible(lib, a), b, left=False)),
+        lambda a, b: (_mT(np.linalg.solve(_mT(_invertible(a)), _mT(b))),
+                      np.zeros((), np.int32)), [(3, 3), (2, 3)]),
+    "lu_factor_ex": case(lambda lib, a: tuple(lib.linalg.lu_factor_ex(a)),
+                         lambda a: (*_lu_factor(a), np.zeros(2, np.int32)), [(2, 4, 4)]),
     # the torch.* spellings, as Tensor methods
     "x.det": case(lambda lib, a: a.det(), np.linalg.det, [(2, 3, 3)]),
     "x.logdet": case(lambda lib, a: positive_definite(lib, a).logdet(),
@@ -671,6 +708,100 @@ def test_torch_lu_factors_singular_matrices_and_reports_them_in_infos_as_torch()
             np.testing.assert_allclose(got.data, want.numpy(), rtol=1e-12)
 
 
+# PD, its 2nd leading minor singular, indefinite at order 2 and 3, NaN: potrf's infos 0, 2, 2,
+# 3, 1
+NOT_POSITIVE_DEFINITE = np.array([
+    [[4.0, 2.0, 0.0], [2.0, 5.0, 0.0], [0.0, 0.0, 1.0]],
+    [[4.0, 2.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+    [[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0]],
+    [[1.0, 2.0, 3.0], [2.0, 5.0, 1.0], [3.0, 1.0, -40.0]],
+    [[math.nan, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
+])
+# invertible, singular at U[2,2], zero, singular at U[1,1] after no swap: getrf's infos 0, 2, 1, 1
+SINGULAR_BATCH = np.array([[[2.0, 1.0], [1.0, 3.0]], SINGULAR, np.zeros((2, 2)),
+                           [[0.0, 1.0], [0.0, 1.0]]])
+# and with a NaN: info 0, an all-NaN inverse or solution (numpy's solve calls the first singular)
+WITH_NAN = np.concatenate([SINGULAR_BATCH, [[[math.nan, 1.0], [1.0, 1.0]],
+                                            [[1.0, math.nan], [1.0, 1.0]]]])
+EX_CALLS = {
+    "cholesky_ex": (lambda lib, a, **kw: lib.linalg.cholesky_ex(a, **kw), NOT_POSITIVE_DEFINITE),
+    "cholesky_ex_upper": (lambda lib, a, **kw: lib.linalg.cholesky_ex(a.mT, upper=True, **kw),
+                          NOT_POSITIVE_DEFINITE),
+    "inv_ex": (lambda lib, a, **kw: lib.linalg.inv_ex(a, **kw), WITH_NAN),
+    "solve_ex": (lambda lib, a, **kw: lib.linalg.solve_ex(a, lib.ones(3, 1, 2, 1, dtype=a.dtype),
+                                                          **kw), WITH_NAN),
+    "solve_ex_vector": (lambda lib, a, **kw: lib.linalg.solve_ex(a, lib.ones(2, dtype=a.dtype),
+                                                                 **kw), WITH_NAN),
+    "lu_factor_ex": (lambda lib, a, **kw: lib.linalg.lu_factor_ex(a, **kw), SINGULAR_BATCH),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(EX_CALLS))
+def test_ex_variants_give_lapacks_infos_and_raise_with_check_errors_as_torch(name, dtype):
+    """The infos of singular and indefinite matrices are torch's (LAPACK's) to the entry; where
+    the info is 0 the result is torch's, where it is not, torch's is LAPACK's partial work and
+    ours NaN (the factor, inverse or solution does not exist there); the LU that lu_factor_ex
+    gives is defined for every matrix, and is torch's."""
+    torch = torch_or_skip()
+    call, data = EX_CALLS[name]
+    ours = call(minigrad, Tensor(data.astype(dtype)))
+    theirs = call(torch, torch.tensor(data.astype(dtype)))
+    assert len(ours) == len(theirs) and all(hasattr(theirs, field) for field in ours._fields)
+    info = ours.info.numpy()
+    assert ours.info.dtype == np.int32 and theirs.info.dtype == torch.int32
+    np.testing.assert_array_equal(info, theirs.info.numpy())
+    assert info.any() and not info.all()
+    for got, want in zip(ours[:-1], theirs[:-1]):
+        assert str(want.dtype) == f"torch.{got.dtype}" and got.shape == tuple(want.shape)
+    result, expected = ours[0].numpy(), theirs[0].numpy()
+    if name == "lu_factor_ex":
+        np.testing.assert_allclose(result, expected, rtol=1e-6)
+        np.testing.assert_array_equal(ours.pivots.numpy(), theirs.pivots.numpy())
+    else:  # each failed matrix (solve_ex_vector: vector) NaN, the others torch's
+        entry_dims = 1 if name == "solve_ex_vector" else 2
+        failed = np.broadcast_to((info != 0).reshape(info.shape + (1,) * entry_dims),
+                                 result.shape)
+        assert np.isnan(result[failed]).all()
+        np.testing.assert_allclose(result[~failed], expected[~failed], rtol=1e-6)
+    with pytest.raises(torch.linalg.LinAlgError if name != "lu_factor_ex" else RuntimeError) \
+            as torch_error:
+        call(torch, torch.tensor(data.astype(dtype)), check_errors=True)
+    with pytest.raises(linalg.LinAlgError) as error:
+        call(minigrad, Tensor(data.astype(dtype)), check_errors=True)
+    assert str(error.value) == str(torch_error.value)
+
+
+def test_ex_variants_gradients_are_torchs_and_0_in_the_failed_matrices():
+    torch = torch_or_skip()
+    for name in ["cholesky_ex", "inv_ex", "solve_ex"]:
+        call, data = EX_CALLS[name]
+        data = np.nan_to_num(data, nan=1.0)
+        ours, theirs = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+        result, info = call(minigrad, ours)
+        failed = info.numpy() != 0
+        mask = np.broadcast_to(failed[..., None, None], result.shape)
+        minigrad.where(mask, 0.0, result).sum().backward()
+        torch.where(torch.tensor(mask), 0.0, call(torch, theirs)[0]).sum().backward()
+        np.testing.assert_array_equal(ours.grad.numpy()[failed], 0)
+        np.testing.assert_allclose(ours.grad.numpy()[~failed], theirs.grad.numpy()[~failed],
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_vander_gradient_at_0_is_exact_as_torch():
+    torch = torch_or_skip()
+    data = np.array([[0.0, 2.0, -1.5], [0.0, 0.0, 3.0]])
+    ours, theirs = Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    linalg.vander(ours, N=4).sum().backward()
+    torch.linalg.vander(theirs, N=4).sum().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+    for dtype in ["int32", "uint8", "float32"]:
+        got = linalg.vander(Tensor(np.array([1, 2, 3], dtype=dtype)))
+        want = torch.linalg.vander(torch.tensor(np.array([1, 2, 3], dtype=dtype)))
+        assert str(want.dtype) == f"torch.{got.dtype}"
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 @pytest.mark.parametrize("misuse", [
     lambda lib, F: lib.frobenius_norm(lib.ones(2, 2, 2), (0, 1, 2)),
     lambda lib, F: lib.frobenius_norm(lib.ones(2, 3, dtype=lib.int64), (0, 1)),
@@ -893,6 +1024,22 @@ MISUSE = {
                                                           lib.ones(4, 1)),
     "lu_solve_not_square": lambda lib, F: lib.linalg.lu_solve(
         lib.ones(3, 4), lib.ones(3, dtype=lib.int32), lib.ones(3, 1)),
+    "vander_N_1": lambda lib, F: lib.linalg.vander(lib.ones(3), N=1),
+    "vander_empty": lambda lib, F: lib.linalg.vander(lib.ones(0)),
+    "vander_bool": lambda lib, F: lib.linalg.vander(lib.ones(3, dtype=lib.bool)),
+    "tensorinv_ind_0": lambda lib, F: lib.linalg.tensorinv(lib.ones(2, 2), ind=0),
+    "tensorinv_sizes": lambda lib, F: lib.linalg.tensorinv(lib.ones(4, 6, 8, 2)),
+    "tensorinv_integer": lambda lib, F: lib.linalg.tensorinv(lib.ones(2, 2, dtype=lib.int64),
+                                                             ind=1),
+    "tensorsolve_sizes": lambda lib, F: lib.linalg.tensorsolve(lib.ones(2, 3, 5),
+                                                               lib.ones(2, 3)),
+    "tensorsolve_dims_sizes": lambda lib, F: lib.linalg.tensorsolve(lib.ones(6, 4, 3, 2),
+                                                                    lib.ones(6, 4), dims=(0, 2)),
+    "cholesky_ex_not_square": lambda lib, F: lib.linalg.cholesky_ex(lib.ones(2, 3)),
+    "inv_ex_integer": lambda lib, F: lib.linalg.inv_ex(lib.ones(2, 2, dtype=lib.int64)),
+    "solve_ex_left_false_vector": lambda lib, F: lib.linalg.solve_ex(lib.eye(2), lib.ones(2),
+                                                                     left=False),
+    "lu_factor_ex_pivot_false": lambda lib, F: lib.linalg.lu_factor_ex(lib.eye(2), pivot=False),
     "svd_driver": lambda lib, F: lib.linalg.svd(lib.eye(2), driver="gesvd"),
     "svdvals_driver": lambda lib, F: lib.linalg.svdvals(lib.eye(2), driver="gesvdj"),
 }

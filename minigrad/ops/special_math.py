@@ -1,6 +1,8 @@
 """numpy evaluations of the special functions behind the primitives of elementwise.py (Erf,
-Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta): float64 in, float64 out,
-entry by entry, NaN in gives NaN out. Each names the published method it follows."""
+Erfc, Erfcx, Erfinv, Ndtri, Lgamma, Polygamma, I0, I0e, I1e, Zeta), and of those that
+minigrad.special gives without gradient, as PyTorch (the orthogonal polynomials, J_0, J_1,
+K_0, K_1, spherical_bessel_j0): float64 in, float64 out, entry by entry, NaN in gives NaN out.
+Each names the published method it follows."""
 from __future__ import annotations
 
 import functools
@@ -545,3 +547,313 @@ def gammaincc(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 def gammainc_density(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a)."""
     return np.exp(_log_gamma_density_times_x(a, x)) / x
+
+
+# --------------------------------------------------------------------------------------------
+# Orthogonal polynomials P_n(x) (A&S 22.7: the three-term recurrences; 22.3.15-16 and Mason &
+# Handscomb, "Chebyshev Polynomials" 1.2: the trigonometric forms of the Chebyshev kinds), by
+# PyTorch's rules: n truncated to an integer (a NaN, infinite or out-of-range n counts as
+# negative), 0 for n < 0, PyTorch's exact values at the ends of [-1, 1] (of [0, 1] for the
+# shifted kinds), and for |x| < 1 past n = 6 (the first kind) or 8 (the others) the
+# trigonometric form, as PyTorch switches to it.
+# --------------------------------------------------------------------------------------------
+def _degrees(n: np.ndarray) -> np.ndarray:
+    """n as PyTorch's cast to int64 leaves it, as floats: truncated; -1 where the cast is
+    undefined (NaN, infinite, out of range), which x86 makes the most negative int64."""
+    return np.where(np.isfinite(n) & (np.abs(n) < 2.0 ** 63), np.trunc(n), -1.0)
+
+
+def _by_recurrence(n: np.ndarray, first: np.ndarray, second: np.ndarray,
+                   step: Callable[[int, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """Term n (>= 0) of the sequence P_0 = first, P_1 = second, P_(k+1) = step(k, P_(k-1),
+    P_k), each entry's own n; the loop runs to the largest n of the entries."""
+    out = np.where(n == 0, first, second)
+    previous, current = np.broadcast_arrays(first, second)
+    for k in range(1, int(n.max(initial=0))):
+        previous, current = current, step(k, previous, current)
+        out = np.where(n == k + 1, current, out)
+    return out
+
+
+def _polynomial(x: np.ndarray, n: np.ndarray, cases: list[tuple[np.ndarray, np.ndarray]],
+                first: np.ndarray, second: np.ndarray,
+                step: Callable[[int, np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
+    """0 where n < 0, then the first of `cases` (where, value) that holds, else the
+    recurrence; the recurrence runs only as far as the entries left for it need."""
+    taken = n < 0
+    for where, _ in cases:
+        taken = taken | where
+    recurrence = _by_recurrence(np.where(taken, 0.0, n), first, second, step)
+    conditions = [n < 0] + [where for where, _ in cases]
+    return np.select(conditions, [0.0] + [value for _, value in cases], recurrence)
+
+
+def _odd_sign(n: np.ndarray) -> np.ndarray:
+    """(-1) ** n."""
+    return np.where(n % 2 == 0, 1.0, -1.0)
+
+
+def _chebyshev_t(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """T_n(x) = cos(n acos x): T_(k+1) = 2x T_k - T_(k-1)."""
+    n = _degrees(n)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n))),
+                              (inside, np.cos(n * np.arccos(x)))],
+                       np.ones_like(x), x, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_u(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """U_n(x) = sin((n + 1) t) / sin t, x = cos t: U_(k+1) = 2x U_k - U_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    trigonometric = np.where(np.sin(t) != 0, np.sin((n + 1) * t) / np.sin(t),
+                             (n + 1) * np.cos((n + 1) * t))
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n)) * (n + 1)),
+                              (inside, trigonometric)],
+                       np.ones_like(x), x + x, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_v(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """V_n(x) = cos((n + 1/2) t) / cos(t / 2), x = cos t: V_(k+1) = 2x V_k - V_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    at_minus_1 = _odd_sign(n) * (n + n + 1)
+    trigonometric = np.where(np.sin(t / 2) != 1, np.cos((n + 0.5) * t) / np.cos(t / 2),
+                             at_minus_1)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, at_minus_1)),
+                              (inside, trigonometric)],
+                       np.ones_like(x), x + x - 1, lambda k, p, q: (x + x) * q - p)
+
+
+def _chebyshev_w(x: np.ndarray, n: np.ndarray, trigonometric_past: int) -> np.ndarray:
+    """W_n(x) = sin((n + 1/2) t) / sin(t / 2), x = cos t: W_(k+1) = 2x W_k - W_(k-1)."""
+    n = _degrees(n)
+    t = np.arccos(x)
+    inside = (n > trigonometric_past) & (np.abs(x) < 1)
+    at_ends = np.where(x > 0, n + n + 1, _odd_sign(n))
+    trigonometric = np.where(np.cos(t / 2) != 1, np.sin((n + 0.5) * t) / np.sin(t / 2),
+                             at_ends)
+    return _polynomial(x, n, [(np.abs(x) == 1, at_ends), (inside, trigonometric)],
+                       np.ones_like(x), x + x + 1, lambda k, p, q: (x + x) * q - p)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_t(x, n, 6)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_u(x, n, 8)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_v(x, n, 8)
+
+
+@_entrywise_pair
+def chebyshev_polynomial_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_w(x, n, 8)
+
+
+# the shifted kinds, P*_n(x) = P_n(2x - 1) on [0, 1]: PyTorch takes their trigonometric forms
+# past n = 6, and their values at x = 0 and 1 exactly, as at 2x - 1 = -1 and 1
+@_entrywise_pair
+def shifted_chebyshev_polynomial_t(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_t(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_u(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_u(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_v(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_v(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def shifted_chebyshev_polynomial_w(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    return _chebyshev_w(x + x - 1, n, 6)
+
+
+@_entrywise_pair
+def hermite_polynomial_h(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The physicists' Hermite polynomial: H_(k+1) = 2x H_k - 2k H_(k-1)."""
+    return _polynomial(x, _degrees(n), [], np.ones_like(x), x + x,
+                       lambda k, p, q: (x + x) * q - (k + k) * p)
+
+
+@_entrywise_pair
+def hermite_polynomial_he(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The probabilists' Hermite polynomial: He_(k+1) = x He_k - k He_(k-1)."""
+    return _polynomial(x, _degrees(n), [], np.ones_like(x), x,
+                       lambda k, p, q: x * q - k * p)
+
+
+@_entrywise_pair
+def laguerre_polynomial_l(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """L_(k+1) = ((2k + 1 - x) L_k - k L_(k-1)) / (k + 1); 1 at x = 0."""
+    return _polynomial(x, _degrees(n), [(x == 0, 1.0)], np.ones_like(x), 1 - x,
+                       lambda k, p, q: ((k + k + 1 - x) * q - k * p) / (k + 1))
+
+
+@_entrywise_pair
+def legendre_polynomial_p(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """P_(k+1) = ((2k + 1) x P_k - k P_(k-1)) / (k + 1); +-1 at x = +-1."""
+    n = _degrees(n)
+    return _polynomial(x, n, [(np.abs(x) == 1, np.where(x > 0, 1.0, _odd_sign(n)))],
+                       np.ones_like(x), x, lambda k, p, q: ((k + k + 1) * x * q - k * p) / (k + 1))
+
+
+_SINC_SERIES_BELOW = 0.5  # below it sin(x) / x loses digits to the cancellation in sin's
+
+
+@_entrywise
+def spherical_bessel_j0(x: np.ndarray) -> np.ndarray:
+    """j_0(x) = sin(x) / x (A&S 10.1.11): 1 at 0, 0 at +-inf; near 0 its Taylor series, the
+    sum over k of (-x^2)^k / (2k + 1)!, to k = 8 (the next term is below 1e-17 there)."""
+    square = x * x
+    series = np.zeros_like(x)
+    for k in range(8, -1, -1):  # Horner's scheme in x^2
+        series = series * square + (-1) ** k / math.factorial(2 * k + 1)
+    return np.where(np.abs(x) < _SINC_SERIES_BELOW, series,
+                    np.where(np.isinf(x), 0.0, np.sin(x) / x))
+
+
+# --------------------------------------------------------------------------------------------
+# Bessel functions of the first kind J_0, J_1 and the modified ones of the second kind K_0,
+# K_1, each from the representation that is accurate where it is used: the power series
+# (A&S 9.1.10, 9.6.13) near 0; the trapezoidal rule on Bessel's integral, exact up to terms of
+# order N (J: A&S 9.1.21, its integrand periodic) or to the rounding (K: A&S 9.6.24, its
+# integrand analytic and falling double-exponentially) in between; Hankel's asymptotic
+# expansion (A&S 9.2.5, 9.2.9-10) for J far out, whose smallest term (near k = x) is below
+# e^-2x.
+# --------------------------------------------------------------------------------------------
+_J_SERIES_BELOW = 2.0  # below it the series' terms are below 1 and barely cancel
+_J_ASYMPTOTIC_FROM = 25.0  # e^-50: the expansion is exact to float64 rounding from here
+_J_NODES = 64  # the rule's error, of order J_64(25), is below 1e-19
+_K_SERIES_UP_TO = 1.0
+_K_NODES = 48
+_K_EXPONENT_CUT = 45.0  # the integrand is cut where it is below e^-45
+_EULER_GAMMA = 0.57721566490153286061
+
+
+def _bessel_j_series(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) = the sum over k of (-1)^k (x/2)^(2k + order) / (k! (k + order)!)."""
+    term = (x / 2) ** order
+    total, minus_quarter_square = term.copy(), -x * x / 4
+    for k in range(1, 18):  # at |x| < 2 the 18th term is below 1e-30 of the first
+        term = term * minus_quarter_square / (k * (k + order))
+        total = total + term
+    return total
+
+
+def _bessel_j_integral(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) = (1 / 2pi) times the integral over a period of cos(order t - x sin t), by
+    the trapezoidal rule on _J_NODES points."""
+    total = np.zeros_like(x)
+    for t in np.arange(_J_NODES) * (2 * np.pi / _J_NODES):  # node by node: memory as x's
+        total += np.cos(order * t - x * np.sin(t))
+    return total / _J_NODES
+
+
+def _bessel_j_asymptotic(order: int, x: np.ndarray) -> np.ndarray:
+    """sqrt(2 / (pi x)) (P cos chi - Q sin chi), chi = x - (order / 2 + 1/4) pi, P and Q the
+    even and odd terms of the sum over k of a_k / x^k with alternating signs in pairs,
+    a_k = (4 order^2 - 1^2)(4 order^2 - 3^2)...(4 order^2 - (2k - 1)^2) / (k! 8^k)."""
+    mu = 4 * order * order
+    P, Q, term = np.ones_like(x), np.zeros_like(x), np.ones_like(x)
+    for k in range(1, 60):
+        term = term * (mu - (2 * k - 1) ** 2) / (k * 8 * x)
+        if k % 2:
+            Q = Q + (-1) ** (k // 2) * term
+        else:
+            P = P + (-1) ** (k // 2) * term
+    chi = x - (order / 2 + 0.25) * np.pi
+    return np.sqrt(2 / (np.pi * x)) * (P * np.cos(chi) - Q * np.sin(chi))
+
+
+def _bessel_j(order: int, x: np.ndarray) -> np.ndarray:
+    """J_order(x) for order 0 (even) or 1 (odd); NaN at +-inf, as PyTorch's."""
+    t = np.abs(x)
+    out = np.full_like(t, np.nan)
+    small, large = t < _J_SERIES_BELOW, t >= _J_ASYMPTOTIC_FROM
+    middle = ~small & ~large & ~np.isnan(t)
+    out[small] = _bessel_j_series(order, t[small])
+    out[middle] = _bessel_j_integral(order, t[middle])
+    out[large] = _bessel_j_asymptotic(order, t[large])  # cos(inf) is NaN
+    return np.where(np.signbit(x), -out, out) if order == 1 else out  # J_1(-0) = -0
+
+
+@_entrywise
+def bessel_j0(x: np.ndarray) -> np.ndarray:
+    return _bessel_j(0, x)
+
+
+@_entrywise
+def bessel_j1(x: np.ndarray) -> np.ndarray:
+    return _bessel_j(1, x)
+
+
+def _bessel_k_series(order: int, x: np.ndarray) -> np.ndarray:
+    """K_0(x) = -(ln(x/2) + gamma) I_0(x) + the sum over k >= 1 of H_k (x^2/4)^k / k!^2;
+    K_1(x) = 1/x + ln(x/2) I_1(x) - x/4 times the sum over k >= 0 of
+    (psi(k + 1) + psi(k + 2)) (x^2/4)^k / (k! (k + 1)!), psi(k + 1) = H_k - gamma."""
+    quarter_square = x * x / 4
+    term, total, harmonic = np.ones_like(x), np.zeros_like(x), 0.0  # harmonic: H_k
+    for k in range(14):  # at x <= 1 the 14th term is below 1e-25
+        if k:
+            term = term * quarter_square / (k * (k + order))
+            harmonic += 1 / k
+        weight = harmonic if order == 0 else 2 * harmonic + 1 / (k + 1) - 2 * _EULER_GAMMA
+        total = total + weight * term
+    if order == 0:
+        return -(np.log(x / 2) + _EULER_GAMMA) * i0(x) + total
+    return 1 / x + np.log(x / 2) * i1(x) - x / 4 * total
+
+
+def _bessel_k_scaled_integral(order: int, x: np.ndarray) -> np.ndarray:
+    """e^x K_order(x) = the integral over t >= 0 of exp(-2x sinh(t/2)^2) cosh(order t) (as
+    cosh t - 1 = 2 sinh(t/2)^2, without the cancellation), by the trapezoidal rule up to
+    where the exponent reaches _K_EXPONENT_CUT."""
+    step = 2 * np.arcsinh(np.sqrt(_K_EXPONENT_CUT / (2 * x))) / _K_NODES
+    total = np.full_like(x, 0.5)  # the node at t = 0, weighed 1/2
+    for node in range(1, _K_NODES + 1):  # node by node: memory as x's
+        t = node * step
+        total += np.exp(-2 * x * np.sinh(t / 2) ** 2) * np.cosh(order * t)
+    return step * total
+
+
+def _bessel_k_scaled(order: int, x: np.ndarray) -> np.ndarray:
+    """e^x K_order(x): inf at 0, NaN below 0 (and at NaN), 0 at inf."""
+    out = np.where(x == 0, np.inf, np.where(x == np.inf, 0.0, np.nan))
+    small = (x > 0) & (x <= _K_SERIES_UP_TO)
+    rest = (x > _K_SERIES_UP_TO) & (x < np.inf)
+    out[small] = _bessel_k_series(order, x[small]) * np.exp(x[small])
+    out[rest] = _bessel_k_scaled_integral(order, x[rest])
+    return out
+
+
+@_entrywise
+def modified_bessel_k0(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(0, x) * np.exp(-x)
+
+
+@_entrywise
+def modified_bessel_k1(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(1, x) * np.exp(-x)
+
+
+@_entrywise
+def scaled_modified_bessel_k0(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(0, x)
+
+
+@_entrywise
+def scaled_modified_bessel_k1(x: np.ndarray) -> np.ndarray:
+    return _bessel_k_scaled(1, x)
