@@ -1039,9 +1039,12 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if not tensors:
         return Tensor(0.0)
+    for t in tensors:  # an integer norm would be truncated; PyTorch refuses it
+        t._require_floating("get_total_norm")
     arrays = [t.data for t in tensors]
     total = _total_norm(arrays, float(norm_type), error_if_nonfinite, "get_total_norm")
-    return Tensor(np.array(total, dtype=np.result_type(*arrays)))
+    # dtype given, not read from the array: Tensor() would make a float16 array float32
+    return Tensor(np.array(total), dtype=np.result_type(*arrays))
 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
