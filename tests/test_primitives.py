@@ -986,6 +986,22 @@ def test_igamma_and_igammac_match_torch(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_igamma_gradient_at_x_zero_matches_torch(dtype):
+    """Regression: x's gradient at x = 0 was NaN (0 / 0) for every a; it is x^(a - 1) / Gamma(a)
+    there, as PyTorch's: inf for a < 1, 0 for a > 1 (NaN at a = 1, PyTorch's 0 * log(0))."""
+    torch = torch_or_skip()
+    a = np.array([0.25, 0.5, 1.0, 2.0, 40.0], dtype)
+    for name in ("igamma", "igammac"):
+        leaf = Tensor(np.zeros(5, dtype), requires_grad=True)
+        (grad,) = minigrad.grad(getattr(minigrad, name)(Tensor(a), leaf), [leaf], np.ones(5))
+        theirs = torch.zeros(5, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
+        (expected,) = torch.autograd.grad(getattr(torch, name)(torch.tensor(a), theirs).sum(),
+                                          theirs)
+        assert grad.dtype == dtype
+        np.testing.assert_array_equal(grad, expected.numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_i0_gradient_is_i1_near_zero_and_where_i0_overflows(dtype):
     """i0's derivative is i1: x / 2 to every digit near 0 (as i1e - sign i0e + sign i0e, the
     derivative of i0e(x) exp(|x|), it cancelled to 0 there), and +-inf past i0's overflow

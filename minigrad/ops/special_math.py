@@ -543,5 +543,8 @@ def gammaincc(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 @_entrywise_pair
 def gammainc_density(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a)."""
-    return np.exp(_log_gamma_density_times_x(a, x)) / x
+    """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a). At x = 0, where the density over x would be
+    0 / 0, x^(a - 1) / Gamma(a) as PyTorch computes it: inf for a < 1, 0 for a > 1, NaN at
+    a = 1 (0 * log(0))."""
+    return np.where(x == 0, np.exp((a - 1) * np.log(x) - lgamma(a)),
+                    np.exp(_log_gamma_density_times_x(a, x)) / x)
