@@ -991,7 +991,8 @@ def test_igamma_and_igammac_of_a_huge_a():
     expansion holds (x within 4.5 sqrt(a) of a, up to a = 1e12; beyond, it is off by up to 100%,
     docs/api.md), values, and x's gradient at a = 1e6; for a = 1e17 and 1e20, x = a + k sqrt(a), k from -8
     to 8, against the normal limit with its first correction,
-    P = Phi(k) - phi(k) (k^2 - 1) / (3 sqrt(a)), whose next term is below 1e-11 there."""
+    P = Phi(k) - phi(k) (k^2 - 1) / (3 sqrt(a)), whose next term is below 1e-11 there, and
+    its derivative."""
     torch = torch_or_skip()
     a = np.repeat([1e6, 3e8, 1e12], 9)
     x = a + np.tile(np.linspace(-4, 4, 9), 3) * np.sqrt(a)
@@ -1016,6 +1017,14 @@ def test_igamma_and_igammac_of_a_huge_a():
                                    below - correction, rtol=1e-10)
         np.testing.assert_allclose(minigrad.igammac(Tensor(np.full(17, a)), Tensor(x)).data,
                                    above + correction, rtol=1e-10)
+        # x's gradient, the density: phi(k) (1 + (k^3 - 3 k) / (3 sqrt(a))) / sqrt(a); it was
+        # 1e-6 off at a = 1e20, a (log1p(t) - t) losing its digits to cancellation
+        leaf = Tensor(x, requires_grad=True)
+        (grad,) = minigrad.grad(minigrad.igamma(Tensor(np.full(17, a)), leaf), [leaf],
+                                np.ones(17))
+        density = (np.exp(-k ** 2 / 2) / math.sqrt(2 * math.pi)
+                   * (1 + (k ** 3 - 3 * k) / (3 * a ** 0.5)) / a ** 0.5)
+        np.testing.assert_allclose(grad, density, rtol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -458,14 +458,28 @@ _INCOMPLETE_GAMMA_TOLERANCE = 1e-16
 _TINY = 1e-300  # Lentz's method: a zero denominator replaced by this
 
 
+def _t_minus_log1p(t: np.ndarray) -> np.ndarray:
+    """t - log(1 + t), by its series t^2/2 - t^3/3 + ... below |t| = 0.01, where the two terms
+    would cancel to a few digits."""
+    out = t - np.log1p(t)
+    small = np.abs(t) < 0.01
+    u = t[small]
+    series = np.zeros_like(u)
+    for k in range(9, 1, -1):  # t^10 / 10 is below 1e-16 of t^2 / 2
+        series = series * -u + 1 / k
+    out[small] = series * u * u
+    return out
+
+
 def _log_gamma_density_times_x(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """log(x^a e^-x / Gamma(a)). From a = 10 on, with Stirling's lgamma and t = x / a - 1, as
-    a (log(1 + t) - t) + log(a) / 2 - log(sqrt(2 pi)) - correction: written plainly, its terms
-    grow like a log(a) and cancel, which cost P(1e6, 1e6) nine of its digits."""
+    -a (t - log(1 + t)) + log(a) / 2 - log(sqrt(2 pi)) - correction: written plainly, its terms
+    grow like a log(a) and cancel, which cost P(1e6, 1e6) nine of its digits (and t - log(1 + t)
+    by its series near t = 0, where a times its cancellation cost 1e-6 at a = 1e20)."""
     out = a * np.log(x) - x - lgamma(a)
     large = a >= _DIGAMMA_ASYMPTOTIC_FROM
     b, t = a[large], (x[large] - a[large]) / a[large]
-    out[large] = (b * (np.log1p(t) - t) + 0.5 * np.log(b) - _LOG_SQRT_TWO_PI
+    out[large] = (-b * _t_minus_log1p(t) + 0.5 * np.log(b) - _LOG_SQRT_TWO_PI
                   - _stirling_correction(b))
     return out
 
@@ -521,19 +535,6 @@ _UNIFORM_NEAR = 0.03  # below this |eta|, c0 and c1 by their Taylor series (else
 # at |eta| = 0.03 the first term left out changes c0 + c1 / a by about 1e-13 of it
 _TEMME_C0 = (-1 / 3, 1 / 12, -2 / 135, 1 / 864, 1 / 2835, -139 / 777600)
 _TEMME_C1 = (-1 / 540, -1 / 288, 1 / 378, -77 / 77760)
-
-
-def _t_minus_log1p(t: np.ndarray) -> np.ndarray:
-    """t - log(1 + t), by its series t^2/2 - t^3/3 + ... below |t| = 0.01, where the two terms
-    would cancel to a few digits."""
-    out = t - np.log1p(t)
-    small = np.abs(t) < 0.01
-    u = t[small]
-    series = np.zeros_like(u)
-    for k in range(9, 1, -1):  # t^10 / 10 is below 1e-16 of t^2 / 2
-        series = series * -u + 1 / k
-    out[small] = series * u * u
-    return out
 
 
 def _uniform_incomplete_gammas(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
