@@ -1007,6 +1007,11 @@ def test_igamma_and_igammac_of_a_huge_a():
         # PyTorch's gradient, exp((a - 1) log(x) - x - lgamma(a)), loses about a * 1e-16 of
         # its exponent to cancellation: 0.4% at a = 1e12
         np.testing.assert_allclose(grad[:9], expected_grad.numpy()[:9], rtol=1e-8)
+    # mpmath's gammainc at 40 digits, where the expansion takes over
+    np.testing.assert_allclose(minigrad.igamma(np.array([1e6]), Tensor(np.array([1001000.0]))).data,
+                               [0.84134478636834029163], rtol=1e-15)
+    np.testing.assert_allclose(minigrad.igammac(np.array([1e6]), Tensor(np.array([1001000.0]))).data,
+                               [0.15865521363165970837], rtol=1e-14)
     for a in (1e17, 1e20):
         x = a + np.linspace(-8, 8, 17) * np.sqrt(a)
         k = (x - a) / np.sqrt(a)  # of x as rounded
