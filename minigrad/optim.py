@@ -1072,10 +1072,10 @@ def clip_grad_norm_(params: Tensor | Iterable[Tensor], max_norm: float,
                     foreach: bool | None = None) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
     or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
-    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global norm is the norm of the
-    per-gradient norms (`get_total_norm`), a NaN norm makes every gradient NaN
-    (error_if_nonfinite=True raises instead), and `params` may be one tensor; `foreach` changes
-    nothing."""
+    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global
+    norm is the norm of the per-gradient norms (`get_total_norm`), a NaN norm makes every
+    gradient NaN (error_if_nonfinite=True raises instead), and `params` may be one tensor;
+    `foreach` changes nothing."""
     params = [params] if isinstance(params, Tensor) else list(params)
     grads = [p.grad.data for p in params if p.grad is not None]
     if not grads:

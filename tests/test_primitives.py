@@ -989,8 +989,8 @@ def test_igamma_and_igammac_of_a_huge_a():
     """Regression: from a of about 1e8 on, with x near a, the series and the continued fraction
     took about 9 sqrt(a) steps (seconds at 1e8, forever at 1e17). Against PyTorch where its
     expansion holds (x within 4.5 sqrt(a) of a, up to a = 1e12; beyond, it is off by up to 100%,
-    docs/api.md), values, and x's gradient at a = 1e6; for a = 1e17 and 1e20, x = a + k sqrt(a), k from -8
-    to 8, against the normal limit with its first correction,
+    docs/api.md), values, and x's gradient at a = 1e6; for a = 1e17 and 1e20,
+    x = a + k sqrt(a), k from -8 to 8, against the normal limit with its first correction,
     P = Phi(k) - phi(k) (k^2 - 1) / (3 sqrt(a)), whose next term is below 1e-11 there, and
     its derivative."""
     torch = torch_or_skip()
@@ -1008,10 +1008,10 @@ def test_igamma_and_igammac_of_a_huge_a():
         # its exponent to cancellation: 0.4% at a = 1e12
         np.testing.assert_allclose(grad[:9], expected_grad.numpy()[:9], rtol=1e-8)
     # mpmath's gammainc at 40 digits, where the expansion takes over
-    np.testing.assert_allclose(minigrad.igamma(np.array([1e6]), Tensor(np.array([1001000.0]))).data,
-                               [0.84134478636834029163], rtol=1e-15)
-    np.testing.assert_allclose(minigrad.igammac(np.array([1e6]), Tensor(np.array([1001000.0]))).data,
-                               [0.15865521363165970837], rtol=1e-14)
+    a, x = Tensor(np.array([1e6])), Tensor(np.array([1001000.0]))
+    np.testing.assert_allclose(minigrad.igamma(a, x).data, [0.84134478636834029163], rtol=1e-15)
+    np.testing.assert_allclose(minigrad.igammac(a, x).data, [0.15865521363165970837],
+                               rtol=1e-14)
     for a in (1e17, 1e20):
         x = a + np.linspace(-8, 8, 17) * np.sqrt(a)
         k = (x - a) / np.sqrt(a)  # of x as rounded
