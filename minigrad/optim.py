@@ -1057,8 +1057,12 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
                         f"get_total_norm returns it), not {type(total_norm).__name__}")
     if isinstance(parameters, Tensor):  # not its rows, which have no gradients of their own
         parameters = [parameters]
+    # in total_norm's dtype and order of operations, as PyTorch's (its number / tensor is the
+    # reciprocal times the number), so that a float32 norm scales to the same last bit
+    total = total_norm._floating()
+    dtype = total.dtype.type
+    scale = dtype(1) / (dtype(total.item()) + dtype(1e-6)) * dtype(max_norm)
     # min(1, scale) written so that a NaN scale propagates, as through PyTorch's clamp
-    scale = float(max_norm) / (float(total_norm.item()) + 1e-6)
     if scale >= 1:
         return
     with np.errstate(invalid="ignore"):  # an inf entry times 0 is NaN, as in torch

@@ -2348,6 +2348,21 @@ def test_clip_grads_with_norm_matches_torch(total_norm):
     torch.nn.utils.clip_grads_with_norm_(theirs[0], 1.0, torch.tensor(4.0), foreach=False)
     np.testing.assert_allclose(ours[0].grad.data, theirs[0].grad.numpy(), rtol=1e-6)
 
+    # regression: the factor was computed in float64, not in total_norm's dtype as PyTorch's
+    # 1 / (total_norm + 1e-6) * max_norm, so gradients differed in their last bits
+    values = rng.uniform(-3, 3, 50)
+    for dtype in (np.float32, np.float16, np.float64):
+        ours = nn.Parameter(np.zeros(50, np.float32))
+        theirs = torch.zeros(50, requires_grad=True)
+        ours.grad, theirs.grad = Tensor(values.astype(np.float32)), torch.tensor(values).float()
+        norm = np.array(total_norm * 7.3 + 3.1, dtype)
+        nn.utils.clip_grads_with_norm_(ours, 2.7, minigrad.tensor(norm))
+        torch.nn.utils.clip_grads_with_norm_(theirs, 2.7, torch.from_numpy(norm))
+        # a float16 norm: PyTorch takes max_norm unrounded in its float32 arithmetic for
+        # float16, minigrad rounds it to float16 first (one float16 rounding apart)
+        np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(),
+                                   rtol=1e-3 if dtype == np.float16 else 0)
+
     def number_for_total_norm(lib, F):  # PyTorch's clamp takes no Python number: TypeError
         p = lib.ones(2, requires_grad=True)
         p.grad = lib.ones(2)
