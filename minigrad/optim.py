@@ -1039,9 +1039,12 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float | str = 
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if not tensors:
         return Tensor(0.0)
+    for t in tensors:  # an integer norm would be truncated; PyTorch refuses it
+        t._require_floating("get_total_norm")
     arrays = [t.data for t in tensors]
     total = _total_norm(arrays, float(norm_type), error_if_nonfinite, "get_total_norm")
-    return Tensor(np.array(total, dtype=np.result_type(*arrays)))
+    # dtype given, not read from the array: Tensor() would make a float16 array float32
+    return Tensor(np.array(total), dtype=np.result_type(*arrays))
 
 
 def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float,
@@ -1054,8 +1057,12 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
                         f"get_total_norm returns it), not {type(total_norm).__name__}")
     if isinstance(parameters, Tensor):  # not its rows, which have no gradients of their own
         parameters = [parameters]
+    # in total_norm's dtype and order of operations, as PyTorch's (its number / tensor is the
+    # reciprocal times the number), so that a float32 norm scales to the same last bit
+    total = total_norm._floating()
+    dtype = total.dtype.type
+    scale = dtype(1) / (dtype(total.item()) + dtype(1e-6)) * dtype(max_norm)
     # min(1, scale) written so that a NaN scale propagates, as through PyTorch's clamp
-    scale = float(max_norm) / (float(total_norm.item()) + 1e-6)
     if scale >= 1:
         return
     with np.errstate(invalid="ignore"):  # an inf entry times 0 is NaN, as in torch
@@ -1069,10 +1076,10 @@ def clip_grad_norm_(params: Tensor | Iterable[Tensor], max_norm: float,
                     foreach: bool | None = None) -> float:
     """Scale all gradients together so their global `norm_type`-norm (L2 by default, math.inf
     or 'inf' for the largest magnitude) is at most `max_norm`; returns the norm before
-    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global norm is the norm of the
-    per-gradient norms (`get_total_norm`), a NaN norm makes every gradient NaN
-    (error_if_nonfinite=True raises instead), and `params` may be one tensor; `foreach` changes
-    nothing."""
+    clipping, a float (the gradients' norms combined in float64). As in PyTorch, the global
+    norm is the norm of the per-gradient norms (`get_total_norm`), a NaN norm makes every
+    gradient NaN (error_if_nonfinite=True raises instead), and `params` may be one tensor;
+    `foreach` changes nothing."""
     params = [params] if isinstance(params, Tensor) else list(params)
     grads = [p.grad.data for p in params if p.grad is not None]
     if not grads:

@@ -35,10 +35,12 @@ __all__ = [
 def _tensor(input: ArrayLike, beside: ArrayLike = None) -> Tensor:
     """`input` as a tensor. A number before a tensor operand (`minigrad.add(2, x)`) takes the
     dtype PyTorch gives it next to that tensor, as in `2 + x`: an int next to an int8 tensor is
-    int8, not the float32 of `Tensor(2)`."""
+    int8, not the float32 of `Tensor(2)`. A bool stays a bool tensor, which promotes the same
+    way and keeps the refusals of a bool operand (True - x raises, as in PyTorch)."""
     if isinstance(input, Tensor):
         return input
-    if isinstance(beside, Tensor) and isinstance(input, (int, float, np.number, np.bool_)):
+    if (isinstance(beside, Tensor) and isinstance(input, (int, float, np.number))
+            and not isinstance(input, bool)):
         return beside._lift(input)
     return Tensor(input)
 

@@ -2285,12 +2285,14 @@ def test_clip_grad_norm_float32_keeps_dtype():
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, 3.0, 0.0, -1.0, math.inf, "inf", -math.inf])
 def test_get_total_norm_matches_torch(norm_type):
     """The norm of the tensors' norms, as a 0-d tensor of their dtype outside the graph (float32
-    stays float32, float32 with float64 promotes); one tensor alone; no tensors: 0.0 float32."""
+    stays float32, float32 with float64 promotes); one tensor alone; no tensors: 0.0 float32.
+    Regression: float16 tensors gave a float32 norm (Tensor() of a float16 array)."""
     torch = torch_or_skip()
     rng = np.random.default_rng(3)
     arrays = [rng.standard_normal((3, 4)), rng.standard_normal(5), np.zeros(2)]
-    for dtypes in ((np.float64,) * 3, (np.float32,) * 3, (np.float32, np.float64, np.float32)):
-        ours = [Tensor(a.astype(d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+    for dtypes in ((np.float64,) * 3, (np.float32,) * 3, (np.float32, np.float64, np.float32),
+                   (np.float16,) * 3):
+        ours = [minigrad.tensor(a.astype(d), requires_grad=True) for a, d in zip(arrays, dtypes)]
         theirs = [torch.tensor(a.astype(d)) for a, d in zip(arrays, dtypes)]
         total = nn.utils.get_total_norm(ours, norm_type)
         expected = torch.nn.utils.get_total_norm(theirs, norm_type)
@@ -2302,6 +2304,11 @@ def test_get_total_norm_matches_torch(norm_type):
         one.data, torch.nn.utils.get_total_norm(theirs[0], norm_type).numpy(), rtol=1e-6)
     empty = nn.utils.get_total_norm([], norm_type)
     assert empty.item() == 0.0 and empty.dtype == np.float32
+
+
+def test_get_total_norm_of_integer_tensors_raises_as_torch():
+    """Regression: an int64 tensor's 2-norm came back as an int64 tensor, truncated."""
+    assert_raises_like_torch(lambda lib, F: lib.nn.utils.get_total_norm([lib.tensor([1, 1])]))
 
 
 def test_get_total_norm_of_nonfinite_tensors_raises_only_if_asked_as_torch():
@@ -2340,6 +2347,21 @@ def test_clip_grads_with_norm_matches_torch(total_norm):
     nn.utils.clip_grads_with_norm_(ours[0], 1.0, Tensor(4.0), foreach=False)
     torch.nn.utils.clip_grads_with_norm_(theirs[0], 1.0, torch.tensor(4.0), foreach=False)
     np.testing.assert_allclose(ours[0].grad.data, theirs[0].grad.numpy(), rtol=1e-6)
+
+    # regression: the factor was computed in float64, not in total_norm's dtype as PyTorch's
+    # 1 / (total_norm + 1e-6) * max_norm, so gradients differed in their last bits
+    values = rng.uniform(-3, 3, 50)
+    for dtype in (np.float32, np.float16, np.float64):
+        ours = nn.Parameter(np.zeros(50, np.float32))
+        theirs = torch.zeros(50, requires_grad=True)
+        ours.grad, theirs.grad = Tensor(values.astype(np.float32)), torch.tensor(values).float()
+        norm = np.array(total_norm * 7.3 + 3.1, dtype)
+        nn.utils.clip_grads_with_norm_(ours, 2.7, minigrad.tensor(norm))
+        torch.nn.utils.clip_grads_with_norm_(theirs, 2.7, torch.from_numpy(norm))
+        # a float16 norm: PyTorch takes max_norm unrounded in its float32 arithmetic for
+        # float16, minigrad rounds it to float16 first (one float16 rounding apart)
+        np.testing.assert_allclose(ours.grad.data, theirs.grad.numpy(),
+                                   rtol=1e-3 if dtype == np.float16 else 0)
 
     def number_for_total_norm(lib, F):  # PyTorch's clamp takes no Python number: TypeError
         p = lib.ones(2, requires_grad=True)

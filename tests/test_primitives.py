@@ -985,6 +985,69 @@ def test_igamma_and_igammac_match_torch(dtype):
     assert minigrad.special.gammaincc is minigrad.igammac
 
 
+def test_igamma_and_igammac_of_a_huge_a():
+    """Regression: from a of about 1e8 on, with x near a, the series and the continued fraction
+    took about 9 sqrt(a) steps (seconds at 1e8, forever at 1e17). Against PyTorch where its
+    expansion holds (x within 4.5 sqrt(a) of a, up to a = 1e12; beyond, it is off by up to 100%,
+    docs/api.md), values, and x's gradient at a = 1e6; for a = 1e17 and 1e20,
+    x = a + k sqrt(a), k from -8 to 8, against the normal limit with its first correction,
+    P = Phi(k) - phi(k) (k^2 - 1) / (3 sqrt(a)), whose next term is below 1e-11 there, and
+    its derivative."""
+    torch = torch_or_skip()
+    a = np.repeat([1e6, 3e8, 1e12], 9)
+    x = a + np.tile(np.linspace(-4, 4, 9), 3) * np.sqrt(a)
+    for name in ("igamma", "igammac"):
+        leaf = Tensor(x, requires_grad=True)
+        out = getattr(minigrad, name)(Tensor(a), leaf)
+        (grad,) = minigrad.grad(out, [leaf], np.ones_like(x))
+        theirs = torch.tensor(x, requires_grad=True)
+        expected = getattr(torch, name)(torch.tensor(a), theirs)
+        (expected_grad,) = torch.autograd.grad(expected.sum(), theirs)
+        np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=1e-8)
+        # PyTorch's gradient, exp((a - 1) log(x) - x - lgamma(a)), loses about a * 1e-16 of
+        # its exponent to cancellation: 0.4% at a = 1e12
+        np.testing.assert_allclose(grad[:9], expected_grad.numpy()[:9], rtol=1e-8)
+    # mpmath's gammainc at 40 digits, where the expansion takes over
+    a, x = Tensor(np.array([1e6])), Tensor(np.array([1001000.0]))
+    np.testing.assert_allclose(minigrad.igamma(a, x).data, [0.84134478636834029163], rtol=1e-15)
+    np.testing.assert_allclose(minigrad.igammac(a, x).data, [0.15865521363165970837],
+                               rtol=1e-14)
+    for a in (1e17, 1e20):
+        x = a + np.linspace(-8, 8, 17) * np.sqrt(a)
+        k = (x - a) / np.sqrt(a)  # of x as rounded
+        below, above = (np.array([math.erfc(sign * v / math.sqrt(2)) / 2 for v in k])
+                        for sign in (-1, 1))  # Phi(k) and 1 - Phi(k), each to every digit
+        correction = np.exp(-k ** 2 / 2) / math.sqrt(2 * math.pi) * (k ** 2 - 1) / (3 * a ** 0.5)
+        np.testing.assert_allclose(minigrad.igamma(Tensor(np.full(17, a)), Tensor(x)).data,
+                                   below - correction, rtol=1e-10)
+        np.testing.assert_allclose(minigrad.igammac(Tensor(np.full(17, a)), Tensor(x)).data,
+                                   above + correction, rtol=1e-10)
+        # x's gradient, the density: phi(k) (1 + (k^3 - 3 k) / (3 sqrt(a))) / sqrt(a); it was
+        # 1e-6 off at a = 1e20, a (log1p(t) - t) losing its digits to cancellation
+        leaf = Tensor(x, requires_grad=True)
+        (grad,) = minigrad.grad(minigrad.igamma(Tensor(np.full(17, a)), leaf), [leaf],
+                                np.ones(17))
+        density = (np.exp(-k ** 2 / 2) / math.sqrt(2 * math.pi)
+                   * (1 + (k ** 3 - 3 * k) / (3 * a ** 0.5)) / a ** 0.5)
+        np.testing.assert_allclose(grad, density, rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_igamma_gradient_at_x_zero_matches_torch(dtype):
+    """Regression: x's gradient at x = 0 was NaN (0 / 0) for every a; it is x^(a - 1) / Gamma(a)
+    there, as PyTorch's: inf for a < 1, 0 for a > 1 (NaN at a = 1, PyTorch's 0 * log(0))."""
+    torch = torch_or_skip()
+    a = np.array([0.25, 0.5, 1.0, 2.0, 40.0], dtype)
+    for name in ("igamma", "igammac"):
+        leaf = Tensor(np.zeros(5, dtype), requires_grad=True)
+        (grad,) = minigrad.grad(getattr(minigrad, name)(Tensor(a), leaf), [leaf], np.ones(5))
+        theirs = torch.zeros(5, dtype=getattr(torch, np.dtype(dtype).name), requires_grad=True)
+        (expected,) = torch.autograd.grad(getattr(torch, name)(torch.tensor(a), theirs).sum(),
+                                          theirs)
+        assert grad.dtype == dtype
+        np.testing.assert_array_equal(grad, expected.numpy())
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_i0_gradient_is_i1_near_zero_and_where_i0_overflows(dtype):
     """i0's derivative is i1: x / 2 to every digit near 0 (as i1e - sign i0e + sign i0e, the

@@ -454,19 +454,34 @@ def i1e(x: np.ndarray) -> np.ndarray:
 # Q(a, x) = 1 - P(a, x) (Numerical Recipes 6.2; A&S 6.5.29 and 6.5.31): below x = a + 1 the
 # series P = x^a e^-x / Gamma(a + 1) * sum over k >= 0 of x^k / ((a + 1) ... (a + k)), above it
 # Legendre's continued fraction for Q, each where it converges fast; the other is 1 minus it.
+# For large a, where both would be slow near x = a, Temme's uniform expansion (below).
 # --------------------------------------------------------------------------------------------
 _INCOMPLETE_GAMMA_TOLERANCE = 1e-16
 _TINY = 1e-300  # Lentz's method: a zero denominator replaced by this
 
 
+def _t_minus_log1p(t: np.ndarray) -> np.ndarray:
+    """t - log(1 + t), by its series t^2/2 - t^3/3 + ... below |t| = 0.01, where the two terms
+    would cancel to a few digits."""
+    out = t - np.log1p(t)
+    small = np.abs(t) < 0.01
+    u = t[small]
+    series = np.zeros_like(u)
+    for k in range(9, 1, -1):  # t^10 / 10 is below 1e-16 of t^2 / 2
+        series = series * -u + 1 / k
+    out[small] = series * u * u
+    return out
+
+
 def _log_gamma_density_times_x(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """log(x^a e^-x / Gamma(a)). From a = 10 on, with Stirling's lgamma and t = x / a - 1, as
-    a (log(1 + t) - t) + log(a) / 2 - log(sqrt(2 pi)) - correction: written plainly, its terms
-    grow like a log(a) and cancel, which cost P(1e6, 1e6) nine of its digits."""
+    -a (t - log(1 + t)) + log(a) / 2 - log(sqrt(2 pi)) - correction: written plainly, its terms
+    grow like a log(a) and cancel, which cost P(1e6, 1e6) nine of its digits (and t - log(1 + t)
+    by its series near t = 0, where a times its cancellation cost 1e-6 at a = 1e20)."""
     out = a * np.log(x) - x - lgamma(a)
     large = a >= _DIGAMMA_ASYMPTOTIC_FROM
     b, t = a[large], (x[large] - a[large]) / a[large]
-    out[large] = (b * (np.log1p(t) - t) + 0.5 * np.log(b) - _LOG_SQRT_TWO_PI
+    out[large] = (-b * _t_minus_log1p(t) + 0.5 * np.log(b) - _LOG_SQRT_TWO_PI
                   - _stirling_correction(b))
     return out
 
@@ -510,6 +525,34 @@ def _upper_gamma_fraction(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     return fraction * np.exp(_log_gamma_density_times_x(a, x))
 
 
+# Temme's uniform expansion (DLMF 8.12.8-8.12.10), for a from _UNIFORM_FROM on, where the series
+# and the fraction would take about 9 sqrt(a) terms with x near a: with lambda = x / a and
+# eta = sign(lambda - 1) sqrt(2 (lambda - 1 - log(lambda))),
+# Q = erfc(eta sqrt(a / 2)) / 2 + S and P = erfc(-eta sqrt(a / 2)) / 2 - S,
+# S = exp(-a eta^2 / 2) / sqrt(2 pi a) (c0(eta) + c1(eta) / a); the next term, c2 / a^2, is
+# about 1e-14 of S at a = 1e6 (c2(0) = 0.0041, c0(0) = -1/3), less above.
+_UNIFORM_FROM = 1e6
+_UNIFORM_NEAR = 0.03  # below this |eta|, c0 and c1 by their Taylor series (else cancellation)
+# the Taylor coefficients of c0 and c1 in eta (Temme's d[0][k] and d[1][k]), lowest first;
+# at |eta| = 0.03 the first term left out changes c0 + c1 / a by about 1e-13 of it
+_TEMME_C0 = (-1 / 3, 1 / 12, -2 / 135, 1 / 864, 1 / 2835, -139 / 777600)
+_TEMME_C1 = (-1 / 540, -1 / 288, 1 / 378, -77 / 77760)
+
+
+def _uniform_incomplete_gammas(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(P(a, x), Q(a, x)) by Temme's uniform expansion, for a >= _UNIFORM_FROM and x > 0."""
+    t = (x - a) / a  # lambda - 1; x - a is exact where x is near a, x / a - 1 is not
+    half_eta_squared = _t_minus_log1p(t)
+    eta = np.copysign(np.sqrt(2 * half_eta_squared), t)
+    near = np.abs(eta) < _UNIFORM_NEAR
+    c0 = np.where(near, np.polynomial.polynomial.polyval(eta, _TEMME_C0), 1 / t - 1 / eta)
+    c1 = np.where(near, np.polynomial.polynomial.polyval(eta, _TEMME_C1),
+                  1 / eta ** 3 - 1 / t ** 3 - 1 / t ** 2 - 1 / (12 * t))
+    s = np.exp(-a * half_eta_squared) / np.sqrt(2 * np.pi * a) * (c0 + c1 / a)
+    z = eta * np.sqrt(a / 2)
+    return erfc(-z) / 2 - s, erfc(z) / 2 + s
+
+
 def _incomplete_gammas(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(P(a, x), Q(a, x)) with PyTorch's (Cephes') values at the edges: NaN for a or x negative
     or NaN, and for a = x = 0 or a = x = inf; P = 1 at a = 0 (x > 0) and at x = inf, P = 0 at
@@ -517,6 +560,10 @@ def _incomplete_gammas(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.nda
     small P or Q keeps its digits instead of being 1 minus the other."""
     p = np.full_like(a, np.nan)
     inside = (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
+    uniform = inside & (a >= _UNIFORM_FROM)
+    p_uniform, q_uniform = _uniform_incomplete_gammas(a[uniform], x[uniform])
+    p[uniform] = p_uniform
+    inside &= ~uniform
     series = inside & (x < a + 1)
     p[series] = _lower_gamma_series(a[series], x[series])
     fraction = inside & ~series
@@ -528,6 +575,7 @@ def _incomplete_gammas(a: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.nda
     p[(a == np.inf) & (x >= 0) & (x < np.inf)] = 0.0
     q = 1 - p
     q[fraction] = q_fraction
+    q[uniform] = q_uniform
     return p, q
 
 
@@ -545,8 +593,11 @@ def gammaincc(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 @_entrywise_pair
 def gammainc_density(a: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a)."""
-    return np.exp(_log_gamma_density_times_x(a, x)) / x
+    """dP(a, x)/dx = x^(a - 1) e^-x / Gamma(a). At x = 0, where the density over x would be
+    0 / 0, x^(a - 1) / Gamma(a) as PyTorch computes it: inf for a < 1, 0 for a > 1, NaN at
+    a = 1 (0 * log(0))."""
+    return np.where(x == 0, np.exp((a - 1) * np.log(x) - lgamma(a)),
+                    np.exp(_log_gamma_density_times_x(a, x)) / x)
 
 
 # --------------------------------------------------------------------------------------------
