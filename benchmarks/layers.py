@@ -70,30 +70,14 @@ def median_us(fn: Callable[[], Any], repeat: int) -> float:
     return statistics.median(times) * 1e6
 
 
-def minigrad_layer(shapes: list[tuple[int, ...]], layer: Callable[..., Any]
-                   ) -> Callable[[], Any]:
+def layer_step(shapes: list[tuple[int, ...]], layer: Callable[..., Any],
+               leaf: Callable[[np.ndarray], Any], grad: Callable[[Any, list[Any]], Any]
+               ) -> Callable[[], Any]:
+    """A call of `layer`'s forward and backward on fixed random inputs of `shapes`, made by
+    `leaf` (a library's tensor that requires grad); `grad(out, inputs)` is its backward."""
     rng = np.random.default_rng(0)
-    inputs = [minigrad.Tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
-              for s in shapes]
-
-    def forward_backward() -> Any:
-        out = layer(*inputs)
-        return minigrad.grad(out, inputs, grad_outputs=np.ones(out.shape, np.float32))
-
-    return forward_backward
-
-
-def torch_layer(torch: Any, shapes: list[tuple[int, ...]], layer: Callable[..., Any]
-                ) -> Callable[[], Any]:
-    rng = np.random.default_rng(0)
-    inputs = [torch.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True)
-              for s in shapes]
-
-    def forward_backward() -> Any:
-        out = layer(*inputs)
-        return torch.autograd.grad(out, inputs, grad_outputs=torch.ones_like(out))
-
-    return forward_backward
+    inputs = [leaf(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+    return lambda: grad(layer(*inputs), inputs)
 
 
 def gflops(product: Callable[[], Any], flop: int, repeat: int) -> float:
@@ -116,10 +100,16 @@ def main() -> int:
     results: dict[str, Any] = {"layers_us": {}, "products_gflops": {}}
     with threadpool_limits(limits=1, user_api="blas"):
         for name, (shapes, ours, theirs) in LAYERS.items():
-            row = {"minigrad": median_us(minigrad_layer(shapes, ours), args.repeat)}
+            row = {"minigrad": median_us(layer_step(
+                shapes, ours, lambda a: minigrad.Tensor(a, requires_grad=True),
+                lambda out, inputs: minigrad.grad(out, inputs,
+                                                  grad_outputs=np.ones(out.shape, np.float32))),
+                args.repeat)}
             if torch is not None:
-                row["pytorch"] = median_us(torch_layer(torch, shapes, theirs(torch_functional)),
-                                           args.repeat)
+                row["pytorch"] = median_us(layer_step(
+                    shapes, theirs(torch_functional), lambda a: torch.tensor(a, requires_grad=True),
+                    lambda out, inputs: torch.autograd.grad(out, inputs, torch.ones_like(out))),
+                    args.repeat)
             results["layers_us"][name] = row
         rng = np.random.default_rng(0)
         for name, (m, k, n) in PRODUCTS.items():
