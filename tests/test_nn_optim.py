@@ -2477,6 +2477,46 @@ def test_functional_call_uses_the_given_tensors_and_leaves_the_module_as_torch()
     assert out.shape == (5, 4)
 
 
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.parametrize("kind, dim", [("linear", 0), ("conv", 0), ("conv", 1), ("conv", None),
+                                       ("conv", -1)])
+def test_weight_norm_is_torchs_g_and_v_and_gradients(kind, dim):
+    torch = torch_or_skip()
+    theirs = (torch.nn.Linear(3, 4) if kind == "linear" else torch.nn.Conv1d(2, 3, 4)).double()
+    ours = (nn.Linear(3, 4) if kind == "linear" else nn.Conv1d(2, 3, 4)).to(np.float64)
+    ours.load_state_dict({k: v.detach().numpy() for k, v in theirs.state_dict().items()})
+    torch.nn.utils.weight_norm(theirs, dim=dim)
+    assert nn.utils.weight_norm(ours, dim=dim) is ours
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for name in ("weight_g", "weight_v"):
+        np.testing.assert_allclose(getattr(ours, name).data,
+                                   getattr(theirs, name).detach().numpy(), rtol=1e-12)
+    x = np.random.default_rng(1).standard_normal((2, 3) if kind == "linear" else (2, 2, 6))
+    ours(Tensor(x)).sum().backward()
+    theirs(torch.tensor(x)).sum().backward()
+    for name in ("weight_g", "weight_v", "bias"):
+        np.testing.assert_allclose(getattr(ours, name).grad.numpy(),
+                                   getattr(theirs, name).grad.numpy(), rtol=1e-10, atol=1e-12)
+    with minigrad.no_grad():  # the optimizer changes g: the next forward's weight follows
+        ours.weight_g.mul_(2.0)
+    torch.nn.utils.remove_weight_norm(theirs)
+    nn.utils.remove_weight_norm(ours)
+    assert isinstance(ours.weight, nn.Parameter)
+    np.testing.assert_allclose(ours.weight.data, 2 * theirs.weight.detach().numpy(), rtol=1e-12)
+
+
+def test_weight_norm_refusals_and_warning_as_torch():
+    layer = nn.Linear(2, 2)
+    with pytest.warns(FutureWarning, match="deprecated"):
+        nn.utils.weight_norm(layer)
+    with pytest.raises(RuntimeError, match="two weight_norm hooks"), \
+            pytest.warns(FutureWarning):
+        nn.utils.weight_norm(layer)
+    with pytest.raises(ValueError, match="not found"):
+        nn.utils.remove_weight_norm(nn.Linear(2, 2))
+
+
 def test_fusion_refuses_modules_in_training_mode():
     with pytest.raises(AssertionError, match="eval"):
         nn.utils.fuse_conv_bn_eval(nn.Conv2d(1, 2, 1), nn.BatchNorm2d(2).eval())

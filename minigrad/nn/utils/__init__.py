@@ -14,13 +14,14 @@ from ...optim import clip_grad_norm_, clip_grads_with_norm_, get_total_norm
 from ...tensor import Tensor
 from ...tensor_functions import cat
 from . import fusion, rnn, stateless
+from .weight_norm import remove_weight_norm, weight_norm
 from .fusion import (fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval,
                      fuse_linear_bn_weights)
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
-           "fuse_linear_bn_weights", "fusion", "get_total_norm", "parameters_to_vector", "rnn",
-           "stateless", "vector_to_parameters"]
+           "fuse_linear_bn_weights", "fusion", "get_total_norm", "parameters_to_vector",
+           "remove_weight_norm", "rnn", "stateless", "vector_to_parameters", "weight_norm"]
 
 # PyTorch's old name, deprecated as there (a FutureWarning naming clip_grad_norm_)
 clip_grad_norm = _deprecated(clip_grad_norm_, "nn.utils")
